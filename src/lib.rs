@@ -6,6 +6,7 @@
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
 //! - [`rank`]: Lehmer-code rank/unrank between permutations and the dense index `0..n!`.
+//! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //!
 //! # Invariants
 //!
@@ -18,8 +19,10 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod progress;
 pub mod rank;
 pub mod shape;
 
 pub use board::{Board, BoardError, Direction};
+pub use progress::{NoProgress, Progress};
 pub use shape::{Shape, ShapeError};

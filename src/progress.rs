@@ -1,0 +1,28 @@
+//! Progress reporting: algorithms call a [`Progress`] sink; they never print.
+//!
+//! The CLI turns these calls into indicatif bars on stderr; library users and tests pass
+//! [`NoProgress`] or their own implementation. Calls may come from several threads.
+
+/// Receives progress from long-running work (BFS layers, exports, table builds).
+///
+/// A task is opened with [`Progress::begin`], advanced with [`Progress::update`] (absolute
+/// position, monotone within the task) and closed with [`Progress::end`]. Tasks do not nest.
+pub trait Progress: Sync {
+    /// A task named `task` starts; `total` is its length in `unit`s (0 when unknown).
+    fn begin(&self, task: &str, total: u64, unit: &str);
+    /// The current task has reached `done` of its total; `note` is a short status
+    /// (e.g. `depth 17: 5,638 boards`), possibly empty.
+    fn update(&self, done: u64, note: &str);
+    /// The current task is finished.
+    fn end(&self);
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn begin(&self, _task: &str, _total: u64, _unit: &str) {}
+    fn update(&self, _done: u64, _note: &str) {}
+    fn end(&self) {}
+}
