@@ -1,0 +1,56 @@
+//! The binary's commands: each submodule turns parsed arguments into library calls and prints
+//! the report. Only this layer prints.
+
+pub mod progress;
+
+use std::fmt;
+
+/// What went wrong, as the exit code tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Bad command line or bad input data (a malformed board, a size too large): exit 2.
+    Usage,
+    /// The work could not be done (an unwritable folder, a failed write): exit 1.
+    Runtime,
+}
+
+/// A one-line error for stderr, with its exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// Which exit code.
+    pub failure: Failure,
+    /// The message, without the `error: ` prefix.
+    pub message: String,
+}
+
+impl CliError {
+    /// A usage or input error (exit 2).
+    pub fn usage(message: impl fmt::Display) -> CliError {
+        CliError {
+            failure: Failure::Usage,
+            message: message.to_string(),
+        }
+    }
+
+    /// A runtime error (exit 1).
+    pub fn runtime(message: impl fmt::Display) -> CliError {
+        CliError {
+            failure: Failure::Runtime,
+            message: message.to_string(),
+        }
+    }
+
+    /// The process exit code: 2 for usage, 1 for runtime.
+    pub fn exit_code(&self) -> u8 {
+        match self.failure {
+            Failure::Usage => 2,
+            Failure::Runtime => 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}

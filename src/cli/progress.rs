@@ -1,0 +1,66 @@
+//! indicatif progress bars on stderr for the library's [`npuzzle::Progress`] callback.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use npuzzle::Progress;
+
+/// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`.
+pub struct Bars {
+    enabled: bool,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    /// Bars that draw when `enabled` and stderr is a terminal (never in pipes or CI).
+    pub fn new(enabled: bool) -> Bars {
+        let enabled = enabled && !ProgressDrawTarget::stderr().is_hidden();
+        Bars {
+            enabled,
+            bar: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn begin(&self, task: &str, total: u64, unit: &str) {
+        if !self.enabled {
+            return;
+        }
+        let bar = if total > 0 {
+            ProgressBar::new(total).with_style(
+                ProgressStyle::with_template(&format!(
+                    "{{prefix:>12}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} \
+                     ({{per_sec}}, ETA {{eta}}) {{msg}}"
+                ))
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            )
+        } else {
+            ProgressBar::new_spinner()
+        };
+        bar.set_prefix(task.to_string());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        if let Ok(mut slot) = self.bar.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn update(&self, done: u64, note: &str) {
+        if let Ok(slot) = self.bar.lock()
+            && let Some(bar) = slot.as_ref()
+        {
+            bar.set_position(done);
+            bar.set_message(note.to_string());
+        }
+    }
+
+    fn end(&self) {
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}
