@@ -18,7 +18,14 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
+pub mod bfs;
 pub mod board;
+pub mod components;
+pub mod distances;
+pub mod export;
+pub mod graph;
+pub mod moves;
 pub mod progress;
 pub mod rank;
 pub mod shape;

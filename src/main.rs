@@ -16,7 +16,12 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Map the whole state space of a board: game graph, components, BFS depths, outputs.
+    Analyze(cli::analyze::AnalyzeArgs),
+    /// Redraw the depth chart from saved results (no recomputation), or compare boards.
+    Plot(cli::analyze::PlotArgs),
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -27,7 +32,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let result: Result<(), cli::CliError> = match cli.command {};
+    let result = match cli.command {
+        Command::Analyze(args) => cli::analyze::run(args),
+        Command::Plot(args) => cli::analyze::plot(args),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

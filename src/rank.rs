@@ -99,6 +99,108 @@ pub fn unrank_array<const N: usize>(r: u32) -> ([u8; N], [u8; N]) {
     (perm, digits)
 }
 
+/// Length of the suffix that [`SequentialUnranker`] reads from tables.
+const SUFFIX: usize = 5;
+/// `SUFFIX!`.
+const SUFFIX_COUNT: u32 = 120;
+
+/// `SUFFIX_TABLE[k]` = (the permutation of `0..5` with rank `k`, its Lehmer digits).
+const SUFFIX_TABLE: [([u8; SUFFIX], [u8; SUFFIX]); SUFFIX_COUNT as usize] = {
+    let mut table = [([0u8; SUFFIX], [0u8; SUFFIX]); SUFFIX_COUNT as usize];
+    let mut k = 0;
+    while k < SUFFIX_COUNT as usize {
+        let mut digits = [0u8; SUFFIX];
+        let mut rest = k;
+        let mut i = SUFFIX;
+        while i > 0 {
+            i -= 1;
+            digits[i] = (rest % (SUFFIX - i)) as u8;
+            rest /= SUFFIX - i;
+        }
+        let mut perm = [0u8; SUFFIX];
+        let mut used = [false; SUFFIX];
+        let mut p = 0;
+        while p < SUFFIX {
+            let mut skip = digits[p];
+            let mut v = 0;
+            while used[v] || skip > 0 {
+                if !used[v] {
+                    skip -= 1;
+                }
+                v += 1;
+            }
+            used[v] = true;
+            perm[p] = v as u8;
+            p += 1;
+        }
+        table[k] = (perm, digits);
+        k += 1;
+    }
+    table
+};
+
+/// Unranks a run of nearby ranks (as met when scanning the dense index in order) faster than
+/// [`unrank_array`]: the last 5 digits come from a table and the prefix is recomputed only
+/// when it changes (every 120 ranks). For `N < 6` it is plain [`unrank_array`].
+pub struct SequentialUnranker<const N: usize> {
+    prefix: u32,
+    perm: [u8; N],
+    digits: [u8; N],
+    free: [u8; SUFFIX],
+}
+
+impl<const N: usize> Default for SequentialUnranker<N> {
+    fn default() -> Self {
+        SequentialUnranker {
+            prefix: u32::MAX,
+            perm: [0; N],
+            digits: [0; N],
+            free: [0; SUFFIX],
+        }
+    }
+}
+
+impl<const N: usize> SequentialUnranker<N> {
+    /// The permutation of rank `r` (`r < N!`, `N <= 12`) and its Lehmer digits.
+    #[inline(always)]
+    pub fn unrank(&mut self, r: u32) -> ([u8; N], [u8; N]) {
+        if N <= SUFFIX {
+            return unrank_array::<N>(r);
+        }
+        let head = N - SUFFIX;
+        let prefix = r / SUFFIX_COUNT;
+        if prefix != self.prefix {
+            self.prefix = prefix;
+            let mut rest = prefix;
+            let mut i = head;
+            while i > 0 {
+                i -= 1;
+                let base = (N - i) as u32;
+                self.digits[i] = (rest % base) as u8;
+                rest /= base;
+            }
+            let mut free = (1u32 << N) - 1;
+            for i in 0..head {
+                let v = select(free, u32::from(self.digits[i]));
+                free &= !(1 << v);
+                self.perm[i] = v as u8;
+            }
+            for slot in self.free.iter_mut() {
+                *slot = free.trailing_zeros() as u8;
+                free &= free - 1;
+            }
+        }
+        let (suffix_perm, suffix_digits) = &SUFFIX_TABLE[(r % SUFFIX_COUNT) as usize];
+        let mut perm = self.perm;
+        let mut digits = self.digits;
+        for k in 0..SUFFIX {
+            perm[head + k] = self.free[suffix_perm[k] as usize];
+            digits[head + k] = suffix_digits[k];
+        }
+        (perm, digits)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +242,18 @@ mod tests {
                 }
                 prev = Some(p.clone());
             }
+        }
+    }
+
+    #[test]
+    fn sequential_unranker_agrees() {
+        let mut seq = SequentialUnranker::<9>::default();
+        for r in (0..362_880u32).step_by(7) {
+            assert_eq!(seq.unrank(r), unrank_array::<9>(r), "rank {r}");
+        }
+        let mut seq = SequentialUnranker::<4>::default();
+        for r in 0..24u32 {
+            assert_eq!(seq.unrank(r), unrank_array::<4>(r));
         }
     }
 

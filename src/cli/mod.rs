@@ -1,6 +1,7 @@
 //! The binary's commands: each submodule turns parsed arguments into library calls and prints
 //! the report. Only this layer prints.
 
+pub mod analyze;
 pub mod progress;
 
 use std::fmt;

@@ -1,0 +1,218 @@
+//! `npuzzle analyze` and `npuzzle plot`: run the analysis, write the outputs, print the report.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use npuzzle::analysis::{self, Options, group, human_bytes};
+use npuzzle::export::{self, BoardFormat, Summary};
+use npuzzle::{Shape, plot};
+
+use super::CliError;
+use super::progress::Bars;
+
+/// Boards above this many cells export no edges or nodes unless asked.
+const DEFAULT_EXPORT_CELLS: usize = 10;
+
+/// How boards are written in an export, or no export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Export {
+    /// Do not write the file.
+    None,
+    /// R-analysis labels (`123456789`, `1-2-...-12` from 10 cells on).
+    Labels,
+    /// Dense ranks `0..n!` (smaller; igraph's `read_edgelist` reads them).
+    Ranks,
+}
+
+/// Arguments of `npuzzle analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Analyze the N x N board (3 = the 8-puzzle).
+    #[arg(long, value_name = "N", conflicts_with_all = ["rows", "cols"], required_unless_present_all = ["rows", "cols"])]
+    size: Option<usize>,
+    /// Rows of a rectangular board (with --cols).
+    #[arg(long, value_name = "R", requires = "cols")]
+    rows: Option<usize>,
+    /// Columns of a rectangular board (with --rows).
+    #[arg(long, value_name = "C", requires = "rows")]
+    cols: Option<usize>,
+    /// Folder for the results; they go to DIR/<R>x<C>/.
+    #[arg(long, value_name = "DIR", default_value = "output")]
+    output: PathBuf,
+    /// Write edges.csv [default: labels up to 10 cells, none above].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    edges: Option<Export>,
+    /// Write nodes.csv [default: labels up to 10 cells, none above].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    nodes: Option<Export>,
+    /// No report and no progress bars.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Arguments of `npuzzle plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// A results folder written by `analyze` (e.g. output/3x3); its summary.json is read and
+    /// its depth_histogram.png redrawn.
+    #[arg(value_name = "DIR", required = true)]
+    dirs: Vec<PathBuf>,
+    /// Instead, draw the depth distributions of all the given folders on one chart, to FILE.
+    #[arg(long, value_name = "FILE")]
+    compare: Option<PathBuf>,
+}
+
+fn format_of(choice: Option<Export>, shape: Shape) -> Option<BoardFormat> {
+    let choice = choice.unwrap_or(if shape.cells() <= DEFAULT_EXPORT_CELLS {
+        Export::Labels
+    } else {
+        Export::None
+    });
+    match choice {
+        Export::None => None,
+        Export::Labels => Some(BoardFormat::Labels),
+        Export::Ranks => Some(BoardFormat::Ranks),
+    }
+}
+
+/// Runs `npuzzle analyze`.
+pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    let shape = match (args.size, args.rows, args.cols) {
+        (Some(n), _, _) => Shape::square(n),
+        (None, Some(r), Some(c)) => Shape::new(r, c),
+        _ => return Err(CliError::usage("give --size N or both --rows R and --cols C")),
+    }
+    .map_err(CliError::usage)?;
+    let edges = format_of(args.edges, shape);
+    let nodes = format_of(args.nodes, shape);
+    let options = Options {
+        per_board: nodes.is_some(),
+    };
+    analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
+    let dir = args.output.join(shape.to_string());
+    export::prepare_dir(&dir).map_err(CliError::runtime)?;
+    let bars = Bars::new(!args.quiet);
+
+    let result = analysis::analyze_unchecked(shape, options, &bars);
+    let summary = Summary::of(&result);
+    let mut written = Vec::new();
+    let mut notes = Vec::new();
+    let path = |name: &str| dir.join(name);
+
+    match edges {
+        Some(format) => {
+            export::write_edges(&path("edges.csv"), shape, format, &bars).map_err(CliError::runtime)?;
+            written.push("edges.csv");
+        }
+        None => notes.push(format!(
+            "edges.csv not written: {} edges, about {} with --edges ranks, {} with --edges labels",
+            group(result.edges),
+            human_bytes(result.edges * row_bytes(shape, BoardFormat::Ranks)),
+            human_bytes(result.edges * row_bytes(shape, BoardFormat::Labels)),
+        )),
+    }
+    match nodes {
+        Some(format) => {
+            export::write_nodes(&path("nodes.csv"), &result, format, &bars).map_err(CliError::runtime)?;
+            written.push("nodes.csv");
+        }
+        None => notes.push(format!(
+            "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
+             (needs {} of memory)",
+            group(result.boards),
+            human_bytes(analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)),
+        )),
+    }
+    export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
+    export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
+    export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
+    draw(&dir, &summary)?;
+    written.extend(["depths.csv", "hardest.txt", "summary.json", "depth_histogram.png"]);
+
+    if !args.quiet {
+        print!("{}", report(&summary, &dir, &written, &notes, started.elapsed().as_secs_f64()));
+    }
+    Ok(())
+}
+
+/// Average bytes of one `edges.csv` row (for the size note).
+fn row_bytes(shape: Shape, format: BoardFormat) -> u64 {
+    let n = shape.cells() as u64;
+    match format {
+        BoardFormat::Ranks => 2 * shape.board_count().unwrap_or(1).to_string().len() as u64 + 2,
+        BoardFormat::Labels if n <= 9 => 2 * n + 2,
+        BoardFormat::Labels => 2 * (n - 1 + (1..=n).map(|t| t.to_string().len() as u64).sum::<u64>()) + 2,
+    }
+}
+
+fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
+    let hardest: Vec<String> = summary.hardest.boards.iter().map(|b| b.grid.join("\n")).collect();
+    let chart = plot::DepthChart {
+        board: &summary.board,
+        counts: &summary.depth_counts,
+        hardest: &hardest,
+    };
+    plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(CliError::runtime)
+}
+
+fn report(summary: &Summary, dir: &Path, written: &[&str], notes: &[String], seconds: f64) -> String {
+    let mut s = String::new();
+    let sizes: Vec<String> = summary
+        .components
+        .sizes
+        .iter()
+        .map(|c| format!("{} x {}", group(c.count), group(c.size)))
+        .collect();
+    let _ = writeln!(s, "board        {} ({} rows x {} columns), goal {}", summary.board, summary.rows, summary.cols, summary.goal);
+    let _ = writeln!(s, "boards       {}", group(summary.boards));
+    let _ = writeln!(s, "edges        {}", group(summary.edges));
+    let _ = writeln!(s, "components   {} (sizes: {})", group(summary.components.count), sizes.join(", "));
+    let _ = writeln!(s, "reachable    {} from the goal", group(summary.reachable));
+    let _ = writeln!(s, "max depth    {} moves (God's number for {})", summary.max_depth, summary.board);
+    let _ = writeln!(s, "hardest      {} board(s) at depth {}", group(summary.hardest.count), summary.hardest.depth);
+    for b in summary.hardest.boards.iter().take(8) {
+        let _ = writeln!(s);
+        for row in &b.grid {
+            let _ = writeln!(s, "    {row}");
+        }
+    }
+    if summary.hardest.boards.len() > 8 {
+        let _ = writeln!(s, "\n    ... {} more in hardest.txt", summary.hardest.boards.len() - 8);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "wrote        {}/{{{}}}", dir.display(), written.join(", "));
+    for note in notes {
+        let _ = writeln!(s, "note         {note}");
+    }
+    let _ = writeln!(s, "time         {seconds:.2} s");
+    s
+}
+
+/// Runs `npuzzle plot`: redraws charts from saved `summary.json` files.
+pub fn plot(args: PlotArgs) -> Result<(), CliError> {
+    let summaries = args
+        .dirs
+        .iter()
+        .map(|d| Summary::read(&d.join("summary.json")).map_err(CliError::usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    match &args.compare {
+        Some(file) => {
+            let series: Vec<plot::DepthSeries> = summaries
+                .iter()
+                .map(|s| plot::DepthSeries { board: &s.board, counts: &s.depth_counts })
+                .collect();
+            plot::write_depth_comparison(&series, file).map_err(CliError::runtime)?;
+            println!("wrote {}", file.display());
+        }
+        None => {
+            for (dir, summary) in args.dirs.iter().zip(&summaries) {
+                draw(dir, summary)?;
+                println!("wrote {}", dir.join("depth_histogram.png").display());
+            }
+        }
+    }
+    Ok(())
+}

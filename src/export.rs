@@ -1,0 +1,467 @@
+//! Writing the analysis: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`,
+//! `summary.json` (and, through [`crate::plot`], `depth_histogram.png`).
+//!
+//! Every file is written to a temporary name in its folder and renamed over the final name
+//! when complete, so an interrupted run leaves the previous file intact. Outputs are
+//! deterministic: large files are formatted in parallel in fixed rank chunks and written in
+//! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::Analysis;
+use crate::board::Board;
+use crate::moves;
+use crate::progress::Progress;
+use crate::rank::{self, SequentialUnranker};
+use crate::shape::Shape;
+
+/// Ranks formatted per parallel work item.
+const CHUNK: u32 = 1 << 15;
+/// Work items formatted before they are written (bounds memory of streamed exports).
+const BATCH: u32 = 32;
+
+/// An output file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct ExportError {
+    /// The file (or folder) that failed.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: io::Error,
+}
+
+fn fail(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
+    move |source| ExportError {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// How boards are written in `edges.csv` and `nodes.csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardFormat {
+    /// R-analysis labels (`123456789`; `1-2-...-12` from 10 cells on).
+    Labels,
+    /// Dense ranks `0..n!` (compact; read by igraph's `read_edgelist`).
+    Ranks,
+}
+
+/// Writes `path` atomically: `write` fills a temporary file in the same folder, which is then
+/// renamed over `path`.
+///
+/// # Errors
+/// [`ExportError`] when the folder is not writable or a write fails; `path` is then untouched.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&fs::File>) -> io::Result<()>,
+) -> Result<(), ExportError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(fail(path))?;
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        write(&mut out).map_err(fail(path))?;
+        out.flush().map_err(fail(path))?;
+    }
+    tmp.persist(path).map_err(|e| fail(path)(e.error))?;
+    Ok(())
+}
+
+/// Creates `dir` (and parents) and checks that files can be created in it.
+///
+/// # Errors
+/// [`ExportError`] naming `dir` when it cannot be created or written.
+pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
+    fs::create_dir_all(dir).map_err(fail(dir))?;
+    tempfile::Builder::new()
+        .prefix(".npuzzle-probe.")
+        .tempfile_in(dir)
+        .map_err(fail(dir))?;
+    Ok(())
+}
+
+/// Formats ranks `start..end` in parallel chunks with `format_chunk`, writing the chunks in
+/// rank order to `out`; reports progress per batch.
+fn write_chunked(
+    out: &mut impl Write,
+    end: u32,
+    progress: &dyn Progress,
+    format_chunk: impl Fn(u32, u32, &mut Vec<u8>) + Sync,
+) -> io::Result<()> {
+    let mut start = 0u32;
+    while start < end {
+        let batch_end = start.saturating_add(CHUNK * BATCH).min(end);
+        let buffers: Vec<Vec<u8>> = (start..batch_end)
+            .step_by(CHUNK as usize)
+            .collect::<Vec<u32>>()
+            .into_par_iter()
+            .map(|lo| {
+                let mut buf = Vec::with_capacity(CHUNK as usize * 48);
+                format_chunk(lo, lo.saturating_add(CHUNK).min(batch_end), &mut buf);
+                buf
+            })
+            .collect();
+        for buf in &buffers {
+            out.write_all(buf)?;
+        }
+        start = batch_end;
+        progress.update(u64::from(start), "");
+    }
+    Ok(())
+}
+
+/// Appends the board `perm` in `format` (`rank` is its rank) to `out`.
+#[inline(always)]
+fn put_board(out: &mut Vec<u8>, perm: &[u8], rank: u32, format: BoardFormat) {
+    match format {
+        BoardFormat::Ranks => out.extend_from_slice(itoa::Buffer::new().format(rank).as_bytes()),
+        BoardFormat::Labels if perm.len() <= 9 => out.extend(perm.iter().map(|&v| b'1' + v)),
+        BoardFormat::Labels => {
+            let mut digits = itoa::Buffer::new();
+            for (i, &v) in perm.iter().enumerate() {
+                if i > 0 {
+                    out.push(b'-');
+                }
+                out.extend_from_slice(digits.format(u32::from(v) + 1).as_bytes());
+            }
+        }
+    }
+}
+
+/// Writes the edge list of the whole game graph of `shape` (at most 12 cells): header
+/// `from,to`, one row per undirected edge (from each board, its blank's right then down
+/// move), in rank order of `from`. Streamed: memory stays bounded whatever the size.
+///
+/// # Errors
+/// [`ExportError`] when the file cannot be written.
+pub fn write_edges(
+    path: &Path,
+    shape: Shape,
+    format: BoardFormat,
+    progress: &dyn Progress,
+) -> Result<(), ExportError> {
+    let boards = shape.board_count().unwrap_or(0) as u32;
+    progress.begin("edges.csv", u64::from(boards), "boards");
+    let result = write_atomically(path, |out| {
+        out.write_all(b"from,to\n")?;
+        crate::with_cells!(shape.cells(), N => write_chunked(out, boards, progress, |lo, hi, buf| {
+            edges_chunk::<N>(shape, lo, hi, format, buf)
+        }))
+    });
+    progress.end();
+    result
+}
+
+fn edges_chunk<const N: usize>(
+    shape: Shape,
+    lo: u32,
+    hi: u32,
+    format: BoardFormat,
+    out: &mut Vec<u8>,
+) {
+    let weights = const { rank::weights::<N>() };
+    let cols = shape.cols();
+    let mut unranker = SequentialUnranker::<N>::default();
+    for r in lo..hi {
+        let (perm, digits) = unranker.unrank(r);
+        let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
+        let right = (b % cols + 1 < cols).then_some(b + 1);
+        let down = (b + cols < N).then_some(b + cols);
+        for to in [right, down].into_iter().flatten() {
+            let nb = moves::swapped_rank(&perm, &digits, &weights, u64::from(r), b, to) as u32;
+            let mut next = perm;
+            next.swap(b, to);
+            put_board(out, &perm, r, format);
+            out.push(b',');
+            put_board(out, &next, nb, format);
+            out.push(b'\n');
+        }
+    }
+}
+
+/// Writes `nodes.csv`: header `board,rank,component,depth` (`rank,component,depth` with
+/// [`BoardFormat::Ranks`]), one row per board in rank order; `depth` is empty for boards
+/// the goal cannot reach. Needs the analysis' per-board results.
+///
+/// # Errors
+/// [`ExportError`] when the file cannot be written (or per-board results are missing).
+pub fn write_nodes(
+    path: &Path,
+    analysis: &Analysis,
+    format: BoardFormat,
+    progress: &dyn Progress,
+) -> Result<(), ExportError> {
+    let Some(per_board) = &analysis.per_board else {
+        return Err(fail(path)(io::Error::other("per-board results were not kept")));
+    };
+    let shape = analysis.shape;
+    let boards = analysis.boards as u32;
+    progress.begin("nodes.csv", u64::from(boards), "boards");
+    let result = write_atomically(path, |out| {
+        out.write_all(match format {
+            BoardFormat::Labels => b"board,rank,component,depth\n",
+            BoardFormat::Ranks => b"rank,component,depth\n",
+        })?;
+        crate::with_cells!(shape.cells(), N => write_chunked(out, boards, progress, |lo, hi, buf| {
+            let mut unranker = SequentialUnranker::<N>::default();
+            let mut num = itoa::Buffer::new();
+            for r in lo..hi {
+                if format == BoardFormat::Labels {
+                    let (perm, _) = unranker.unrank(r);
+                    put_board(buf, &perm, r, BoardFormat::Labels);
+                    buf.push(b',');
+                }
+                buf.extend_from_slice(num.format(r).as_bytes());
+                buf.push(b',');
+                buf.extend_from_slice(num.format(per_board.components.get(u64::from(r))).as_bytes());
+                buf.push(b',');
+                if let Some(d) = per_board.depths.get(u64::from(r)) {
+                    buf.extend_from_slice(num.format(d).as_bytes());
+                }
+                buf.push(b'\n');
+            }
+        }))
+    });
+    progress.end();
+    result
+}
+
+/// One row of `summary.json`'s component sizes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeCount {
+    /// Boards in each such component.
+    pub size: u64,
+    /// How many components have that size.
+    pub count: u64,
+}
+
+/// Components in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComponentSummary {
+    /// Number of connected components of the whole game graph.
+    pub count: u64,
+    /// Their sizes, largest first.
+    pub sizes: Vec<SizeCount>,
+}
+
+/// A hardest board in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HardBoard {
+    /// R-analysis label.
+    pub board: String,
+    /// Dense rank.
+    pub rank: u64,
+    /// Rows of the grid, blank as `.`.
+    pub grid: Vec<String>,
+}
+
+/// The hardest boards (antipodes of the goal) in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HardestSummary {
+    /// Their depth (the maximum).
+    pub depth: u32,
+    /// How many boards are at that depth.
+    pub count: u64,
+    /// The boards, by rank (empty if too many to list).
+    pub boards: Vec<HardBoard>,
+}
+
+/// `summary.json`: everything but per-board data, enough to redraw the chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Shape name, `RxC`.
+    pub board: String,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// The goal's label.
+    pub goal: String,
+    /// All boards (`n!`), vertices of the game graph.
+    pub boards: u64,
+    /// Undirected edges of the game graph.
+    pub edges: u64,
+    /// Connected components.
+    pub components: ComponentSummary,
+    /// Boards reachable from the goal.
+    pub reachable: u64,
+    /// Maximum depth from the goal (God's number for this board, single-tile metric).
+    pub max_depth: u32,
+    /// The boards at the maximum depth.
+    pub hardest: HardestSummary,
+    /// `depth_counts[d]` = boards at depth `d` from the goal.
+    pub depth_counts: Vec<u64>,
+}
+
+impl Summary {
+    /// The summary of `analysis`.
+    pub fn of(analysis: &Analysis) -> Summary {
+        let shape = analysis.shape;
+        let d = &analysis.distances;
+        Summary {
+            board: shape.to_string(),
+            rows: shape.rows(),
+            cols: shape.cols(),
+            goal: Board::goal(shape).label(),
+            boards: analysis.boards,
+            edges: analysis.edges,
+            components: ComponentSummary {
+                count: analysis.components.count,
+                sizes: analysis
+                    .components
+                    .sizes
+                    .iter()
+                    .rev()
+                    .map(|(&size, &count)| SizeCount { size, count })
+                    .collect(),
+            },
+            reachable: d.reachable(),
+            max_depth: d.max_depth(),
+            hardest: HardestSummary {
+                depth: d.max_depth(),
+                count: d.layer_sizes.last().copied().unwrap_or(0),
+                boards: d
+                    .antipodes
+                    .iter()
+                    .map(|&r| {
+                        let b = Board::from_rank(shape, u64::from(r));
+                        HardBoard {
+                            board: b.label(),
+                            rank: u64::from(r),
+                            grid: b.grid().lines().map(str::to_string).collect(),
+                        }
+                    })
+                    .collect(),
+            },
+            depth_counts: d.layer_sizes.clone(),
+        }
+    }
+
+    /// Reads `summary.json`.
+    ///
+    /// # Errors
+    /// [`ExportError`] when the file is missing or not a summary.
+    pub fn read(path: &Path) -> Result<Summary, ExportError> {
+        let text = fs::read_to_string(path).map_err(fail(path))?;
+        serde_json::from_str(&text).map_err(|e| fail(path)(io::Error::other(e)))
+    }
+}
+
+/// Writes `summary.json` (pretty-printed).
+///
+/// # Errors
+/// [`ExportError`] when the file cannot be written.
+pub fn write_summary(path: &Path, summary: &Summary) -> Result<(), ExportError> {
+    write_atomically(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, summary)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Writes `depths.csv`: `depth,count,fraction`, fraction = count / reachable boards.
+///
+/// # Errors
+/// [`ExportError`] when the file cannot be written.
+pub fn write_depths(path: &Path, summary: &Summary) -> Result<(), ExportError> {
+    write_atomically(path, |out| {
+        let mut csv = csv::Writer::from_writer(out);
+        csv.write_record(["depth", "count", "fraction"])?;
+        for (depth, &count) in summary.depth_counts.iter().enumerate() {
+            let fraction = count as f64 / summary.reachable as f64;
+            csv.write_record([depth.to_string(), count.to_string(), fraction.to_string()])?;
+        }
+        csv.flush()
+    })
+}
+
+/// Writes `hardest.txt`: each hardest board as a grid (blank `.`) with its depth.
+///
+/// # Errors
+/// [`ExportError`] when the file cannot be written.
+pub fn write_hardest(path: &Path, summary: &Summary) -> Result<(), ExportError> {
+    write_atomically(path, |out| {
+        let h = &summary.hardest;
+        writeln!(
+            out,
+            "# {} board: {} hardest board(s), {} moves from the goal",
+            summary.board, h.count, h.depth
+        )?;
+        if h.boards.is_empty() && h.count > 0 {
+            writeln!(out, "# (too many to list)")?;
+        }
+        for b in &h.boards {
+            writeln!(out, "\n{} (rank {}, depth {})", b.board, b.rank, h.depth)?;
+            for row in &b.grid {
+                writeln!(out, "{row}")?;
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Options, analyze_unchecked};
+    use crate::progress::NoProgress;
+
+    #[test]
+    fn edges_csv_lists_each_edge_once_in_r_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("edges.csv");
+        let shape = Shape::new(2, 2).unwrap();
+        write_edges(&path, shape, BoardFormat::Labels, &NoProgress).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "from,to");
+        assert_eq!(lines.len(), 1 + 24);
+        // The goal 1234 (blank last) has no right or down move; 1243 (blank in cell 2)
+        // moves right to 1234.
+        assert!(lines.contains(&"1243,1234"));
+        assert!(!lines.iter().any(|l| l.starts_with("1234,")));
+    }
+
+    #[test]
+    fn nodes_csv_rows_follow_the_analysis() {
+        let dir = tempfile::tempdir().unwrap();
+        let shape = Shape::new(2, 3).unwrap();
+        let analysis = analyze_unchecked(shape, Options { per_board: true }, &NoProgress);
+        let path = dir.path().join("nodes.csv");
+        write_nodes(&path, &analysis, BoardFormat::Labels, &NoProgress).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("board,rank,component,depth"));
+        assert_eq!(lines.next(), Some("123456,0,0,0"));
+        assert_eq!(lines.count(), 719);
+        // 123465 is one move from the goal; 123546 (two tiles swapped) is unreachable: an
+        // empty depth and component 1.
+        assert!(text.contains("\n123465,1,0,1\n"));
+        assert!(text.contains("\n123546,2,1,\n"));
+    }
+
+    #[test]
+    fn failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        fs::write(&path, "old").unwrap();
+        let err = write_atomically(&path, |out| {
+            out.write_all(b"half")?;
+            Err(io::Error::other("interrupted"))
+        });
+        assert!(err.is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left behind");
+    }
+}

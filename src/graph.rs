@@ -1,0 +1,262 @@
+//! The game graph: vertices are the `n!` boards (by rank), edges join boards one slide apart.
+//!
+//! [`GameGraph`] is implicit: neighbours are computed from a rank (see [`crate::moves`]),
+//! nothing is stored. It implements petgraph's visit traits (`NodeCompactIndexable`,
+//! `IntoNeighbors`, `IntoEdgeReferences`, `IntoEdges`, `Visitable`, ...), so petgraph's
+//! algorithms (`connected_components`, `Bfs`, `dijkstra`) run on it directly, and
+//! [`GameGraph::to_petgraph`] materializes it as a petgraph `UnGraph` for small boards.
+//!
+//! Each undirected edge is listed once, from the board whose blank moves right or down (the
+//! convention of the original R analysis); [`GameGraph::neighbors`] lists all of them.
+
+use fixedbitset::FixedBitSet;
+use petgraph::graph::UnGraph;
+use petgraph::visit::{
+    Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoEdges, IntoNeighbors,
+    IntoNodeIdentifiers, NodeCompactIndexable, NodeCount, NodeIndexable, Visitable,
+};
+use petgraph::Undirected;
+use rayon::prelude::*;
+
+use crate::analysis::MAX_CELLS;
+use crate::moves::{self, MoveTable};
+use crate::rank;
+use crate::shape::Shape;
+
+/// The implicit game graph of a shape of at most 12 cells.
+#[derive(Debug, Clone)]
+pub struct GameGraph {
+    shape: Shape,
+    boards: u32,
+    moves: MoveTable,
+    weights: Vec<u64>,
+}
+
+/// One undirected edge, `from < to` not implied: `from` is the board whose blank moves right
+/// or down to give `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameEdge {
+    /// Rank of the board before the move.
+    pub from: u32,
+    /// Rank of the board after the move.
+    pub to: u32,
+}
+
+impl GameGraph {
+    /// The game graph of `shape`.
+    ///
+    /// # Panics
+    /// When `shape` has more than 12 cells (ranks must fit in `u32`).
+    pub fn new(shape: Shape) -> GameGraph {
+        assert!(shape.cells() <= MAX_CELLS, "the game graph supports at most 12 cells");
+        let n = shape.cells();
+        let weights = (0..n)
+            .map(|i| rank::factorial(n - 1 - i).unwrap_or(0))
+            .collect();
+        GameGraph {
+            shape,
+            boards: shape.board_count().unwrap_or(0) as u32,
+            moves: MoveTable::new(shape),
+            weights,
+        }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Number of boards, `n!`.
+    pub fn boards(&self) -> u32 {
+        self.boards
+    }
+
+    /// Ranks of the boards one move from board `rank` (2 to 4 of them, `U D L R` order).
+    pub fn neighbors(&self, rank: u32) -> Vec<u32> {
+        let mut perm = vec![0u8; self.shape.cells()];
+        rank::unrank(u64::from(rank), &mut perm);
+        let digits = lehmer_digits(&perm);
+        let blank = perm.len() - 1;
+        let b = perm.iter().position(|&v| v as usize == blank).unwrap_or(0);
+        self.moves
+            .targets(b)
+            .iter()
+            .map(|&to| {
+                moves::swapped_rank(&perm, &digits, &self.weights, u64::from(rank), b, to as usize)
+                    as u32
+            })
+            .collect()
+    }
+
+    /// The edges from board `rank`: one per right or down move of its blank.
+    pub fn forward_edges(&self, rank: u32) -> impl Iterator<Item = GameEdge> + use<> {
+        let mut perm = vec![0u8; self.shape.cells()];
+        rank::unrank(u64::from(rank), &mut perm);
+        let b = perm.iter().position(|&v| v as usize == perm.len() - 1).unwrap_or(0);
+        let (rows, cols) = (self.shape.rows(), self.shape.cols());
+        let digits = lehmer_digits(&perm);
+        let right = (b % cols + 1 < cols).then_some(b + 1);
+        let down = (b / cols + 1 < rows).then_some(b + cols);
+        let weights = self.weights.clone();
+        [right, down].into_iter().flatten().map(move |to| GameEdge {
+            from: rank,
+            to: moves::swapped_rank(&perm, &digits, &weights, u64::from(rank), b, to) as u32,
+        })
+    }
+
+    /// Every edge once, in rank order of `from`, computed in parallel (rayon).
+    pub fn edges(&self) -> Vec<GameEdge> {
+        (0..self.boards)
+            .into_par_iter()
+            .flat_map_iter(|r| self.forward_edges(r))
+            .collect()
+    }
+
+    /// The graph materialized as a petgraph `UnGraph` (node index = rank), built from
+    /// [`GameGraph::edges`]. Memory grows with the edge count: meant for small boards.
+    pub fn to_petgraph(&self) -> UnGraph<(), ()> {
+        let mut g = UnGraph::with_capacity(self.boards as usize, 0);
+        for _ in 0..self.boards {
+            g.add_node(());
+        }
+        g.extend_with_edges(self.edges().iter().map(|e| (e.from, e.to)));
+        g
+    }
+}
+
+/// Lehmer digits of `perm` (O(n^2), for the non-hot paths).
+fn lehmer_digits(perm: &[u8]) -> Vec<u8> {
+    (0..perm.len())
+        .map(|i| perm[i + 1..].iter().filter(|&&v| v < perm[i]).count() as u8)
+        .collect()
+}
+
+impl EdgeRef for GameEdge {
+    type NodeId = u32;
+    type EdgeId = GameEdge;
+    type Weight = ();
+    fn source(&self) -> u32 {
+        self.from
+    }
+    fn target(&self) -> u32 {
+        self.to
+    }
+    fn weight(&self) -> &() {
+        &()
+    }
+    fn id(&self) -> GameEdge {
+        *self
+    }
+}
+
+impl GraphBase for GameGraph {
+    type NodeId = u32;
+    type EdgeId = GameEdge;
+}
+
+impl Data for GameGraph {
+    type NodeWeight = ();
+    type EdgeWeight = ();
+}
+
+impl GraphProp for GameGraph {
+    type EdgeType = Undirected;
+}
+
+impl NodeCount for GameGraph {
+    fn node_count(&self) -> usize {
+        self.boards as usize
+    }
+}
+
+impl NodeIndexable for GameGraph {
+    fn node_bound(&self) -> usize {
+        self.boards as usize
+    }
+    fn to_index(&self, a: u32) -> usize {
+        a as usize
+    }
+    fn from_index(&self, i: usize) -> u32 {
+        i as u32
+    }
+}
+
+impl NodeCompactIndexable for GameGraph {}
+
+impl<'a> IntoNeighbors for &'a GameGraph {
+    type Neighbors = std::vec::IntoIter<u32>;
+    fn neighbors(self, a: u32) -> Self::Neighbors {
+        GameGraph::neighbors(self, a).into_iter()
+    }
+}
+
+impl<'a> IntoNodeIdentifiers for &'a GameGraph {
+    type NodeIdentifiers = std::ops::Range<u32>;
+    fn node_identifiers(self) -> Self::NodeIdentifiers {
+        0..self.boards
+    }
+}
+
+impl<'a> IntoEdgeReferences for &'a GameGraph {
+    type EdgeRef = GameEdge;
+    type EdgeReferences = Box<dyn Iterator<Item = GameEdge> + 'a>;
+    fn edge_references(self) -> Self::EdgeReferences {
+        Box::new((0..self.boards).flat_map(move |r| self.forward_edges(r)))
+    }
+}
+
+impl<'a> IntoEdges for &'a GameGraph {
+    type Edges = std::vec::IntoIter<GameEdge>;
+    fn edges(self, a: u32) -> Self::Edges {
+        GameGraph::neighbors(self, a)
+            .into_iter()
+            .map(|to| GameEdge { from: a, to })
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+}
+
+impl Visitable for GameGraph {
+    type Map = FixedBitSet;
+    fn visit_map(&self) -> FixedBitSet {
+        FixedBitSet::with_capacity(self.boards as usize)
+    }
+    fn reset_map(&self, map: &mut FixedBitSet) {
+        map.clear();
+        map.grow(self.boards as usize);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use petgraph::algo::connected_components;
+
+    /// Edge counts of the whole graph (../shared/reference "Whole graph" table) and petgraph's
+    /// component count on the implicit graph; 1x4 has (4-1)! = 6 components.
+    #[test]
+    fn edges_and_components_match_the_reference() {
+        for (r, c, edges, comps) in [(1, 4, 18, 6), (2, 2, 24, 2), (2, 3, 840, 2), (3, 3, 483_840, 2)] {
+            let g = GameGraph::new(Shape::new(r, c).unwrap());
+            let list = g.edges();
+            assert_eq!(list.len(), edges, "{r}x{c}");
+            assert_eq!(g.shape().edge_count(), Some(edges as u64));
+            assert_eq!(connected_components(&g), comps, "{r}x{c}");
+            let mut pairs: Vec<(u32, u32)> =
+                list.iter().map(|e| (e.from.min(e.to), e.from.max(e.to))).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            assert_eq!(pairs.len(), edges, "each edge once");
+        }
+    }
+
+    #[test]
+    fn neighbourhood_is_symmetric() {
+        let g = GameGraph::new(Shape::new(3, 3).unwrap());
+        for r in 0..g.boards() {
+            for nb in g.neighbors(r) {
+                assert!(g.neighbors(nb).contains(&r));
+            }
+        }
+    }
+}
