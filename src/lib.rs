@@ -6,6 +6,7 @@
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
 //! - [`rank`]: Lehmer-code rank/unrank between permutations and the dense index `0..n!`.
+//! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font), written atomically.
 //!
 //! # Invariants
 //!
@@ -18,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod plot;
 pub mod rank;
 pub mod shape;
 
