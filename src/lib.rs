@@ -1,11 +1,19 @@
-//! npuzzle: the whole state space of sliding-tile puzzles, and optimal solutions for single
-//! boards.
+//! npuzzle: the whole state space of sliding-tile puzzles (the 8-puzzle, its rectangular
+//! cousins, up to 12 cells), and optimal solutions for single boards.
 //!
 //! # Codemap
 //!
-//! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency.
+//! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency, edge count.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
 //! - [`rank`]: Lehmer-code rank/unrank between permutations and the dense index `0..n!`.
+//! - [`moves`]: neighbour ranks from Lehmer-digit deltas (O(1) horizontal, O(cols) vertical).
+//! - [`graph`]: the implicit game graph; petgraph's visit traits; materialization for tests.
+//! - [`bfs`]: the level-synchronous parallel BFS engine over two-bit marks.
+//! - [`distances`]: BFS from the goal: depth per board, depth distribution, antipodes.
+//! - [`components`]: connected components, by BFS from every board not yet reached.
+//! - [`analysis`]: the memory plan and the whole analysis of one shape.
+//! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
+//! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //!
 //! # Invariants
@@ -14,7 +22,11 @@
 //!   (the blank is `n - 1`), so the goal is the identity and has rank 0.
 //! - `rank` is a bijection from the `n!` permutations onto `0..n!` that preserves
 //!   lexicographic order; `unrank` is its inverse.
-//! - Algorithms never print or touch files; they report progress through a callback.
+//! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
+//!   once, from the board whose blank moves right or down.
+//! - Algorithms never print or touch files; they report progress through a callback. Only
+//!   [`export`], [`plot`] and the binary do I/O, always to a temporary file then a rename.
+//! - The same inputs give the same output bytes (parallel work is merged in rank order).
 
 #![warn(missing_docs)]
 
@@ -26,6 +38,7 @@ pub mod distances;
 pub mod export;
 pub mod graph;
 pub mod moves;
+pub mod plot;
 pub mod progress;
 pub mod rank;
 pub mod shape;
