@@ -44,7 +44,11 @@ pub fn bytes_needed(cells: usize, options: Options) -> Option<u64> {
     let boards = crate::rank::factorial(cells)?;
     let marks = boards.div_ceil(4);
     let lists = (boards / 256).max(1 << 16) * 4 * 4;
-    let per_board = if options.per_board { boards.checked_mul(5)? } else { 0 };
+    let per_board = if options.per_board {
+        boards.checked_mul(5)?
+    } else {
+        0
+    };
     marks.checked_add(lists)?.checked_add(per_board)
 }
 
@@ -81,7 +85,10 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
         .rev()
         .find(|&c| bytes_needed(c, options).is_some_and(|b| b <= available));
     let fits = match largest {
-        Some(c) => format!("the largest board that fits is {c} cells ({})", shapes_with(c)),
+        Some(c) => format!(
+            "the largest board that fits is {c} cells ({})",
+            shapes_with(c)
+        ),
         None => "no board fits".to_string(),
     };
     let boards = match shape.board_count() {
@@ -252,9 +259,14 @@ mod tests {
     #[test]
     fn plan_refuses_big_boards_with_the_numbers() {
         let big = Shape::new(4, 4).unwrap();
-        let err = plan(big, Options::default(), 24_000_000_000).unwrap_err().to_string();
+        let err = plan(big, Options::default(), 24_000_000_000)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("10,461,394,944,000 are reachable"), "{err}");
-        assert!(err.contains("largest board that fits is 12 cells (3x4, 4x3, 2x6, 6x2, 1x12)"), "{err}");
+        assert!(
+            err.contains("largest board that fits is 12 cells (3x4, 4x3, 2x6, 6x2, 1x12)"),
+            "{err}"
+        );
         let small = plan(Shape::new(3, 4).unwrap(), Options::default(), 100_000_000).unwrap_err();
         assert!(small.to_string().contains("11 cells"), "{small}");
         assert!(plan(Shape::new(3, 3).unwrap(), Options::default(), 1 << 30).is_ok());

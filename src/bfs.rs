@@ -45,7 +45,9 @@ impl StateMarks {
     pub fn new(len: u64) -> StateMarks {
         let n_words = len.div_ceil(FIELDS_PER_WORD) as usize;
         StateMarks {
-            words: std::iter::repeat_with(|| AtomicU64::new(0)).take(n_words).collect(),
+            words: std::iter::repeat_with(|| AtomicU64::new(0))
+                .take(n_words)
+                .collect(),
             len,
         }
     }
@@ -145,7 +147,10 @@ impl Engine {
     /// # Panics
     /// When `shape` has more than 12 cells (callers check with `analysis::plan` first).
     pub fn new(shape: Shape) -> Engine {
-        assert!(shape.cells() <= 12, "the dense index supports at most 12 cells");
+        assert!(
+            shape.cells() <= 12,
+            "the dense index supports at most 12 cells"
+        );
         let total = shape.board_count().unwrap_or(0);
         Engine {
             shape,
@@ -326,7 +331,11 @@ impl Engine {
                     (fa + fb, na, ca)
                 },
             );
-        (found, keep_next.then_some(next), keep_current.then_some(current))
+        (
+            found,
+            keep_next.then_some(next),
+            keep_current.then_some(current),
+        )
     }
 }
 
@@ -374,7 +383,10 @@ mod tests {
             let layers = engine.run(&marks, 0, &(), |_, _, _| {});
             assert_eq!(layers.sizes, a089473, "list limit {limit}");
             if limit < 2 {
-                assert!(layers.last.is_empty(), "a last layer over the limit is not listed");
+                assert!(
+                    layers.last.is_empty(),
+                    "a last layer over the limit is not listed"
+                );
                 continue;
             }
             let antipodes: Vec<String> = layers

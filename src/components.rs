@@ -87,7 +87,10 @@ pub fn find_rest(
         found.add(size);
         reached += size;
         if reached - last_report >= 1 << 20 || reached == marks.len() {
-            progress.update(reached, &format!("{} components", found.count + u64::from(first_id)));
+            progress.update(
+                reached,
+                &format!("{} components", found.count + u64::from(first_id)),
+            );
             last_report = reached;
         }
         from = u64::from(seed) + 1;

@@ -65,9 +65,16 @@ pub fn write_atomically(
         _ => Path::new("."),
     };
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Ordinary output files, readable by all (tempfile's default is owner-only).
+        builder.permissions(fs::Permissions::from_mode(0o644));
+    }
+    let tmp = builder
         .tempfile_in(dir)
         .map_err(fail(path))?;
     {
@@ -204,7 +211,9 @@ pub fn write_nodes(
     progress: &dyn Progress,
 ) -> Result<(), ExportError> {
     let Some(per_board) = &analysis.per_board else {
-        return Err(fail(path)(io::Error::other("per-board results were not kept")));
+        return Err(fail(path)(io::Error::other(
+            "per-board results were not kept",
+        )));
     };
     let shape = analysis.shape;
     let boards = analysis.boards as u32;
@@ -462,6 +471,10 @@ mod tests {
         });
         assert!(err.is_err());
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left behind");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left behind"
+        );
     }
 }

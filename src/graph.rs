@@ -10,12 +10,12 @@
 //! convention of the original R analysis); [`GameGraph::neighbors`] lists all of them.
 
 use fixedbitset::FixedBitSet;
+use petgraph::Undirected;
 use petgraph::graph::UnGraph;
 use petgraph::visit::{
     Data, EdgeRef, GraphBase, GraphProp, IntoEdgeReferences, IntoEdges, IntoNeighbors,
     IntoNodeIdentifiers, NodeCompactIndexable, NodeCount, NodeIndexable, Visitable,
 };
-use petgraph::Undirected;
 use rayon::prelude::*;
 
 use crate::analysis::MAX_CELLS;
@@ -48,7 +48,10 @@ impl GameGraph {
     /// # Panics
     /// When `shape` has more than 12 cells (ranks must fit in `u32`).
     pub fn new(shape: Shape) -> GameGraph {
-        assert!(shape.cells() <= MAX_CELLS, "the game graph supports at most 12 cells");
+        assert!(
+            shape.cells() <= MAX_CELLS,
+            "the game graph supports at most 12 cells"
+        );
         let n = shape.cells();
         let weights = (0..n)
             .map(|i| rank::factorial(n - 1 - i).unwrap_or(0))
@@ -82,8 +85,14 @@ impl GameGraph {
             .targets(b)
             .iter()
             .map(|&to| {
-                moves::swapped_rank(&perm, &digits, &self.weights, u64::from(rank), b, to as usize)
-                    as u32
+                moves::swapped_rank(
+                    &perm,
+                    &digits,
+                    &self.weights,
+                    u64::from(rank),
+                    b,
+                    to as usize,
+                ) as u32
             })
             .collect()
     }
@@ -92,7 +101,10 @@ impl GameGraph {
     pub fn forward_edges(&self, rank: u32) -> impl Iterator<Item = GameEdge> + use<> {
         let mut perm = vec![0u8; self.shape.cells()];
         rank::unrank(u64::from(rank), &mut perm);
-        let b = perm.iter().position(|&v| v as usize == perm.len() - 1).unwrap_or(0);
+        let b = perm
+            .iter()
+            .position(|&v| v as usize == perm.len() - 1)
+            .unwrap_or(0);
         let (rows, cols) = (self.shape.rows(), self.shape.cols());
         let digits = lehmer_digits(&perm);
         let right = (b % cols + 1 < cols).then_some(b + 1);
@@ -183,14 +195,14 @@ impl NodeIndexable for GameGraph {
 
 impl NodeCompactIndexable for GameGraph {}
 
-impl<'a> IntoNeighbors for &'a GameGraph {
+impl IntoNeighbors for &GameGraph {
     type Neighbors = std::vec::IntoIter<u32>;
     fn neighbors(self, a: u32) -> Self::Neighbors {
         GameGraph::neighbors(self, a).into_iter()
     }
 }
 
-impl<'a> IntoNodeIdentifiers for &'a GameGraph {
+impl IntoNodeIdentifiers for &GameGraph {
     type NodeIdentifiers = std::ops::Range<u32>;
     fn node_identifiers(self) -> Self::NodeIdentifiers {
         0..self.boards
@@ -205,7 +217,7 @@ impl<'a> IntoEdgeReferences for &'a GameGraph {
     }
 }
 
-impl<'a> IntoEdges for &'a GameGraph {
+impl IntoEdges for &GameGraph {
     type Edges = std::vec::IntoIter<GameEdge>;
     fn edges(self, a: u32) -> Self::Edges {
         GameGraph::neighbors(self, a)
@@ -236,14 +248,21 @@ mod tests {
     /// component count on the implicit graph; 1x4 has (4-1)! = 6 components.
     #[test]
     fn edges_and_components_match_the_reference() {
-        for (r, c, edges, comps) in [(1, 4, 18, 6), (2, 2, 24, 2), (2, 3, 840, 2), (3, 3, 483_840, 2)] {
+        for (r, c, edges, comps) in [
+            (1, 4, 18, 6),
+            (2, 2, 24, 2),
+            (2, 3, 840, 2),
+            (3, 3, 483_840, 2),
+        ] {
             let g = GameGraph::new(Shape::new(r, c).unwrap());
             let list = g.edges();
             assert_eq!(list.len(), edges, "{r}x{c}");
             assert_eq!(g.shape().edge_count(), Some(edges as u64));
             assert_eq!(connected_components(&g), comps, "{r}x{c}");
-            let mut pairs: Vec<(u32, u32)> =
-                list.iter().map(|e| (e.from.min(e.to), e.from.max(e.to))).collect();
+            let mut pairs: Vec<(u32, u32)> = list
+                .iter()
+                .map(|e| (e.from.min(e.to), e.from.max(e.to)))
+                .collect();
             pairs.sort_unstable();
             pairs.dedup();
             assert_eq!(pairs.len(), edges, "each edge once");

@@ -46,7 +46,14 @@ impl MoveTable {
 /// Rank of the board obtained by swapping cells `x` and `y` of `perm`, whose Lehmer digits are
 /// `digits` and rank `rank`; `weights[m] = (n - 1 - m)!`. O(|x - y|), no allocation.
 #[inline(always)]
-pub fn swapped_rank(perm: &[u8], digits: &[u8], weights: &[u64], rank: u64, x: usize, y: usize) -> u64 {
+pub fn swapped_rank(
+    perm: &[u8],
+    digits: &[u8],
+    weights: &[u64],
+    rank: u64,
+    x: usize,
+    y: usize,
+) -> u64 {
     let (i, j) = if x < y { (x, y) } else { (y, x) };
     let (a, b) = (perm[i], perm[j]);
     let mut delta: i64 = 0;
@@ -98,17 +105,50 @@ pub fn neighbors_of<const N: usize>(
 macro_rules! with_cells {
     ($cells:expr, $n:ident => $body:expr) => {
         match $cells {
-            2 => { const $n: usize = 2; $body }
-            3 => { const $n: usize = 3; $body }
-            4 => { const $n: usize = 4; $body }
-            5 => { const $n: usize = 5; $body }
-            6 => { const $n: usize = 6; $body }
-            7 => { const $n: usize = 7; $body }
-            8 => { const $n: usize = 8; $body }
-            9 => { const $n: usize = 9; $body }
-            10 => { const $n: usize = 10; $body }
-            11 => { const $n: usize = 11; $body }
-            12 => { const $n: usize = 12; $body }
+            2 => {
+                const $n: usize = 2;
+                $body
+            }
+            3 => {
+                const $n: usize = 3;
+                $body
+            }
+            4 => {
+                const $n: usize = 4;
+                $body
+            }
+            5 => {
+                const $n: usize = 5;
+                $body
+            }
+            6 => {
+                const $n: usize = 6;
+                $body
+            }
+            7 => {
+                const $n: usize = 7;
+                $body
+            }
+            8 => {
+                const $n: usize = 8;
+                $body
+            }
+            9 => {
+                const $n: usize = 9;
+                $body
+            }
+            10 => {
+                const $n: usize = 10;
+                $body
+            }
+            11 => {
+                const $n: usize = 11;
+                $body
+            }
+            12 => {
+                const $n: usize = 12;
+                $body
+            }
             other => panic!("the dense index supports 2..=12 cells, not {other}"),
         }
     };

@@ -83,7 +83,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let shape = match (args.size, args.rows, args.cols) {
         (Some(n), _, _) => Shape::square(n),
         (None, Some(r), Some(c)) => Shape::new(r, c),
-        _ => return Err(CliError::usage("give --size N or both --rows R and --cols C")),
+        _ => {
+            return Err(CliError::usage(
+                "give --size N or both --rows R and --cols C",
+            ));
+        }
     }
     .map_err(CliError::usage)?;
     let edges = format_of(args.edges, shape);
@@ -104,7 +108,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
 
     match edges {
         Some(format) => {
-            export::write_edges(&path("edges.csv"), shape, format, &bars).map_err(CliError::runtime)?;
+            export::write_edges(&path("edges.csv"), shape, format, &bars)
+                .map_err(CliError::runtime)?;
             written.push("edges.csv");
         }
         None => notes.push(format!(
@@ -116,24 +121,41 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     match nodes {
         Some(format) => {
-            export::write_nodes(&path("nodes.csv"), &result, format, &bars).map_err(CliError::runtime)?;
+            export::write_nodes(&path("nodes.csv"), &result, format, &bars)
+                .map_err(CliError::runtime)?;
             written.push("nodes.csv");
         }
         None => notes.push(format!(
             "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
              (needs {} of memory)",
             group(result.boards),
-            human_bytes(analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)),
+            human_bytes(
+                analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)
+            ),
         )),
     }
     export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
     export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
     export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
     draw(&dir, &summary)?;
-    written.extend(["depths.csv", "hardest.txt", "summary.json", "depth_histogram.png"]);
+    written.extend([
+        "depths.csv",
+        "hardest.txt",
+        "summary.json",
+        "depth_histogram.png",
+    ]);
 
     if !args.quiet {
-        print!("{}", report(&summary, &dir, &written, &notes, started.elapsed().as_secs_f64()));
+        print!(
+            "{}",
+            report(
+                &summary,
+                &dir,
+                &written,
+                &notes,
+                started.elapsed().as_secs_f64()
+            )
+        );
     }
     Ok(())
 }
@@ -144,12 +166,19 @@ fn row_bytes(shape: Shape, format: BoardFormat) -> u64 {
     match format {
         BoardFormat::Ranks => 2 * shape.board_count().unwrap_or(1).to_string().len() as u64 + 2,
         BoardFormat::Labels if n <= 9 => 2 * n + 2,
-        BoardFormat::Labels => 2 * (n - 1 + (1..=n).map(|t| t.to_string().len() as u64).sum::<u64>()) + 2,
+        BoardFormat::Labels => {
+            2 * (n - 1 + (1..=n).map(|t| t.to_string().len() as u64).sum::<u64>()) + 2
+        }
     }
 }
 
 fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
-    let hardest: Vec<String> = summary.hardest.boards.iter().map(|b| b.grid.join("\n")).collect();
+    let hardest: Vec<String> = summary
+        .hardest
+        .boards
+        .iter()
+        .map(|b| b.grid.join("\n"))
+        .collect();
     let chart = plot::DepthChart {
         board: &summary.board,
         counts: &summary.depth_counts,
@@ -158,7 +187,13 @@ fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
     plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(CliError::runtime)
 }
 
-fn report(summary: &Summary, dir: &Path, written: &[&str], notes: &[String], seconds: f64) -> String {
+fn report(
+    summary: &Summary,
+    dir: &Path,
+    written: &[&str],
+    notes: &[String],
+    seconds: f64,
+) -> String {
     let mut s = String::new();
     let sizes: Vec<String> = summary
         .components
@@ -166,13 +201,31 @@ fn report(summary: &Summary, dir: &Path, written: &[&str], notes: &[String], sec
         .iter()
         .map(|c| format!("{} x {}", group(c.count), group(c.size)))
         .collect();
-    let _ = writeln!(s, "board        {} ({} rows x {} columns), goal {}", summary.board, summary.rows, summary.cols, summary.goal);
+    let _ = writeln!(
+        s,
+        "board        {} ({} rows x {} columns), goal {}",
+        summary.board, summary.rows, summary.cols, summary.goal
+    );
     let _ = writeln!(s, "boards       {}", group(summary.boards));
     let _ = writeln!(s, "edges        {}", group(summary.edges));
-    let _ = writeln!(s, "components   {} (sizes: {})", group(summary.components.count), sizes.join(", "));
+    let _ = writeln!(
+        s,
+        "components   {} (sizes: {})",
+        group(summary.components.count),
+        sizes.join(", ")
+    );
     let _ = writeln!(s, "reachable    {} from the goal", group(summary.reachable));
-    let _ = writeln!(s, "max depth    {} moves (God's number for {})", summary.max_depth, summary.board);
-    let _ = writeln!(s, "hardest      {} board(s) at depth {}", group(summary.hardest.count), summary.hardest.depth);
+    let _ = writeln!(
+        s,
+        "max depth    {} moves (God's number for {})",
+        summary.max_depth, summary.board
+    );
+    let _ = writeln!(
+        s,
+        "hardest      {} board(s) at depth {}",
+        group(summary.hardest.count),
+        summary.hardest.depth
+    );
     for b in summary.hardest.boards.iter().take(8) {
         let _ = writeln!(s);
         for row in &b.grid {
@@ -180,10 +233,19 @@ fn report(summary: &Summary, dir: &Path, written: &[&str], notes: &[String], sec
         }
     }
     if summary.hardest.boards.len() > 8 {
-        let _ = writeln!(s, "\n    ... {} more in hardest.txt", summary.hardest.boards.len() - 8);
+        let _ = writeln!(
+            s,
+            "\n    ... {} more in hardest.txt",
+            summary.hardest.boards.len() - 8
+        );
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "wrote        {}/{{{}}}", dir.display(), written.join(", "));
+    let _ = writeln!(
+        s,
+        "wrote        {}/{{{}}}",
+        dir.display(),
+        written.join(", ")
+    );
     for note in notes {
         let _ = writeln!(s, "note         {note}");
     }
@@ -202,7 +264,10 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
         Some(file) => {
             let series: Vec<plot::DepthSeries> = summaries
                 .iter()
-                .map(|s| plot::DepthSeries { board: &s.board, counts: &s.depth_counts })
+                .map(|s| plot::DepthSeries {
+                    board: &s.board,
+                    counts: &s.depth_counts,
+                })
                 .collect();
             plot::write_depth_comparison(&series, file).map_err(CliError::runtime)?;
             println!("wrote {}", file.display());
