@@ -1,0 +1,160 @@
+//! The analysis against the published record and against petgraph on the same graphs.
+//!
+//! Depth distributions are copied from the OEIS (see ../shared/reference/depths.csv):
+//! A089473 (3x3), A090034 (2x3), A090035 (2x4), A090036 (2x5); whole-graph counts from the
+//! reference README ("Whole graph" table).
+
+use std::collections::BTreeMap;
+
+use npuzzle::analysis::{Options, analyze_unchecked};
+use npuzzle::graph::GameGraph;
+use npuzzle::{Board, NoProgress, Shape};
+use petgraph::algo::{connected_components, dijkstra};
+use proptest::prelude::*;
+
+/// OEIS A089473: 3x3, boards at each distance from the goal.
+const A089473: [u64; 32] = [
+    1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529,
+    10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+];
+/// OEIS A090034: 2x3.
+const A090034: [u64; 22] = [
+    1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+];
+/// OEIS A090035: 2x4.
+const A090035: [u64; 37] = [
+    1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985, 1194,
+    1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
+];
+/// OEIS A090036: 2x5.
+const A090036: [u64; 56] = [
+    1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567, 4996,
+    6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725, 104896,
+    116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119, 45840, 33422,
+    23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
+];
+
+fn shape(r: usize, c: usize) -> Shape {
+    Shape::new(r, c).unwrap()
+}
+
+/// `check(shape, published layer sizes)`: the distribution, reachable count and components.
+fn check(r: usize, c: usize, expected: &[u64]) {
+    let a = analyze_unchecked(shape(r, c), Options::default(), &NoProgress);
+    assert_eq!(a.distances.layer_sizes, expected, "{r}x{c}");
+    let half = a.boards / 2;
+    assert_eq!(a.distances.reachable(), half);
+    assert_eq!(a.components.count, 2);
+    assert_eq!(a.components.sizes, BTreeMap::from([(half, 2)]));
+}
+
+#[test]
+fn depth_distributions_match_oeis() {
+    check(2, 2, &[1, 2, 2, 2, 2, 2, 1]); // A090033
+    check(2, 3, &A090034);
+    check(3, 2, &A090034);
+    check(2, 4, &A090035);
+    check(4, 2, &A090035);
+    check(3, 3, &A089473);
+}
+
+#[test]
+fn two_by_five_matches_a090036() {
+    check(2, 5, &A090036);
+    check(5, 2, &A090036);
+}
+
+#[test]
+fn the_two_3x3_antipodes() {
+    // OEIS A089473's examples, 31 moves from the goal.
+    let a = analyze_unchecked(shape(3, 3), Options::default(), &NoProgress);
+    let labels: Vec<String> = a
+        .distances
+        .antipodes
+        .iter()
+        .map(|&r| Board::from_rank(shape(3, 3), u64::from(r)).label())
+        .collect();
+    let expected: Vec<String> = ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"]
+        .iter()
+        .map(|t| Board::parse_tiles(shape(3, 3), t).unwrap().label())
+        .collect();
+    let mut expected = expected;
+    expected.sort();
+    assert_eq!(labels, expected);
+    assert_eq!(a.distances.max_depth(), 31);
+}
+
+#[test]
+fn one_by_n_has_factorial_many_components() {
+    // Tiles never pass each other on a 1xN board: (N-1)! components of N boards.
+    for n in 2..=8usize {
+        let a = analyze_unchecked(shape(1, n), Options::default(), &NoProgress);
+        let fact = (1..n as u64).product::<u64>();
+        assert_eq!(a.components.count, fact, "1x{n}");
+        assert_eq!(a.components.sizes, BTreeMap::from([(n as u64, fact)]));
+        assert_eq!(a.distances.max_depth() as usize, n - 1);
+    }
+}
+
+/// Our BFS depths and components equal petgraph's (dijkstra on unit weights, and
+/// connected_components) on the materialized graph, for every shape up to 10 cells.
+#[test]
+fn depths_and_components_agree_with_petgraph() {
+    let mut shapes: Vec<(usize, usize)> = (2..=10).map(|n| (1, n)).collect();
+    shapes.extend([(2, 1), (2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5), (5, 2)]);
+    for (r, c) in shapes {
+        let s = shape(r, c);
+        let ours = analyze_unchecked(s, Options { per_board: true }, &NoProgress);
+        let per_board = ours.per_board.as_ref().unwrap();
+        let g = GameGraph::new(s).to_petgraph();
+        assert_eq!(g.edge_count() as u64, ours.edges);
+        assert_eq!(connected_components(&g) as u64, ours.components.count, "{s}");
+        let theirs = dijkstra(&g, 0.into(), None, |_| 1u32);
+        assert_eq!(theirs.len() as u64, ours.distances.reachable(), "{s}");
+        for rank in 0..ours.boards {
+            let node = petgraph::graph::NodeIndex::new(rank as usize);
+            let expected = theirs.get(&node).map(|&d| d as u8);
+            assert_eq!(per_board.depths.get(rank), expected, "{s} rank {rank}");
+        }
+        // Two boards share a component id exactly when petgraph joins them: compare the
+        // partition through one representative rank per component.
+        let mut uf = petgraph::unionfind::UnionFind::<u32>::new(ours.boards as usize);
+        for e in g.edge_indices() {
+            let (a, b) = g.edge_endpoints(e).unwrap();
+            uf.union(a.index() as u32, b.index() as u32);
+        }
+        let mut rep: BTreeMap<u32, u32> = BTreeMap::new();
+        for rank in 0..ours.boards {
+            let id = per_board.components.get(rank);
+            let root = uf.find(rank as u32);
+            assert_eq!(*rep.entry(id).or_insert(root), root, "{s} rank {rank}");
+        }
+        assert_eq!(rep.len() as u64, ours.components.count);
+    }
+}
+
+/// petgraph's own algorithms on the implicit graph (no edges stored).
+#[test]
+fn petgraph_runs_on_the_implicit_graph() {
+    let g = GameGraph::new(shape(2, 3));
+    assert_eq!(connected_components(&g), 2);
+    let d = dijkstra(&g, 0, None, |_| 1u32);
+    assert_eq!(d.len(), 360);
+    assert_eq!(d.values().max(), Some(&21));
+    let mut bfs = petgraph::visit::Bfs::new(&g, 0);
+    let mut seen = 0;
+    while bfs.next(&g).is_some() {
+        seen += 1;
+    }
+    assert_eq!(seen, 360);
+}
+
+proptest! {
+    /// Rank/unrank round trip on random 12-cell boards (exhaustive tests cover <= 9 cells).
+    #[test]
+    fn rank_round_trip_12_cells(rank in 0u64..479_001_600) {
+        let b = Board::from_rank(shape(3, 4), rank);
+        prop_assert_eq!(b.rank(), rank);
+        prop_assert_eq!(Board::from_label(shape(3, 4), &b.label()).unwrap(), b);
+    }
+}
