@@ -74,9 +74,7 @@ pub fn write_atomically(
         // Ordinary output files, readable by all (tempfile's default is owner-only).
         builder.permissions(fs::Permissions::from_mode(0o644));
     }
-    let tmp = builder
-        .tempfile_in(dir)
-        .map_err(fail(path))?;
+    let tmp = builder.tempfile_in(dir).map_err(fail(path))?;
     {
         let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
         write(&mut out).map_err(fail(path))?;

@@ -14,8 +14,8 @@ use proptest::prelude::*;
 
 /// OEIS A089473: 3x3, boards at each distance from the goal.
 const A089473: [u64; 32] = [
-    1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529,
-    10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+    1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529, 10878,
+    16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
 ];
 /// OEIS A090034: 2x3.
 const A090034: [u64; 22] = [
@@ -101,14 +101,28 @@ fn one_by_n_has_factorial_many_components() {
 #[test]
 fn depths_and_components_agree_with_petgraph() {
     let mut shapes: Vec<(usize, usize)> = (2..=10).map(|n| (1, n)).collect();
-    shapes.extend([(2, 1), (2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5), (5, 2)]);
+    shapes.extend([
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 2),
+        (2, 4),
+        (4, 2),
+        (3, 3),
+        (2, 5),
+        (5, 2),
+    ]);
     for (r, c) in shapes {
         let s = shape(r, c);
         let ours = analyze_unchecked(s, Options { per_board: true }, &NoProgress);
         let per_board = ours.per_board.as_ref().unwrap();
         let g = GameGraph::new(s).to_petgraph();
         assert_eq!(g.edge_count() as u64, ours.edges);
-        assert_eq!(connected_components(&g) as u64, ours.components.count, "{s}");
+        assert_eq!(
+            connected_components(&g) as u64,
+            ours.components.count,
+            "{s}"
+        );
         let theirs = dijkstra(&g, 0.into(), None, |_| 1u32);
         assert_eq!(theirs.len() as u64, ours.distances.reachable(), "{s}");
         for rank in 0..ours.boards {

@@ -1,0 +1,234 @@
+//! The real binary: outputs present, parseable and consistent; bad input; determinism; plot.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// One hermetic command: the built binary, an empty environment.
+fn npuzzle() -> Command {
+    let mut cmd = Command::cargo_bin("npuzzle").unwrap();
+    cmd.env_clear();
+    cmd
+}
+
+fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    npuzzle()
+        .arg("analyze")
+        .args(args)
+        .arg("--output")
+        .arg(out)
+        .assert()
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn analyze_3x3_writes_consistent_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(tmp.path(), &["--size", "3"])
+        .success()
+        .stdout(predicate::str::contains("max depth    31 moves"))
+        .stdout(predicate::str::contains(
+            "components   2 (sizes: 2 x 181,440)",
+        ))
+        .stderr(predicate::str::is_empty());
+    let dir = tmp.path().join("3x3");
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["boards"], 362_880);
+    assert_eq!(summary["edges"], 483_840);
+    assert_eq!(summary["reachable"], 181_440);
+    assert_eq!(summary["max_depth"], 31);
+    assert_eq!(summary["components"]["count"], 2);
+    assert_eq!(summary["hardest"]["count"], 2);
+
+    // nodes.csv: every board once, in rank order; depth empty exactly off the goal's component.
+    let (header, nodes) = read_csv(&dir.join("nodes.csv"));
+    assert_eq!(header, ["board", "rank", "component", "depth"]);
+    assert_eq!(nodes.len(), 362_880);
+    let mut depth_of: HashMap<String, Option<u32>> = HashMap::new();
+    let mut component_of: HashMap<String, String> = HashMap::new();
+    for (i, row) in nodes.iter().enumerate() {
+        assert_eq!(row[1], i.to_string());
+        let depth = (!row[3].is_empty()).then(|| row[3].parse::<u32>().unwrap());
+        assert_eq!(
+            depth.is_some(),
+            row[2] == "0",
+            "depth only in the goal's component"
+        );
+        depth_of.insert(row[0].clone(), depth);
+        component_of.insert(row[0].clone(), row[2].clone());
+    }
+    assert_eq!(depth_of.len(), 362_880, "labels are distinct");
+    assert_eq!(depth_of["123456789"], Some(0));
+
+    // edges.csv: R labels, each edge joins boards of one component whose depths differ by 1.
+    let (header, edges) = read_csv(&dir.join("edges.csv"));
+    assert_eq!(header, ["from", "to"]);
+    assert_eq!(edges.len(), 483_840);
+    for e in &edges {
+        assert_eq!(component_of[&e[0]], component_of[&e[1]]);
+        if let (Some(a), Some(b)) = (depth_of[&e[0]], depth_of[&e[1]]) {
+            assert_eq!(a.abs_diff(b), 1, "{} - {}", e[0], e[1]);
+        }
+    }
+
+    // depths.csv agrees with nodes.csv and summary.json.
+    let (header, depths) = read_csv(&dir.join("depths.csv"));
+    assert_eq!(header, ["depth", "count", "fraction"]);
+    let mut histogram = vec![0u64; 32];
+    for d in depth_of.values().flatten() {
+        histogram[*d as usize] += 1;
+    }
+    for (d, row) in depths.iter().enumerate() {
+        assert_eq!(row[0], d.to_string());
+        assert_eq!(row[1].parse::<u64>().unwrap(), histogram[d]);
+        assert_eq!(summary["depth_counts"][d], histogram[d]);
+        let fraction: f64 = row[2].parse().unwrap();
+        assert!((fraction - histogram[d] as f64 / 181_440.0).abs() < 1e-12);
+    }
+    assert_eq!(depths.len(), 32);
+
+    // hardest.txt shows both antipodes as grids.
+    let hardest = fs::read_to_string(dir.join("hardest.txt")).unwrap();
+    assert!(hardest.contains("8 6 7\n2 5 4\n3 . 1"), "{hardest}");
+    assert!(hardest.contains("6 4 7\n8 5 .\n3 2 1"), "{hardest}");
+
+    let png = fs::read(dir.join("depth_histogram.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn two_runs_write_identical_bytes_and_plot_regenerates_the_chart() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    analyze(a.path(), &["--rows", "2", "--cols", "4", "--quiet"])
+        .success()
+        .stdout(predicate::str::is_empty());
+    analyze(b.path(), &["--rows", "2", "--cols", "4", "--quiet"]).success();
+    let files = [
+        "edges.csv",
+        "nodes.csv",
+        "depths.csv",
+        "hardest.txt",
+        "summary.json",
+        "depth_histogram.png",
+    ];
+    for f in files {
+        let x = fs::read(a.path().join("2x4").join(f)).unwrap();
+        let y = fs::read(b.path().join("2x4").join(f)).unwrap();
+        assert!(x == y, "{f} differs between runs");
+    }
+    let chart = a.path().join("2x4/depth_histogram.png");
+    let before = fs::read(&chart).unwrap();
+    fs::remove_file(&chart).unwrap();
+    npuzzle()
+        .arg("plot")
+        .arg(a.path().join("2x4"))
+        .assert()
+        .success();
+    assert_eq!(fs::read(&chart).unwrap(), before);
+    let compare = a.path().join("compare.png");
+    npuzzle()
+        .args(["plot", "--compare"])
+        .arg(&compare)
+        .arg(a.path().join("2x4"))
+        .arg(b.path().join("2x4"))
+        .assert()
+        .success();
+    assert!(compare.exists());
+}
+
+#[test]
+fn rectangular_ten_cells_and_wide_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(
+        tmp.path(),
+        &[
+            "--rows", "5", "--cols", "2", "--edges", "none", "--nodes", "none",
+        ],
+    )
+    .success()
+    .stdout(predicate::str::contains("max depth    55 moves"));
+    let dir = tmp.path().join("5x2");
+    assert!(!dir.join("edges.csv").exists());
+    let hardest = fs::read_to_string(dir.join("hardest.txt")).unwrap();
+    assert!(
+        hardest.contains("2 hardest board(s), 55 moves"),
+        "{hardest}"
+    );
+    // Ranks instead of labels, on a small board.
+    analyze(
+        tmp.path(),
+        &["--rows", "1", "--cols", "10", "--edges", "ranks", "--quiet"],
+    )
+    .success();
+    let (_, edges) = read_csv(&tmp.path().join("1x10/edges.csv"));
+    assert_eq!(edges.len(), 9 * 362_880);
+    let (_, nodes) = read_csv(&tmp.path().join("1x10/nodes.csv"));
+    assert_eq!(nodes[0][0], "1-2-3-4-5-6-7-8-9-10");
+}
+
+/// A single `error: ...` line.
+fn one_line() -> impl Predicate<str> {
+    predicate::str::starts_with("error: ").and(predicate::function(|s: &str| {
+        s.trim_end().lines().count() == 1
+    }))
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_code_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(tmp.path(), &["--size", "0"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("at least 1 row")));
+    analyze(tmp.path(), &["--size", "4"]).code(2).stderr(
+        one_line()
+            .and(predicate::str::contains("10,461,394,944,000 are reachable"))
+            .and(predicate::str::contains("largest board that fits is")),
+    );
+    analyze(tmp.path(), &["--rows", "3", "--cols", "5"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("3x5 has 1,307,674,368,000 boards")));
+    // clap's own usage errors also exit 2.
+    analyze(tmp.path(), &["--rows", "3"]).code(2);
+    analyze(tmp.path(), &["--size", "3", "--rows", "3", "--cols", "3"]).code(2);
+    npuzzle()
+        .args(["plot", "/nonexistent/dir"])
+        .assert()
+        .code(2)
+        .stderr(one_line());
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+#[test]
+fn unwritable_output_folder_exits_1_and_keeps_old_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let blocker = tmp.path().join("file");
+    fs::write(&blocker, "not a folder").unwrap();
+    analyze(&blocker, &["--size", "2"]).code(1).stderr(
+        predicate::str::starts_with("error: cannot write").and(predicate::str::contains("file")),
+    );
+    assert_eq!(fs::read_to_string(&blocker).unwrap(), "not a folder");
+}
