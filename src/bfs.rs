@@ -68,7 +68,8 @@ impl StateMarks {
         (self.words[(r >> 5) as usize].load(Relaxed) >> ((r & 31) * 2)) & 3
     }
 
-    /// Sets an `UNSEEN` board to `code`; true for exactly one caller per board.
+    /// Sets an `UNSEEN` board to frontier `code` (1 or 2); true for exactly one caller per
+    /// board. Concurrent callers of one board must pass the same code.
     #[inline(always)]
     fn claim(&self, r: u32, code: u64) -> bool {
         let word = &self.words[(r >> 5) as usize];
@@ -76,7 +77,11 @@ impl StateMarks {
         if (word.load(Relaxed) >> shift) & 3 != UNSEEN {
             return false;
         }
-        (word.fetch_or(code << shift, Relaxed) >> shift) & 3 == UNSEEN
+        // Concurrent claimers of a board all set the same single bit (the field was UNSEEN,
+        // so it is in no frontier), so the winner is the one that found the bit clear; a
+        // single-bit test-and-set compiles to `lock bts` rather than a compare-exchange loop.
+        let bit = 1u64 << (shift + (code as u32 - 1));
+        word.fetch_or(bit, Relaxed) & bit == 0
     }
 
     /// Marks a frontier board as expanded.
@@ -132,6 +137,85 @@ impl Layers {
     pub fn reached(&self) -> u64 {
         self.sizes.iter().sum()
     }
+}
+
+/// Neighbours waiting to be claimed: their words are prefetched when they are queued and
+/// claimed once the batch is full, so the cache misses of a batch overlap instead of being
+/// paid one after the other (the BFS is bound by memory latency on large boards).
+struct Claims<'a, V: OnVisit> {
+    marks: &'a StateMarks,
+    visit: &'a V,
+    code: u64,
+    depth: u32,
+    keep: bool,
+    pending: [u32; CLAIM_BATCH],
+    len: usize,
+    found: u64,
+    next: Vec<u32>,
+}
+
+/// Neighbours per claim batch.
+const CLAIM_BATCH: usize = 64;
+
+impl<'a, V: OnVisit> Claims<'a, V> {
+    /// Claims for layer `depth` (code `code`), keeping the claimed ranks when `keep`.
+    fn new(marks: &'a StateMarks, visit: &'a V, depth: u32, keep: bool) -> Self {
+        Claims {
+            marks,
+            visit,
+            code: 1 + u64::from(depth % 2),
+            depth,
+            keep,
+            pending: [0; CLAIM_BATCH],
+            len: 0,
+            found: 0,
+            next: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, rank: u32) {
+        prefetch(&self.marks.words[(rank >> 5) as usize]);
+        self.pending[self.len] = rank;
+        self.len += 1;
+        if self.len == CLAIM_BATCH {
+            self.flush();
+        }
+    }
+
+    #[inline(always)]
+    fn flush(&mut self) {
+        for &rank in &self.pending[..self.len] {
+            if self.marks.claim(rank, self.code) {
+                self.visit.visit(rank, self.depth);
+                self.found += 1;
+                if self.keep {
+                    self.next.push(rank);
+                }
+            }
+        }
+        self.len = 0;
+    }
+
+    /// Claims what is pending; returns (boards claimed, their ranks if kept).
+    fn finish(mut self) -> (u64, Vec<u32>) {
+        self.flush();
+        (self.found, self.next)
+    }
+}
+
+/// Asks the CPU to bring `word` into cache (a hint; no effect on other targets).
+#[inline(always)]
+fn prefetch(word: &AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
+        // the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(word.as_ptr().cast_const().cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
 }
 
 /// The BFS engine for one shape of 2..=12 cells (ranks fit in `u32`).
@@ -234,41 +318,26 @@ impl Engine {
         keep_next: bool,
         visit: &impl OnVisit,
     ) -> (u64, Option<Vec<u32>>) {
-        let next_code = 1 + u64::from((depth + 1) % 2);
-        let expand = |r: u32, out: &mut Vec<u32>| -> u64 {
-            let mut found = 0;
-            moves::for_each_neighbor::<N>(r, &self.moves, |nb, _| {
-                if marks.claim(nb, next_code) {
-                    visit.visit(nb, depth + 1);
-                    found += 1;
-                    if keep_next {
-                        out.push(nb);
-                    }
-                }
-            });
-            marks.retire(r);
-            found
+        let expand = |chunk: &[u32]| -> (u64, Vec<u32>) {
+            let mut claims = Claims::new(marks, visit, depth + 1, keep_next);
+            for &r in chunk {
+                moves::for_each_neighbor::<N>(r, &self.moves, |nb, _| claims.push(nb));
+                marks.retire(r);
+            }
+            claims.finish()
         };
-        if current.len() < PARALLEL_LIST {
-            let mut out = Vec::new();
-            let found = current.iter().map(|&r| expand(r, &mut out)).sum();
-            return (found, keep_next.then_some(out));
-        }
-        let (found, lists) = current
-            .par_chunks(PARALLEL_LIST)
-            .map(|chunk| {
-                let mut out = Vec::new();
-                let found: u64 = chunk.iter().map(|&r| expand(r, &mut out)).sum();
-                (found, out)
-            })
-            .reduce(
+        let (found, next) = if current.len() < PARALLEL_LIST {
+            expand(current)
+        } else {
+            current.par_chunks(PARALLEL_LIST).map(expand).reduce(
                 || (0, Vec::new()),
                 |(fa, mut la), (fb, lb)| {
                     la.extend(lb);
                     (fa + fb, la)
                 },
-            );
-        (found, keep_next.then_some(lists))
+            )
+        };
+        (found, keep_next.then_some(next))
     }
 
     /// Finds layer `depth` by scanning the marks and expands it. Returns the next layer's
@@ -282,15 +351,13 @@ impl Engine {
         visit: &impl OnVisit,
     ) -> (u64, Option<Vec<u32>>, Option<Vec<u32>>) {
         let code = 1 + u64::from(depth % 2);
-        let next_code = 1 + u64::from((depth + 1) % 2);
         let pattern = code * LOW_BITS;
         let (found, next, current) = marks
             .words
             .par_chunks(CHUNK_WORDS)
             .enumerate()
             .map(|(chunk_index, words)| {
-                let mut found = 0u64;
-                let mut next = Vec::new();
+                let mut claims = Claims::new(marks, visit, depth + 1, keep_next);
                 let mut current = Vec::new();
                 let mut unranker = SequentialUnranker::<N>::default();
                 for (k, word) in words.iter().enumerate() {
@@ -309,18 +376,13 @@ impl Engine {
                         }
                         let (perm, digits) = unranker.unrank(r);
                         moves::neighbors_of::<N>(r, &perm, &digits, &self.moves, |nb, _| {
-                            if marks.claim(nb, next_code) {
-                                visit.visit(nb, depth + 1);
-                                found += 1;
-                                if keep_next {
-                                    next.push(nb);
-                                }
-                            }
+                            claims.push(nb)
                         });
                     }
                     // Frontier fields (01 or 10) become DONE (11).
                     word.fetch_or(matches * 3, Relaxed);
                 }
+                let (found, next) = claims.finish();
                 (found, next, current)
             })
             .reduce(
