@@ -22,8 +22,9 @@ use crate::shape::Shape;
 
 /// Ranks formatted per parallel work item.
 const CHUNK: u32 = 1 << 15;
-/// Work items formatted before they are written (bounds memory of streamed exports).
-const BATCH: u32 = 32;
+/// Work items per batch: one batch is written while the next is formatted (this also bounds
+/// the memory of streamed exports).
+const BATCH: u32 = 4;
 
 /// An output file could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -97,32 +98,41 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Formats ranks `start..end` in parallel chunks with `format_chunk`, writing the chunks in
-/// rank order to `out`; reports progress per batch.
+/// Formats ranks `0..end` in parallel chunks with `format_chunk` and writes them in rank
+/// order to `out`, pipelined: one batch is written while the next is formatted. Reports
+/// progress per batch.
 fn write_chunked(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     end: u32,
     progress: &dyn Progress,
     format_chunk: impl Fn(u32, u32, &mut Vec<u8>) + Sync,
 ) -> io::Result<()> {
-    let mut start = 0u32;
-    while start < end {
-        let batch_end = start.saturating_add(CHUNK * BATCH).min(end);
-        let buffers: Vec<Vec<u8>> = (start..batch_end)
+    let batch_end = |start: u32| start.saturating_add(CHUNK * BATCH).min(end);
+    let format_batch = |start: u32| -> Vec<Vec<u8>> {
+        let stop = batch_end(start);
+        (start..stop)
             .step_by(CHUNK as usize)
             .collect::<Vec<u32>>()
             .into_par_iter()
             .map(|lo| {
                 let mut buf = Vec::with_capacity(CHUNK as usize * 48);
-                format_chunk(lo, lo.saturating_add(CHUNK).min(batch_end), &mut buf);
+                format_chunk(lo, lo.saturating_add(CHUNK).min(stop), &mut buf);
                 buf
             })
-            .collect();
-        for buf in &buffers {
-            out.write_all(buf)?;
-        }
-        start = batch_end;
-        progress.update(u64::from(start), "");
+            .collect()
+    };
+    let mut start = 0u32;
+    let mut ready = format_batch(start);
+    while start < end {
+        let next_start = batch_end(start);
+        let (written, next) = rayon::join(
+            || ready.iter().try_for_each(|buf| out.write_all(buf)),
+            || (next_start < end).then(|| format_batch(next_start)).unwrap_or_default(),
+        );
+        written?;
+        progress.update(u64::from(next_start), "");
+        ready = next;
+        start = next_start;
     }
     Ok(())
 }

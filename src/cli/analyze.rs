@@ -106,11 +106,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let mut notes = Vec::new();
     let path = |name: &str| dir.join(name);
 
-    // The two large files are written concurrently: most of their cost is the kernel's copy.
-    let (edges_done, nodes_done) = rayon::join(
-        || edges.map(|format| export::write_edges(&path("edges.csv"), shape, format, &bars)),
-        || nodes.map(|format| export::write_nodes(&path("nodes.csv"), &result, format, &bars)),
-    );
+    let edges_done = edges.map(|f| export::write_edges(&path("edges.csv"), shape, f, &bars));
+    let nodes_done = nodes.map(|f| export::write_nodes(&path("nodes.csv"), &result, f, &bars));
     match edges_done {
         Some(done) => {
             done.map_err(CliError::runtime)?;
