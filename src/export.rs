@@ -127,7 +127,11 @@ fn write_chunked(
         let next_start = batch_end(start);
         let (written, next) = rayon::join(
             || ready.iter().try_for_each(|buf| out.write_all(buf)),
-            || (next_start < end).then(|| format_batch(next_start)).unwrap_or_default(),
+            || {
+                (next_start < end)
+                    .then(|| format_batch(next_start))
+                    .unwrap_or_default()
+            },
         );
         written?;
         progress.update(u64::from(next_start), "");

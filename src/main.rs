@@ -5,6 +5,7 @@ mod cli;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// Maps the whole state space of sliding-tile puzzles and solves single boards optimally.
@@ -26,10 +27,26 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // No subcommand: the whole help, as a usage error.
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            // Usage errors: clap's first paragraph, on one line.
+            let text = e.render().to_string();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            eprintln!("{} (see --help)", lines.join(" "));
+            return ExitCode::from(2);
         }
     };
     let result = match cli.command {

@@ -207,9 +207,23 @@ fn bad_input_gets_one_line_and_exit_code_2() {
     analyze(tmp.path(), &["--rows", "3", "--cols", "5"])
         .code(2)
         .stderr(one_line().and(predicate::str::contains("3x5 has 1,307,674,368,000 boards")));
-    // clap's own usage errors also exit 2.
-    analyze(tmp.path(), &["--rows", "3"]).code(2);
-    analyze(tmp.path(), &["--size", "3", "--rows", "3", "--cols", "3"]).code(2);
+    // clap's own usage errors, also on one line.
+    analyze(tmp.path(), &["--rows", "3"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("--cols")));
+    analyze(tmp.path(), &["--size", "3", "--rows", "3", "--cols", "3"])
+        .code(2)
+        .stderr(one_line());
+    npuzzle()
+        .args(["analyze", "--size", "x"])
+        .assert()
+        .code(2)
+        .stderr(one_line());
+    npuzzle()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("analyze"));
     npuzzle()
         .args(["plot", "/nonexistent/dir"])
         .assert()

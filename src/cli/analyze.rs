@@ -30,7 +30,7 @@ pub enum Export {
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
     /// Analyze the N x N board (3 = the 8-puzzle).
-    #[arg(long, value_name = "N", conflicts_with_all = ["rows", "cols"], required_unless_present_all = ["rows", "cols"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["rows", "cols"])]
     size: Option<usize>,
     /// Rows of a rectangular board (with --cols).
     #[arg(long, value_name = "R", requires = "cols")]
@@ -129,7 +129,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
              (needs {} of memory)",
             group(result.boards),
-            human_bytes(analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)),
+            human_bytes(
+                analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)
+            ),
         )),
     }
     export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
