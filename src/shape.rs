@@ -61,7 +61,7 @@ impl Shape {
         if rows == 0 || cols == 0 {
             return Err(ShapeError::ZeroSide { rows, cols });
         }
-        let cells = rows.checked_mul(cols).unwrap_or(usize::MAX);
+        let cells = rows.saturating_mul(cols);
         if cells < 2 {
             return Err(ShapeError::TooFewCells { rows, cols });
         }
@@ -141,8 +141,14 @@ mod tests {
     #[test]
     fn rejects_degenerate_shapes() {
         assert!(matches!(Shape::new(0, 3), Err(ShapeError::ZeroSide { .. })));
-        assert!(matches!(Shape::new(1, 1), Err(ShapeError::TooFewCells { .. })));
-        assert!(matches!(Shape::new(9, 9), Err(ShapeError::TooManyCells { cells: 81, .. })));
+        assert!(matches!(
+            Shape::new(1, 1),
+            Err(ShapeError::TooFewCells { .. })
+        ));
+        assert!(matches!(
+            Shape::new(9, 9),
+            Err(ShapeError::TooManyCells { cells: 81, .. })
+        ));
         assert_eq!(Shape::new(3, 4).unwrap().to_string(), "3x4");
     }
 
