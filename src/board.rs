@@ -237,7 +237,11 @@ impl Board {
         let mut s = String::new();
         for (i, t) in self.tiles().enumerate() {
             if i > 0 {
-                s.push(if i % self.shape.cols() == 0 { '\n' } else { ' ' });
+                s.push(if i % self.shape.cols() == 0 {
+                    '\n'
+                } else {
+                    ' '
+                });
             }
             if t == 0 {
                 let _ = write!(s, "{:>width$}", ".");
@@ -334,7 +338,12 @@ fn check_permutation(shape: Shape, numbers: &[u64], lo: u64) -> Result<(), Board
     let mut seen = vec![false; n];
     for &t in numbers {
         if t < lo || t > hi {
-            return Err(BoardError::OutOfRange { shape, tile: t, lo, hi });
+            return Err(BoardError::OutOfRange {
+                shape,
+                tile: t,
+                lo,
+                hi,
+            });
         }
         let slot = &mut seen[(t - lo) as usize];
         if *slot {
@@ -398,14 +407,30 @@ mod tests {
         for t in ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"] {
             assert!(Board::parse_tiles(s(3, 3), t).unwrap().is_solvable());
         }
-        assert!(!Board::parse_tiles(s(3, 3), "2 1 3 4 5 6 7 8 0").unwrap().is_solvable());
+        assert!(
+            !Board::parse_tiles(s(3, 3), "2 1 3 4 5 6 7 8 0")
+                .unwrap()
+                .is_solvable()
+        );
         // 15-puzzle: Loyd's 14-15 swap is unsolvable.
         let loyd = "1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0";
         assert!(!Board::parse_tiles(s(4, 4), loyd).unwrap().is_solvable());
         // A line board: tiles never change order; parity alone would accept 1x4 `3 1 2 0`.
-        assert!(Board::parse_tiles(s(1, 4), "1 0 2 3").unwrap().is_solvable());
-        assert!(!Board::parse_tiles(s(1, 4), "3 1 2 0").unwrap().is_solvable());
-        assert!(!Board::parse_tiles(s(4, 1), "2 1 0 3").unwrap().is_solvable());
+        assert!(
+            Board::parse_tiles(s(1, 4), "1 0 2 3")
+                .unwrap()
+                .is_solvable()
+        );
+        assert!(
+            !Board::parse_tiles(s(1, 4), "3 1 2 0")
+                .unwrap()
+                .is_solvable()
+        );
+        assert!(
+            !Board::parse_tiles(s(4, 1), "2 1 0 3")
+                .unwrap()
+                .is_solvable()
+        );
         // A blank move keeps solvability.
         let g = Board::goal(s(4, 4));
         assert!(g.moved(Direction::Up).unwrap().is_solvable());
