@@ -17,7 +17,7 @@ use crate::board::{Board, Direction};
 use crate::progress::Progress;
 use crate::rank;
 use crate::shape::Shape;
-use crate::solve::heuristic::Estimator;
+use crate::solve::heuristic::{Estimator, Slide};
 
 /// The most cells for which an exact table is kept in memory.
 pub const MAX_CELLS: usize = 12;
@@ -159,7 +159,7 @@ impl Estimator for ExactTable {
     }
 
     #[inline(always)]
-    fn after_move(&self, cells: &[u8], _: &[u8], _: u8, _: usize, _: usize, _: ()) -> (u32, ()) {
+    fn after_move(&self, cells: &[u8], _: &[u8], _: Slide, _: (), _: u32) -> (u32, ()) {
         (u32::from(self.depths[rank::rank(cells) as usize]), ())
     }
 }

@@ -156,17 +156,31 @@ pub(crate) trait Estimator {
     /// The bound and memo of a board, computed from scratch.
     fn start(&self, cells: &[u8], pos: &[u8]) -> (u32, Self::Memo);
 
-    /// The bound and memo after `piece` slid from cell `from` to cell `to` (the blank went
-    /// the other way). `cells` and `pos` already show the new board; `memo` is the parent's.
+    /// The bound and memo after `slide` (the blank went the other way). `cells` and `pos`
+    /// already show the new board; `memo` is the parent's.
+    ///
+    /// The caller prunes a board whose bound exceeds `budget`; the estimator may then stop
+    /// early and return any lower bound above `budget` with a memo that will not be used.
+    /// With `u32::MAX` the result is always complete.
     fn after_move(
         &self,
         cells: &[u8],
         pos: &[u8],
-        piece: u8,
-        from: usize,
-        to: usize,
+        slide: Slide,
         memo: Self::Memo,
+        budget: u32,
     ) -> (u32, Self::Memo);
+}
+
+/// One move as the estimators see it: `piece` slid from cell `from` to cell `to`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slide {
+    /// The piece that moved (its goal cell).
+    pub piece: u8,
+    /// Its cell before the move (the blank's cell after it).
+    pub from: usize,
+    /// Its cell after the move (the blank's cell before it).
+    pub to: usize,
 }
 
 /// The inverse of a permutation: `pos[cells[i]] = i`.
@@ -190,7 +204,7 @@ impl Estimator for Zero {
     }
 
     #[inline(always)]
-    fn after_move(&self, _: &[u8], _: &[u8], _: u8, _: usize, _: usize, _: ()) -> (u32, ()) {
+    fn after_move(&self, _: &[u8], _: &[u8], _: Slide, _: (), _: u32) -> (u32, ()) {
         (0, ())
     }
 }
@@ -221,16 +235,9 @@ impl Estimator for Hamming {
     }
 
     #[inline(always)]
-    fn after_move(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        piece: u8,
-        from: usize,
-        to: usize,
-        h: u32,
-    ) -> (u32, u32) {
-        let h = h + u32::from(piece as usize == from) - u32::from(piece as usize == to);
+    fn after_move(&self, _: &[u8], _: &[u8], slide: Slide, h: u32, _: u32) -> (u32, u32) {
+        let piece = slide.piece as usize;
+        let h = h + u32::from(piece == slide.from) - u32::from(piece == slide.to);
         (h, h)
     }
 }
@@ -280,16 +287,8 @@ impl Estimator for Manhattan {
     }
 
     #[inline(always)]
-    fn after_move(
-        &self,
-        _: &[u8],
-        _: &[u8],
-        piece: u8,
-        from: usize,
-        to: usize,
-        h: u32,
-    ) -> (u32, u32) {
-        let h = h + self.distance(piece, to) - self.distance(piece, from);
+    fn after_move(&self, _: &[u8], _: &[u8], slide: Slide, h: u32, _: u32) -> (u32, u32) {
+        let h = h + self.distance(slide.piece, slide.to) - self.distance(slide.piece, slide.from);
         (h, h)
     }
 }
@@ -298,6 +297,8 @@ impl Estimator for Manhattan {
 #[derive(Debug, Clone)]
 struct LinearConflict {
     manhattan: Manhattan,
+    /// Row and column of each cell (no division per node).
+    coords: Vec<(u8, u8)>,
 }
 
 /// The memo of [`LinearConflict`]: the Manhattan sum and the number of tiles that must leave
@@ -323,9 +324,22 @@ enum Line {
 
 impl LinearConflict {
     fn new(shape: Shape) -> LinearConflict {
+        let coords = (0..shape.cells())
+            .map(|cell| {
+                let (r, c) = shape.coords(cell);
+                (r as u8, c as u8)
+            })
+            .collect();
         LinearConflict {
             manhattan: Manhattan::new(shape),
+            coords,
         }
+    }
+
+    #[inline(always)]
+    fn coords(&self, cell: usize) -> (usize, usize) {
+        let (r, c) = self.coords[cell];
+        (r as usize, c as usize)
     }
 
     /// The fewest tiles that must leave `line` so that the tiles of the line that belong to
@@ -355,7 +369,7 @@ impl LinearConflict {
             if piece == blank {
                 continue;
             }
-            let (gr, gc) = shape.coords(piece as usize);
+            let (gr, gc) = self.coords(piece as usize);
             let key = match line {
                 Line::Row(r) if gr == r => gc,
                 Line::Col(c) if gc == c => gr,
@@ -395,20 +409,19 @@ impl Estimator for LinearConflict {
         &self,
         cells: &[u8],
         _pos: &[u8],
-        piece: u8,
-        from: usize,
-        to: usize,
+        slide: Slide,
         memo: ConflictMemo,
+        _budget: u32,
     ) -> (u32, ConflictMemo) {
-        let shape = self.manhattan.shape;
+        let Slide { piece, from, to } = slide;
         let mut next = memo;
         next.manhattan = memo.manhattan + self.manhattan.distance(piece, to)
             - self.manhattan.distance(piece, from);
         // Only the tile's own goal line can change, and only when the tile enters or leaves
         // it: a vertical move keeps the order within the column, a horizontal one within the
         // row.
-        let (goal_row, goal_col) = shape.coords(piece as usize);
-        let ((fr, fc), (tr, tc)) = (shape.coords(from), shape.coords(to));
+        let (goal_row, goal_col) = self.coords(piece as usize);
+        let ((fr, fc), (tr, tc)) = (self.coords(from), self.coords(to));
         let line = if fc == tc && (fr == goal_row || tr == goal_row) {
             Some(Line::Row(goal_row))
         } else if fr == tr && (fc == goal_col || tc == goal_col) {
@@ -485,7 +498,12 @@ mod tests {
                         cells.copy_from_slice(board.permutation());
                         let piece = cells[from_blank];
                         let pos = positions(&cells);
-                        let (h, m) = e.after_move(&cells, &pos, piece, to_blank, from_blank, memo);
+                        let slide = Slide {
+                            piece,
+                            from: to_blank,
+                            to: from_blank,
+                        };
+                        let (h, m) = e.after_move(&cells, &pos, slide, memo, u32::MAX);
                         assert_eq!(h, e.start(&cells, &pos).0);
                         memo = m;
                     }

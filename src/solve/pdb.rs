@@ -26,7 +26,7 @@
 use crate::board::Board;
 use crate::progress::Progress;
 use crate::shape::Shape;
-use crate::solve::heuristic::Estimator;
+use crate::solve::heuristic::{Estimator, Slide};
 
 /// The largest board (in cells) that pattern databases are built for.
 pub const MAX_CELLS: usize = 16;
@@ -497,9 +497,13 @@ impl PatternDatabases {
     #[inline(always)]
     fn bound(&self, memo: &PdbMemo) -> u32 {
         let m = self.databases.len();
-        let sum = |values: &[u8]| values.iter().map(|&v| u32::from(v)).sum::<u32>();
         sum(&memo[..m]).max(sum(&memo[MAX_PATTERNS..MAX_PATTERNS + m]))
     }
+}
+
+#[inline(always)]
+fn sum(values: &[u8]) -> u32 {
+    values.iter().map(|&v| u32::from(v)).sum()
 }
 
 /// Per pattern, its value on the board (`0..MAX_PATTERNS`) and on the transpose (the rest).
@@ -524,20 +528,26 @@ impl Estimator for PatternDatabases {
         &self,
         _cells: &[u8],
         pos: &[u8],
-        piece: u8,
-        _from: usize,
-        _to: usize,
+        slide: Slide,
         memo: PdbMemo,
+        budget: u32,
     ) -> (u32, PdbMemo) {
+        let piece = slide.piece as usize;
         let mut next = memo;
-        let db = self.owner[piece as usize] as usize;
+        let db = self.owner[piece] as usize;
         next[db] = self.lookup(db, pos, false);
-        if let Some(m) = &self.mirror {
-            // On the transpose, the piece that moved is T(piece).
-            let db = self.owner[m[piece as usize] as usize] as usize;
-            next[MAX_PATTERNS + db] = self.lookup(db, pos, true);
+        let m = self.databases.len();
+        let direct = sum(&next[..m]);
+        let Some(mirror) = &self.mirror else {
+            return (direct, next);
+        };
+        if direct > budget {
+            return (direct, next); // Pruned anyway: skip the reflected lookup.
         }
-        (self.bound(&next), next)
+        // On the transpose, the piece that moved is T(piece).
+        let db = self.owner[mirror[piece] as usize] as usize;
+        next[MAX_PATTERNS + db] = self.lookup(db, pos, true);
+        (direct.max(sum(&next[MAX_PATTERNS..MAX_PATTERNS + m])), next)
     }
 }
 

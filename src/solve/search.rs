@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::board::{Board, Direction};
 use crate::shape::Shape;
-use crate::solve::heuristic::{Estimator, Visitor, Zero, positions};
+use crate::solve::heuristic::{Estimator, Slide, Visitor, Zero, positions};
 use crate::solve::{Algorithm, Heuristic, Limits, Solution, SolveError};
 
 /// The most cells BFS, UCS and A* can pack in a `u128` key.
@@ -448,7 +448,12 @@ fn best_first<E: Estimator>(
             cells[to] = blank_piece;
             pos[piece as usize] = blank as u8;
             pos[blank_piece as usize] = to as u8;
-            let (h, memo) = estimator.after_move(&cells, &pos, piece, to, blank, node.memo);
+            let slide = Slide {
+                piece,
+                from: to,
+                to: blank,
+            };
+            let (h, memo) = estimator.after_move(&cells, &pos, slide, node.memo, u32::MAX);
             cells[to] = piece;
             cells[blank] = blank_piece;
             pos[piece as usize] = to as u8;
@@ -588,9 +593,15 @@ impl<E: Estimator> Ida<'_, E> {
             self.cells[to] = self.blank_piece;
             self.pos[piece as usize] = blank as u8;
             self.pos[self.blank_piece as usize] = to as u8;
+            let slide = Slide {
+                piece,
+                from: to,
+                to: blank,
+            };
+            let budget = bound.saturating_sub(g + 1);
             let (child_h, child_memo) =
                 self.estimator
-                    .after_move(&self.cells, &self.pos, piece, to, blank, memo);
+                    .after_move(&self.cells, &self.pos, slide, memo, budget);
             let f = g + 1 + child_h;
             let flow = if f > bound {
                 self.next_bound = self.next_bound.min(f);
