@@ -16,7 +16,11 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Solve boards optimally: one board (file, stdin or --board), a batch, or a comparison
+    /// of the algorithms.
+    Solve(cli::solve::SolveArgs),
+}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -27,7 +31,9 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let result: Result<(), cli::CliError> = match cli.command {};
+    let result: Result<(), cli::CliError> = match cli.command {
+        Command::Solve(args) => cli::solve::run(&args),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

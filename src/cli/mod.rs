@@ -2,6 +2,7 @@
 //! the report. Only this layer prints.
 
 pub mod progress;
+pub mod solve;
 
 use std::fmt;
 
