@@ -15,8 +15,8 @@
 //! | 4 + 4 | rows, columns |
 //! | 4 | `k`, the number of tiles in the pattern |
 //! | `k` | the tiles, as printed |
-//! | 8 | entry count, `n! / (n - k)!` |
-//! | entries | the table, one byte per placement |
+//! | 8 | entry count, `16^k` |
+//! | entries | the table, one byte per entry, indexed as in [`crate::solve::pdb`] |
 //! | 4 | CRC-32 (IEEE) of everything before it |
 //!
 //! **Trust.** A file is used only if every field matches what is asked for, the length is
@@ -33,7 +33,9 @@ use std::time::{Duration, Instant};
 
 use crate::progress::Progress;
 use crate::shape::Shape;
-use crate::solve::pdb::{Partition, PatternDatabases, PatternDb, PdbError, placements};
+use crate::solve::pdb::{
+    MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError, entries,
+};
 
 /// The magic bytes that open every database file.
 pub const MAGIC: [u8; 8] = *b"NPUZZPDB";
@@ -217,7 +219,7 @@ pub fn decode(bytes: &[u8], shape: Shape, tiles: &[u8]) -> Result<PatternDb, Str
     let rows = reader.u32().ok_or_else(truncated)? as usize;
     let cols = reader.u32().ok_or_else(truncated)? as usize;
     let k = reader.u32().ok_or_else(truncated)? as usize;
-    if k > shape.cells() {
+    if k == 0 || k > MAX_PATTERN_TILES.min(shape.cells()) {
         return Err(format!("corrupt: a pattern of {k} tiles"));
     }
     let stored_tiles = reader.take(k).ok_or_else(truncated)?;
@@ -226,13 +228,13 @@ pub fn decode(bytes: &[u8], shape: Shape, tiles: &[u8]) -> Result<PatternDb, Str
             "stale: holds {rows}x{cols} tiles {stored_tiles:?}, expected {shape} tiles {tiles:?}"
         ));
     }
-    let entries = reader.u64().ok_or_else(truncated)?;
-    let expected = placements(shape.cells(), k);
-    if entries != expected {
-        return Err(format!("corrupt: {entries} entries, expected {expected}"));
+    let count = reader.u64().ok_or_else(truncated)?;
+    let expected = entries(k);
+    if count != expected {
+        return Err(format!("corrupt: {count} entries, expected {expected}"));
     }
     let body = reader.at;
-    let table = reader.take(entries as usize).ok_or_else(truncated)?;
+    let table = reader.take(count as usize).ok_or_else(truncated)?;
     let stored_crc = reader.u32().ok_or_else(truncated)?;
     if reader.at != bytes.len() {
         return Err(format!(
@@ -310,7 +312,7 @@ mod tests {
         let s = shape33();
         let db = PatternDb::build(s, &[1, 2, 3, 4], &NoProgress).unwrap();
         let bytes = encode(&db);
-        assert_eq!(bytes.len(), 8 + 4 * 4 + 4 + 8 + 3024 + 4);
+        assert_eq!(bytes.len(), 8 + 4 * 4 + 4 + 8 + 65_536 + 4);
         assert_eq!(decode(&bytes, s, &[1, 2, 3, 4]), Ok(db.clone()));
         // Every truncation is caught.
         for len in [0, 5, 20, 40, bytes.len() - 1] {
