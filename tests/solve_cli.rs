@@ -341,20 +341,6 @@ fn compare_prints_a_table() {
         assert!(line.split_whitespace().any(|w| w == "31"), "{line}");
     }
     assert!(out.contains("exact: the exact table for 3x3"), "{out}");
-    // 4x4: the uninformed searches are left out, and said so.
-    // Korf's 1985 instance 79 (42 moves), turned to this crate's goal by a half turn.
-    let korf79 = "1 6 10 8 14 12 4 2 13 11 3 5 9 7 15 0";
-    let (code, out, err) = run(&["--board", korf79, "--compare", "--quiet"], None);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("bfs: visits every board closer than the goal"),
-        "{out}"
-    );
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("idastar  linear-conflict"))
-        .unwrap();
-    assert!(line.split_whitespace().any(|w| w == "42"), "{line}");
 }
 
 /// The cache folder: databases are written on first use, reused, and a corrupted file is
@@ -383,17 +369,41 @@ fn corrupt_cache_files_are_rebuilt() {
     assert_eq!(fs::read(&file).unwrap(), good);
 }
 
-/// The default method on 4x4 builds the 6-6-3 pattern databases (about 30 s with a release
-/// build, minutes with a debug one): `cargo test --release --test solve_cli -- --ignored`.
+/// The default method and `--compare` on 4x4 build the 6-6-3 pattern databases (about 25 s in
+/// a release build): `cargo test --release --test solve_cli -- --ignored`.
 #[test]
 #[ignore = "builds the 4x4 pattern databases (30 s in release, minutes in debug)"]
 fn default_method_on_4x4() {
+    // One cache folder for all runs: the databases are built once.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().display().to_string();
     // Korf's 1985 instances 12 (45 moves) and 79 (42), turned to this crate's goal.
     for (tiles, moves) in [
         ("1 3 5 6 0 13 14 9 11 4 8 12 10 7 15 2", "45\n"),
         ("1 6 10 8 14 12 4 2 13 11 3 5 9 7 15 0", "42\n"),
     ] {
-        let (code, out, err) = run(&["--board", tiles, "-q"], None);
+        let (code, out, err) = run(&["--board", tiles, "-q", "--cache", &cache], None);
         assert_eq!((code, out.as_str()), (0, moves), "{err}");
+    }
+    // --compare on 4x4: the uninformed searches are left out, and said so.
+    let korf79 = "1 6 10 8 14 12 4 2 13 11 3 5 9 7 15 0";
+    let args = ["--board", korf79, "--compare", "-q", "--cache", &cache];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bfs: visits every board closer than the goal"),
+        "{out}"
+    );
+    for row in [
+        "idastar  manhattan",
+        "idastar  linear-conflict",
+        "idastar  pdb",
+        "astar    pdb",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {out}"));
+        assert!(line.split_whitespace().any(|w| w == "42"), "{line}");
     }
 }
