@@ -243,6 +243,29 @@ fn board_from_tiles(shape: Shape, tiles: &[u64]) -> Result<Board, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text at all gives a board or an error, never a panic.
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,60}", numbers in "[0-9 /,\n-]{0,40}") {
+            let _ = parse_assignment(&text);
+            let _ = parse_flat(&text, None);
+            let _ = parse_assignment(&numbers);
+            let _ = parse_flat(&numbers, None);
+            let _ = parse_flat(&numbers, Shape::new(2, 3).ok());
+        }
+
+        /// Every 3x3 board written in the assignment format reads back as itself.
+        #[test]
+        fn assignment_format_round_trips(rank in 0u64..362_880) {
+            let board = Board::from_rank(Shape::square(3).unwrap(), rank);
+            let tiles: Vec<String> = board.tiles().map(|t| t.to_string()).collect();
+            let text = format!("3\n{}\n{}\n{}\n", tiles[..3].join(" "), tiles[3..6].join(" "), tiles[6..].join(" "));
+            prop_assert_eq!(parse_assignment(&text), Ok(board.clone()));
+            prop_assert_eq!(parse_flat(&tiles.join(" "), None), Ok(board));
+        }
+    }
 
     /// One line per case: the text and the error message expected (or the label).
     fn check(text: &str, expected: &str) {

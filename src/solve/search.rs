@@ -744,7 +744,12 @@ mod tests {
         let depth = distances(s);
         let dbs =
             PatternDatabases::build(&Partition::default_for(s).unwrap(), &NoProgress).unwrap();
-        let hs = [Heuristic::linear_conflict(s), Heuristic::pdb(Arc::new(dbs))];
+        let hs = [
+            Heuristic::hamming(s),
+            Heuristic::manhattan(s),
+            Heuristic::linear_conflict(s),
+            Heuristic::pdb(Arc::new(dbs)),
+        ];
         let mut max = 0;
         for (rank, &d) in depth.iter().enumerate() {
             if d == u8::MAX {
@@ -753,12 +758,23 @@ mod tests {
             max = max.max(d);
             let b = Board::from_rank(s, rank as u64);
             for h in &hs {
-                assert!(
-                    h.estimate(&b) <= u32::from(d),
-                    "{:?} on {}",
-                    h.kind(),
-                    b.label()
-                );
+                let e = h.estimate(&b);
+                assert!(e <= u32::from(d), "{:?} on {}", h.kind(), b.label());
+                if rank % 101 == 0
+                    && matches!(
+                        h.kind(),
+                        HeuristicKind::Manhattan | HeuristicKind::LinearConflict
+                    )
+                {
+                    for next in Direction::ALL.iter().filter_map(|&dir| b.moved(dir)) {
+                        assert!(
+                            h.estimate(&next).abs_diff(e) <= 1,
+                            "{:?} on {}",
+                            h.kind(),
+                            b.label()
+                        );
+                    }
+                }
             }
         }
         assert_eq!(max, 55); // OEIS A090036: the 2x5 radius.
@@ -891,6 +907,25 @@ mod tests {
             assert_eq!(md.estimate(&b), h, "{korf}");
             assert_eq!(check(&b, Algorithm::IdaStar, &pdb), moves, "{korf}");
             assert_eq!(check(&b, Algorithm::IdaStar, &lc), moves, "{korf}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A board scrambled by `moves` random moves is solved in at most `moves`, the same
+        /// length by IDA* with linear conflict and A* with Manhattan, on shapes up to 4x5.
+        #[test]
+        fn scrambles_are_solved_within_their_length(
+            rows in 2usize..=4,
+            cols in 2usize..=5,
+            moves in 0usize..=24,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let s = shape(rows, cols);
+            let b = random_walk(&Board::goal(s), moves, &mut SplitMix64::new(seed));
+            let n = check(&b, Algorithm::IdaStar, &Heuristic::linear_conflict(s));
+            proptest::prop_assert!(n <= moves);
+            proptest::prop_assert_eq!(check(&b, Algorithm::AStar, &Heuristic::manhattan(s)), n);
         }
     }
 
