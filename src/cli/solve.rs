@@ -358,37 +358,21 @@ fn run_one(
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     let (algorithm, kind) = config.method(board.shape());
+    let unsolvable = if config.quiet {
+        "unsolvable"
+    } else {
+        "No solution possible"
+    };
     // Unsolvable boards are answered before any table is built.
     if !board.is_solvable() {
-        writeln!(
-            out,
-            "{}",
-            if config.quiet {
-                "unsolvable"
-            } else {
-                "No solution possible"
-            }
-        )?;
+        writeln!(out, "{unsolvable}")?;
         return Ok(());
     }
-    let solution = match solve_with(
-        board,
-        algorithm,
-        kind,
-        heuristics,
-        default_limits(algorithm),
-    )? {
+    let limits = default_limits(algorithm);
+    let solution = match solve_with(board, algorithm, kind, heuristics, limits)? {
         Ok(s) => s,
         Err(SolveError::Unsolvable) => {
-            writeln!(
-                out,
-                "{}",
-                if config.quiet {
-                    "unsolvable"
-                } else {
-                    "No solution possible"
-                }
-            )?;
+            writeln!(out, "{unsolvable}")?;
             return Ok(());
         }
         Err(e @ SolveError::LimitReached { .. }) => {
