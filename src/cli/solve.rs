@@ -10,7 +10,6 @@ use std::fmt::Write as _;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use npuzzle::solve::cache::{self, CacheEvent};
@@ -469,18 +468,14 @@ fn run_batch(
             }
         };
         let (algorithm, kind) = config.method(board.shape());
+        let unsolvable = format!("{number},unsolvable,0,0.000000,");
+        // Unsolvable boards are answered before any table is built.
         if !board.is_solvable() {
-            writeln!(out, "{number},unsolvable,0,0.000000,")?;
+            writeln!(out, "{unsolvable}")?;
             continue;
         }
-        let started = Instant::now();
-        match solve_with(
-            &board,
-            algorithm,
-            kind,
-            heuristics,
-            default_limits(algorithm),
-        )? {
+        let limits = default_limits(algorithm);
+        match solve_with(&board, algorithm, kind, heuristics, limits)? {
             Ok(s) => writeln!(
                 out,
                 "{number},{},{},{:.6},{}",
@@ -489,13 +484,7 @@ fn run_batch(
                 s.elapsed.as_secs_f64(),
                 solve::move_letters(&s.moves, "")
             )?,
-            Err(SolveError::Unsolvable) => {
-                writeln!(
-                    out,
-                    "{number},unsolvable,0,{:.6},",
-                    started.elapsed().as_secs_f64()
-                )?;
-            }
+            Err(SolveError::Unsolvable) => writeln!(out, "{unsolvable}")?,
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {} line {number}: {algorithm} {e}", path.display());
