@@ -266,8 +266,16 @@ impl Board {
     /// the blank one cell). This is the classic rule: for odd widths, an even number of
     /// inversions among the tiles; for even widths, inversions plus the blank's row from the
     /// bottom must be odd (Johnson & Story 1879; Archer 1999).
+    ///
+    /// A board one cell wide (`1xN` or `Nx1`) is the exception: its tiles can never change
+    /// order, so it is solvable exactly when the tiles, read along the line, are in order.
     pub fn is_solvable(&self) -> bool {
         let n = self.cells.len();
+        if self.shape.rows() == 1 || self.shape.cols() == 1 {
+            let blank = (n - 1) as u8;
+            let tiles: Vec<u8> = self.cells.iter().copied().filter(|&v| v != blank).collect();
+            return tiles.windows(2).all(|w| w[0] < w[1]);
+        }
         let mut seen = vec![false; n];
         let mut transpositions = 0usize;
         for start in 0..n {
@@ -407,6 +415,11 @@ mod tests {
         // 15-puzzle: Loyd's 14-15 swap is unsolvable.
         let loyd = "1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0";
         assert!(!Board::parse_tiles(s(4, 4), loyd).unwrap().is_solvable());
+        // A line board: tiles never change order; parity alone would accept 1x4 `3 1 2 0`.
+        let line = |r, c, tiles| Board::parse_tiles(s(r, c), tiles).unwrap().is_solvable();
+        assert!(line(1, 4, "1 0 2 3"));
+        assert!(!line(1, 4, "3 1 2 0"));
+        assert!(!line(4, 1, "2 1 0 3"));
         // A blank move keeps solvability.
         let g = Board::goal(s(4, 4));
         assert!(g.moved(Direction::Up).unwrap().is_solvable());

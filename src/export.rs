@@ -128,9 +128,11 @@ fn write_chunked(
         let (written, next) = rayon::join(
             || ready.iter().try_for_each(|buf| out.write_all(buf)),
             || {
-                (next_start < end)
-                    .then(|| format_batch(next_start))
-                    .unwrap_or_default()
+                if next_start < end {
+                    format_batch(next_start)
+                } else {
+                    Vec::new()
+                }
             },
         );
         written?;

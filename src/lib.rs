@@ -15,6 +15,9 @@
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
+//! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
+//!   Manhattan, linear conflict, pattern databases (cached in files by [`solve::cache`]),
+//!   the exact table; reading boards as users write them.
 //!
 //! # Invariants
 //!
@@ -25,8 +28,11 @@
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only
-//!   [`export`], [`plot`] and the binary do I/O, always to a temporary file then a rename.
+//!   [`export`], [`plot`], [`solve::cache`] (the pattern databases) and the binary do I/O,
+//!   always to a temporary file then a rename.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
+//! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised
+//!   by parity before any search.
 
 #![warn(missing_docs)]
 
@@ -42,6 +48,7 @@ pub mod plot;
 pub mod progress;
 pub mod rank;
 pub mod shape;
+pub mod solve;
 
 pub use board::{Board, BoardError, Direction};
 pub use progress::{NoProgress, Progress};

@@ -22,6 +22,9 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Redraw the depth chart from saved results (no recomputation), or compare boards.
     Plot(cli::analyze::PlotArgs),
+    /// Solve boards optimally: one board (file, stdin or --board), a batch, or a comparison
+    /// of the algorithms.
+    Solve(cli::solve::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Plot(args) => cli::analyze::plot(args),
+        Command::Solve(args) => cli::solve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

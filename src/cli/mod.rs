@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod progress;
+pub mod solve;
 
 use std::fmt;
 

@@ -1,0 +1,703 @@
+//! `npuzzle solve`: optimal solutions for single boards, a batch of boards, or a comparison
+//! of the algorithms on one board.
+//!
+//! Arguments are parsed in two steps: [`SolveArgs`] as clap reads them, then a checked
+//! [`Config`]. The work is done by `npuzzle::solve`; this module reads the input, prepares
+//! heuristics (pattern databases from the cache folder), and prints.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use npuzzle::solve::cache::{self, CacheEvent};
+use npuzzle::solve::pdb::{Partition, PatternDb};
+use npuzzle::solve::{
+    self, Algorithm, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
+};
+use npuzzle::{Board, Shape};
+
+use crate::cli::CliError;
+use crate::cli::progress::Bars;
+
+/// Solve boards optimally (any N x N board, or R x C with --rows/--cols).
+///
+/// The goal is tiles 1..n-1 in order with the blank last. Moves are named by the way the
+/// blank goes (U D L R). Unsolvable boards are recognised by parity, never searched.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["file", "board", "batch"])))]
+pub struct SolveArgs {
+    /// Board file in the assignment format: N on the first line, then N rows of N numbers,
+    /// 0 = blank (with --rows/--cols: R*C numbers). `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The board as numbers row by row, 0 = blank; `/` may separate rows:
+    /// "0 1 3 / 4 2 5 / 7 8 6".
+    #[arg(long, value_name = "TILES")]
+    pub board: Option<String>,
+
+    /// File of boards, one per line (row by row, 0 = blank; empty lines and lines starting
+    /// with # are skipped). Prints CSV: line,moves,expanded,seconds,solution. A bad line is
+    /// reported on stderr and the others are still solved.
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<PathBuf>,
+
+    /// Rows of a rectangular board (with --cols).
+    #[arg(long, value_name = "R", requires = "cols")]
+    pub rows: Option<usize>,
+
+    /// Columns of a rectangular board (with --rows).
+    #[arg(long, value_name = "C", requires = "rows")]
+    pub cols: Option<usize>,
+
+    /// Search algorithm [default: idastar].
+    #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
+    pub algorithm: Option<Algorithm>,
+
+    /// Heuristic for astar and idastar [default: pdb up to 16 cells, else linear-conflict].
+    /// `exact` walks downhill in the BFS depths of `analyze` (boards up to 12 cells).
+    #[arg(long, value_name = "NAME", value_parser = heuristic_parser())]
+    pub heuristic: Option<HeuristicKind>,
+
+    /// Run every algorithm/heuristic pair that finishes in reasonable time on the board and
+    /// print a table: moves, nodes expanded, time, peak memory.
+    #[arg(long, conflicts_with_all = ["algorithm", "heuristic", "batch"])]
+    pub compare: bool,
+
+    /// Print one line: the number of moves, or `unsolvable`. No progress bars or notes.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Folder for the pattern databases [default: $NPUZZLE_CACHE, else
+    /// $XDG_CACHE_HOME/npuzzle, else $HOME/.cache/npuzzle].
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+}
+
+fn algorithm_parser() -> impl TypedValueParser<Value = Algorithm> {
+    PossibleValuesParser::new(Algorithm::ALL.map(Algorithm::name))
+        .try_map(|s| s.parse::<Algorithm>())
+}
+
+fn heuristic_parser() -> impl TypedValueParser<Value = HeuristicKind> {
+    PossibleValuesParser::new(HeuristicKind::ALL.map(HeuristicKind::name))
+        .try_map(|s| s.parse::<HeuristicKind>())
+}
+
+/// Where the boards come from.
+#[derive(Debug, Clone)]
+enum Source {
+    Single(Single),
+    Batch(PathBuf),
+}
+
+/// Where a single board comes from.
+#[derive(Debug, Clone)]
+enum Single {
+    File(PathBuf),
+    Stdin,
+    Board(String),
+}
+
+/// The checked configuration.
+#[derive(Debug)]
+pub struct Config {
+    source: Source,
+    shape: Option<Shape>,
+    algorithm: Option<Algorithm>,
+    heuristic: Option<HeuristicKind>,
+    compare: bool,
+    quiet: bool,
+    cache_dir: Option<PathBuf>,
+}
+
+/// BFS, UCS and A* stop when they hold this many boards (about 1 to 2 GB), rather than
+/// exhaust the memory; IDA* needs none.
+const MAX_STORED: u64 = 20_000_000;
+
+/// Caps for `--compare`, so that every row finishes within seconds.
+const COMPARE_LIMITS: Limits = Limits {
+    max_expanded: Some(50_000_000),
+    max_stored: Some(5_000_000),
+};
+
+impl Config {
+    /// Checks `args`.
+    ///
+    /// # Errors
+    /// A usage error for a bad shape or a heuristic given to an algorithm without one.
+    pub fn from_args(args: &SolveArgs) -> Result<Config, CliError> {
+        let source = match (&args.file, &args.board, &args.batch) {
+            (Some(f), None, None) if f.as_os_str() == "-" => Source::Single(Single::Stdin),
+            (Some(f), None, None) => Source::Single(Single::File(f.clone())),
+            (None, Some(b), None) => Source::Single(Single::Board(b.clone())),
+            (None, None, Some(b)) => Source::Batch(b.clone()),
+            _ => return Err(CliError::usage("give one of FILE, --board or --batch")),
+        };
+        let shape = match (args.rows, args.cols) {
+            (Some(r), Some(c)) => Some(Shape::new(r, c).map_err(CliError::usage)?),
+            _ => None,
+        };
+        if let (Some(a), Some(h)) = (args.algorithm, args.heuristic)
+            && !a.uses_heuristic()
+        {
+            return Err(CliError::usage(format!(
+                "--heuristic {h} has no effect with --algorithm {a}, which searches without one"
+            )));
+        }
+        let cache_dir = args.cache.clone().or_else(cache::default_dir);
+        Ok(Config {
+            source,
+            shape,
+            algorithm: args.algorithm,
+            heuristic: args.heuristic,
+            compare: args.compare,
+            quiet: args.quiet,
+            cache_dir,
+        })
+    }
+
+    /// The algorithm and heuristic for a board of `shape`: the ones asked for, the rest from
+    /// [`solve::default_method`].
+    fn method(&self, shape: Shape) -> (Algorithm, HeuristicKind) {
+        let (default_algorithm, default_heuristic) = solve::default_method(shape);
+        match (self.algorithm, self.heuristic) {
+            (None, None) => (default_algorithm, default_heuristic),
+            (None, Some(h)) => (Algorithm::IdaStar, h),
+            (Some(a), h) => (a, h.unwrap_or(default_heuristic)),
+        }
+    }
+}
+
+/// Runs `npuzzle solve`.
+///
+/// # Errors
+/// Exit 2 for bad input (one line naming the file and the problem), 1 when the work could
+/// not be done.
+pub fn run(args: &SolveArgs) -> Result<(), CliError> {
+    let config = Config::from_args(args)?;
+    let bars = Bars::new(!config.quiet);
+    let mut heuristics = Heuristics {
+        cache_dir: config.cache_dir.clone(),
+        quiet: config.quiet,
+        bars: &bars,
+        prepared: HashMap::new(),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = match &config.source {
+        Source::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
+        Source::Single(single) => {
+            let board = read_board(single, config.shape)?;
+            if config.compare {
+                run_compare(&board, &mut heuristics, &mut out)
+            } else {
+                run_one(&config, &board, &mut heuristics, &mut out)
+            }
+        }
+    };
+    let result = result.and_then(|()| out.flush().map_err(Fail::Io));
+    match result {
+        Ok(()) => Ok(()),
+        Err(Fail::Cli(e)) => Err(e),
+        // A closed pipe (`npuzzle solve ... | head`) is not an error.
+        Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Fail::Io(e)) => Err(CliError::runtime(format!("cannot write the output: {e}"))),
+    }
+}
+
+/// A failure while producing output: a reported error, or a failed write.
+enum Fail {
+    Cli(CliError),
+    Io(io::Error),
+}
+
+impl From<CliError> for Fail {
+    fn from(e: CliError) -> Fail {
+        Fail::Cli(e)
+    }
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Fail {
+        Fail::Io(e)
+    }
+}
+
+/// Reads a single board (file, stdin or `--board`); `shape` from `--rows/--cols`.
+fn read_board(source: &Single, shape: Option<Shape>) -> Result<Board, CliError> {
+    let (name, text) = match source {
+        Single::File(path) => (path.display().to_string(), read_text(path)?),
+        Single::Stdin => {
+            let mut text = String::new();
+            io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| CliError::usage(format!("<stdin>: cannot read: {e}")))?;
+            ("<stdin>".to_string(), text)
+        }
+        Single::Board(text) => ("--board".to_string(), text.clone()),
+    };
+    // A file holds N and then N rows, unless --rows/--cols say the list is flat.
+    let parsed = match (source, shape) {
+        (Single::Board(_), _) | (_, Some(_)) => input::parse_flat(&text, shape),
+        _ => input::parse_assignment(&text),
+    };
+    parsed.map_err(|e| CliError::usage(format!("{name}: {e}")))
+}
+
+fn read_text(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        let why = if e.kind() == io::ErrorKind::InvalidData {
+            "not a text file (invalid UTF-8)".to_string()
+        } else {
+            format!("cannot read: {e}")
+        };
+        CliError::usage(format!("{}: {why}", path.display()))
+    })
+}
+
+/// Prepared heuristics, one per shape and kind, built or loaded on first use.
+struct Heuristics<'a> {
+    cache_dir: Option<PathBuf>,
+    quiet: bool,
+    bars: &'a Bars,
+    prepared: HashMap<(Shape, HeuristicKind), Heuristic>,
+}
+
+impl Heuristics<'_> {
+    fn get(&mut self, shape: Shape, kind: HeuristicKind) -> Result<Heuristic, CliError> {
+        if let Some(h) = self.prepared.get(&(shape, kind)) {
+            return Ok(h.clone());
+        }
+        let heuristic = match Heuristic::without_tables(kind, shape) {
+            Some(h) => h,
+            None if kind == HeuristicKind::Pdb => self.pattern_databases(shape)?,
+            None => {
+                let table = exact::exact_table(shape, self.bars).map_err(CliError::usage)?;
+                Heuristic::exact(Arc::new(table))
+            }
+        };
+        self.prepared.insert((shape, kind), heuristic.clone());
+        Ok(heuristic)
+    }
+
+    fn pattern_databases(&self, shape: Shape) -> Result<Heuristic, CliError> {
+        let partition = Partition::default_for(shape).map_err(CliError::usage)?;
+        let (databases, events) =
+            cache::load_or_build(self.cache_dir.as_deref(), &partition, self.bars)
+                .map_err(CliError::runtime)?;
+        if !self.quiet {
+            for (event, db) in events.iter().zip(databases.databases()) {
+                report_cache_event(event, db);
+            }
+        }
+        Ok(Heuristic::pdb(Arc::new(databases)))
+    }
+}
+
+/// One note on stderr per database built (none for those loaded).
+fn report_cache_event(event: &CacheEvent, db: &PatternDb) {
+    let CacheEvent::Built {
+        path,
+        reason,
+        elapsed,
+        saved,
+    } = event
+    else {
+        return;
+    };
+    let tiles: Vec<String> = db.tiles().iter().map(u8::to_string).collect();
+    let what = format!(
+        "pattern database {} [{}] ({reason}): built in {:.1} s",
+        db.shape(),
+        tiles.join(" "),
+        elapsed.as_secs_f64()
+    );
+    match (path, saved) {
+        (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
+        (Some(p), Err(e)) => eprintln!("warning: {what}, but not saved to {}: {e}", p.display()),
+        (None, _) => eprintln!(
+            "warning: {what}, not saved: no cache folder (set --cache DIR, NPUZZLE_CACHE or HOME)"
+        ),
+    }
+}
+
+/// Solves `board` by `algorithm` with `kind`, capping the memory of the storing searches.
+fn solve_with(
+    board: &Board,
+    algorithm: Algorithm,
+    kind: HeuristicKind,
+    heuristics: &mut Heuristics,
+    limits: Limits,
+) -> Result<Result<Solution, SolveError>, CliError> {
+    let heuristic = if algorithm.uses_heuristic() {
+        heuristics.get(board.shape(), kind)?
+    } else {
+        // BFS and UCS ignore it; any heuristic of the right shape will do.
+        Heuristic::hamming(board.shape())
+    };
+    Ok(solve::solve(board, algorithm, &heuristic, &limits))
+}
+
+fn default_limits(algorithm: Algorithm) -> Limits {
+    Limits {
+        max_expanded: None,
+        max_stored: algorithm.stores_boards().then_some(MAX_STORED),
+    }
+}
+
+/// One board: the boards from start to goal, then the summary.
+fn run_one(
+    config: &Config,
+    board: &Board,
+    heuristics: &mut Heuristics,
+    out: &mut impl Write,
+) -> Result<(), Fail> {
+    let (algorithm, kind) = config.method(board.shape());
+    let unsolvable = if config.quiet {
+        "unsolvable"
+    } else {
+        "No solution possible"
+    };
+    // Unsolvable boards are answered before any table is built.
+    if !board.is_solvable() {
+        writeln!(out, "{unsolvable}")?;
+        return Ok(());
+    }
+    let limits = default_limits(algorithm);
+    let solution = match solve_with(board, algorithm, kind, heuristics, limits)? {
+        Ok(s) => s,
+        Err(SolveError::Unsolvable) => {
+            writeln!(out, "{unsolvable}")?;
+            return Ok(());
+        }
+        Err(e @ SolveError::LimitReached { .. }) => {
+            return Err(CliError::runtime(format!(
+                "{algorithm} {e}: the search would outgrow the memory; \
+                 try --algorithm idastar, which needs almost none"
+            ))
+            .into());
+        }
+        Err(e) => return Err(CliError::usage(e).into()),
+    };
+    if config.quiet {
+        writeln!(out, "{}", solution.moves.len())?;
+        return Ok(());
+    }
+    let mut current = board.clone();
+    writeln!(out, "Start:\n{}", current.grid())?;
+    for (i, &dir) in solution.moves.iter().enumerate() {
+        current = current
+            .moved(dir)
+            .ok_or_else(|| CliError::runtime("internal error: the solution leaves the board"))?;
+        writeln!(
+            out,
+            "\nMove {} (blank {}):\n{}",
+            i + 1,
+            dir.letter(),
+            current.grid()
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Minimum number of moves = {}", solution.moves.len())?;
+    let letters = solve::move_letters(&solution.moves, " ");
+    writeln!(
+        out,
+        "Solution (blank moves): {}",
+        if letters.is_empty() {
+            "(none)"
+        } else {
+            &letters
+        }
+    )?;
+    writeln!(out, "Nodes expanded: {}", group_digits(solution.expanded))?;
+    writeln!(
+        out,
+        "Time: {}",
+        human_seconds(solution.elapsed.as_secs_f64())
+    )?;
+    writeln!(
+        out,
+        "Peak memory: {} ({} {})",
+        human_bytes(solution.peak_bytes),
+        group_digits(solution.peak_nodes),
+        if algorithm.stores_boards() {
+            "boards held"
+        } else {
+            "levels deep"
+        }
+    )?;
+    writeln!(out, "Method: {}", method_name(algorithm, kind))?;
+    Ok(())
+}
+
+fn method_name(algorithm: Algorithm, kind: HeuristicKind) -> String {
+    if algorithm.uses_heuristic() {
+        format!("{algorithm} + {kind}")
+    } else {
+        algorithm.to_string()
+    }
+}
+
+/// `--batch`: CSV on stdout, bad lines on stderr.
+fn run_batch(
+    config: &Config,
+    path: &Path,
+    heuristics: &mut Heuristics,
+    out: &mut impl Write,
+) -> Result<(), Fail> {
+    let text = read_text(path)?;
+    writeln!(out, "line,moves,expanded,seconds,solution")?;
+    let (mut bad, mut failed, mut boards) = (0usize, 0usize, 0usize);
+    for (i, line) in text.lines().enumerate() {
+        let number = i + 1;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        boards += 1;
+        let board = match input::parse_flat(line, config.shape) {
+            Ok(b) => b,
+            Err(e) => {
+                bad += 1;
+                eprintln!("error: {} line {number}: {e}", path.display());
+                continue;
+            }
+        };
+        let (algorithm, kind) = config.method(board.shape());
+        let unsolvable = format!("{number},unsolvable,0,0.000000,");
+        // Unsolvable boards are answered before any table is built.
+        if !board.is_solvable() {
+            writeln!(out, "{unsolvable}")?;
+            continue;
+        }
+        let limits = default_limits(algorithm);
+        match solve_with(&board, algorithm, kind, heuristics, limits)? {
+            Ok(s) => writeln!(
+                out,
+                "{number},{},{},{:.6},{}",
+                s.moves.len(),
+                s.expanded,
+                s.elapsed.as_secs_f64(),
+                solve::move_letters(&s.moves, "")
+            )?,
+            Err(SolveError::Unsolvable) => writeln!(out, "{unsolvable}")?,
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {} line {number}: {algorithm} {e}", path.display());
+            }
+        }
+        out.flush()?;
+    }
+    if bad > 0 {
+        return Err(CliError::usage(format!(
+            "{}: {bad} of {boards} boards could not be read (see above); the others were solved",
+            path.display()
+        ))
+        .into());
+    }
+    if failed > 0 {
+        return Err(CliError::runtime(format!(
+            "{}: {failed} of {boards} boards were not solved",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The algorithm/heuristic pairs of `--compare`, in table order.
+fn compare_pairs() -> Vec<(Algorithm, Option<HeuristicKind>)> {
+    let mut pairs = vec![(Algorithm::Bfs, None), (Algorithm::Ucs, None)];
+    for algorithm in [Algorithm::AStar, Algorithm::IdaStar] {
+        for kind in HeuristicKind::ALL {
+            pairs.push((algorithm, Some(kind)));
+        }
+    }
+    pairs
+}
+
+/// Why a pair is left out of `--compare` on `shape`, if it is.
+fn skip_reason(shape: Shape, algorithm: Algorithm, kind: Option<HeuristicKind>) -> Option<String> {
+    let cells = shape.cells();
+    let many = cells > 11; // Over 20 million reachable boards from 12 cells on.
+    match (algorithm, kind) {
+        (Algorithm::Bfs | Algorithm::Ucs, _) if many => Some(format!(
+            "{algorithm}: visits every board closer than the goal; {shape} has too many"
+        )),
+        (_, Some(HeuristicKind::Hamming)) if many => Some(format!(
+            "{algorithm} + hamming: too weak a bound for {shape}"
+        )),
+        (Algorithm::AStar, Some(HeuristicKind::Manhattan)) if cells > 12 => Some(format!(
+            "astar + manhattan: its open list outgrows the memory on {shape}"
+        )),
+        (_, Some(HeuristicKind::Pdb)) if cells > solve::pdb::MAX_CELLS => Some(format!(
+            "{algorithm} + pdb: no pattern databases above {} cells",
+            solve::pdb::MAX_CELLS
+        )),
+        (Algorithm::AStar, _) if cells > solve::search::MAX_STORED_CELLS => Some(format!(
+            "astar: keeps every board, packed for at most {} cells",
+            solve::search::MAX_STORED_CELLS
+        )),
+        _ => None,
+    }
+}
+
+/// `--compare`: one row per pair that runs, then what was left out and why.
+fn run_compare(
+    board: &Board,
+    heuristics: &mut Heuristics,
+    out: &mut impl Write,
+) -> Result<(), Fail> {
+    let shape = board.shape();
+    writeln!(out, "Board ({shape}):\n{}\n", board.grid())?;
+    if !board.is_solvable() {
+        writeln!(out, "No solution possible")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<8} {:<16} {:>6} {:>13} {:>11} {:>12}",
+        "algorithm", "heuristic", "moves", "expanded", "time", "peak memory"
+    )?;
+    let mut skipped = Vec::new();
+    let mut exact_missing = None;
+    for (algorithm, kind) in compare_pairs() {
+        if let Some(why) = skip_reason(shape, algorithm, kind) {
+            skipped.push(why);
+            continue;
+        }
+        let kind_name = kind.map_or("-", HeuristicKind::name);
+        let result = match kind {
+            Some(k) if algorithm.uses_heuristic() => match heuristics.get(shape, k) {
+                Ok(h) => solve::solve(board, algorithm, &h, &COMPARE_LIMITS),
+                Err(e) if k == HeuristicKind::Exact => {
+                    exact_missing = Some(e.message);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            },
+            _ => solve::solve(
+                board,
+                algorithm,
+                &Heuristic::hamming(shape),
+                &COMPARE_LIMITS,
+            ),
+        };
+        let row = match result {
+            Ok(s) => format!(
+                "{:>6} {:>13} {:>11} {:>12}",
+                s.moves.len(),
+                group_digits(s.expanded),
+                human_seconds(s.elapsed.as_secs_f64()),
+                human_bytes(s.peak_bytes)
+            ),
+            Err(SolveError::LimitReached { expanded, .. }) => {
+                format!(
+                    "{:>6} {:>13} {:>11} {:>12}",
+                    "-",
+                    group_digits(expanded),
+                    "gave up",
+                    "-"
+                )
+            }
+            Err(e) => return Err(CliError::runtime(e).into()),
+        };
+        writeln!(out, "{:<8} {:<16} {row}", algorithm.name(), kind_name)?;
+    }
+    let caps = format!(
+        "A run gives up after {} boards expanded or {} held.",
+        group_digits(COMPARE_LIMITS.max_expanded.unwrap_or(0)),
+        group_digits(COMPARE_LIMITS.max_stored.unwrap_or(0))
+    );
+    writeln!(out, "\n{caps}")?;
+    if !skipped.is_empty() || exact_missing.is_some() {
+        writeln!(out, "Not run:")?;
+        for why in skipped {
+            writeln!(out, "  {why}")?;
+        }
+        if let Some(why) = exact_missing {
+            writeln!(out, "  exact: {why}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `1234567` as `1,234,567`.
+fn group_digits(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds as `0.042 ms`, `12.3 ms` or `1.23 s`.
+fn human_seconds(s: f64) -> String {
+    let mut out = String::new();
+    let _ = if s < 0.001 {
+        write!(out, "{:.3} ms", s * 1e3)
+    } else if s < 1.0 {
+        write!(out, "{:.1} ms", s * 1e3)
+    } else {
+        write!(out, "{s:.2} s")
+    };
+    out
+}
+
+/// Bytes as `512 B`, `1.2 KiB`, `3.4 MiB` or `1.1 GiB`.
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = b as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{b} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1_234_567), "1,234,567");
+        assert_eq!(human_seconds(0.000_042), "0.042 ms");
+        assert_eq!(human_seconds(0.0123), "12.3 ms");
+        assert_eq!(human_seconds(1.234), "1.23 s");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
+    }
+
+    #[test]
+    fn compare_skips_what_would_not_finish() {
+        let s44 = Shape::square(4).unwrap();
+        let s33 = Shape::square(3).unwrap();
+        let run = |s| {
+            compare_pairs()
+                .into_iter()
+                .filter(|&(a, k)| skip_reason(s, a, k).is_none())
+                .count()
+        };
+        assert_eq!(run(s33), 12);
+        // 4x4: no bfs, ucs, hamming (both), astar + manhattan.
+        assert_eq!(run(s44), 7);
+        assert!(skip_reason(s44, Algorithm::Bfs, None).is_some());
+    }
+}

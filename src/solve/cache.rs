@@ -1,0 +1,421 @@
+//! The pattern-database cache: databases are built once, stored in a cache folder and
+//! reused. This is the only part of `solve` that touches files.
+//!
+//! **Folder.** The one the caller gives (the command line's `--cache DIR`), else
+//! [`default_dir`]: `$NPUZZLE_CACHE` if set, else `$XDG_CACHE_HOME/npuzzle`, else
+//! `$HOME/.cache/npuzzle`.
+//!
+//! **Files.** One per pattern, named after the shape and the tiles
+//! (`pdb-4x4-1-5-6-9-10-13.bin`). All integers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `NPUZZPDB` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 4 + 4 | rows, columns |
+//! | 4 | `k`, the number of tiles in the pattern |
+//! | `k` | the tiles, as printed |
+//! | 8 | entry count, `16^k` |
+//! | entries | the table, one byte per entry, indexed as in [`crate::solve::pdb`] |
+//! | 4 | CRC-32 (IEEE) of everything before it |
+//!
+//! **Trust.** A file is used only if every field matches what is asked for, the length is
+//! exact, the checksum matches and the goal's entry is 0. A missing, truncated, corrupt or
+//! stale (other version, shape or pattern) file is rebuilt and rewritten atomically: written to
+//! a temporary file in the same folder, then renamed over the old one, so that a crash or a
+//! concurrent run never leaves a half-written file under the real name.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::progress::Progress;
+use crate::shape::Shape;
+use crate::solve::pdb::{
+    MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError, entries,
+};
+
+/// The magic bytes that open every database file.
+pub const MAGIC: [u8; 8] = *b"NPUZZPDB";
+
+/// The file format version; a file of another version is stale and rebuilt.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The default cache folder: `$NPUZZLE_CACHE` if set, else `$XDG_CACHE_HOME/npuzzle`, else
+/// `$HOME/.cache/npuzzle`; `None` when none of them is set.
+pub fn default_dir() -> Option<PathBuf> {
+    dir_from(
+        std::env::var_os("NPUZZLE_CACHE"),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// [`default_dir`] from the values of `NPUZZLE_CACHE`, `XDG_CACHE_HOME` and `HOME`. Empty
+/// values count as unset; a relative `XDG_CACHE_HOME` is ignored, as the XDG Base Directory
+/// specification asks.
+pub fn dir_from(
+    npuzzle_cache: Option<OsString>,
+    xdg_cache_home: Option<OsString>,
+    home: Option<OsString>,
+) -> Option<PathBuf> {
+    let set = |v: Option<OsString>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = set(npuzzle_cache) {
+        return Some(dir);
+    }
+    if let Some(xdg) = set(xdg_cache_home).filter(|p| p.is_absolute()) {
+        return Some(xdg.join("npuzzle"));
+    }
+    set(home).map(|h| h.join(".cache").join("npuzzle"))
+}
+
+/// The file name of the database of `tiles` on `shape`.
+pub fn file_name(shape: Shape, tiles: &[u8]) -> String {
+    let tiles: Vec<String> = tiles.iter().map(u8::to_string).collect();
+    format!("pdb-{shape}-{}.bin", tiles.join("-"))
+}
+
+/// What happened to one pattern's database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheEvent {
+    /// Read from a valid file.
+    Loaded {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Built, because the file was missing or not valid, then saved (or not).
+    Built {
+        /// The file it was (to be) written to; `None` without a cache folder.
+        path: Option<PathBuf>,
+        /// Why it was built.
+        reason: Rebuild,
+        /// Time spent building.
+        elapsed: Duration,
+        /// `Err` with the reason when it could not be saved.
+        saved: Result<(), String>,
+    },
+}
+
+/// Why a database was built rather than read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rebuild {
+    /// No file (or no cache folder).
+    #[error("not cached yet")]
+    Missing,
+    /// A file that cannot be trusted: truncated, corrupt, or stale.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The databases of `partition`: each read from `dir` when a valid file is there, otherwise
+/// built (reporting to `progress`) and saved there. Without a folder they are only built.
+/// Saving failures do not fail the call; they are reported in the events.
+///
+/// # Errors
+/// [`PdbError`] when a database cannot be built.
+pub fn load_or_build(
+    dir: Option<&Path>,
+    partition: &Partition,
+    progress: &dyn Progress,
+) -> Result<(PatternDatabases, Vec<CacheEvent>), PdbError> {
+    let shape = partition.shape();
+    let mut databases = Vec::new();
+    let mut events = Vec::new();
+    for tiles in partition.groups() {
+        let path = dir.map(|d| d.join(file_name(shape, tiles)));
+        let reason = match &path {
+            Some(p) => match load(p, shape, tiles) {
+                Ok(db) => {
+                    databases.push(db);
+                    events.push(CacheEvent::Loaded { path: p.clone() });
+                    continue;
+                }
+                Err(reason) => reason,
+            },
+            None => Rebuild::Missing,
+        };
+        let started = Instant::now();
+        let db = PatternDb::build(shape, tiles, progress)?;
+        let elapsed = started.elapsed();
+        let saved = match dir {
+            Some(d) => save(d, &db).map(|_| ()).map_err(|e| e.to_string()),
+            None => Err("no cache folder".to_string()),
+        };
+        databases.push(db);
+        events.push(CacheEvent::Built {
+            path,
+            reason,
+            elapsed,
+            saved,
+        });
+    }
+    Ok((PatternDatabases::new(databases)?, events))
+}
+
+/// Reads and checks the database of `tiles` on `shape` from `path`.
+///
+/// # Errors
+/// [`Rebuild::Missing`] when there is no file, [`Rebuild::Invalid`] with the reason when it
+/// cannot be trusted.
+pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuild> {
+    match fs::read(path) {
+        Ok(bytes) => decode(&bytes, shape, tiles).map_err(Rebuild::Invalid),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Rebuild::Missing),
+        Err(e) => Err(Rebuild::Invalid(format!("unreadable: {e}"))),
+    }
+}
+
+/// Writes `db` to its file in `dir` (created if needed), atomically; returns the path.
+///
+/// # Errors
+/// Any I/O error.
+pub fn save(dir: &Path, db: &PatternDb) -> io::Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let path = dir.join(file_name(db.shape(), &db.tiles()));
+    let mut file = tempfile::Builder::new()
+        .prefix(".pdb-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    file.write_all(&encode(db))?;
+    file.as_file().sync_all()?;
+    file.persist(&path).map_err(|e| e.error)?;
+    Ok(path)
+}
+
+/// The bytes of `db`'s file (see the module documentation).
+pub fn encode(db: &PatternDb) -> Vec<u8> {
+    let tiles = db.tiles();
+    let table = db.table();
+    let mut out = Vec::with_capacity(40 + tiles.len() + table.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(db.shape().rows() as u32).to_le_bytes());
+    out.extend_from_slice(&(db.shape().cols() as u32).to_le_bytes());
+    out.extend_from_slice(&(tiles.len() as u32).to_le_bytes());
+    out.extend_from_slice(&tiles);
+    out.extend_from_slice(&(table.len() as u64).to_le_bytes());
+    out.extend_from_slice(table);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Checks and reads a file's bytes as the database of `tiles` on `shape`; `Err` says why it
+/// cannot be trusted.
+pub fn decode(bytes: &[u8], shape: Shape, tiles: &[u8]) -> Result<PatternDb, String> {
+    let mut reader = Reader { bytes, at: 0 };
+    let truncated = || format!("truncated ({} bytes)", bytes.len());
+    if reader.take(8).ok_or_else(truncated)? != MAGIC {
+        return Err("not a pattern database (wrong magic bytes)".into());
+    }
+    let version = reader.u32().ok_or_else(truncated)?;
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "stale: format version {version}, expected {FORMAT_VERSION}"
+        ));
+    }
+    let rows = reader.u32().ok_or_else(truncated)? as usize;
+    let cols = reader.u32().ok_or_else(truncated)? as usize;
+    let k = reader.u32().ok_or_else(truncated)? as usize;
+    if k == 0 || k > MAX_PATTERN_TILES.min(shape.cells()) {
+        return Err(format!("corrupt: a pattern of {k} tiles"));
+    }
+    let stored_tiles = reader.take(k).ok_or_else(truncated)?;
+    if (rows, cols) != (shape.rows(), shape.cols()) || stored_tiles != tiles {
+        return Err(format!(
+            "stale: holds {rows}x{cols} tiles {stored_tiles:?}, expected {shape} tiles {tiles:?}"
+        ));
+    }
+    let count = reader.u64().ok_or_else(truncated)?;
+    let expected = entries(k);
+    if count != expected {
+        return Err(format!("corrupt: {count} entries, expected {expected}"));
+    }
+    let body = reader.at;
+    let table = reader.take(count as usize).ok_or_else(truncated)?;
+    let stored_crc = reader.u32().ok_or_else(truncated)?;
+    if reader.at != bytes.len() {
+        return Err(format!(
+            "corrupt: {} bytes after the checksum",
+            bytes.len() - reader.at
+        ));
+    }
+    if crc32fast::hash(&bytes[..body + table.len()]) != stored_crc {
+        return Err("corrupt: checksum mismatch".into());
+    }
+    let db =
+        PatternDb::from_table(shape, tiles, table.to_vec()).map_err(|e| format!("corrupt: {e}"))?;
+    if db.value(&crate::board::Board::goal(shape)) != 0 {
+        return Err("corrupt: the goal's entry is not 0".into());
+    }
+    Ok(db)
+}
+
+/// Reads little-endian fields in order.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(len)?;
+        let slice = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(slice)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+
+    fn shape33() -> Shape {
+        Shape::square(3).unwrap()
+    }
+
+    #[test]
+    fn default_dir_follows_the_documented_order() {
+        let s = |v: &str| Some(OsString::from(v));
+        assert_eq!(
+            dir_from(s("/c"), s("/x"), s("/h")),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            dir_from(None, s("/x"), s("/h")),
+            Some(PathBuf::from("/x/npuzzle"))
+        );
+        assert_eq!(
+            dir_from(s(""), s(""), s("/h")),
+            Some(PathBuf::from("/h/.cache/npuzzle"))
+        );
+        assert_eq!(
+            dir_from(None, s("rel"), s("/h")),
+            Some(PathBuf::from("/h/.cache/npuzzle"))
+        );
+        assert_eq!(dir_from(None, None, None), None);
+    }
+
+    #[test]
+    fn files_round_trip_and_bad_files_are_refused() {
+        let s = shape33();
+        let db = PatternDb::build(s, &[1, 2, 3, 4], &NoProgress).unwrap();
+        let bytes = encode(&db);
+        assert_eq!(bytes.len(), 8 + 4 * 4 + 4 + 8 + 65_536 + 4);
+        assert_eq!(decode(&bytes, s, &[1, 2, 3, 4]), Ok(db.clone()));
+        // Every truncation is caught.
+        for len in [0, 5, 20, 40, bytes.len() - 1] {
+            assert!(
+                decode(&bytes[..len], s, &[1, 2, 3, 4])
+                    .unwrap_err()
+                    .contains("truncated")
+            );
+        }
+        // A flipped bit anywhere is caught.
+        for at in [0, 9, 13, 30, 100, bytes.len() - 2] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(decode(&bad, s, &[1, 2, 3, 4]).is_err(), "bit flip at {at}");
+        }
+        // Stale: another pattern or shape or version.
+        assert!(
+            decode(&bytes, s, &[5, 6, 7, 8])
+                .unwrap_err()
+                .starts_with("stale")
+        );
+        assert!(
+            decode(&bytes, Shape::new(1, 9).unwrap(), &[1, 2, 3, 4])
+                .unwrap_err()
+                .starts_with("stale")
+        );
+        let mut old = bytes.clone();
+        old[8] = 0;
+        assert!(
+            decode(&old, s, &[1, 2, 3, 4])
+                .unwrap_err()
+                .starts_with("stale")
+        );
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer, s, &[1, 2, 3, 4]).is_err());
+    }
+
+    /// The first call builds and saves, the second loads; a corrupted file is detected,
+    /// rebuilt and rewritten; a truncated one too.
+    #[test]
+    fn corrupt_files_are_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let partition = Partition::default_for(shape33()).unwrap();
+        let (first, events) = load_or_build(Some(dir.path()), &partition, &NoProgress).unwrap();
+        assert!(events.iter().all(|e| matches!(
+            e,
+            CacheEvent::Built {
+                reason: Rebuild::Missing,
+                saved: Ok(()),
+                ..
+            }
+        )));
+        let (_, events) = load_or_build(Some(dir.path()), &partition, &NoProgress).unwrap();
+        assert!(
+            events
+                .iter()
+                .all(|e| matches!(e, CacheEvent::Loaded { .. }))
+        );
+
+        let path = dir.path().join(file_name(shape33(), &[1, 2, 3, 4]));
+        let good = fs::read(&path).unwrap();
+        let mut bad = good.clone();
+        bad[100] ^= 1;
+        fs::write(&path, &bad).unwrap();
+        let (again, events) = load_or_build(Some(dir.path()), &partition, &NoProgress).unwrap();
+        assert!(matches!(
+            &events[0],
+            CacheEvent::Built { reason: Rebuild::Invalid(why), saved: Ok(()), .. } if why.contains("checksum")
+        ));
+        assert!(matches!(&events[1], CacheEvent::Loaded { .. }));
+        assert_eq!(fs::read(&path).unwrap(), good, "the file is rewritten");
+        assert_eq!(again.databases(), first.databases());
+
+        fs::write(&path, &good[..good.len() / 2]).unwrap();
+        let (_, events) = load_or_build(Some(dir.path()), &partition, &NoProgress).unwrap();
+        assert!(
+            matches!(&events[0], CacheEvent::Built { reason: Rebuild::Invalid(why), .. } if why.contains("truncated"))
+        );
+        assert_eq!(fs::read(&path).unwrap(), good);
+        // No temporary files are left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn an_unwritable_folder_is_reported_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("not-a-folder");
+        fs::write(&file, b"x").unwrap();
+        let partition = Partition::default_for(Shape::new(2, 3).unwrap()).unwrap();
+        let (_, events) = load_or_build(Some(&file), &partition, &NoProgress).unwrap();
+        assert!(matches!(
+            &events[0],
+            CacheEvent::Built { saved: Err(_), .. }
+        ));
+        let (_, events) = load_or_build(None, &partition, &NoProgress).unwrap();
+        assert!(matches!(
+            &events[0],
+            CacheEvent::Built {
+                path: None,
+                saved: Err(_),
+                ..
+            }
+        ));
+    }
+}

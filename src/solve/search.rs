@@ -1,0 +1,974 @@
+//! The search algorithms: BFS, uniform-cost search, A* and IDA*.
+//!
+//! All of them return an optimal solution (with an admissible heuristic for A* and IDA*),
+//! check solvability by parity before searching, and never print.
+//!
+//! **Representation.** A board is its internal permutation `cells` (`cells[i]` = the piece on
+//! cell `i`, pieces named by their goal cell, blank `n - 1`) plus its inverse `pos`. Moves come
+//! from a table of the blank's neighbours per cell. BFS, UCS and A* store each board packed
+//! in a `u128` (4 bits a cell up to 16 cells, 5 bits up to 25), in an arena with parent
+//! links, and a hash map from packed board to arena index. IDA* keeps one board and edits it
+//! in place: no allocation per node.
+//!
+//! **Complexity.** BFS and UCS visit every board closer than the goal: time and memory
+//! `O(b^d)` for branching factor `b` (about 2.13 on 4x4) and depth `d`. A* visits the boards
+//! with `g + h` below the optimal length; IDA* visits them again on each bound (a constant
+//! factor) but needs memory only for its path.
+
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::mem::size_of;
+use std::time::Instant;
+
+use crate::board::{Board, Direction};
+use crate::shape::Shape;
+use crate::solve::heuristic::{Estimator, Slide, Visitor, Zero, positions};
+use crate::solve::{Algorithm, Heuristic, Limits, Solution, SolveError};
+
+/// The most cells BFS, UCS and A* can pack in a `u128` key.
+pub const MAX_STORED_CELLS: usize = 25;
+
+/// Solves `board` with `algorithm` (BFS and UCS ignore `heuristic`).
+///
+/// # Errors
+/// [`SolveError::Unsolvable`] (found by parity, no search), [`SolveError::ShapeMismatch`],
+/// [`SolveError::TooLarge`] (BFS, UCS, A* above 25 cells), [`SolveError::LimitReached`].
+pub fn solve(
+    board: &Board,
+    algorithm: Algorithm,
+    heuristic: &Heuristic,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
+    match algorithm {
+        Algorithm::Bfs => bfs(board, limits),
+        Algorithm::Ucs => ucs(board, limits),
+        Algorithm::AStar => astar(board, heuristic, limits),
+        Algorithm::IdaStar => idastar(board, heuristic, limits),
+    }
+}
+
+/// Breadth-first search from `board`; the goal is recognised when generated.
+///
+/// Time and memory: every board closer to the start than the goal (all 181,440 of the 3x3
+/// board in the worst case).
+///
+/// # Errors
+/// As [`solve`].
+pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    check_solvable(board)?;
+    let packer = Packer::new(board.shape(), Algorithm::Bfs)?;
+    let moves = move_table(board.shape());
+    let n = board.shape().cells();
+    let blank_piece = (n - 1) as u8;
+    let goal = packer.pack(Board::goal(board.shape()).permutation());
+    let start = packer.pack(board.permutation());
+    let mut nodes = vec![BfsNode {
+        key: start,
+        parent: u32::MAX,
+        dir: NO_MOVE,
+    }];
+    let finish = |nodes: &Vec<BfsNode>, visited: &KeySet, last: usize, expanded: u64| Solution {
+        moves: path(last, |i| (nodes[i].parent, nodes[i].dir)),
+        expanded,
+        elapsed: started.elapsed(),
+        peak_nodes: nodes.len() as u64,
+        peak_bytes: (nodes.capacity() * size_of::<BfsNode>()
+            + visited.capacity() * (size_of::<u128>() + 1)) as u64,
+    };
+    let mut visited = KeySet::default();
+    visited.insert(start);
+    if start == goal {
+        return Ok(finish(&nodes, &visited, 0, 0));
+    }
+    let mut cells = vec![0u8; n];
+    let mut expanded = 0u64;
+    let mut head = 0usize;
+    while head < nodes.len() {
+        let node = nodes[head];
+        expanded += 1;
+        check_limits(limits, expanded, nodes.len())?;
+        packer.unpack(node.key, &mut cells);
+        let blank = cells.iter().position(|&p| p == blank_piece).unwrap_or(0);
+        for &(dir, to) in moves[blank].as_slice() {
+            if dir_index(dir) ^ 1 == node.dir {
+                continue; // The move back to the parent.
+            }
+            let to = to as usize;
+            let key = packer.slide(node.key, blank, to, cells[to], blank_piece);
+            if visited.insert(key) {
+                nodes.push(BfsNode {
+                    key,
+                    parent: head as u32,
+                    dir: dir_index(dir),
+                });
+                if key == goal {
+                    return Ok(finish(&nodes, &visited, nodes.len() - 1, expanded));
+                }
+            }
+        }
+        head += 1;
+    }
+    Err(SolveError::Unsolvable)
+}
+
+/// Uniform-cost search (Dijkstra's algorithm with a bucket queue, as moves cost 1): A* with
+/// a zero heuristic; the goal is recognised when dequeued.
+///
+/// # Errors
+/// As [`solve`].
+pub fn ucs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    check_solvable(board)?;
+    best_first(board, &Zero, limits, Algorithm::Ucs, started)
+}
+
+/// A* with a closed set (Hart, Nilsson & Raphael 1968): boards in order of `f = g + h`, ties
+/// to the most recently generated; a board found again by a shorter path is reopened, so the
+/// result is optimal with any admissible heuristic.
+///
+/// # Errors
+/// As [`solve`].
+pub fn astar(
+    board: &Board,
+    heuristic: &Heuristic,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    check(board, heuristic)?;
+    struct Run<'a>(&'a Board, &'a Limits, Instant);
+    impl Visitor<Result<Solution, SolveError>> for Run<'_> {
+        fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
+            best_first(self.0, estimator, self.1, Algorithm::AStar, self.2)
+        }
+    }
+    heuristic.dispatch(Run(board, limits, started))
+}
+
+/// IDA* (Korf 1985): depth-first searches bounded by `f = g + h`, each bound the smallest `f`
+/// that exceeded the last; never makes the move that undoes the previous one. Memory: the
+/// current path. Returns the first solution found within the final bound, which is optimal
+/// with an admissible heuristic.
+///
+/// # Errors
+/// As [`solve`] ([`SolveError::LimitReached`] only from [`Limits::max_expanded`]).
+pub fn idastar(
+    board: &Board,
+    heuristic: &Heuristic,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    check(board, heuristic)?;
+    struct Run<'a>(&'a Board, &'a Limits, Instant);
+    impl Visitor<Result<Solution, SolveError>> for Run<'_> {
+        fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
+            Ida::run(self.0, estimator, self.1, self.2)
+        }
+    }
+    heuristic.dispatch(Run(board, limits, started))
+}
+
+fn check(board: &Board, heuristic: &Heuristic) -> Result<(), SolveError> {
+    if board.shape() != heuristic.shape() {
+        return Err(SolveError::ShapeMismatch {
+            board: board.shape(),
+            heuristic: heuristic.shape(),
+        });
+    }
+    check_solvable(board)
+}
+
+fn check_solvable(board: &Board) -> Result<(), SolveError> {
+    if board.is_solvable() {
+        Ok(())
+    } else {
+        Err(SolveError::Unsolvable)
+    }
+}
+
+fn check_limits(limits: &Limits, expanded: u64, stored: usize) -> Result<(), SolveError> {
+    let over = |cap: Option<u64>, value: u64| cap.is_some_and(|c| value > c);
+    if over(limits.max_expanded, expanded) || over(limits.max_stored, stored as u64) {
+        return Err(SolveError::LimitReached {
+            expanded,
+            stored: stored as u64,
+        });
+    }
+    Ok(())
+}
+
+/// "No move": the start board's incoming move.
+const NO_MOVE: u8 = 0xFF;
+
+/// `U D L R` as `0 1 2 3`, so that `i ^ 1` is the opposite move.
+#[inline(always)]
+fn dir_index(dir: Direction) -> u8 {
+    match dir {
+        Direction::Up => 0,
+        Direction::Down => 1,
+        Direction::Left => 2,
+        Direction::Right => 3,
+    }
+}
+
+/// The moves from the start to node `last`, following `(parent, incoming move)` links.
+fn path(last: usize, link: impl Fn(usize) -> (u32, u8)) -> Vec<Direction> {
+    let mut moves = Vec::new();
+    let mut i = last;
+    loop {
+        let (parent, dir) = link(i);
+        if parent == u32::MAX {
+            break;
+        }
+        moves.push(Direction::ALL[dir as usize]);
+        i = parent as usize;
+    }
+    moves.reverse();
+    moves
+}
+
+/// The blank's moves from one cell: up to four `(direction, cell reached)`.
+#[derive(Debug, Clone, Copy)]
+struct Neighbors {
+    moves: [(Direction, u8); 4],
+    len: u8,
+}
+
+impl Neighbors {
+    #[inline(always)]
+    fn as_slice(&self) -> &[(Direction, u8)] {
+        &self.moves[..self.len as usize]
+    }
+}
+
+fn move_table(shape: Shape) -> Vec<Neighbors> {
+    (0..shape.cells())
+        .map(|cell| {
+            let mut nb = Neighbors {
+                moves: [(Direction::Up, 0); 4],
+                len: 0,
+            };
+            for dir in Direction::ALL {
+                if let Some(to) = dir.step(shape, cell) {
+                    nb.moves[nb.len as usize] = (dir, to as u8);
+                    nb.len += 1;
+                }
+            }
+            nb
+        })
+        .collect()
+}
+
+/// Boards packed in a `u128`: cell `i` in bits `bits * i ..`.
+#[derive(Debug, Clone, Copy)]
+struct Packer {
+    bits: u32,
+    cells: usize,
+}
+
+impl Packer {
+    fn new(shape: Shape, algorithm: Algorithm) -> Result<Packer, SolveError> {
+        let cells = shape.cells();
+        if cells > MAX_STORED_CELLS {
+            return Err(SolveError::TooLarge {
+                algorithm,
+                shape,
+                max: MAX_STORED_CELLS,
+            });
+        }
+        let bits = if cells <= 16 { 4 } else { 5 };
+        Ok(Packer { bits, cells })
+    }
+
+    fn pack(&self, cells: &[u8]) -> u128 {
+        cells.iter().enumerate().fold(0, |key, (i, &p)| {
+            key | u128::from(p) << (self.bits * i as u32)
+        })
+    }
+
+    #[inline(always)]
+    fn unpack(&self, key: u128, cells: &mut [u8]) {
+        let mask = (1u128 << self.bits) - 1;
+        for (i, c) in cells.iter_mut().enumerate().take(self.cells) {
+            *c = ((key >> (self.bits * i as u32)) & mask) as u8;
+        }
+    }
+
+    /// The key after the piece on `to` slides to the blank's cell `blank`.
+    #[inline(always)]
+    fn slide(&self, key: u128, blank: usize, to: usize, piece: u8, blank_piece: u8) -> u128 {
+        let change = u128::from(piece ^ blank_piece);
+        key ^ (change << (self.bits * blank as u32)) ^ (change << (self.bits * to as u32))
+    }
+}
+
+/// A fast hash for packed boards: the two halves folded, then the SplitMix64 finalizer.
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, x: u128) {
+        let mut z = (x as u64) ^ ((x >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        self.0 = z ^ (z >> 31);
+    }
+}
+
+type KeySet = HashSet<u128, BuildHasherDefault<KeyHasher>>;
+type KeyMap = HashMap<u128, u32, BuildHasherDefault<KeyHasher>>;
+
+#[derive(Debug, Clone, Copy)]
+struct BfsNode {
+    key: u128,
+    parent: u32,
+    dir: u8,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node<M> {
+    key: u128,
+    parent: u32,
+    g: u16,
+    dir: u8,
+    /// Superseded by a node of the same board with a smaller `g`.
+    stale: bool,
+    memo: M,
+}
+
+/// The open list of A* and UCS: one stack per `f`, popped from the smallest `f`.
+#[derive(Debug, Default)]
+struct Buckets {
+    stacks: Vec<Vec<u32>>,
+    lowest: usize,
+}
+
+impl Buckets {
+    fn push(&mut self, f: u32, node: u32) {
+        let f = f as usize;
+        if f >= self.stacks.len() {
+            self.stacks.resize_with(f + 1, Vec::new);
+        }
+        self.stacks[f].push(node);
+        self.lowest = self.lowest.min(f);
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        while self.lowest < self.stacks.len() {
+            if let Some(node) = self.stacks[self.lowest].pop() {
+                return Some(node);
+            }
+            self.lowest += 1;
+        }
+        None
+    }
+
+    fn bytes(&self) -> usize {
+        self.stacks
+            .iter()
+            .map(|s| s.capacity() * size_of::<u32>())
+            .sum()
+    }
+}
+
+/// A* with `estimator` (UCS with [`Zero`]).
+fn best_first<E: Estimator>(
+    board: &Board,
+    estimator: &E,
+    limits: &Limits,
+    algorithm: Algorithm,
+    started: Instant,
+) -> Result<Solution, SolveError> {
+    let shape = board.shape();
+    let packer = Packer::new(shape, algorithm)?;
+    let moves = move_table(shape);
+    let n = shape.cells();
+    let blank_piece = (n - 1) as u8;
+    let goal = packer.pack(Board::goal(shape).permutation());
+    let mut cells = board.permutation().to_vec();
+    let mut pos = positions(&cells);
+    let (h, memo) = estimator.start(&cells, &pos);
+    let start = packer.pack(&cells);
+    let mut nodes = vec![Node {
+        key: start,
+        parent: u32::MAX,
+        g: 0,
+        dir: NO_MOVE,
+        stale: false,
+        memo,
+    }];
+    let mut index = KeyMap::default();
+    index.insert(start, 0);
+    let mut open = Buckets::default();
+    open.push(h, 0);
+    let mut expanded = 0u64;
+    while let Some(i) = open.pop() {
+        let node = nodes[i as usize];
+        if node.stale {
+            continue;
+        }
+        expanded += 1;
+        if node.key == goal {
+            let bytes = nodes.capacity() * size_of::<Node<E::Memo>>()
+                + index.capacity() * (size_of::<(u128, u32)>() + 1)
+                + open.bytes();
+            return Ok(Solution {
+                moves: path(i as usize, |j| (nodes[j].parent, nodes[j].dir)),
+                expanded,
+                elapsed: started.elapsed(),
+                peak_nodes: nodes.len() as u64,
+                peak_bytes: bytes as u64,
+            });
+        }
+        check_limits(limits, expanded, nodes.len())?;
+        packer.unpack(node.key, &mut cells);
+        for (cell, &p) in cells.iter().enumerate() {
+            pos[p as usize] = cell as u8;
+        }
+        let blank = pos[blank_piece as usize] as usize;
+        for &(dir, to) in moves[blank].as_slice() {
+            if dir_index(dir) ^ 1 == node.dir {
+                continue; // Back to the parent, which has a smaller g.
+            }
+            let to = to as usize;
+            let piece = cells[to];
+            cells[blank] = piece;
+            cells[to] = blank_piece;
+            pos[piece as usize] = blank as u8;
+            pos[blank_piece as usize] = to as u8;
+            let slide = Slide {
+                piece,
+                from: to,
+                to: blank,
+            };
+            let (h, memo) = estimator.after_move(&cells, &pos, slide, node.memo, u32::MAX);
+            cells[to] = piece;
+            cells[blank] = blank_piece;
+            pos[piece as usize] = to as u8;
+            pos[blank_piece as usize] = blank as u8;
+            let key = packer.slide(node.key, blank, to, piece, blank_piece);
+            let g = node.g + 1;
+            let fresh = nodes.len() as u32;
+            match index.entry(key) {
+                Entry::Occupied(mut seen) => {
+                    let old = *seen.get() as usize;
+                    if nodes[old].g <= g {
+                        continue;
+                    }
+                    nodes[old].stale = true;
+                    seen.insert(fresh);
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(fresh);
+                }
+            }
+            nodes.push(Node {
+                key,
+                parent: i,
+                g,
+                dir: dir_index(dir),
+                stale: false,
+                memo,
+            });
+            open.push(u32::from(g) + h, fresh);
+        }
+    }
+    Err(SolveError::Unsolvable)
+}
+
+/// What a bounded depth-first search came back with.
+enum Flow {
+    Found,
+    Exhausted,
+    Stopped,
+}
+
+/// The state of IDA*: one board edited in place, and the path to it.
+struct Ida<'a, E: Estimator> {
+    estimator: &'a E,
+    moves: Vec<Neighbors>,
+    cells: Vec<u8>,
+    pos: Vec<u8>,
+    blank_piece: u8,
+    path: Vec<Direction>,
+    expanded: u64,
+    max_expanded: u64,
+    /// The smallest `f` above the current bound seen in this iteration.
+    next_bound: u32,
+    deepest: usize,
+}
+
+impl<E: Estimator> Ida<'_, E> {
+    fn run(
+        board: &Board,
+        estimator: &E,
+        limits: &Limits,
+        started: Instant,
+    ) -> Result<Solution, SolveError> {
+        let cells = board.permutation().to_vec();
+        let pos = positions(&cells);
+        let (h, memo) = estimator.start(&cells, &pos);
+        let mut ida = Ida {
+            estimator,
+            moves: move_table(board.shape()),
+            blank_piece: (cells.len() - 1) as u8,
+            cells,
+            pos,
+            path: Vec::with_capacity(128),
+            expanded: 0,
+            max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
+            next_bound: u32::MAX,
+            deepest: 0,
+        };
+        let blank = board.blank();
+        let mut bound = h;
+        loop {
+            ida.next_bound = u32::MAX;
+            match ida.search(blank, 0, h, memo, bound, NO_MOVE) {
+                Flow::Found => break,
+                Flow::Stopped => {
+                    return Err(SolveError::LimitReached {
+                        expanded: ida.expanded,
+                        stored: 0,
+                    });
+                }
+                Flow::Exhausted if ida.next_bound == u32::MAX => {
+                    return Err(SolveError::Unsolvable);
+                }
+                Flow::Exhausted => bound = ida.next_bound,
+            }
+        }
+        let frames = ida.deepest as u64 + 1;
+        Ok(Solution {
+            moves: ida.path,
+            expanded: ida.expanded,
+            elapsed: started.elapsed(),
+            peak_nodes: frames,
+            // Board, inverse and path, plus a stack frame (about 96 bytes) per level.
+            peak_bytes: 2 * board.shape().cells() as u64
+                + frames * (97 + size_of::<E::Memo>() as u64),
+        })
+    }
+
+    /// Searches below the board in `self.cells` (blank on `blank`, `g` moves from the start,
+    /// bound `h`, `g + h <= bound`), never undoing the move `came`.
+    fn search(
+        &mut self,
+        blank: usize,
+        g: u32,
+        h: u32,
+        memo: E::Memo,
+        bound: u32,
+        came: u8,
+    ) -> Flow {
+        self.expanded += 1;
+        if h == 0 && self.cells.iter().enumerate().all(|(i, &p)| p as usize == i) {
+            return Flow::Found;
+        }
+        if self.expanded >= self.max_expanded {
+            return Flow::Stopped;
+        }
+        self.deepest = self.deepest.max(g as usize);
+        let neighbors = self.moves[blank];
+        for &(dir, to) in neighbors.as_slice() {
+            let index = dir_index(dir);
+            if index ^ 1 == came {
+                continue;
+            }
+            let to = to as usize;
+            let piece = self.cells[to];
+            self.cells[blank] = piece;
+            self.cells[to] = self.blank_piece;
+            self.pos[piece as usize] = blank as u8;
+            self.pos[self.blank_piece as usize] = to as u8;
+            let slide = Slide {
+                piece,
+                from: to,
+                to: blank,
+            };
+            let budget = bound.saturating_sub(g + 1);
+            let (child_h, child_memo) =
+                self.estimator
+                    .after_move(&self.cells, &self.pos, slide, memo, budget);
+            let f = g + 1 + child_h;
+            let flow = if f > bound {
+                self.next_bound = self.next_bound.min(f);
+                Flow::Exhausted
+            } else {
+                self.path.push(dir);
+                let flow = self.search(to, g + 1, child_h, child_memo, bound, index);
+                if !matches!(flow, Flow::Found) {
+                    self.path.pop();
+                }
+                flow
+            };
+            if !matches!(flow, Flow::Exhausted) {
+                return flow;
+            }
+            self.cells[to] = piece;
+            self.cells[blank] = self.blank_piece;
+            self.pos[piece as usize] = to as u8;
+            self.pos[self.blank_piece as usize] = blank as u8;
+        }
+        Flow::Exhausted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::pdb::{Partition, PatternDatabases};
+    use crate::solve::random::{SplitMix64, random_solvable, random_walk};
+    use crate::solve::tests::distances;
+    use crate::solve::{HeuristicKind, replay};
+    use crate::{NoProgress, Shape};
+    use std::sync::Arc;
+
+    fn shape(r: usize, c: usize) -> Shape {
+        Shape::new(r, c).unwrap()
+    }
+
+    /// Solves, checks the replay reaches the goal, returns the length.
+    fn check(board: &Board, algorithm: Algorithm, heuristic: &Heuristic) -> usize {
+        let s = solve(board, algorithm, heuristic, &Limits::NONE).unwrap_or_else(|e| {
+            panic!("{} {algorithm} {:?}: {e}", board.label(), heuristic.kind())
+        });
+        assert_eq!(
+            replay(board, &s.moves),
+            Some(Board::goal(board.shape())),
+            "{}",
+            board.label()
+        );
+        assert!(s.expanded > 0 || s.moves.is_empty());
+        s.moves.len()
+    }
+
+    fn all_heuristics(s: Shape) -> Vec<Heuristic> {
+        let dbs =
+            PatternDatabases::build(&Partition::default_for(s).unwrap(), &NoProgress).unwrap();
+        let exact = crate::solve::exact::ExactTable::new(s, distances(s)).unwrap();
+        vec![
+            Heuristic::hamming(s),
+            Heuristic::manhattan(s),
+            Heuristic::linear_conflict(s),
+            Heuristic::pdb(Arc::new(dbs)),
+            Heuristic::exact(Arc::new(exact)),
+        ]
+    }
+
+    /// The two 3x3 antipodes need 31 moves (OEIS A089473); the goal needs none.
+    #[test]
+    fn antipodes_need_31_moves() {
+        let s = shape(3, 3);
+        let hs = all_heuristics(s);
+        for tiles in ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"] {
+            let b = Board::parse_tiles(s, tiles).unwrap();
+            assert_eq!(check(&b, Algorithm::Bfs, &hs[0]), 31);
+            assert_eq!(check(&b, Algorithm::Ucs, &hs[0]), 31);
+            for h in &hs {
+                assert_eq!(check(&b, Algorithm::AStar, h), 31);
+                if h.kind() != HeuristicKind::Hamming {
+                    assert_eq!(check(&b, Algorithm::IdaStar, h), 31);
+                }
+            }
+        }
+        let goal = Board::goal(s);
+        for a in Algorithm::ALL {
+            for h in &hs {
+                assert_eq!(check(&goal, a, h), 0);
+            }
+        }
+    }
+
+    /// On a few hundred random 3x3 boards every algorithm and heuristic finds the BFS
+    /// distance; every heuristic is admissible, and Manhattan and linear conflict are
+    /// consistent (they change by at most one per move).
+    #[test]
+    fn everything_agrees_with_bfs_on_random_3x3_boards() {
+        let s = shape(3, 3);
+        let depth = distances(s);
+        let hs = all_heuristics(s);
+        let mut rng = SplitMix64::new(42);
+        for round in 0..300 {
+            let b = random_solvable(s, &mut rng);
+            let d = depth[b.rank() as usize] as usize;
+            assert_eq!(check(&b, Algorithm::Bfs, &hs[0]), d);
+            for h in &hs {
+                let e = h.estimate(&b) as usize;
+                assert!(
+                    e <= d,
+                    "{:?} not admissible on {}: {e} > {d}",
+                    h.kind(),
+                    b.label()
+                );
+                if matches!(
+                    h.kind(),
+                    HeuristicKind::Manhattan | HeuristicKind::LinearConflict
+                ) {
+                    for dir in Direction::ALL {
+                        if let Some(next) = b.moved(dir) {
+                            assert!((h.estimate(&next) as i64 - e as i64).abs() <= 1);
+                        }
+                    }
+                }
+                if h.kind() != HeuristicKind::Hamming || round < 20 {
+                    assert_eq!(check(&b, Algorithm::IdaStar, h), d, "{:?}", h.kind());
+                }
+                if round < 100 {
+                    assert_eq!(check(&b, Algorithm::AStar, h), d, "{:?}", h.kind());
+                }
+            }
+            if round < 50 {
+                assert_eq!(check(&b, Algorithm::Ucs, &hs[0]), d);
+            }
+        }
+    }
+
+    /// Admissibility on every solvable 2x5 board (1,814,400 boards, OEIS A090036), and
+    /// consistency of Manhattan and linear conflict on a sample of them.
+    #[test]
+    fn heuristics_are_admissible_on_every_2x5_board() {
+        let s = shape(2, 5);
+        let depth = distances(s);
+        let dbs =
+            PatternDatabases::build(&Partition::default_for(s).unwrap(), &NoProgress).unwrap();
+        let hs = [
+            Heuristic::hamming(s),
+            Heuristic::manhattan(s),
+            Heuristic::linear_conflict(s),
+            Heuristic::pdb(Arc::new(dbs)),
+        ];
+        let mut max = 0;
+        for (rank, &d) in depth.iter().enumerate() {
+            if d == u8::MAX {
+                continue;
+            }
+            max = max.max(d);
+            let b = Board::from_rank(s, rank as u64);
+            for h in &hs {
+                let e = h.estimate(&b);
+                assert!(e <= u32::from(d), "{:?} on {}", h.kind(), b.label());
+                if rank % 101 == 0
+                    && matches!(
+                        h.kind(),
+                        HeuristicKind::Manhattan | HeuristicKind::LinearConflict
+                    )
+                {
+                    for next in Direction::ALL.iter().filter_map(|&dir| b.moved(dir)) {
+                        assert!(
+                            h.estimate(&next).abs_diff(e) <= 1,
+                            "{:?} on {}",
+                            h.kind(),
+                            b.label()
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(max, 55); // OEIS A090036: the 2x5 radius.
+    }
+
+    #[test]
+    fn rectangular_and_line_boards() {
+        let mut rng = SplitMix64::new(5);
+        for s in [
+            shape(2, 3),
+            shape(3, 2),
+            shape(2, 4),
+            shape(4, 3),
+            shape(2, 2),
+        ] {
+            let depth = distances_if_small(s);
+            let hs = all_heuristics_light(s);
+            for _ in 0..20 {
+                let b = random_solvable(s, &mut rng);
+                let lengths: Vec<usize> = hs
+                    .iter()
+                    .map(|h| check(&b, Algorithm::IdaStar, h))
+                    .collect();
+                assert!(lengths.windows(2).all(|w| w[0] == w[1]), "{lengths:?}");
+                if let Some(depth) = &depth {
+                    assert_eq!(lengths[0], depth[b.rank() as usize] as usize);
+                }
+            }
+        }
+        // 1x4: the blank can only slide along; parity is not enough to tell.
+        let s = shape(1, 4);
+        let b = Board::parse_tiles(s, "0 1 2 3").unwrap();
+        assert_eq!(check(&b, Algorithm::IdaStar, &Heuristic::manhattan(s)), 3);
+        let bad = Board::parse_tiles(s, "3 1 2 0").unwrap();
+        for a in Algorithm::ALL {
+            assert_eq!(
+                solve(&bad, a, &Heuristic::manhattan(s), &Limits::NONE),
+                Err(SolveError::Unsolvable)
+            );
+        }
+    }
+
+    fn distances_if_small(s: Shape) -> Option<Vec<u8>> {
+        (s.cells() <= 9).then(|| distances(s))
+    }
+
+    fn all_heuristics_light(s: Shape) -> Vec<Heuristic> {
+        let dbs =
+            PatternDatabases::build(&Partition::default_for(s).unwrap(), &NoProgress).unwrap();
+        vec![
+            Heuristic::manhattan(s),
+            Heuristic::linear_conflict(s),
+            Heuristic::pdb(Arc::new(dbs)),
+        ]
+    }
+
+    #[test]
+    fn unsolvable_boards_are_not_searched() {
+        let s = shape(3, 3);
+        let b = Board::parse_tiles(s, "2 1 3 4 5 6 7 8 0").unwrap();
+        let h = Heuristic::manhattan(s);
+        for a in Algorithm::ALL {
+            assert_eq!(solve(&b, a, &h, &Limits::NONE), Err(SolveError::Unsolvable));
+        }
+        let other = Heuristic::manhattan(shape(4, 4));
+        assert!(matches!(
+            solve(&Board::goal(s), Algorithm::AStar, &other, &Limits::NONE),
+            Err(SolveError::ShapeMismatch { .. })
+        ));
+        let big = Board::goal(shape(6, 6));
+        assert!(matches!(
+            bfs(&big, &Limits::NONE),
+            Err(SolveError::TooLarge { .. })
+        ));
+        assert_eq!(
+            check(
+                &big,
+                Algorithm::IdaStar,
+                &Heuristic::linear_conflict(shape(6, 6))
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn limits_stop_a_search() {
+        let s = shape(3, 3);
+        let b = Board::parse_tiles(s, "8 6 7 2 5 4 3 0 1").unwrap();
+        let cap = Limits {
+            max_expanded: Some(100),
+            max_stored: None,
+        };
+        for a in Algorithm::ALL {
+            let r = solve(&b, a, &Heuristic::manhattan(s), &cap);
+            assert!(
+                matches!(r, Err(SolveError::LimitReached { .. })),
+                "{a}: {r:?}"
+            );
+        }
+        let cap = Limits {
+            max_expanded: None,
+            max_stored: Some(1_000),
+        };
+        assert!(matches!(
+            bfs(&b, &cap),
+            Err(SolveError::LimitReached { .. })
+        ));
+    }
+
+    /// Korf's 1985 instances with the shortest solutions (Korf, "Depth-first iterative-
+    /// deepening", Table 1: instances 12, 42, 55 and 79, 45, 42, 41 and 42 moves), turned to
+    /// this crate's goal (blank last) by a half turn: tile `t` becomes `16 - t`. The
+    /// Manhattan distance of the start is Korf's initial estimate.
+    #[test]
+    fn korf_short_instances() {
+        let s = shape(4, 4);
+        let dbs =
+            PatternDatabases::build(&Partition::new(s, five_five_five()).unwrap(), &NoProgress)
+                .unwrap();
+        let pdb = Heuristic::pdb(Arc::new(dbs));
+        let lc = Heuristic::linear_conflict(s);
+        let md = Heuristic::manhattan(s);
+        for (korf, h, moves) in [
+            ("14 1 9 6 4 8 12 5 7 2 3 0 10 11 13 15", 35, 45),
+            ("4 5 7 2 9 14 12 13 0 3 6 11 8 1 15 10", 30, 42),
+            ("13 8 14 3 9 1 0 7 15 5 4 10 12 2 6 11", 29, 41),
+            ("0 1 9 7 11 13 5 3 14 12 4 2 8 6 10 15", 28, 42),
+        ] {
+            let b = from_korf(korf);
+            assert_eq!(md.estimate(&b), h, "{korf}");
+            assert_eq!(check(&b, Algorithm::IdaStar, &pdb), moves, "{korf}");
+            assert_eq!(check(&b, Algorithm::IdaStar, &lc), moves, "{korf}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A board scrambled by `moves` random moves is solved in at most `moves`, the same
+        /// length by IDA* with linear conflict and A* with Manhattan, on shapes up to 4x5.
+        #[test]
+        fn scrambles_are_solved_within_their_length(
+            rows in 2usize..=4,
+            cols in 2usize..=5,
+            moves in 0usize..=24,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let s = shape(rows, cols);
+            let b = random_walk(&Board::goal(s), moves, &mut SplitMix64::new(seed));
+            let n = check(&b, Algorithm::IdaStar, &Heuristic::linear_conflict(s));
+            proptest::prop_assert!(n <= moves);
+            proptest::prop_assert_eq!(check(&b, Algorithm::AStar, &Heuristic::manhattan(s)), n);
+        }
+    }
+
+    /// A cheaper 4x4 partition than the default 6-6-3, for tests: 5-5-5 by rows.
+    fn five_five_five() -> Vec<Vec<u8>> {
+        vec![
+            vec![1, 2, 3, 4, 5],
+            vec![6, 7, 8, 9, 10],
+            vec![11, 12, 13, 14, 15],
+        ]
+    }
+
+    /// A Korf instance (blank first in the goal) as a board of this crate (blank last).
+    fn from_korf(tiles: &str) -> Board {
+        let korf: Vec<u64> = tiles.split(' ').map(|t| t.parse().unwrap()).collect();
+        let ours: Vec<u64> = korf
+            .iter()
+            .rev()
+            .map(|&t| if t == 0 { 0 } else { 16 - t })
+            .collect();
+        Board::from_tiles(shape(4, 4), &ours).unwrap()
+    }
+
+    /// Boards scrambled by 40 random moves: IDA* with Manhattan, linear conflict and pattern
+    /// databases, and A* with pattern databases, find the same length, at most 40.
+    #[test]
+    fn scrambled_4x4_boards_agree() {
+        let s = shape(4, 4);
+        let dbs =
+            PatternDatabases::build(&Partition::new(s, five_five_five()).unwrap(), &NoProgress)
+                .unwrap();
+        let pdb = Heuristic::pdb(Arc::new(dbs));
+        let mut rng = SplitMix64::new(9);
+        for _ in 0..10 {
+            let b = random_walk(&Board::goal(s), 40, &mut rng);
+            let n = check(&b, Algorithm::IdaStar, &pdb);
+            assert!(n <= 40);
+            assert_eq!(check(&b, Algorithm::IdaStar, &Heuristic::manhattan(s)), n);
+            assert_eq!(
+                check(&b, Algorithm::IdaStar, &Heuristic::linear_conflict(s)),
+                n
+            );
+            assert_eq!(check(&b, Algorithm::AStar, &pdb), n);
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! `npuzzle solve` on the real binary: the wiring only (input formats, output, exit codes,
+//! the cache folder). The algorithms are tested in the library.
+//!
+//! Every command runs through [`npuzzle`]: a cleared environment and a fresh cache folder,
+//! so that no test reads or writes the user's cache.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use npuzzle::solve::replay;
+use npuzzle::{Board, Direction, Shape};
+use tempfile::TempDir;
+
+/// The binary with a cleared environment and `NPUZZLE_CACHE` in a fresh folder (kept alive by
+/// the returned guard).
+fn npuzzle() -> (Command, TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut cmd = Command::cargo_bin("npuzzle").expect("the npuzzle binary");
+    cmd.env_clear()
+        .env("NPUZZLE_CACHE", dir.path().join("cache"))
+        .arg("solve");
+    (cmd, dir)
+}
+
+/// Runs `solve` with `args` (and `stdin`), returns (exit code, stdout, stderr).
+fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let (mut cmd, _dir) = npuzzle();
+    cmd.args(args);
+    if let Some(text) = stdin {
+        cmd.write_stdin(text);
+    }
+    let out = cmd.output().expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The moves of a `Solution (blank moves): R D ...` line or a CSV solution column.
+fn directions(letters: &str) -> Vec<Direction> {
+    letters
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| match c {
+            'U' => Direction::Up,
+            'D' => Direction::Down,
+            'L' => Direction::Left,
+            'R' => Direction::Right,
+            other => panic!("not a move: {other}"),
+        })
+        .collect()
+}
+
+fn board(rows: usize, cols: usize, tiles: &str) -> Board {
+    Board::parse_tiles(Shape::new(rows, cols).unwrap(), tiles).unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn assignment_file_prints_boards_moves_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "puzzle04.txt",
+        "3\n 0  1  3\n 4  2  5\n 7  8  6\n",
+    );
+    let (code, out, err) = run(&[&file], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Start:\n. 1 3\n4 2 5\n7 8 6\n"), "{out}");
+    assert!(
+        out.contains("Move 4 (blank D):\n1 2 3\n4 5 6\n7 8 .\n"),
+        "{out}"
+    );
+    assert!(out.contains("Minimum number of moves = 4\n"));
+    assert!(out.contains("Solution (blank moves): R D R D\n"));
+    assert!(out.contains("Nodes expanded: "));
+    assert!(out.contains("Time: "));
+    assert!(out.contains("Method: idastar + pdb"));
+}
+
+#[test]
+fn stdin_board_and_quiet() {
+    let (code, out, _) = run(&["-", "--quiet"], Some("3\n0 1 3\n4 2 5\n7 8 6\n"));
+    assert_eq!((code, out.as_str()), (0, "4\n"));
+    // The two 3x3 antipodes need 31 moves (OEIS A089473); the goal none.
+    for (tiles, moves) in [
+        ("8 6 7 2 5 4 3 0 1", "31\n"),
+        ("6 4 7 8 5 0 3 2 1", "31\n"),
+        ("1 2 3 4 5 6 7 8 0", "0\n"),
+    ] {
+        let (code, out, _) = run(&["--board", tiles, "-q"], None);
+        assert_eq!((code, out.as_str()), (0, moves), "{tiles}");
+    }
+}
+
+/// Every algorithm and heuristic gives the same length, and the printed moves replay to the
+/// goal.
+#[test]
+fn every_method_replays_to_the_goal() {
+    let tiles = "8 1 3 4 0 2 7 6 5";
+    let start = board(3, 3, tiles);
+    let mut methods: Vec<Vec<&str>> = vec![vec!["--algorithm", "bfs"], vec!["--algorithm", "ucs"]];
+    for algorithm in ["astar", "idastar"] {
+        for heuristic in ["hamming", "manhattan", "linear-conflict", "pdb"] {
+            methods.push(vec!["--algorithm", algorithm, "--heuristic", heuristic]);
+        }
+    }
+    for method in methods {
+        let mut args = vec!["--board", tiles];
+        args.extend(&method);
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 0, "{method:?}: {err}");
+        // The assignment's example board; 14 moves by BFS.
+        assert!(
+            out.contains("Minimum number of moves = 14\n"),
+            "{method:?}: {out}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("Solution (blank moves): "))
+            .unwrap();
+        let moves = directions(&line["Solution (blank moves): ".len()..]);
+        assert_eq!(
+            replay(&start, &moves),
+            Some(Board::goal(start.shape())),
+            "{method:?}"
+        );
+    }
+}
+
+#[test]
+fn unsolvable_boards_exit_zero() {
+    let (code, out, _) = run(&["--board", "2 1 3 4 5 6 7 8 0"], None);
+    assert_eq!((code, out.as_str()), (0, "No solution possible\n"));
+    let (code, out, _) = run(
+        &["--board", "1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0", "-q"],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (0, "unsolvable\n"));
+}
+
+#[test]
+fn rectangular_boards() {
+    let (code, out, err) = run(&["--board", "1 2 3 / 4 0 5", "-q"], None);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+    let args = [
+        "--rows",
+        "2",
+        "--cols",
+        "4",
+        "--board",
+        "1 2 3 4 0 5 6 7",
+        "-q",
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0, "3
+"
+        ),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "wide.txt", "1 2 3 4 5\n6 7 8 0 9\n");
+    let (code, out, err) = run(&["--rows", "2", "--cols", "5", &file, "-q"], None);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+}
+
+/// Each bad input: exit 2, one line on stderr that names the file and the problem.
+#[test]
+fn bad_input_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "wrong_n.txt",
+            "2\n0 1 3\n4 2 5\n7 8 6\n",
+            "a row of 3 numbers on a 2x2 board",
+        ),
+        (
+            "repeated.txt",
+            "3\n0 1 3\n4 2 5\n7 8 8\n",
+            "tile 8 appears more than once and tile 6 is missing",
+        ),
+        (
+            "range.txt",
+            "3\n0 1 3\n4 2 5\n7 8 9\n",
+            "tile 9 is out of range",
+        ),
+        (
+            "text.txt",
+            "3\n0 1 3\nfour 2 5\n7 8 6\n",
+            "line 3: 'four' is not a tile number",
+        ),
+        ("empty.txt", "", "empty input"),
+        (
+            "unequal.txt",
+            "3\n0 1 3\n4 2\n5 7 8 6\n",
+            "line 3: a row of 2 numbers",
+        ),
+        (
+            "short.txt",
+            "3\n0 1 3\n4 2 5\n",
+            "2 rows of tiles after the size line, expected 3",
+        ),
+        ("size.txt", "three\n", "'three' is not a board size"),
+        ("binary.txt", "\u{0}\u{1}\u{2}", "is not a board size"),
+    ];
+    for (name, text, problem) in cases {
+        let file = write(dir.path(), name, text);
+        let (code, out, err) = run(&[&file], None);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name}: {out}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {file}: ")),
+            "{name}: {err}"
+        );
+        assert!(err.contains(problem), "{name}: {err}");
+    }
+    let missing = dir.path().join("missing.txt").display().to_string();
+    let (code, _, err) = run(&[&missing], None);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!("error: {missing}: cannot read")),
+        "{err}"
+    );
+    fs::write(
+        dir.path().join("latin1.txt"),
+        b"3\n0 1 3\n4 2 5\n7 8 \xe9\n",
+    )
+    .unwrap();
+    let latin1 = dir.path().join("latin1.txt").display().to_string();
+    let (code, _, err) = run(&[&latin1], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a text file"), "{err}");
+    for (board, problem) in [
+        ("1 2 3 / 4 0", "rows must have equal length"),
+        ("1 2 3 4 5 6 7 8 9 0", "do not make a square board"),
+        ("0 1 2 3 4 5 6 7 7", "appears more than once"),
+    ] {
+        let (code, _, err) = run(&["--board", board], None);
+        assert_eq!(code, 2, "{board}");
+        assert!(
+            err.starts_with("error: --board: ") && err.contains(problem),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [
+        vec![
+            "--board",
+            "0 1 2 3",
+            "--algorithm",
+            "bfs",
+            "--heuristic",
+            "manhattan",
+        ],
+        vec!["--board", "0 1 2 3", "--algorithm", "dfs"],
+        vec!["--board", "0 1 2 3", "--rows", "2"],
+        vec!["--rows", "0", "--cols", "3", "--board", "1 2 0"],
+        vec![],
+        vec!["--board", "0 1 2 3", "--batch", "x"],
+    ] {
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn exact_table_walks_downhill() {
+    // The antipodes of OEIS A089473 need 31 moves; the assignment's puzzle04 needs 4.
+    let (code, out, err) = run(
+        &[
+            "--board",
+            "6 4 7 8 5 0 3 2 1",
+            "--heuristic",
+            "exact",
+            "--quiet",
+        ],
+        None,
+    );
+    assert_eq!((code, out.trim()), (0, "31"), "{err}");
+    let (code, out, _) = run(
+        &[
+            "--board",
+            "0 1 3 4 2 5 7 8 6",
+            "--heuristic",
+            "exact",
+            "--quiet",
+        ],
+        None,
+    );
+    assert_eq!((code, out.trim()), (0, "4"));
+}
+
+#[test]
+fn batch_reports_bad_lines_and_solves_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let boards = [
+        "# a comment",
+        "0 1 3 4 2 5 7 8 6",
+        "",
+        "1 2 3 4 5 6 7 8 9",
+        "2 1 3 4 5 6 7 8 0",
+        "8 6 7 2 5 4 3 0 1",
+        "1 2 x",
+        "1 2 3 4 5 6 7 8 0",
+    ];
+    let file = write(dir.path(), "boards.txt", &boards.join("\n"));
+    let (code, out, err) = run(&["--batch", &file], None);
+    assert_eq!(code, 2, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "line,moves,expanded,seconds,solution");
+    assert_eq!(lines.len(), 5, "{out}");
+    let rows: Vec<Vec<&str>> = lines[1..].iter().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows.iter().map(|r| (r[0], r[1])).collect::<Vec<_>>(),
+        [("2", "4"), ("5", "unsolvable"), ("6", "31"), ("8", "0")]
+    );
+    for row in &rows {
+        if row[1] != "unsolvable" {
+            let start = board(3, 3, boards[row[0].parse::<usize>().unwrap() - 1]);
+            let moves = directions(row[4]);
+            assert_eq!(moves.len(), row[1].parse::<usize>().unwrap());
+            assert_eq!(replay(&start, &moves), Some(Board::goal(start.shape())));
+            assert!(row[3].parse::<f64>().is_ok());
+        }
+    }
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 3, "{err}");
+    assert!(errors[0].starts_with(&format!("error: {file} line 4: tile 9 is out of range")));
+    assert!(errors[1].starts_with(&format!("error: {file} line 7: 'x' is not a tile number")));
+    assert!(errors[2].contains("2 of 6 boards could not be read"));
+}
+
+#[test]
+fn compare_prints_a_table() {
+    let (code, out, err) = run(&["--board", "8 6 7 2 5 4 3 0 1", "--compare"], None);
+    assert_eq!(code, 0, "{err}");
+    for row in [
+        "bfs",
+        "ucs",
+        "astar    hamming",
+        "idastar  pdb",
+        "idastar  exact",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {out}"));
+        assert!(line.split_whitespace().any(|w| w == "31"), "{line}");
+    }
+}
+
+/// The cache folder: databases are written on first use, reused, and a corrupted file is
+/// rebuilt (and said so on stderr) rather than trusted.
+#[test]
+fn corrupt_cache_files_are_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("my-cache");
+    let cache_arg = cache.display().to_string();
+    let args = ["--board", "8 6 7 2 5 4 3 0 1", "--cache", &cache_arg];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Minimum number of moves = 31"));
+    assert!(err.contains("not cached yet"), "{err}");
+    let file = cache.join("pdb-3x3-1-2-3-4.bin");
+    let good = fs::read(&file).unwrap();
+    let (_, _, err) = run(&args, None);
+    assert!(!err.contains("built"), "loaded, not built: {err}");
+    let mut bad = good.clone();
+    bad[200] ^= 0xFF;
+    fs::write(&file, &bad).unwrap();
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0);
+    assert!(out.contains("Minimum number of moves = 31"));
+    assert!(err.contains("corrupt: checksum mismatch"), "{err}");
+    assert_eq!(fs::read(&file).unwrap(), good);
+}
+
+/// The default method and `--compare` on 4x4 build the 6-6-3 pattern databases (about 25 s in
+/// a release build): `cargo test --release --test solve_cli -- --ignored`.
+#[test]
+#[ignore = "builds the 4x4 pattern databases (30 s in release, minutes in debug)"]
+fn default_method_on_4x4() {
+    // One cache folder for all runs: the databases are built once.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().display().to_string();
+    // Korf's 1985 instances 12 (45 moves) and 79 (42), turned to this crate's goal.
+    for (tiles, moves) in [
+        ("1 3 5 6 0 13 14 9 11 4 8 12 10 7 15 2", "45\n"),
+        ("1 6 10 8 14 12 4 2 13 11 3 5 9 7 15 0", "42\n"),
+    ] {
+        let (code, out, err) = run(&["--board", tiles, "-q", "--cache", &cache], None);
+        assert_eq!((code, out.as_str()), (0, moves), "{err}");
+    }
+    // --compare on 4x4: the uninformed searches are left out, and said so.
+    let korf79 = "1 6 10 8 14 12 4 2 13 11 3 5 9 7 15 0";
+    let args = ["--board", korf79, "--compare", "-q", "--cache", &cache];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bfs: visits every board closer than the goal"),
+        "{out}"
+    );
+    for row in [
+        "idastar  manhattan",
+        "idastar  linear-conflict",
+        "idastar  pdb",
+        "astar    pdb",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("{row}: {out}"));
+        assert!(line.split_whitespace().any(|w| w == "42"), "{line}");
+    }
+}
