@@ -6,6 +6,8 @@
 //! `u32` component id per board). [`plan`] checks that against the memory available before
 //! anything is allocated.
 
+use indicatif::{DecimalBytes, HumanCount};
+
 use crate::bfs::{Engine, StateMarks};
 use crate::components::{self, ComponentArray, Components};
 use crate::distances::{self, DepthArray, Distances};
@@ -92,26 +94,29 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
         None => "no board fits".to_string(),
     };
     let boards = match shape.board_count() {
-        Some(b) => group(b),
+        Some(b) => HumanCount(b).to_string(),
         None => format!("{cells}!"),
     };
     let reachable = match shape.board_count() {
         Some(b) if shape.rows() > 1 && shape.cols() > 1 => {
-            format!(", of which {} are reachable from the goal", group(b / 2))
+            format!(
+                ", of which {} are reachable from the goal",
+                HumanCount(b / 2)
+            )
         }
         _ => String::new(),
     };
     let need = match needed {
-        Some(b) if cells <= MAX_CELLS => format!("needs {} of memory", human_bytes(b)),
+        Some(b) if cells <= MAX_CELLS => format!("needs {} of memory", DecimalBytes(b)),
         Some(b) => format!(
             "would need {} for a two-bit dense index (ranks above 12 cells do not fit in 32 bits)",
-            human_bytes(b)
+            DecimalBytes(b)
         ),
         None => "would need more bytes than a 64-bit machine can address".to_string(),
     };
     Err(AnalyzeError::TooLarge(format!(
         "{shape} has {boards} boards{reachable}; analyzing it {need}, {} available; {fits}",
-        human_bytes(available)
+        DecimalBytes(available)
     )))
 }
 
@@ -125,39 +130,6 @@ fn shapes_with(cells: usize) -> String {
     names.push((1, cells));
     let list: Vec<String> = names.iter().map(|(r, c)| format!("{r}x{c}")).collect();
     list.join(", ")
-}
-
-/// `1234567` as `1,234,567`.
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() * 4 / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// Bytes in B, KB, MB, GB or TB (powers of 1000), 3 significant figures.
-pub fn human_bytes(bytes: u64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < units.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else if value >= 100.0 {
-        format!("{value:.0} {}", units[unit])
-    } else if value >= 10.0 {
-        format!("{value:.1} {}", units[unit])
-    } else {
-        format!("{value:.2} {}", units[unit])
-    }
 }
 
 /// Per-board results: depth and component of every rank.
@@ -270,13 +242,5 @@ mod tests {
         let small = plan(Shape::new(3, 4).unwrap(), Options::default(), 100_000_000).unwrap_err();
         assert!(small.to_string().contains("11 cells"), "{small}");
         assert!(plan(Shape::new(3, 3).unwrap(), Options::default(), 1 << 30).is_ok());
-    }
-
-    #[test]
-    fn formatting_helpers() {
-        assert_eq!(group(10_461_394_944_000), "10,461,394,944,000");
-        assert_eq!(group(12), "12");
-        assert_eq!(human_bytes(119_750_400), "120 MB");
-        assert_eq!(human_bytes(999), "999 B");
     }
 }

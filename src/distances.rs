@@ -74,7 +74,7 @@ pub fn from_goal(
 ) -> Distances {
     progress.begin("distances", marks.len(), "boards");
     let layers = engine.run(marks, 0, visit, |depth, size, reached| {
-        let size = crate::analysis::group(size);
+        let size = indicatif::HumanCount(size);
         progress.update(reached, &format!("depth {depth}: {size} boards"));
     });
     progress.end();

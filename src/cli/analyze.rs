@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use npuzzle::analysis::{self, Options, group, human_bytes};
+use indicatif::{DecimalBytes, HumanCount};
+use npuzzle::analysis::{self, Options};
 use npuzzle::export::{self, BoardFormat, Summary};
 use npuzzle::{Shape, plot};
 
@@ -115,9 +116,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         }
         None => notes.push(format!(
             "edges.csv not written: {} edges, about {} with --edges ranks, {} with --edges labels",
-            group(result.edges),
-            human_bytes(result.edges * row_bytes(shape, BoardFormat::Ranks)),
-            human_bytes(result.edges * row_bytes(shape, BoardFormat::Labels)),
+            HumanCount(result.edges),
+            DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Ranks)),
+            DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Labels)),
         )),
     }
     match nodes_done {
@@ -128,8 +129,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         None => notes.push(format!(
             "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
              (needs {} of memory)",
-            group(result.boards),
-            human_bytes(
+            HumanCount(result.boards),
+            DecimalBytes(
                 analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)
             ),
         )),
@@ -199,22 +200,26 @@ fn report(
         .components
         .sizes
         .iter()
-        .map(|c| format!("{} x {}", group(c.count), group(c.size)))
+        .map(|c| format!("{} x {}", HumanCount(c.count), HumanCount(c.size)))
         .collect();
     let _ = writeln!(
         s,
         "board        {} ({} rows x {} columns), goal {}",
         summary.board, summary.rows, summary.cols, summary.goal
     );
-    let _ = writeln!(s, "boards       {}", group(summary.boards));
-    let _ = writeln!(s, "edges        {}", group(summary.edges));
+    let _ = writeln!(s, "boards       {}", HumanCount(summary.boards));
+    let _ = writeln!(s, "edges        {}", HumanCount(summary.edges));
     let _ = writeln!(
         s,
         "components   {} (sizes: {})",
-        group(summary.components.count),
+        HumanCount(summary.components.count),
         sizes.join(", ")
     );
-    let _ = writeln!(s, "reachable    {} from the goal", group(summary.reachable));
+    let _ = writeln!(
+        s,
+        "reachable    {} from the goal",
+        HumanCount(summary.reachable)
+    );
     let _ = writeln!(
         s,
         "max depth    {} moves (God's number for {})",
@@ -223,7 +228,7 @@ fn report(
     let _ = writeln!(
         s,
         "hardest      {} board(s) at depth {}",
-        group(summary.hardest.count),
+        HumanCount(summary.hardest.count),
         summary.hardest.depth
     );
     for b in summary.hardest.boards.iter().take(8) {

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use indicatif::{HumanBytes, HumanCount};
 use npuzzle::solve::cache::{self, CacheEvent};
 use npuzzle::solve::pdb::{Partition, PatternDb};
 use npuzzle::solve::{
@@ -413,7 +414,7 @@ fn run_one(
             &letters
         }
     )?;
-    writeln!(out, "Nodes expanded: {}", group_digits(solution.expanded))?;
+    writeln!(out, "Nodes expanded: {}", HumanCount(solution.expanded))?;
     writeln!(
         out,
         "Time: {}",
@@ -422,8 +423,8 @@ fn run_one(
     writeln!(
         out,
         "Peak memory: {} ({} {})",
-        human_bytes(solution.peak_bytes),
-        group_digits(solution.peak_nodes),
+        HumanBytes(solution.peak_bytes),
+        HumanCount(solution.peak_nodes),
         if algorithm.stores_boards() {
             "boards held"
         } else {
@@ -591,15 +592,15 @@ fn run_compare(
             Ok(s) => format!(
                 "{:>6} {:>13} {:>11} {:>12}",
                 s.moves.len(),
-                group_digits(s.expanded),
+                HumanCount(s.expanded),
                 human_seconds(s.elapsed.as_secs_f64()),
-                human_bytes(s.peak_bytes)
+                HumanBytes(s.peak_bytes)
             ),
             Err(SolveError::LimitReached { expanded, .. }) => {
                 format!(
                     "{:>6} {:>13} {:>11} {:>12}",
                     "-",
-                    group_digits(expanded),
+                    HumanCount(expanded),
                     "gave up",
                     "-"
                 )
@@ -610,8 +611,8 @@ fn run_compare(
     }
     let caps = format!(
         "A run gives up after {} boards expanded or {} held.",
-        group_digits(COMPARE_LIMITS.max_expanded.unwrap_or(0)),
-        group_digits(COMPARE_LIMITS.max_stored.unwrap_or(0))
+        HumanCount(COMPARE_LIMITS.max_expanded.unwrap_or(0)),
+        HumanCount(COMPARE_LIMITS.max_stored.unwrap_or(0))
     );
     writeln!(out, "\n{caps}")?;
     if !skipped.is_empty() || exact_missing.is_some() {
@@ -624,19 +625,6 @@ fn run_compare(
         }
     }
     Ok(())
-}
-
-/// `1234567` as `1,234,567`.
-fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Seconds as `0.042 ms`, `12.3 ms` or `1.23 s`.
@@ -652,37 +640,15 @@ fn human_seconds(s: f64) -> String {
     out
 }
 
-/// Bytes as `512 B`, `1.2 KiB`, `3.4 MiB` or `1.1 GiB`.
-fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = b as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{b} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn formats() {
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(1_234_567), "1,234,567");
         assert_eq!(human_seconds(0.000_042), "0.042 ms");
         assert_eq!(human_seconds(0.0123), "12.3 ms");
         assert_eq!(human_seconds(1.234), "1.23 s");
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use indicatif::HumanCount;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
@@ -272,19 +273,6 @@ fn write_png_atomically(
 // ----------------------------------------------------------------------------------------------
 // Numbers and ticks.
 
-/// `1234567` -> `"1,234,567"`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// `count` boards as a share of `total`, in percent.
 fn share(count: u64, total: u64) -> f64 {
     count as f64 * 100.0 / total as f64
@@ -535,7 +523,7 @@ impl HardestBox {
             } else {
                 "hardest boards"
             },
-            thousands(depth as u64),
+            HumanCount(depth as u64),
             if depth == 1 { "move" } else { "moves" }
         );
         let boards: Vec<Vec<String>> = hardest
@@ -546,7 +534,7 @@ impl HardestBox {
         let more = (hardest.len() > MAX_BOARDS_SHOWN).then(|| {
             format!(
                 "+ {} more",
-                thousands((hardest.len() - MAX_BOARDS_SHOWN) as u64)
+                HumanCount((hardest.len() - MAX_BOARDS_SHOWN) as u64)
             )
         });
 
@@ -657,7 +645,7 @@ fn draw_last_bar_note(
     }
     let note = format!(
         "{} board{}",
-        thousands(count),
+        HumanCount(count),
         if count == 1 { "" } else { "s" }
     );
     let style = text_style(SANS, NOTE_PX, &MUTED);
@@ -694,7 +682,7 @@ fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> DrawResult {
     let title = format!(
         "{} sliding puzzle: {} solvable board{}, God's number {}",
         chart.board,
-        thousands(total),
+        HumanCount(total),
         if total == 1 { "" } else { "s" },
         max_depth
     );
@@ -785,7 +773,7 @@ fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &Path) -> Dra
             format!(
                 "{}: {} solvable boards, max depth {}",
                 s.board,
-                thousands(total),
+                HumanCount(total),
                 s.counts.len() - 1
             )
         })
@@ -890,15 +878,6 @@ mod tests {
 
     fn is_png(path: &Path) -> bool {
         std::fs::read(path).is_ok_and(|b| b.starts_with(b"\x89PNG\r\n\x1a\n"))
-    }
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(181_440), "181,440");
-        assert_eq!(thousands(239_500_800), "239,500,800");
     }
 
     #[test]
