@@ -13,6 +13,7 @@
 //! - [`components`]: connected components, by BFS from every board not yet reached.
 //! - [`analysis`]: the memory plan and the whole analysis of one shape.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
+//! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //!
@@ -25,7 +26,8 @@
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only
-//!   [`export`], [`plot`] and the binary do I/O, always to a temporary file then a rename.
+//!   [`export`], [`interop`], [`plot`] and the binary do I/O, always to a temporary file then
+//!   a rename.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 
 #![warn(missing_docs)]
@@ -37,6 +39,7 @@ pub mod components;
 pub mod distances;
 pub mod export;
 pub mod graph;
+pub mod interop;
 pub mod moves;
 pub mod plot;
 pub mod progress;

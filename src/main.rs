@@ -21,6 +21,8 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Redraw the depth chart from saved results (no recomputation), or compare boards.
     Plot(cli::analyze::PlotArgs),
+    /// Write the whole game graph as GraphML or DOT, with each board's component and depth.
+    Export(cli::export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Plot(args) => cli::analyze::plot(args),
+        Command::Export(args) => cli::export::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,8 @@
 //! the report. Only this layer prints.
 
 pub mod analyze;
+pub mod board;
+pub mod export;
 pub mod progress;
 
 use std::fmt;
