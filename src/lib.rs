@@ -14,6 +14,8 @@
 //! - [`analysis`]: the memory plan and the whole analysis of one shape.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
 //! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
+//! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
+//!   each vertex drawn as its board.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //!
@@ -27,7 +29,7 @@
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only
 //!   [`export`], [`interop`], [`plot`] and the binary do I/O, always to a temporary file then
-//!   a rename.
+//!   a rename; [`drawing`] returns DOT text, and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 
 #![warn(missing_docs)]
@@ -37,6 +39,7 @@ pub mod bfs;
 pub mod board;
 pub mod components;
 pub mod distances;
+pub mod drawing;
 pub mod export;
 pub mod graph;
 pub mod interop;

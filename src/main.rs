@@ -23,6 +23,8 @@ enum Command {
     Plot(cli::analyze::PlotArgs),
     /// Write the whole game graph as GraphML or DOT, with each board's component and depth.
     Export(cli::export::ExportArgs),
+    /// Draw a small game graph, each board as a small grid: DOT, and PNG with Graphviz.
+    Draw(cli::draw::DrawArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Plot(args) => cli::analyze::plot(args),
         Command::Export(args) => cli::export::run(args),
+        Command::Draw(args) => cli::draw::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

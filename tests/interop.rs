@@ -1,5 +1,5 @@
-//! The real binary's `export` command (GraphML, DOT): counts and attributes read back from the
-//! files, agreement with `analyze`'s nodes.csv and edges.csv, bad input.
+//! The real binary's `export` (GraphML, DOT) and `draw` commands: counts and attributes read
+//! back from the files, agreement with `analyze`'s nodes.csv and edges.csv, bad input.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -182,4 +182,89 @@ fn export_refuses_big_boards_and_bad_folders() {
     run(&blocker, &["export", "--size", "2"])
         .code(1)
         .stderr(one_line().and(predicate::str::contains("cannot write")));
+}
+
+/// Without Graphviz on PATH, `draw` writes the DOT, says so in one line, and succeeds.
+#[test]
+fn draw_2x2_without_graphviz_writes_the_dot_and_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty_path = tempfile::tempdir().unwrap();
+    npuzzle()
+        .env("PATH", empty_path.path())
+        .args(["draw", "--size", "2", "--output"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("game_graph.dot: 24 boards, 24 edges").and(
+                predicate::str::contains("note: Graphviz (dot) is not installed"),
+            ),
+        );
+    let dir = tmp.path().join("2x2");
+    let dot = fs::read_to_string(dir.join("game_graph.dot")).unwrap();
+    assert_eq!(
+        dot.matches("<table").count(),
+        24,
+        "each board drawn as a table"
+    );
+    assert_eq!(dot.matches(" -- ").count(), 24);
+    assert_eq!(
+        dot.matches("subgraph cluster_").count(),
+        2,
+        "both components"
+    );
+    assert_eq!(
+        dot.matches("color=\"#2ca02c\"").count(),
+        1,
+        "the goal framed"
+    );
+    assert!(!dir.join("game_graph.png").exists());
+}
+
+/// With Graphviz installed (skipped otherwise), `draw` renders the PNG of the 3x3 goal's
+/// neighbourhood: 1 + 2 + 4 boards within 2 moves (OEIS A089473).
+#[test]
+fn draw_3x3_neighbourhood_renders_a_png_with_graphviz() {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let has_dot = std::env::split_paths(&path).any(|p| p.join("dot").is_file());
+    let tmp = tempfile::tempdir().unwrap();
+    npuzzle()
+        .env("PATH", &path)
+        .args(["draw", "--size", "3", "--output"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "goal_neighbourhood_r2.dot: 7 boards, 6 edges",
+        ));
+    let dir = tmp.path().join("3x3");
+    let dot = fs::read_to_string(dir.join("goal_neighbourhood_r2.dot")).unwrap();
+    assert_eq!(dot.matches("<table").count(), 7);
+    if !has_dot {
+        eprintln!("Graphviz's dot is not installed: PNG not checked");
+        return;
+    }
+    let png = fs::read(dir.join("goal_neighbourhood_r2.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+#[test]
+fn draw_refuses_too_many_boards() {
+    let tmp = tempfile::tempdir().unwrap();
+    run(tmp.path(), &["draw", "--size", "3", "--whole"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("362,880 boards")));
+    run(tmp.path(), &["draw", "--size", "3", "--radius", "12"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("smaller --radius")));
+    run(
+        tmp.path(),
+        &["draw", "--size", "3", "--radius", "2", "--whole"],
+    )
+    .code(2);
+    assert_eq!(
+        fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }
