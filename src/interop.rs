@@ -57,8 +57,8 @@ pub enum InteropError {
     /// The board has more than [`MAX_CELLS`] cells.
     #[error(
         "{shape} has {boards} boards; GraphML and DOT exports stop at {MAX_CELLS} cells \
-         (3,628,800 boards: 2x5, 5x2, 1x10); for larger boards use \
-         `npuzzle analyze --edges ranks --nodes ranks`"
+         (3,628,800 boards: 2x5, 5x2, 1x10); for 11 or 12 cells, \
+         `npuzzle analyze --edges ranks --nodes ranks` writes the graph as CSV"
     )]
     TooLarge {
         /// The shape asked for.

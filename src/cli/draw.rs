@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::Args;
+use npuzzle::analysis::group;
 use npuzzle::drawing::{Drawing, Scope};
 use npuzzle::export;
 
@@ -52,10 +53,10 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
     export::write_atomically(&dot_path, |out| out.write_all(drawing.to_dot().as_bytes()))
         .map_err(CliError::runtime)?;
     println!(
-        "wrote {}: {} boards, {} edges",
+        "wrote {}: {}, {}",
         dot_path.display(),
-        drawing.vertices().len(),
-        drawing.edges().len()
+        count(drawing.vertices().len(), "board"),
+        count(drawing.edges().len(), "edge")
     );
     if render_png(&dot_path, &png_path)? {
         println!("wrote {}", png_path.display());
@@ -68,6 +69,15 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// `1 edge`, `24 edges`.
+fn count(n: usize, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        group(n as u64),
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// Renders `dot_path` to `png_path` (atomically) with Graphviz's `dot`; `Ok(false)` when `dot`

@@ -38,6 +38,11 @@ pub struct ExportArgs {
     quiet: bool,
 }
 
+/// `1 edge`, `840 edges`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group(n), if n == 1 { one } else { many })
+}
+
 /// Runs `npuzzle export`: analyzes the board (components and depths of every board), then
 /// writes its whole game graph with those vertex attributes.
 pub fn run(args: ExportArgs) -> Result<(), CliError> {
@@ -60,10 +65,10 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     if !args.quiet {
         let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         println!(
-            "wrote {}: {} vertices (board, rank, component, depth), {} edges, {}, in {:.2} s",
+            "wrote {}: {} (board, rank, component, depth), {}, {}, in {:.2} s",
             path.display(),
-            group(result.boards),
-            group(result.edges),
+            count(result.boards, "vertex", "vertices"),
+            count(result.edges, "edge", "edges"),
             human_bytes(size),
             started.elapsed().as_secs_f64()
         );
