@@ -101,7 +101,7 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
 /// Formats ranks `0..end` in parallel chunks with `format_chunk` and writes them in rank
 /// order to `out`, pipelined: one batch is written while the next is formatted. Reports
 /// progress per batch.
-fn write_chunked(
+pub fn write_chunked(
     out: &mut (impl Write + Send),
     end: u32,
     progress: &dyn Progress,
@@ -145,7 +145,7 @@ fn write_chunked(
 
 /// Appends the board `perm` in `format` (`rank` is its rank) to `out`.
 #[inline(always)]
-fn put_board(out: &mut Vec<u8>, perm: &[u8], rank: u32, format: BoardFormat) {
+pub fn put_board(out: &mut Vec<u8>, perm: &[u8], rank: u32, format: BoardFormat) {
     match format {
         BoardFormat::Ranks => out.extend_from_slice(itoa::Buffer::new().format(rank).as_bytes()),
         BoardFormat::Labels if perm.len() <= 9 => out.extend(perm.iter().map(|&v| b'1' + v)),

@@ -13,6 +13,9 @@
 //! - [`components`]: connected components, by BFS from every board not yet reached.
 //! - [`analysis`]: the memory plan and the whole analysis of one shape.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
+//! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
+//! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
+//!   each vertex drawn as its board.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
@@ -28,8 +31,9 @@
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only
-//!   [`export`], [`plot`], [`solve::cache`] (the pattern databases) and the binary do I/O,
-//!   always to a temporary file then a rename.
+//!   [`export`], [`interop`], [`plot`], [`solve::cache`] (the pattern databases) and the
+//!   binary do I/O, always to a temporary file then a rename; [`drawing`] returns DOT text,
+//!   and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 //! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised
 //!   by parity before any search.
@@ -41,8 +45,10 @@ pub mod bfs;
 pub mod board;
 pub mod components;
 pub mod distances;
+pub mod drawing;
 pub mod export;
 pub mod graph;
+pub mod interop;
 pub mod moves;
 pub mod plot;
 pub mod progress;

@@ -25,6 +25,10 @@ enum Command {
     /// Solve boards optimally: one board (file, stdin or --board), a batch, or a comparison
     /// of the algorithms.
     Solve(cli::solve::SolveArgs),
+    /// Write the whole game graph as GraphML or DOT, with each board's component and depth.
+    Export(cli::export::ExportArgs),
+    /// Draw a small game graph, each board as a small grid: DOT, and PNG with Graphviz.
+    Draw(cli::draw::DrawArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,8 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Plot(args) => cli::analyze::plot(args),
         Command::Solve(args) => cli::solve::run(&args),
+        Command::Export(args) => cli::export::run(args),
+        Command::Draw(args) => cli::draw::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ use npuzzle::export::{self, BoardFormat, Summary};
 use npuzzle::{Shape, plot};
 
 use super::CliError;
+use super::board::BoardArgs;
 use super::progress::Bars;
 
 /// Boards above this many cells export no edges or nodes unless asked.
@@ -30,15 +31,8 @@ pub enum Export {
 /// Arguments of `npuzzle analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// Analyze the N x N board (3 = the 8-puzzle).
-    #[arg(long, value_name = "N", conflicts_with_all = ["rows", "cols"])]
-    size: Option<usize>,
-    /// Rows of a rectangular board (with --cols).
-    #[arg(long, value_name = "R", requires = "cols")]
-    rows: Option<usize>,
-    /// Columns of a rectangular board (with --rows).
-    #[arg(long, value_name = "C", requires = "rows")]
-    cols: Option<usize>,
+    #[command(flatten)]
+    board: BoardArgs,
     /// Folder for the results; they go to DIR/<R>x<C>/.
     #[arg(long, value_name = "DIR", default_value = "output")]
     output: PathBuf,
@@ -81,16 +75,7 @@ fn format_of(choice: Option<Export>, shape: Shape) -> Option<BoardFormat> {
 /// Runs `npuzzle analyze`.
 pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let started = Instant::now();
-    let shape = match (args.size, args.rows, args.cols) {
-        (Some(n), _, _) => Shape::square(n),
-        (None, Some(r), Some(c)) => Shape::new(r, c),
-        _ => {
-            return Err(CliError::usage(
-                "give --size N or both --rows R and --cols C",
-            ));
-        }
-    }
-    .map_err(CliError::usage)?;
+    let shape = args.board.shape()?;
     let edges = format_of(args.edges, shape);
     let nodes = format_of(args.nodes, shape);
     let options = Options {

@@ -2,6 +2,9 @@
 //! the report. Only this layer prints.
 
 pub mod analyze;
+pub mod board;
+pub mod draw;
+pub mod export;
 pub mod progress;
 pub mod solve;
 

@@ -1,0 +1,103 @@
+//! `npuzzle draw`: pictures of small game graphs ([`npuzzle::drawing`]), as DOT and, when
+//! Graphviz is installed, PNG.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::Args;
+use indicatif::HumanCount;
+use npuzzle::drawing::{Drawing, Scope};
+use npuzzle::export;
+
+use super::CliError;
+use super::board::BoardArgs;
+
+/// Boards with at most this many boards are drawn whole when no `--radius` is given.
+const WHOLE_BY_DEFAULT: u64 = 24;
+/// The radius drawn when neither `--radius` nor `--whole` is given on a larger board.
+const DEFAULT_RADIUS: u32 = 2;
+
+/// Arguments of `npuzzle draw`.
+#[derive(Debug, Args)]
+pub struct DrawArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Draw the boards within K moves of the goal [default: the whole graph for boards of at
+    /// most 24 boards (2x2, 1x4), else 2].
+    #[arg(long, value_name = "K", conflicts_with = "whole")]
+    radius: Option<u32>,
+    /// Draw the whole game graph, every component (at most 1,000 boards: up to 6 cells).
+    #[arg(long)]
+    whole: bool,
+    /// Folder for the pictures; they go to DIR/<R>x<C>/.
+    #[arg(long, value_name = "DIR", default_value = "output")]
+    output: PathBuf,
+}
+
+/// Runs `npuzzle draw`: writes `game_graph.dot` or `goal_neighbourhood_r<K>.dot`, then renders
+/// the PNG beside it with Graphviz's `dot` when it is installed (a one-line note otherwise).
+pub fn run(args: DrawArgs) -> Result<(), CliError> {
+    let shape = args.board.shape()?;
+    let small = shape.board_count().is_some_and(|b| b <= WHOLE_BY_DEFAULT);
+    let scope = match args.radius {
+        Some(k) => Scope::Radius(k),
+        None if args.whole || small => Scope::WholeGraph,
+        None => Scope::Radius(DEFAULT_RADIUS),
+    };
+    let drawing = Drawing::new(shape, scope).map_err(CliError::usage)?;
+    let dir = args.output.join(shape.to_string());
+    export::prepare_dir(&dir).map_err(CliError::runtime)?;
+    let dot_path = dir.join(format!("{}.dot", drawing.file_stem()));
+    let png_path = dir.join(format!("{}.png", drawing.file_stem()));
+    export::write_atomically(&dot_path, |out| out.write_all(drawing.to_dot().as_bytes()))
+        .map_err(CliError::runtime)?;
+    println!(
+        "wrote {}: {}, {}",
+        dot_path.display(),
+        count(drawing.vertices().len(), "board"),
+        count(drawing.edges().len(), "edge")
+    );
+    if render_png(&dot_path, &png_path)? {
+        println!("wrote {}", png_path.display());
+    } else {
+        println!(
+            "note: Graphviz (dot) is not installed, so no PNG; install it (Debian: apt-get \
+             install graphviz) and run: dot -Tpng {} -o {}",
+            dot_path.display(),
+            png_path.display()
+        );
+    }
+    Ok(())
+}
+
+/// `1 edge`, `24 edges`.
+fn count(n: usize, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        HumanCount(n as u64),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// Renders `dot_path` to `png_path` (atomically) with Graphviz's `dot`; `Ok(false)` when `dot`
+/// is not installed.
+fn render_png(dot_path: &Path, png_path: &Path) -> Result<bool, CliError> {
+    let output = match Command::new("dot").arg("-Tpng").arg(dot_path).output() {
+        Ok(output) => output,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(CliError::runtime(format!("cannot run Graphviz's dot: {e}"))),
+    };
+    if !output.status.success() || output.stdout.is_empty() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let reason = stderr.lines().next().unwrap_or("no output");
+        return Err(CliError::runtime(format!(
+            "Graphviz's dot failed on {} ({}): {reason}",
+            dot_path.display(),
+            output.status
+        )));
+    }
+    export::write_atomically(png_path, |out| out.write_all(&output.stdout))
+        .map_err(CliError::runtime)?;
+    Ok(true)
+}
