@@ -239,7 +239,7 @@ impl Engine {
         Engine {
             shape,
             moves: MoveTable::new(shape),
-            list_limit: ((total / 256) as usize).max(1 << 16),
+            list_limit: ((total / 256) as usize).max(1 << 12),
         }
     }
 
@@ -248,7 +248,7 @@ impl Engine {
         self.shape
     }
 
-    /// Layers up to this many boards are kept as rank lists (`n!/256`, at least 65,536).
+    /// Layers up to this many boards are kept as rank lists (`n!/256`, at least 4,096).
     pub fn list_limit(&self) -> usize {
         self.list_limit
     }

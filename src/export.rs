@@ -77,7 +77,8 @@ pub fn write_atomically(
     }
     let tmp = builder.tempfile_in(dir).map_err(fail(path))?;
     {
-        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        // Small enough that the large chunks of the streamed exports bypass it (no copy).
+        let mut out = BufWriter::with_capacity(1 << 16, tmp.as_file());
         write(&mut out).map_err(fail(path))?;
         out.flush().map_err(fail(path))?;
     }
