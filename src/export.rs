@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::Analysis;
 use crate::board::Board;
-use crate::moves;
+use crate::graph;
 use crate::progress::Progress;
-use crate::rank::{self, SequentialUnranker};
+use crate::rank::SequentialUnranker;
 use crate::shape::Shape;
 
 /// Ranks formatted per parallel work item.
@@ -193,24 +193,12 @@ fn edges_chunk<const N: usize>(
     format: BoardFormat,
     out: &mut Vec<u8>,
 ) {
-    let weights = const { rank::weights::<N>() };
-    let cols = shape.cols();
-    let mut unranker = SequentialUnranker::<N>::default();
-    for r in lo..hi {
-        let (perm, digits) = unranker.unrank(r);
-        let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
-        let right = (b % cols + 1 < cols).then_some(b + 1);
-        let down = (b + cols < N).then_some(b + cols);
-        for to in [right, down].into_iter().flatten() {
-            let nb = moves::swapped_rank(&perm, &digits, &weights, u64::from(r), b, to) as u32;
-            let mut next = perm;
-            next.swap(b, to);
-            put_board(out, &perm, r, format);
-            out.push(b',');
-            put_board(out, &next, nb, format);
-            out.push(b'\n');
-        }
-    }
+    graph::for_each_forward_edge::<N>(shape.cols(), lo, hi, |r, perm, nb, next| {
+        put_board(out, perm, r, format);
+        out.push(b',');
+        put_board(out, next, nb, format);
+        out.push(b'\n');
+    });
 }
 
 /// Writes `nodes.csv`: header `board,rank,component,depth` (`rank,component,depth` with

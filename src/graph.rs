@@ -136,6 +136,33 @@ impl GameGraph {
     }
 }
 
+/// Calls `f(from, from_board, to, to_board)` for every edge from the boards of ranks `lo..hi`
+/// (`N` cells, `cols` columns): for each board in rank order, its blank's right then down
+/// move, so that over all ranks every undirected edge comes once (the convention of
+/// [`GameGraph::forward_edges`]). The exports stream through this.
+#[inline(always)]
+pub fn for_each_forward_edge<const N: usize>(
+    cols: usize,
+    lo: u32,
+    hi: u32,
+    mut f: impl FnMut(u32, &[u8; N], u32, &[u8; N]),
+) {
+    let weights = const { rank::weights::<N>() };
+    let mut unranker = rank::SequentialUnranker::<N>::default();
+    for r in lo..hi {
+        let (perm, digits) = unranker.unrank(r);
+        let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
+        let right = (b % cols + 1 < cols).then_some(b + 1);
+        let down = (b + cols < N).then_some(b + cols);
+        for to in [right, down].into_iter().flatten() {
+            let nb = moves::swapped_rank(&perm, &digits, &weights, u64::from(r), b, to) as u32;
+            let mut next = perm;
+            next.swap(b, to);
+            f(r, &perm, nb, &next);
+        }
+    }
+}
+
 /// Lehmer digits of `perm` (O(n^2), for the non-hot paths).
 fn lehmer_digits(perm: &[u8]) -> Vec<u8> {
     (0..perm.len())

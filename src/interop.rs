@@ -323,19 +323,9 @@ fn nodes_chunk<const N: usize>(
 /// The edges from boards `lo..hi`: for each, its blank's right then down move (as
 /// `edges.csv`), so every undirected edge appears once.
 fn edges_chunk<const N: usize>(shape: Shape, lo: u32, hi: u32, syntax: &Syntax, buf: &mut Vec<u8>) {
-    let cols = shape.cols();
-    let mut unranker = SequentialUnranker::<N>::default();
-    for r in lo..hi {
-        let (perm, _) = unranker.unrank(r);
-        let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
-        let right = (b % cols + 1 < cols).then_some(b + 1);
-        let down = (b + cols < N).then_some(b + cols);
-        for to in [right, down].into_iter().flatten() {
-            let mut next = perm;
-            next.swap(b, to);
-            (syntax.edge)(buf, &perm, &next);
-        }
-    }
+    crate::graph::for_each_forward_edge::<N>(shape.cols(), lo, hi, |_, perm, _, next| {
+        (syntax.edge)(buf, perm, next)
+    });
 }
 
 #[inline(always)]
