@@ -196,7 +196,6 @@ pub fn analyze_unchecked(shape: Shape, options: Options, progress: &dyn Progress
         progress,
     );
     components.add(reachable);
-    components.count = components.count.max(1);
     Analysis {
         shape,
         boards,

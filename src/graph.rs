@@ -29,7 +29,6 @@ pub struct GameGraph {
     shape: Shape,
     boards: u32,
     moves: MoveTable,
-    weights: Vec<u64>,
 }
 
 /// One undirected edge, `from < to` not implied: `from` is the board whose blank moves right
@@ -52,15 +51,10 @@ impl GameGraph {
             shape.cells() <= MAX_CELLS,
             "the game graph supports at most 12 cells"
         );
-        let n = shape.cells();
-        let weights = (0..n)
-            .map(|i| rank::factorial(n - 1 - i).unwrap_or(0))
-            .collect();
         GameGraph {
             shape,
             boards: shape.board_count().unwrap_or(0) as u32,
             moves: MoveTable::new(shape),
-            weights,
         }
     }
 
@@ -74,46 +68,26 @@ impl GameGraph {
         self.boards
     }
 
-    /// Ranks of the boards one move from board `rank` (2 to 4 of them, `U D L R` order).
+    /// Ranks of the boards one move from board `rank` (2 to 4 of them, `U D L R` order),
+    /// by the same move generation as the BFS ([`moves::for_each_neighbor`]).
     pub fn neighbors(&self, rank: u32) -> Vec<u32> {
-        let mut perm = vec![0u8; self.shape.cells()];
-        rank::unrank(u64::from(rank), &mut perm);
-        let digits = lehmer_digits(&perm);
-        let blank = perm.len() - 1;
-        let b = perm.iter().position(|&v| v as usize == blank).unwrap_or(0);
-        self.moves
-            .targets(b)
-            .iter()
-            .map(|&to| {
-                moves::swapped_rank(
-                    &perm,
-                    &digits,
-                    &self.weights,
-                    u64::from(rank),
-                    b,
-                    to as usize,
-                ) as u32
-            })
-            .collect()
+        let mut out = Vec::with_capacity(4);
+        crate::with_cells!(self.shape.cells(), N => {
+            moves::for_each_neighbor::<N>(rank, &self.moves, |nb, _| out.push(nb))
+        });
+        out
     }
 
-    /// The edges from board `rank`: one per right or down move of its blank.
-    pub fn forward_edges(&self, rank: u32) -> impl Iterator<Item = GameEdge> + use<> {
-        let mut perm = vec![0u8; self.shape.cells()];
-        rank::unrank(u64::from(rank), &mut perm);
-        let b = perm
-            .iter()
-            .position(|&v| v as usize == perm.len() - 1)
-            .unwrap_or(0);
-        let (rows, cols) = (self.shape.rows(), self.shape.cols());
-        let digits = lehmer_digits(&perm);
-        let right = (b % cols + 1 < cols).then_some(b + 1);
-        let down = (b / cols + 1 < rows).then_some(b + cols);
-        let weights = self.weights.clone();
-        [right, down].into_iter().flatten().map(move |to| GameEdge {
-            from: rank,
-            to: moves::swapped_rank(&perm, &digits, &weights, u64::from(rank), b, to) as u32,
-        })
+    /// The edges from board `rank`: one per right or down move of its blank
+    /// ([`for_each_forward_edge`]).
+    pub fn forward_edges(&self, rank: u32) -> std::vec::IntoIter<GameEdge> {
+        let mut out = Vec::with_capacity(2);
+        crate::with_cells!(self.shape.cells(), N => {
+            for_each_forward_edge::<N>(self.shape.cols(), rank, rank + 1, |from, _, to, _| {
+                out.push(GameEdge { from, to })
+            })
+        });
+        out.into_iter()
     }
 
     /// Every edge once, in rank order of `from`, computed in parallel (rayon).
@@ -161,13 +135,6 @@ pub fn for_each_forward_edge<const N: usize>(
             f(r, &perm, nb, &next);
         }
     }
-}
-
-/// Lehmer digits of `perm` (O(n^2), for the non-hot paths).
-fn lehmer_digits(perm: &[u8]) -> Vec<u8> {
-    (0..perm.len())
-        .map(|i| perm[i + 1..].iter().filter(|&&v| v < perm[i]).count() as u8)
-        .collect()
 }
 
 impl EdgeRef for GameEdge {
