@@ -1,18 +1,19 @@
-//! Micro-benchmarks of the core, release build: `cargo bench --bench core [-- 3x4]`.
+//! Micro-benchmarks of the engine, release build: `cargo bench --bench core [-- 3x4]`.
 //!
-//! 1. Neighbour ranks: the Lehmer-digit delta of `moves` against re-ranking every neighbour
-//!    from scratch (the "do not re-rank unless a benchmark shows it is as fast").
-//! 2. The BFS engine alone (goal BFS + components) on 3x3, 2x5 and, when asked, 3x4.
+//! 1. The kernels: neighbour indices per board for the parity index (one component, `u64`)
+//!    and the lexicographic index (all boards), on the same boards of 3x4, in ascending
+//!    batches of 512 as the driver hands them over.
+//! 2. The layer driver alone: the goal's component of 3x3, 2x5 and, when asked, 3x4, on both
+//!    indices (the lexicographic one searches only the goal's component here too).
 //!
-//! Plain `std::time::Instant` timing, median of 5 runs; quote ratios, not absolute times.
+//! Plain `std::time::Instant` timing, median of several runs; quote ratios, not absolute
+//! times: the machines are shared.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use npuzzle::Shape;
-use npuzzle::bfs::{Engine, StateMarks};
-use npuzzle::moves::{self, MoveTable};
-use npuzzle::rank;
+use npuzzle::bfs::{self, LexSpace, Parity, ParitySpace, StateIndex, StateMarks, StateSpace};
+use npuzzle::{Board, Shape};
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -31,71 +32,77 @@ fn time(runs: usize, mut f: impl FnMut()) -> f64 {
     )
 }
 
-fn neighbour_ranks() {
-    const N: usize = 12;
+/// ns per board of `space`'s kernel over `boards` (ascending batches of 512).
+fn kernel_ns<S: StateSpace>(space: &S, boards: &[StateIndex]) -> f64 {
+    let mut out = Vec::with_capacity(4 * 512);
+    let t = time(7, || {
+        let mut sum = 0u64;
+        for batch in boards.chunks(512) {
+            out.clear();
+            space.expand(batch, &mut out);
+            sum = out.iter().fold(sum, |s, i| s.wrapping_add(i.0));
+        }
+        black_box(sum);
+    });
+    t * 1e9 / boards.len() as f64
+}
+
+fn kernels() {
     let shape = Shape::new(3, 4).unwrap();
-    let table = MoveTable::new(shape);
-    let ranks: Vec<u32> = (0..2_000_000u32)
-        .map(|i| i.wrapping_mul(2_654_435_761) % 479_001_600)
+    let parity = ParitySpace::new(shape, Parity::Even).unwrap();
+    let lex = LexSpace::new(shape).unwrap();
+    // The same 2M boards in both indices, each list ascending (about 1 board in 120, as in a
+    // mid-depth layer).
+    let mut on_parity: Vec<StateIndex> = (0..2_000_000u64)
+        .map(|i| StateIndex(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % parity.size()))
         .collect();
-    let delta = time(5, || {
-        let mut sum = 0u64;
-        for &r in &ranks {
-            moves::for_each_neighbor::<N>(r, &table, |nb, _| sum += u64::from(nb));
-        }
-        black_box(sum);
-    });
-    let full = time(5, || {
-        let mut sum = 0u64;
-        for &r in &ranks {
-            let (perm, _) = rank::unrank_array::<N>(r);
-            let b = perm.iter().position(|&v| v as usize == N - 1).unwrap();
-            for &to in table.targets(b) {
-                let mut next = perm;
-                next.swap(b, to as usize);
-                sum += rank::rank_array(&next);
-            }
-        }
-        black_box(sum);
-    });
+    on_parity.sort_unstable();
+    let mut on_lex: Vec<StateIndex> = on_parity
+        .iter()
+        .map(|&i| lex.rank(&parity.unrank(i)).unwrap())
+        .collect();
+    on_lex.sort_unstable();
+    let p = kernel_ns(&parity, &on_parity);
+    let l = kernel_ns(&lex, &on_lex);
     println!(
-        "neighbour ranks, 3x4, 2M boards: delta {:.1} ns/board, full re-rank {:.1} ns/board, ratio {:.2}",
-        delta * 1e9 / ranks.len() as f64,
-        full * 1e9 / ranks.len() as f64,
-        full / delta
+        "kernel, 3x4, 2M boards: parity index {p:.1} ns/board, lexicographic {l:.1} ns/board, ratio {:.2}",
+        l / p
     );
 }
 
-fn engine(r: usize, c: usize, runs: usize) {
-    let shape = Shape::new(r, c).unwrap();
-    let boards = shape.board_count().unwrap();
-    let engine = Engine::new(shape);
+fn driver<S: StateSpace>(name: &str, space: &S, runs: usize) -> f64 {
+    let goal = Board::goal(space.shape());
+    let mut reached = 0;
     let t = time(runs, || {
-        let marks = StateMarks::new(boards);
-        let mut reached = engine.run(&marks, 0, &(), |_, _, _| {}).reached();
-        let mut from = 0;
-        while let Some(seed) = marks.next_unseen(from) {
-            reached += engine.run(&marks, seed, &(), |_, _, _| {}).reached();
-            from = u64::from(seed) + 1;
-        }
-        assert_eq!(reached, boards);
+        let marks = StateMarks::new(space.size());
+        let seed = space.rank(&goal).unwrap();
+        reached = bfs::run(space, &marks, seed, &(), |_, _, _| {}).reached();
     });
     println!(
-        "BFS engine {shape}: {:.3} s for {boards} boards, {:.1} ns/board, {:.1} M boards/s",
-        t,
-        t * 1e9 / boards as f64,
-        boards as f64 / t / 1e6
+        "driver {} {name}: {t:.3} s for the goal's {reached} boards, {:.1} ns/board",
+        space.shape(),
+        t * 1e9 / reached as f64
     );
+    t
+}
+
+fn drivers(r: usize, c: usize, runs: usize) {
+    let shape = Shape::new(r, c).unwrap();
+    let p = driver(
+        "parity",
+        &ParitySpace::new(shape, Parity::Even).unwrap(),
+        runs,
+    );
+    let l = driver("lexicographic", &LexSpace::new(shape).unwrap(), runs);
+    println!("driver {shape}: lexicographic / parity = {:.2}", l / p);
 }
 
 fn main() {
     let big = std::env::args().any(|a| a == "3x4");
-    if !std::env::args().any(|a| a == "engine") {
-        neighbour_ranks();
-    }
-    engine(3, 3, 9);
-    engine(2, 5, 5);
+    kernels();
+    drivers(3, 3, 9);
+    drivers(2, 5, 5);
     if big {
-        engine(3, 4, 3);
+        drivers(3, 4, 3);
     }
 }

@@ -1,21 +1,32 @@
-//! The whole analysis of one shape: memory plan, BFS distances from the goal, connected
+//! The whole analysis of one board: the memory plan, BFS distances from a goal, connected
 //! components, and (on request) the depth and component of every board.
 //!
-//! Supported: every shape of 2..=12 cells (ranks fit in `u32`). Memory: `n!/4` bytes of
-//! two-bit marks, plus `5 * n!` bytes when per-board results are kept (a depth byte and a
-//! `u32` component id per board). [`plan`] checks that against the memory available before
-//! anything is allocated.
+//! Which engine ([`crate::bfs`]) runs is decided here, in one place ([`Engine::for_shape`]):
+//!
+//! - a board with at least 2 rows and 2 columns runs on the parity index
+//!   ([`ParitySpace`], the goal's component, `n!/2` boards), as far as memory allows (the index
+//!   itself goes to 20 cells); memory: `n!/16` bytes of two-bit marks, plus `n!/2` bytes when
+//!   per-board results are kept (at most 12 cells, the size of `nodes.csv`'s ranks);
+//! - a one-row or one-column board runs on the lexicographic index ([`LexSpace`], all `n!`
+//!   boards, at most 12 cells): `n!/4` bytes, plus `5 * n!` per board.
+//!
+//! [`plan`] checks that against the memory available before anything is allocated, and is the
+//! one place that says how large a board can be analyzed.
 
 use indicatif::{DecimalBytes, HumanCount};
 
-use crate::bfs::{Engine, StateMarks};
-use crate::components::{self, ComponentArray, Components};
+use crate::bfs::{self, LexSpace, Parity, ParitySpace, StateMarks, StateSpace};
+use crate::board::Board;
+use crate::components::{self, ComponentArray, Components, Method};
 use crate::distances::{self, DepthArray, Distances};
 use crate::progress::Progress;
 use crate::shape::Shape;
 
-/// Largest number of cells the dense index supports (12! < 2^32).
-pub const MAX_CELLS: usize = 12;
+/// Up to this many cells, components are found by search (both parity classes); above it the
+/// second component is stated by the parity theorem (see [`crate::components`]). It is also
+/// the largest board whose per-board results (`nodes.csv`) and whole edge list are written:
+/// their ranks are lexicographic ranks over all `n!` boards, kept in `u32`.
+pub const SEARCH_CELLS: usize = LexSpace::MAX_CELLS;
 
 /// What [`analyze`] keeps beyond the summary figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,32 +35,69 @@ pub struct Options {
     pub per_board: bool,
 }
 
-/// Why a shape cannot be analyzed here.
+/// Why a board cannot be analyzed here.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnalyzeError {
-    /// The dense index does not fit in memory (or in `u32` ranks).
+    /// The dense index does not fit in memory, or the engines do not support the shape.
     #[error("{0}")]
     TooLarge(String),
+}
+
+/// The engine that runs a shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The parity index over one component ([`ParitySpace`]).
+    Parity,
+    /// The lexicographic index over all boards ([`LexSpace`]).
+    Lex,
+}
+
+impl Engine {
+    /// The engine for `shape`, or `None` when no engine supports it (a line of more than 12
+    /// cells, or more than 20 cells).
+    pub fn for_shape(shape: Shape) -> Option<Engine> {
+        if shape.rows() >= 2 && shape.cols() >= 2 {
+            (shape.cells() <= ParitySpace::MAX_CELLS).then_some(Engine::Parity)
+        } else {
+            (shape.cells() <= LexSpace::MAX_CELLS).then_some(Engine::Lex)
+        }
+    }
+
+    /// Boards in this engine's index for a board of `cells` cells.
+    fn index_size(self, cells: usize) -> Option<u64> {
+        let all = crate::rank::factorial(cells)?;
+        Some(match self {
+            Engine::Parity => all / 2,
+            Engine::Lex => all,
+        })
+    }
 }
 
 /// The memory a run needs, checked against what is available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
+    /// The engine that will run.
+    pub engine: Engine,
     /// Bytes the run will allocate (dominant terms).
     pub bytes: u64,
     /// Bytes available on this machine when planned.
     pub available: u64,
 }
 
-/// Bytes an analysis of `cells` cells needs with `options`.
-pub fn bytes_needed(cells: usize, options: Options) -> Option<u64> {
-    let boards = crate::rank::factorial(cells)?;
-    let marks = boards.div_ceil(4);
-    let lists = (boards / 256).max(1 << 16) * 4 * 4;
-    let per_board = if options.per_board {
-        boards.checked_mul(5)?
-    } else {
-        0
+/// Bytes an analysis of `shape` needs with `options` (the dominant terms: marks, layer lists,
+/// per-board arrays), or `None` when no engine supports it.
+pub fn bytes_needed(shape: Shape, options: Options) -> Option<u64> {
+    let engine = Engine::for_shape(shape)?;
+    if options.per_board && shape.cells() > SEARCH_CELLS {
+        return None;
+    }
+    let size = engine.index_size(shape.cells())?;
+    let marks = size.div_ceil(4);
+    let lists = bfs::list_limit(size) as u64 * 2 * 8;
+    let per_board = match (options.per_board, engine) {
+        (false, _) => 0,
+        (true, Engine::Parity) => size,
+        (true, Engine::Lex) => size.checked_mul(5)?,
     };
     marks.checked_add(lists)?.checked_add(per_board)
 }
@@ -72,25 +120,28 @@ pub fn available_memory() -> u64 {
 /// Checks that `shape` can be analyzed with `options` in `available` bytes.
 ///
 /// # Errors
-/// [`AnalyzeError::TooLarge`] with the bytes needed and the largest board that fits, when the
-/// shape has more than [`MAX_CELLS`] cells or needs more than `available` bytes.
+/// [`AnalyzeError::TooLarge`] with the bytes needed and the largest boards that fit, when no
+/// engine supports the shape or it needs more than `available` bytes.
 pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, AnalyzeError> {
     let cells = shape.cells();
-    let needed = bytes_needed(cells, options);
-    if cells <= MAX_CELLS
+    let needed = bytes_needed(shape, options);
+    if let Some(engine) = Engine::for_shape(shape)
         && let Some(bytes) = needed
         && bytes <= available
     {
-        return Ok(Plan { bytes, available });
+        return Ok(Plan {
+            engine,
+            bytes,
+            available,
+        });
     }
-    let largest = (2..=MAX_CELLS)
+    let fits = |s: Shape| bytes_needed(s, options).is_some_and(|b| b <= available);
+    let largest = (2..=ParitySpace::MAX_CELLS)
         .rev()
-        .find(|&c| bytes_needed(c, options).is_some_and(|b| b <= available));
+        .map(|c| shapes_with(c, fits))
+        .find(|names| !names.is_empty());
     let fits = match largest {
-        Some(c) => format!(
-            "the largest board that fits is {c} cells ({})",
-            shapes_with(c)
-        ),
+        Some(names) => format!("the largest boards that fit: {}", names.join(", ")),
         None => "no board fits".to_string(),
     };
     let boards = match shape.board_count() {
@@ -99,51 +150,90 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
     };
     let reachable = match shape.board_count() {
         Some(b) if shape.rows() > 1 && shape.cols() > 1 => {
-            format!(
-                ", of which {} are reachable from the goal",
-                HumanCount(b / 2)
-            )
+            format!(", {} reachable from the goal", HumanCount(b / 2))
         }
         _ => String::new(),
     };
-    let need = match needed {
-        Some(b) if cells <= MAX_CELLS => format!("needs {} of memory", DecimalBytes(b)),
-        Some(b) => format!(
-            "would need {} for a two-bit dense index (ranks above 12 cells do not fit in 32 bits)",
-            DecimalBytes(b)
+    let need = match (Engine::for_shape(shape), needed) {
+        (Some(_), Some(b)) => format!(
+            "{} of memory, {} available",
+            DecimalBytes(b),
+            DecimalBytes(available)
         ),
-        None => "would need more bytes than a 64-bit machine can address".to_string(),
+        (Some(_), None) if options.per_board => {
+            format!("per-board results (nodes.csv), which are written up to {SEARCH_CELLS} cells")
+        }
+        (None, _) if shape.rows() == 1 || shape.cols() == 1 => format!(
+            "a one-line board's index of all {cells}! boards, kept up to {} cells",
+            LexSpace::MAX_CELLS
+        ),
+        _ => format!(
+            "an index of {cells}!/2 boards, beyond the {} cells a 64-bit index holds",
+            ParitySpace::MAX_CELLS
+        ),
     };
     Err(AnalyzeError::TooLarge(format!(
-        "{shape} has {boards} boards{reachable}; analyzing it {need}, {} available; {fits}",
-        DecimalBytes(available)
+        "{shape} has {boards} boards{reachable}; analyzing it needs {need}; {fits}"
     )))
 }
 
-/// The rectangular shapes with `cells` cells, e.g. `3x4, 4x3, 2x6, 6x2, 1x12`.
-fn shapes_with(cells: usize) -> String {
-    let mut names: Vec<(usize, usize)> = (2..cells)
+/// The rectangular shapes of `cells` cells for which `fits` holds, e.g. `3x4, 4x3, 2x6, 6x2`.
+fn shapes_with(cells: usize, fits: impl Fn(Shape) -> bool) -> Vec<String> {
+    let mut shapes: Vec<Shape> = (1..=cells)
         .filter(|r| cells % r == 0)
-        .map(|r| (r, cells / r))
+        .filter_map(|r| Shape::new(r, cells / r).ok())
+        .filter(|&s| fits(s))
         .collect();
-    names.sort_by_key(|&(r, c)| (r.abs_diff(c), r.min(c) == 1, r > c));
-    names.push((1, cells));
-    let list: Vec<String> = names.iter().map(|(r, c)| format!("{r}x{c}")).collect();
-    list.join(", ")
+    shapes.sort_by_key(|s| {
+        let (r, c) = (s.rows(), s.cols());
+        (r.min(c) == 1, r.abs_diff(c), r > c)
+    });
+    shapes.iter().map(Shape::to_string).collect()
 }
 
-/// Per-board results: depth and component of every rank.
+/// Per-board results: the depth and component of every board.
 pub struct PerBoard {
-    /// Depth from the goal of every board.
-    pub depths: DepthArray,
-    /// Component id of every board (0 = the goal's).
-    pub components: ComponentArray,
+    lookup: Lookup,
 }
 
-/// Everything [`analyze`] computes for one shape.
+enum Lookup {
+    /// Depths of the goal's class by parity index; the other class is component 1.
+    Parity {
+        space: ParitySpace,
+        depths: DepthArray,
+    },
+    /// Depths and component ids by lexicographic rank.
+    Lex {
+        depths: DepthArray,
+        components: ComponentArray,
+    },
+}
+
+impl PerBoard {
+    /// The component id (0 = the goal's) and the depth from the goal (`None` when the goal
+    /// cannot reach it) of the board whose internal permutation is `cells` and whose
+    /// lexicographic rank is `rank` (both given: the exports have both at hand).
+    #[inline]
+    pub fn get(&self, cells: &[u8], rank: u64) -> (u32, Option<u8>) {
+        match &self.lookup {
+            Lookup::Parity { space, depths } => match space.locate(cells) {
+                Some(i) => (0, depths.get(i)),
+                None => (1, None),
+            },
+            Lookup::Lex { depths, components } => {
+                let i = bfs::StateIndex(rank);
+                (components.get(i), depths.get(i))
+            }
+        }
+    }
+}
+
+/// Everything [`analyze`] computes for one board.
 pub struct Analysis {
     /// The shape analyzed.
     pub shape: Shape,
+    /// The goal the distances are measured from.
+    pub goal: Board,
     /// All boards, `n!`.
     pub boards: u64,
     /// Undirected edges of the whole game graph (see [`Shape::edge_count`]).
@@ -156,49 +246,36 @@ pub struct Analysis {
     pub per_board: Option<PerBoard>,
 }
 
-/// Analyzes `shape`: BFS from the goal, then components over the rest.
+/// Analyzes the game graph of `goal`'s shape: BFS from `goal`, then the components.
 ///
 /// # Errors
 /// [`AnalyzeError::TooLarge`] as [`plan`], checked against [`available_memory`] before any
 /// allocation.
 pub fn analyze(
-    shape: Shape,
+    goal: &Board,
     options: Options,
     progress: &dyn Progress,
 ) -> Result<Analysis, AnalyzeError> {
-    plan(shape, options, available_memory())?;
-    Ok(analyze_unchecked(shape, options, progress))
+    plan(goal.shape(), options, available_memory())?;
+    Ok(analyze_unchecked(goal, options, progress))
 }
 
 /// [`analyze`] without the memory check (the caller has called [`plan`]).
 ///
 /// # Panics
-/// When `shape` has more than [`MAX_CELLS`] cells.
-pub fn analyze_unchecked(shape: Shape, options: Options, progress: &dyn Progress) -> Analysis {
-    let boards = shape.board_count().unwrap_or(0);
-    let engine = Engine::new(shape);
-    let marks = StateMarks::new(boards);
-    let per_board = options.per_board.then(|| PerBoard {
-        depths: DepthArray::new(boards),
-        components: ComponentArray::new(boards),
-    });
-    let distances = match &per_board {
-        Some(pb) => distances::from_goal(&engine, &marks, &pb.depths, progress),
-        None => distances::from_goal(&engine, &marks, &(), progress),
+/// When no engine supports the shape, or per-board results are asked above
+/// [`SEARCH_CELLS`] cells.
+pub fn analyze_unchecked(goal: &Board, options: Options, progress: &dyn Progress) -> Analysis {
+    let shape = goal.shape();
+    let engine = Engine::for_shape(shape).expect("a shape the engines support (see plan)");
+    let (distances, components, per_board) = match engine {
+        Engine::Parity => analyze_parity(goal, options, progress),
+        Engine::Lex => analyze_lex(goal, options, progress),
     };
-    let reachable = distances.reachable();
-    let mut components = components::find_rest(
-        &engine,
-        &marks,
-        1,
-        per_board.as_ref().map(|pb| &pb.components),
-        reachable,
-        progress,
-    );
-    components.add(reachable);
     Analysis {
         shape,
-        boards,
+        goal: goal.clone(),
+        boards: shape.board_count().unwrap_or(0),
         edges: shape.edge_count().unwrap_or(0),
         distances,
         components,
@@ -206,20 +283,104 @@ pub fn analyze_unchecked(shape: Shape, options: Options, progress: &dyn Progress
     }
 }
 
-/// The depth of every board from the goal, one byte per rank ([`distances::UNREACHABLE`]
-/// outside the goal's component): the exact table of a shape of at most 12 cells, for
-/// walking downhill to the goal.
+fn analyze_parity(
+    goal: &Board,
+    options: Options,
+    progress: &dyn Progress,
+) -> (Distances, Components, Option<PerBoard>) {
+    let shape = goal.shape();
+    let class = Parity::of(goal);
+    let space = ParitySpace::new(shape, class).expect("a board of 2 rows and 2 columns or more");
+    let depths = options.per_board.then(|| DepthArray::new(space.size()));
+    let marks = StateMarks::new(space.size());
+    let distances = match &depths {
+        Some(d) => distances::from_goal(&space, &marks, goal, d, progress),
+        None => distances::from_goal(&space, &marks, goal, &(), progress),
+    };
+    let reachable = distances.reachable();
+    let mut components = Components::default();
+    components.add(reachable);
+    if shape.cells() <= SEARCH_CELLS {
+        // The rest of the goal's class (nothing, by the theorem), then the other class.
+        let rest = components::find_rest(&space, &marks, 1, None, reachable, progress);
+        drop(marks);
+        let other = ParitySpace::new(shape, class.flipped()).expect("the same shape");
+        let other_marks = StateMarks::new(other.size());
+        let found = components::find_rest(&other, &other_marks, 1, None, 0, progress);
+        for (&size, &count) in rest.sizes.iter().chain(&found.sizes) {
+            for _ in 0..count {
+                components.add(size);
+            }
+        }
+    } else {
+        components.method = Method::Theorem;
+        components.add(space.size());
+    }
+    let per_board = depths.map(|depths| PerBoard {
+        lookup: Lookup::Parity { space, depths },
+    });
+    (distances, components, per_board)
+}
+
+fn analyze_lex(
+    goal: &Board,
+    options: Options,
+    progress: &dyn Progress,
+) -> (Distances, Components, Option<PerBoard>) {
+    let space = LexSpace::new(goal.shape()).expect("at most 12 cells");
+    let marks = StateMarks::new(space.size());
+    let per_board = options.per_board.then(|| {
+        (
+            DepthArray::new(space.size()),
+            ComponentArray::new(space.size()),
+        )
+    });
+    let distances = match &per_board {
+        Some((depths, _)) => distances::from_goal(&space, &marks, goal, depths, progress),
+        None => distances::from_goal(&space, &marks, goal, &(), progress),
+    };
+    let reachable = distances.reachable();
+    let mut components = components::find_rest(
+        &space,
+        &marks,
+        1,
+        per_board.as_ref().map(|(_, c)| c),
+        reachable,
+        progress,
+    );
+    components.add(reachable);
+    let per_board = per_board.map(|(depths, components)| PerBoard {
+        lookup: Lookup::Lex { depths, components },
+    });
+    (distances, components, per_board)
+}
+
+/// The depth of every board from the goal, one byte per lexicographic rank
+/// ([`distances::UNREACHABLE`] outside the goal's component): the exact table of a shape of at
+/// most 12 cells, for walking downhill to the goal.
 ///
 /// # Errors
-/// [`AnalyzeError::TooLarge`] when the table (`n!` bytes plus the marks) does not fit.
+/// [`AnalyzeError::TooLarge`] when the table (`n!` bytes plus the marks) does not fit, or the
+/// shape has more than 12 cells.
 pub fn depth_table(shape: Shape, progress: &dyn Progress) -> Result<Vec<u8>, AnalyzeError> {
-    let options = Options { per_board: true };
-    plan(shape, options, available_memory())?;
-    let boards = shape.board_count().unwrap_or(0);
-    let engine = Engine::new(shape);
-    let marks = StateMarks::new(boards);
-    let depths = DepthArray::new(boards);
-    distances::from_goal(&engine, &marks, &depths, progress);
+    let Some(space) = LexSpace::new(shape) else {
+        return Err(AnalyzeError::TooLarge(format!(
+            "an exact table of {shape} would have {}! entries; it is built up to {} cells",
+            shape.cells(),
+            LexSpace::MAX_CELLS
+        )));
+    };
+    let bytes = space.size() + space.size() / 4;
+    if bytes > available_memory() {
+        return Err(AnalyzeError::TooLarge(format!(
+            "an exact table of {shape} needs {} of memory, {} available",
+            DecimalBytes(bytes),
+            DecimalBytes(available_memory())
+        )));
+    }
+    let marks = StateMarks::new(space.size());
+    let depths = DepthArray::new(space.size());
+    distances::from_goal(&space, &marks, &Board::goal(shape), &depths, progress);
     Ok(depths.to_vec())
 }
 
@@ -233,13 +394,34 @@ mod tests {
         let err = plan(big, Options::default(), 24_000_000_000)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("10,461,394,944,000 are reachable"), "{err}");
+        assert!(err.contains("10,461,394,944,000 reachable"), "{err}");
         assert!(
-            err.contains("largest board that fits is 12 cells (3x4, 4x3, 2x6, 6x2, 1x12)"),
+            err.contains("the largest boards that fit: 2x7, 7x2"),
             "{err}"
         );
-        let small = plan(Shape::new(3, 4).unwrap(), Options::default(), 100_000_000).unwrap_err();
-        assert!(small.to_string().contains("11 cells"), "{small}");
+        let small = plan(Shape::new(3, 4).unwrap(), Options::default(), 50_000_000).unwrap_err();
+        assert!(small.to_string().contains("fit: 1x11, 11x1"), "{small}");
         assert!(plan(Shape::new(3, 3).unwrap(), Options::default(), 1 << 30).is_ok());
+        let line = plan(Shape::new(1, 13).unwrap(), Options::default(), u64::MAX).unwrap_err();
+        assert!(line.to_string().contains("up to 12 cells"), "{line}");
+        let nodes = plan(
+            Shape::new(2, 7).unwrap(),
+            Options { per_board: true },
+            u64::MAX,
+        );
+        assert!(
+            nodes.unwrap_err().to_string().contains("nodes.csv"),
+            "per-board results stop at 12 cells"
+        );
+    }
+
+    #[test]
+    fn engines_by_shape() {
+        let e = |r, c| Engine::for_shape(Shape::new(r, c).unwrap());
+        assert_eq!(e(3, 3), Some(Engine::Parity));
+        assert_eq!(e(2, 7), Some(Engine::Parity));
+        assert_eq!(e(1, 12), Some(Engine::Lex));
+        assert_eq!(e(13, 1), None);
+        assert_eq!(e(3, 7), None);
     }
 }

@@ -187,6 +187,27 @@ impl Board {
         })
     }
 
+    /// Parses a board in any form the tool prints one: its label (`123456789`, or
+    /// `1-2-...-10` from 10 cells on, see [`Board::label`]), or its tiles row by row with `0`
+    /// or `.` for the blank, separated by spaces, commas, `/` or new lines (the tile list of
+    /// the assignment, `1 2 3 / 4 5 6 / 7 8 0`, or the grid of `hardest.txt`).
+    ///
+    /// # Errors
+    /// [`BoardError`] when the text is neither form of a board of `shape`.
+    pub fn parse_any(shape: Shape, text: &str) -> Result<Board, BoardError> {
+        let text = text.trim();
+        let separated = text.contains(|c: char| c.is_whitespace() || c == '/' || c == ',');
+        if !separated && !text.contains('.') {
+            return Board::from_label(shape, text);
+        }
+        let tiles: Vec<&str> = text
+            .split(|c: char| c.is_whitespace() || c == '/' || c == ',')
+            .filter(|t| !t.is_empty())
+            .map(|t| if t == "." { "0" } else { t })
+            .collect();
+        Board::parse_tiles(shape, &tiles.join(" "))
+    }
+
     /// The board with lexicographic rank `rank` (`rank < cells!`, at most 20 cells).
     pub fn from_rank(shape: Shape, rank: u64) -> Board {
         let mut cells = vec![0u8; shape.cells()];
@@ -376,6 +397,26 @@ mod tests {
         assert_eq!(wide.grid(), "1 2 3 4 5\n6 7 8 . 9");
         let big = Board::goal(s(3, 4));
         assert_eq!(big.grid(), " 1  2  3  4\n 5  6  7  8\n 9 10 11  .");
+    }
+
+    #[test]
+    fn every_printed_form_parses() {
+        let shape = s(3, 3);
+        let want = Board::parse_tiles(shape, "1 2 3 4 0 5 6 7 8").unwrap();
+        for text in [
+            "123495678",
+            "1 2 3 4 0 5 6 7 8",
+            "1 2 3 / 4 0 5 / 6 7 8",
+            "1,2,3,4,0,5,6,7,8",
+            "1 2 3\n4 . 5\n6 7 8\n",
+        ] {
+            assert_eq!(Board::parse_any(shape, text), Ok(want.clone()), "{text:?}");
+        }
+        let big = Board::goal(s(2, 5));
+        assert_eq!(Board::parse_any(s(2, 5), &big.label()), Ok(big.clone()));
+        assert_eq!(Board::parse_any(s(2, 5), &big.grid()), Ok(big));
+        assert!(Board::parse_any(shape, "12345678").is_err());
+        assert!(Board::parse_any(shape, "1 2 3 4 . 5 6 7 7").is_err());
     }
 
     #[test]

@@ -1,13 +1,33 @@
-//! Connected components of the game graph, found by BFS from every board not yet reached,
-//! in rank order, over the same two-bit marks as the distances. Nothing is assumed from
-//! parity theory: the count and the sizes are what the searches find (for boards of at least
-//! 2x2 they find 2 components of `n!/2`; a 1xN board has `(N-1)!` components of `N`).
+//! Connected components of the game graph.
+//!
+//! Two ways to know them, and [`Components::method`] says which one gave the figures:
+//!
+//! - **by search**: BFS from every board not yet reached, in index order, over the same
+//!   two-bit marks as the distances ([`find_rest`]). Used on every board of up to 12 cells:
+//!   over all `n!` boards for the one-row boards (`(n-1)!` paths of `n` boards), over each
+//!   parity class in turn for the others.
+//! - **by theorem**: on a board with at least 2 rows and 2 columns the game graph has exactly
+//!   two components of `n!/2` boards (Johnson & Story 1879; Wilson 1974), and the second is the
+//!   image of the goal's under swapping two tile labels, an automorphism of the game graph, so
+//!   it has the same size and the same depth distribution. Above 12 cells only the goal's
+//!   component is searched. The tests check the theorem against the search on every board of up
+//!   to 12 cells.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::bfs::{Engine, OnVisit, StateMarks};
+use crate::bfs::{self, OnVisit, StateIndex, StateMarks, StateSpace};
 use crate::progress::Progress;
+
+/// How the components were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// Every component was explored by BFS.
+    #[default]
+    Search,
+    /// The goal's component was explored by BFS; the other is stated by the parity theorem.
+    Theorem,
+}
 
 /// Component count and sizes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -16,6 +36,8 @@ pub struct Components {
     pub count: u64,
     /// `size -> number of components of that size`.
     pub sizes: BTreeMap<u64, u64>,
+    /// How they were found.
+    pub method: Method,
 }
 
 impl Components {
@@ -31,8 +53,7 @@ impl Components {
     }
 }
 
-/// Per-board component ids (`u32` per rank), numbered in discovery order: 0 is the goal's,
-/// then by smallest rank.
+/// Per-board component ids (`u32` per index), numbered in discovery order.
 pub struct ComponentArray(Vec<AtomicU32>);
 
 impl ComponentArray {
@@ -45,9 +66,9 @@ impl ComponentArray {
         )
     }
 
-    /// Component id of board `rank`.
-    pub fn get(&self, rank: u64) -> u32 {
-        self.0[rank as usize].load(Relaxed)
+    /// Component id of board `index`.
+    pub fn get(&self, index: StateIndex) -> u32 {
+        self.0[index.0 as usize].load(Relaxed)
     }
 }
 
@@ -58,17 +79,17 @@ struct Label<'a> {
 
 impl OnVisit for Label<'_> {
     #[inline(always)]
-    fn visit(&self, rank: u32, _depth: u32) {
+    fn visit(&self, index: StateIndex, _depth: u32) {
         if let Some(labels) = self.labels {
-            labels.0[rank as usize].store(self.id, Relaxed);
+            labels.0[index.0 as usize].store(self.id, Relaxed);
         }
     }
 }
 
-/// Explores every component of the boards still unseen in `marks`, numbering them from
-/// `first_id` in `labels` when given. `already` boards are already reached (for progress).
-pub fn find_rest(
-    engine: &Engine,
+/// Explores every component of the boards of `space` still unseen in `marks`, numbering them
+/// from `first_id` in `labels` when given. `already` boards are already reached (for progress).
+pub fn find_rest<S: StateSpace>(
+    space: &S,
     marks: &StateMarks,
     first_id: u32,
     labels: Option<&ComponentArray>,
@@ -82,7 +103,7 @@ pub fn find_rest(
     let mut from = 0u64;
     let mut id = first_id;
     while let Some(seed) = marks.next_unseen(from) {
-        let layers = engine.run(marks, seed, &Label { labels, id }, |_, _, _| {});
+        let layers = bfs::run(space, marks, seed, &Label { labels, id }, |_, _, _| {});
         let size = layers.reached();
         found.add(size);
         reached += size;
@@ -93,7 +114,7 @@ pub fn find_rest(
             );
             last_report = reached;
         }
-        from = u64::from(seed) + 1;
+        from = seed.0 + 1;
         id = id.saturating_add(1);
     }
     progress.end();

@@ -1,13 +1,15 @@
-//! BFS distances from the goal: the depth of every board of the goal's component, the depth
-//! distribution (boards per BFS layer) and the antipodes (the boards at the maximum depth;
-//! that depth is the radius of the component, "God's number" for the single-tile metric).
+//! BFS distances from the goal: the depth distribution (boards per BFS layer), the antipodes
+//! (the boards at the maximum depth; that depth is the goal's eccentricity, "God's number" for
+//! the single-tile metric when the goal is the standard one) and, on request, every board's
+//! depth. Works on any [`StateSpace`] through the engine's layer driver.
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use crate::bfs::{Engine, OnVisit, StateMarks};
+use crate::bfs::{self, OnVisit, StateIndex, StateMarks, StateSpace};
+use crate::board::Board;
 use crate::progress::Progress;
 
-/// Depth byte of a board outside the goal's component.
+/// Depth byte of a board outside the goal's component in [`DepthArray::to_vec`].
 pub const UNREACHABLE: u8 = u8::MAX;
 
 /// The result of the BFS from the goal.
@@ -15,9 +17,9 @@ pub const UNREACHABLE: u8 = u8::MAX;
 pub struct Distances {
     /// `layer_sizes[d]` = boards at depth `d` (moves from the goal); index 0 is the goal.
     pub layer_sizes: Vec<u64>,
-    /// Ranks of the boards at the maximum depth, ascending (empty when that layer is too large
-    /// to list, see [`crate::bfs::Engine::list_limit`]).
-    pub antipodes: Vec<u32>,
+    /// The boards at the maximum depth, by ascending lexicographic rank (empty when that layer
+    /// is too large to list, see [`crate::bfs::list_limit`]).
+    pub antipodes: Vec<Board>,
 }
 
 impl Distances {
@@ -32,54 +34,73 @@ impl Distances {
     }
 }
 
-/// Per-board depths, one byte per rank ([`UNREACHABLE`] outside the goal's component).
+/// Per-board depths, one byte per index of a [`StateSpace`], depths up to 254.
+///
+/// Stored as `depth + 1` with 0 for "not reached", so the array starts as zeroed memory that
+/// the OS hands out lazily.
 pub struct DepthArray(Vec<AtomicU8>);
 
 impl DepthArray {
-    /// `len` boards, all unreachable.
+    /// `len` boards, none reached.
     pub fn new(len: u64) -> DepthArray {
-        DepthArray(
-            std::iter::repeat_with(|| AtomicU8::new(UNREACHABLE))
-                .take(len as usize)
-                .collect(),
-        )
+        let zeroed = std::mem::ManuallyDrop::new(vec![0u8; len as usize]);
+        // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, and the
+        // allocation is handed over whole (pointer, length, capacity) and never freed twice.
+        DepthArray(unsafe {
+            let mut v = zeroed;
+            Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU8>(), v.len(), v.capacity())
+        })
     }
 
-    /// Depth of board `rank`, `None` when unreachable from the goal.
-    pub fn get(&self, rank: u64) -> Option<u8> {
-        let d = self.0[rank as usize].load(Relaxed);
-        (d != UNREACHABLE).then_some(d)
+    /// Depth of board `index`, `None` when not reached.
+    #[inline]
+    pub fn get(&self, index: StateIndex) -> Option<u8> {
+        self.0[index.0 as usize].load(Relaxed).checked_sub(1)
     }
 
-    /// The depths as plain bytes, indexed by rank (copies).
+    /// The depths as plain bytes, indexed like the space, [`UNREACHABLE`] for boards not
+    /// reached (copies).
     pub fn to_vec(&self) -> Vec<u8> {
-        self.0.iter().map(|d| d.load(Relaxed)).collect()
+        self.0
+            .iter()
+            .map(|d| d.load(Relaxed).wrapping_sub(1))
+            .collect()
     }
 }
 
 impl OnVisit for DepthArray {
     #[inline(always)]
-    fn visit(&self, rank: u32, depth: u32) {
-        self.0[rank as usize].store(depth as u8, Relaxed);
+    fn visit(&self, index: StateIndex, depth: u32) {
+        self.0[index.0 as usize].store(depth.min(253) as u8 + 1, Relaxed);
     }
 }
 
-/// BFS from the goal (rank 0) over `marks` (fresh), reporting each layer to `progress` and
-/// each board's depth to `visit`.
-pub fn from_goal(
-    engine: &Engine,
+/// BFS from `goal` over `marks` (fresh, `space.size()` boards), reporting each layer to
+/// `progress` (boards reached so far out of the space's size) and each board's depth to
+/// `visit`.
+///
+/// # Panics
+/// When `goal` is not in `space`.
+pub fn from_goal<S: StateSpace>(
+    space: &S,
     marks: &StateMarks,
+    goal: &Board,
     visit: &impl OnVisit,
     progress: &dyn Progress,
 ) -> Distances {
-    progress.begin("distances", marks.len(), "boards");
-    let layers = engine.run(marks, 0, visit, |depth, size, reached| {
+    let seed = space
+        .rank(goal)
+        .expect("the goal lies in the space searched");
+    progress.begin("distances", space.size(), "boards");
+    let layers = bfs::run(space, marks, seed, visit, |depth, size, reached| {
         let size = indicatif::HumanCount(size);
         progress.update(reached, &format!("depth {depth}: {size} boards"));
     });
     progress.end();
+    let mut antipodes: Vec<Board> = layers.last.iter().map(|&i| space.unrank(i)).collect();
+    antipodes.sort_by_cached_key(Board::rank);
     Distances {
         layer_sizes: layers.sizes,
-        antipodes: layers.last,
+        antipodes,
     }
 }

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::Analysis;
-use crate::board::Board;
+use crate::components::Method;
 use crate::graph;
 use crate::progress::Progress;
 use crate::rank::SequentialUnranker;
@@ -230,16 +230,17 @@ pub fn write_nodes(
             let mut unranker = SequentialUnranker::<N>::default();
             let mut num = itoa::Buffer::new();
             for r in lo..hi {
+                let perm = unranker.unrank(u64::from(r)).perm;
                 if format == BoardFormat::Labels {
-                    let (perm, _) = unranker.unrank(r);
                     put_board(buf, &perm, r, BoardFormat::Labels);
                     buf.push(b',');
                 }
+                let (component, depth) = per_board.get(&perm, u64::from(r));
                 buf.extend_from_slice(num.format(r).as_bytes());
                 buf.push(b',');
-                buf.extend_from_slice(num.format(per_board.components.get(u64::from(r))).as_bytes());
+                buf.extend_from_slice(num.format(component).as_bytes());
                 buf.push(b',');
-                if let Some(d) = per_board.depths.get(u64::from(r)) {
+                if let Some(d) = depth {
                     buf.extend_from_slice(num.format(d).as_bytes());
                 }
                 buf.push(b'\n');
@@ -266,6 +267,15 @@ pub struct ComponentSummary {
     pub count: u64,
     /// Their sizes, largest first.
     pub sizes: Vec<SizeCount>,
+    /// How they were found: `"search"` (BFS over every component) or `"theorem"` (the goal's
+    /// by BFS, the other stated by the parity theorem, above 12 cells; see
+    /// [`crate::components`]).
+    #[serde(default = "search")]
+    pub found_by: String,
+}
+
+fn search() -> String {
+    "search".to_string()
 }
 
 /// A hardest board in `summary.json`.
@@ -326,7 +336,7 @@ impl Summary {
             board: shape.to_string(),
             rows: shape.rows(),
             cols: shape.cols(),
-            goal: Board::goal(shape).label(),
+            goal: analysis.goal.label(),
             boards: analysis.boards,
             edges: analysis.edges,
             components: ComponentSummary {
@@ -338,6 +348,10 @@ impl Summary {
                     .rev()
                     .map(|(&size, &count)| SizeCount { size, count })
                     .collect(),
+                found_by: match analysis.components.method {
+                    Method::Search => search(),
+                    Method::Theorem => "theorem".to_string(),
+                },
             },
             reachable: d.reachable(),
             max_depth: d.max_depth(),
@@ -347,13 +361,10 @@ impl Summary {
                 boards: d
                     .antipodes
                     .iter()
-                    .map(|&r| {
-                        let b = Board::from_rank(shape, u64::from(r));
-                        HardBoard {
-                            board: b.label(),
-                            rank: u64::from(r),
-                            grid: b.grid().lines().map(str::to_string).collect(),
-                        }
+                    .map(|b| HardBoard {
+                        board: b.label(),
+                        rank: b.rank(),
+                        grid: b.grid().lines().map(str::to_string).collect(),
                     })
                     .collect(),
             },
@@ -449,7 +460,11 @@ mod tests {
     fn nodes_csv_rows_follow_the_analysis() {
         let dir = tempfile::tempdir().unwrap();
         let shape = Shape::new(2, 3).unwrap();
-        let analysis = analyze_unchecked(shape, Options { per_board: true }, &NoProgress);
+        let analysis = analyze_unchecked(
+            &crate::Board::goal(shape),
+            Options { per_board: true },
+            &NoProgress,
+        );
         let path = dir.path().join("nodes.csv");
         write_nodes(&path, &analysis, BoardFormat::Labels, &NoProgress).unwrap();
         let text = fs::read_to_string(&path).unwrap();

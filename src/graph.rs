@@ -18,7 +18,7 @@ use petgraph::visit::{
 };
 use rayon::prelude::*;
 
-use crate::analysis::MAX_CELLS;
+use crate::bfs::LexSpace;
 use crate::moves::{self, MoveTable};
 use crate::rank;
 use crate::shape::Shape;
@@ -48,7 +48,7 @@ impl GameGraph {
     /// When `shape` has more than 12 cells (ranks must fit in `u32`).
     pub fn new(shape: Shape) -> GameGraph {
         assert!(
-            shape.cells() <= MAX_CELLS,
+            shape.cells() <= LexSpace::MAX_CELLS,
             "the game graph supports at most 12 cells"
         );
         GameGraph {
@@ -124,7 +124,7 @@ pub fn for_each_forward_edge<const N: usize>(
     let weights = const { rank::weights::<N>() };
     let mut unranker = rank::SequentialUnranker::<N>::default();
     for r in lo..hi {
-        let (perm, digits) = unranker.unrank(r);
+        let rank::Unranked { perm, digits, .. } = unranker.unrank(u64::from(r));
         let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
         let right = (b % cols + 1 < cols).then_some(b + 1);
         let down = (b + cols < N).then_some(b + cols);

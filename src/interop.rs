@@ -308,15 +308,9 @@ fn nodes_chunk<const N: usize>(
 ) {
     let mut unranker = SequentialUnranker::<N>::default();
     for r in lo..hi {
-        let (perm, _) = unranker.unrank(r);
-        let rank = u64::from(r);
-        (syntax.node)(
-            buf,
-            &perm,
-            r,
-            per_board.components.get(rank),
-            per_board.depths.get(rank),
-        );
+        let perm = unranker.unrank(u64::from(r)).perm;
+        let (component, depth) = per_board.get(&perm, u64::from(r));
+        (syntax.node)(buf, &perm, r, component, depth);
     }
 }
 
@@ -347,7 +341,11 @@ mod tests {
 
     fn analysis(rows: usize, cols: usize) -> Analysis {
         let shape = Shape::new(rows, cols).unwrap();
-        analyze_unchecked(shape, Options { per_board: true }, &NoProgress)
+        analyze_unchecked(
+            &crate::Board::goal(shape),
+            Options { per_board: true },
+            &NoProgress,
+        )
     }
 
     /// The 2x2 GraphML parses as XML, declares its keys, and holds the 24 boards and 24 edges
@@ -454,7 +452,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("graph.graphml");
         let shape = Shape::new(2, 2).unwrap();
-        let a = analyze_unchecked(shape, Options { per_board: false }, &NoProgress);
+        let a = analyze_unchecked(
+            &crate::Board::goal(shape),
+            Options { per_board: false },
+            &NoProgress,
+        );
         assert!(matches!(
             write_graphml(&path, &a, &NoProgress),
             Err(InteropError::NoPerBoard)

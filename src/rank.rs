@@ -99,23 +99,37 @@ pub fn unrank_array<const N: usize>(r: u32) -> ([u8; N], [u8; N]) {
     (perm, digits)
 }
 
-/// Length of the suffix that [`SequentialUnranker`] reads from tables.
-const SUFFIX: usize = 5;
+/// Length of the suffix that [`SequentialUnranker`] reads from a table.
+const SUFFIX: usize = 6;
 /// `SUFFIX!`.
-const SUFFIX_COUNT: u32 = 120;
+const SUFFIX_COUNT: u64 = 720;
 
-/// `SUFFIX_TABLE[k]` = (the permutation of `0..5` with rank `k`, its Lehmer digits).
-const SUFFIX_TABLE: [([u8; SUFFIX], [u8; SUFFIX]); SUFFIX_COUNT as usize] = {
-    let mut table = [([0u8; SUFFIX], [0u8; SUFFIX]); SUFFIX_COUNT as usize];
+/// One row of the suffix table: a permutation of `0..SUFFIX`, its Lehmer digits, its parity.
+#[derive(Clone, Copy)]
+struct SuffixRow {
+    perm: [u8; SUFFIX],
+    digits: [u8; SUFFIX],
+    parity: u8,
+}
+
+/// `SUFFIX_TABLE[k]`: the permutation of `0..SUFFIX` with rank `k`.
+const SUFFIX_TABLE: [SuffixRow; SUFFIX_COUNT as usize] = {
+    let mut table = [SuffixRow {
+        perm: [0; SUFFIX],
+        digits: [0; SUFFIX],
+        parity: 0,
+    }; SUFFIX_COUNT as usize];
     let mut k = 0;
     while k < SUFFIX_COUNT as usize {
         let mut digits = [0u8; SUFFIX];
         let mut rest = k;
         let mut i = SUFFIX;
+        let mut parity = 0u8;
         while i > 0 {
             i -= 1;
             digits[i] = (rest % (SUFFIX - i)) as u8;
             rest /= SUFFIX - i;
+            parity ^= digits[i] & 1;
         }
         let mut perm = [0u8; SUFFIX];
         let mut used = [false; SUFFIX];
@@ -133,71 +147,125 @@ const SUFFIX_TABLE: [([u8; SUFFIX], [u8; SUFFIX]); SUFFIX_COUNT as usize] = {
             perm[p] = v as u8;
             p += 1;
         }
-        table[k] = (perm, digits);
+        table[k] = SuffixRow {
+            perm,
+            digits,
+            parity,
+        };
         k += 1;
     }
     table
 };
 
-/// Unranks a run of nearby ranks (as met when scanning the dense index in order) faster than
-/// [`unrank_array`]: the last 5 digits come from a table and the prefix is recomputed only
-/// when it changes (every 120 ranks). For `N < 6` it is plain [`unrank_array`].
+/// A permutation of `0..N` unranked by [`SequentialUnranker`]: the values, their Lehmer
+/// digits, and the permutation's parity (the parity of the digits' sum, 0 for even).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unranked<const N: usize> {
+    /// The permutation.
+    pub perm: [u8; N],
+    /// Its Lehmer digits.
+    pub digits: [u8; N],
+    /// 0 when even, 1 when odd.
+    pub parity: u8,
+}
+
+/// Unranks runs of nearby ranks (as met when scanning a dense index in order) faster than
+/// [`unrank`]: the last 6 digits come from a table and the prefix is recomputed only when it
+/// changes (every 720 ranks). Permutations of `0..N`, `N <= 20`; for `N <= 6`, plain
+/// unranking. Both engine indices ([`crate::bfs`]) unrank through it.
 pub struct SequentialUnranker<const N: usize> {
-    prefix: u32,
-    perm: [u8; N],
-    digits: [u8; N],
+    prefix: u64,
+    head: Unranked<N>,
     free: [u8; SUFFIX],
 }
 
 impl<const N: usize> Default for SequentialUnranker<N> {
     fn default() -> Self {
         SequentialUnranker {
-            prefix: u32::MAX,
-            perm: [0; N],
-            digits: [0; N],
+            prefix: u64::MAX,
+            head: Unranked {
+                perm: [0; N],
+                digits: [0; N],
+                parity: 0,
+            },
             free: [0; SUFFIX],
         }
     }
 }
 
 impl<const N: usize> SequentialUnranker<N> {
-    /// The permutation of rank `r` (`r < N!`, `N <= 12`) and its Lehmer digits.
+    /// The permutation of rank `r` (`r < N!`), its digits and parity.
     #[inline(always)]
-    pub fn unrank(&mut self, r: u32) -> ([u8; N], [u8; N]) {
+    pub fn unrank(&mut self, r: u64) -> Unranked<N> {
+        let mut out = Unranked {
+            perm: [0; N],
+            digits: [0; N],
+            parity: 0,
+        };
+        self.unrank_into(r, &mut out);
+        out
+    }
+
+    /// [`SequentialUnranker::unrank`] into `out`, which is overwritten whole (this avoids
+    /// copying a permutation that was just written byte by byte).
+    #[inline(always)]
+    pub fn unrank_into(&mut self, r: u64, out: &mut Unranked<N>) {
         if N <= SUFFIX {
-            return unrank_array::<N>(r);
+            let mut digits = [0u8; N];
+            let mut rest = r;
+            let mut parity = 0;
+            for i in (0..N).rev() {
+                digits[i] = (rest % (N - i) as u64) as u8;
+                rest /= (N - i) as u64;
+                parity ^= digits[i] & 1;
+            }
+            let mut perm = digits;
+            digits_to_perm(&mut perm);
+            *out = Unranked {
+                perm,
+                digits,
+                parity,
+            };
+            return;
         }
         let head = N - SUFFIX;
         let prefix = r / SUFFIX_COUNT;
         if prefix != self.prefix {
-            self.prefix = prefix;
-            let mut rest = prefix;
-            let mut i = head;
-            while i > 0 {
-                i -= 1;
-                let base = (N - i) as u32;
-                self.digits[i] = (rest % base) as u8;
-                rest /= base;
-            }
-            let mut free = (1u32 << N) - 1;
-            for i in 0..head {
-                let v = select(free, u32::from(self.digits[i]));
-                free &= !(1 << v);
-                self.perm[i] = v as u8;
-            }
-            for slot in self.free.iter_mut() {
-                *slot = free.trailing_zeros() as u8;
-                free &= free - 1;
-            }
+            self.set_prefix(prefix);
         }
-        let (suffix_perm, suffix_digits) = &SUFFIX_TABLE[(r % SUFFIX_COUNT) as usize];
-        let mut perm = self.perm;
-        let mut digits = self.digits;
+        let row = &SUFFIX_TABLE[(r % SUFFIX_COUNT) as usize];
+        out.perm[..head].copy_from_slice(&self.head.perm[..head]);
+        out.digits[..head].copy_from_slice(&self.head.digits[..head]);
         for k in 0..SUFFIX {
-            perm[head + k] = self.free[suffix_perm[k] as usize];
-            digits[head + k] = suffix_digits[k];
+            out.perm[head + k] = self.free[row.perm[k] as usize];
+            out.digits[head + k] = row.digits[k];
         }
-        (perm, digits)
+        out.parity = self.head.parity ^ row.parity;
+    }
+
+    #[inline(never)]
+    fn set_prefix(&mut self, prefix: u64) {
+        let head = N - SUFFIX;
+        self.prefix = prefix;
+        let mut rest = prefix;
+        let mut parity = 0u8;
+        for i in (0..head).rev() {
+            let base = (N - i) as u64;
+            self.head.digits[i] = (rest % base) as u8;
+            rest /= base;
+            parity ^= self.head.digits[i] & 1;
+        }
+        let mut free = (1u32 << N) - 1;
+        for i in 0..head {
+            let v = select(free, u32::from(self.head.digits[i]));
+            free &= !(1 << v);
+            self.head.perm[i] = v as u8;
+        }
+        for slot in self.free.iter_mut() {
+            *slot = free.trailing_zeros() as u8;
+            free &= free - 1;
+        }
+        self.head.parity = parity;
     }
 }
 
@@ -247,14 +315,29 @@ mod tests {
 
     #[test]
     fn sequential_unranker_agrees() {
-        let mut seq = SequentialUnranker::<9>::default();
-        for r in (0..362_880u32).step_by(7) {
-            assert_eq!(seq.unrank(r), unrank_array::<9>(r), "rank {r}");
+        fn check<const N: usize>(step: usize) {
+            let mut seq = SequentialUnranker::<N>::default();
+            let mut p = [0u8; N];
+            for r in (0..factorial(N).unwrap()).step_by(step) {
+                let got = seq.unrank(r);
+                unrank(r, &mut p);
+                assert_eq!(got.perm, p, "N={N} rank {r}");
+                let w = weights::<N>();
+                let value: u64 = got
+                    .digits
+                    .iter()
+                    .zip(w)
+                    .map(|(&d, w)| u64::from(d) * w)
+                    .sum();
+                assert_eq!(value, r);
+                let sum: u32 = got.digits.iter().map(|&d| u32::from(d)).sum();
+                assert_eq!(u32::from(got.parity), sum % 2);
+            }
         }
-        let mut seq = SequentialUnranker::<4>::default();
-        for r in 0..24u32 {
-            assert_eq!(seq.unrank(r), unrank_array::<4>(r));
-        }
+        check::<4>(1);
+        check::<9>(7);
+        check::<13>(999_999_937);
+        check::<19>(usize::MAX / 70_001);
     }
 
     #[test]

@@ -201,8 +201,8 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         .stderr(one_line().and(predicate::str::contains("at least 1 row")));
     analyze(tmp.path(), &["--size", "4"]).code(2).stderr(
         one_line()
-            .and(predicate::str::contains("10,461,394,944,000 are reachable"))
-            .and(predicate::str::contains("largest board that fits is")),
+            .and(predicate::str::contains("10,461,394,944,000 reachable"))
+            .and(predicate::str::contains("the largest boards that fit")),
     );
     analyze(tmp.path(), &["--rows", "3", "--cols", "5"])
         .code(2)
@@ -234,6 +234,49 @@ fn bad_input_gets_one_line_and_exit_code_2() {
         0,
         "nothing written"
     );
+}
+
+/// A goal in each form the tool prints a board: label, tile list, grid. The 3x3 goal with the
+/// blank in the centre has radius 30 and 148 boards at that depth (OEIS A089474); the results
+/// go to their own folder.
+#[test]
+fn goal_in_each_label_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut depths = Vec::new();
+    for goal in ["123495678", "1 2 3 / 4 0 5 / 6 7 8", "1 2 3\n4 . 5\n6 7 8"] {
+        analyze(tmp.path(), &["--size", "3", "--goal", goal, "--quiet"]).success();
+        let dir = tmp.path().join("3x3-goal-123495678");
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["goal"], "123495678", "{goal:?}");
+        assert_eq!(summary["max_depth"], 30, "{goal:?}");
+        assert_eq!(summary["hardest"]["count"], 148, "{goal:?}");
+        assert_eq!(summary["reachable"], 181_440, "{goal:?}");
+        depths.push(fs::read(dir.join("depths.csv")).unwrap());
+        let (_, nodes) = read_csv(&dir.join("nodes.csv"));
+        let goal_row = nodes.iter().find(|r| r[0] == "123495678").unwrap();
+        assert_eq!(goal_row[3], "0", "the goal is at depth 0");
+    }
+    assert!(depths.windows(2).all(|w| w[0] == w[1]));
+    assert!(
+        !tmp.path().join("3x3").exists(),
+        "the standard goal's folder is untouched"
+    );
+    analyze(tmp.path(), &["--size", "3", "--goal", "12345678"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("--goal")));
+}
+
+/// Above 12 cells edges and nodes are refused before any work, with their size.
+#[test]
+fn large_exports_are_refused_with_their_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(
+        tmp.path(),
+        &["--rows", "2", "--cols", "7", "--edges", "ranks"],
+    )
+    .code(2)
+    .stderr(one_line().and(predicate::str::contains("118,313,395,200 edges")));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::analysis::{self, Options};
 use npuzzle::export::{self, BoardFormat, Summary};
-use npuzzle::{Shape, plot};
+use npuzzle::{Board, Shape, plot};
 
 use super::CliError;
 use super::board::BoardArgs;
@@ -33,6 +33,11 @@ pub enum Export {
 pub struct AnalyzeArgs {
     #[command(flatten)]
     board: BoardArgs,
+    /// Measure distances from this board instead of the standard goal (tiles in order, blank
+    /// last): its label (123495678) or its tiles row by row, 0 or . for the blank
+    /// ("1 2 3 / 4 0 5 / 6 7 8"). Results go to DIR/<R>x<C>-goal-<label>/.
+    #[arg(long, value_name = "BOARD")]
+    goal: Option<String>,
     /// Folder for the results; they go to DIR/<R>x<C>/.
     #[arg(long, value_name = "DIR", default_value = "output")]
     output: PathBuf,
@@ -76,17 +81,41 @@ fn format_of(choice: Option<Export>, shape: Shape) -> Option<BoardFormat> {
 pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let shape = args.board.shape()?;
+    let goal = match &args.goal {
+        Some(text) => Board::parse_any(shape, text)
+            .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
+        None => Board::goal(shape),
+    };
     let edges = format_of(args.edges, shape);
     let nodes = format_of(args.nodes, shape);
+    if shape.cells() > analysis::SEARCH_CELLS && (edges.is_some() || nodes.is_some()) {
+        return Err(CliError::usage(format!(
+            "edges.csv and nodes.csv are written up to {} cells; {shape} has {} edges \
+             (about {} as ranks): run without --edges and --nodes",
+            analysis::SEARCH_CELLS,
+            HumanCount(shape.edge_count().unwrap_or(0)),
+            DecimalBytes(
+                shape
+                    .edge_count()
+                    .unwrap_or(0)
+                    .saturating_mul(row_bytes(shape, BoardFormat::Ranks))
+            ),
+        )));
+    }
     let options = Options {
         per_board: nodes.is_some(),
     };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
-    let dir = args.output.join(shape.to_string());
+    let folder = if goal == Board::goal(shape) {
+        shape.to_string()
+    } else {
+        format!("{shape}-goal-{}", goal.label())
+    };
+    let dir = args.output.join(folder);
     export::prepare_dir(&dir).map_err(CliError::runtime)?;
     let bars = Bars::new(!args.quiet);
 
-    let result = analysis::analyze_unchecked(shape, options, &bars);
+    let result = analysis::analyze_unchecked(&goal, options, &bars);
     let summary = Summary::of(&result);
     let mut written = Vec::new();
     let mut notes = Vec::new();
@@ -115,9 +144,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
              (needs {} of memory)",
             HumanCount(result.boards),
-            DecimalBytes(
-                analysis::bytes_needed(shape.cells(), Options { per_board: true }).unwrap_or(0)
-            ),
+            DecimalBytes(analysis::bytes_needed(shape, Options { per_board: true }).unwrap_or(0)),
         )),
     }
     export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
@@ -194,9 +221,14 @@ fn report(
     );
     let _ = writeln!(s, "boards       {}", HumanCount(summary.boards));
     let _ = writeln!(s, "edges        {}", HumanCount(summary.edges));
+    let how = if summary.components.found_by == "theorem" {
+        "; the goal's by BFS, the other its image under swapping two tiles (parity theorem)"
+    } else {
+        ""
+    };
     let _ = writeln!(
         s,
-        "components   {} (sizes: {})",
+        "components   {} (sizes: {}{how})",
         HumanCount(summary.components.count),
         sizes.join(", ")
     );

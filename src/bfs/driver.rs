@@ -1,0 +1,459 @@
+//! The layer driver: a level-synchronous, parallel (rayon) BFS over a [`StateSpace`] and its
+//! [`StateMarks`].
+//!
+//! A layer is expanded in one of two ways:
+//!
+//! - **sparse**: while a layer is small (at most the list limit, `size / 256` and at least
+//!   4,096 boards) its indices are kept in a sorted list and expanded directly;
+//! - **dense**: a large layer is found by scanning the whole array, 32 boards per 64-bit word,
+//!   for its frontier code.
+//!
+//! Either way the frontier goes to the space's kernel in ascending batches ("push"), and the
+//! neighbours it returns are claimed with one atomic test-and-set each, their words prefetched
+//! a few claims ahead so that cache misses overlap. Exactly one thread discovers each board, so
+//! layer sizes are exact.
+//!
+//! Once the boards not yet reached are fewer than the frontier, the driver turns around
+//! ("pull", the direction-optimizing BFS of Beamer, Asanović & Patterson 2012): each unseen
+//! board goes through the kernel and joins the next layer when one of its neighbours is in the
+//! frontier. A pull step writes only the words its thread scans, so it needs no atomic
+//! operation, and it touches the few boards left instead of the large frontier. In an
+//! undirected graph an unseen board cannot be adjacent to a layer before the frontier, so the
+//! frontier code alone identifies the frontier and pull steps retire nothing.
+//!
+//! The caller gets each newly reached board through [`OnVisit`] and the layer sizes in the
+//! result. Memory: the marks, plus the lists (at most `3 * list limit` indices).
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+
+use super::marks::{FIELDS_PER_WORD, LOW_BITS};
+use super::{OnVisit, StateIndex, StateMarks, StateSpace};
+
+/// Words per parallel work item in dense scans (65,536 boards).
+const CHUNK_WORDS: usize = 2048;
+/// Frontier boards handed to the kernel at once.
+const BATCH: usize = 512;
+/// Lists shorter than this are expanded on the calling thread.
+const PARALLEL_LIST: usize = 4096;
+/// How many claims ahead a neighbour's word is prefetched.
+const AHEAD: usize = 16;
+/// Pull once the frontier is at least this many times the boards left.
+const PULL_RATIO: u64 = 1;
+
+/// What one BFS found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layers {
+    /// `sizes[d]` = boards at depth `d` from the seed (`sizes[0] == 1`).
+    pub sizes: Vec<u64>,
+    /// The boards of the last layer (the antipodes of the seed), ascending, when that layer
+    /// has at most `list_limit(space size)` boards; otherwise empty.
+    pub last: Vec<StateIndex>,
+}
+
+impl Layers {
+    /// Total boards reached.
+    pub fn reached(&self) -> u64 {
+        self.sizes.iter().sum()
+    }
+}
+
+/// Layers up to this many boards are kept as index lists: `size / 256`, at least 4,096 and
+/// at most 2^25 (256 MB of indices).
+pub fn list_limit(size: u64) -> usize {
+    (size / 256).clamp(1 << 12, 1 << 25) as usize
+}
+
+/// BFS from `seed` over the boards of `space` still `UNSEEN` in `marks` (`marks.len()` must be
+/// `space.size()`); every reached board ends marked (not `UNSEEN`). `on_layer(depth, size,
+/// reached_so_far)` is called after each layer is known, from the calling thread.
+pub fn run<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    seed: StateIndex,
+    visit: &impl OnVisit,
+    on_layer: impl FnMut(u32, u64, u64),
+) -> Layers {
+    run_with_limit(
+        space,
+        marks,
+        seed,
+        visit,
+        on_layer,
+        list_limit(space.size()),
+    )
+}
+
+fn run_with_limit<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    seed: StateIndex,
+    visit: &impl OnVisit,
+    mut on_layer: impl FnMut(u32, u64, u64),
+    list_limit: usize,
+) -> Layers {
+    debug_assert_eq!(marks.len(), space.size());
+    let claimed = marks.claim(seed, code(0));
+    debug_assert!(claimed, "seed already visited");
+    visit.visit(seed, 0);
+    let mut sizes = vec![1u64];
+    let mut reached = 1u64;
+    on_layer(0, 1, reached);
+    // The current layer as a sorted list, when it is small enough to keep.
+    let mut list: Option<Vec<StateIndex>> = Some(vec![seed]);
+    let mut depth = 0u32;
+    let mut pulling = false;
+    loop {
+        let size = sizes[depth as usize];
+        let keep_next = size.saturating_mul(4) <= list_limit as u64;
+        pulling |= (space.size() - reached).saturating_mul(PULL_RATIO) <= size;
+        let (next_size, next_list, current) = match list.take() {
+            current if pulling => {
+                let (n, l) = pull(space, marks, depth, list_limit, visit);
+                (n, l, current)
+            }
+            Some(current) => {
+                let (n, l) = expand_list(space, marks, &current, depth, keep_next, visit);
+                (n, l, Some(current))
+            }
+            None => {
+                let keep_current = size <= list_limit as u64;
+                expand_dense(space, marks, depth, keep_next, keep_current, visit)
+            }
+        };
+        if next_size == 0 {
+            return Layers {
+                sizes,
+                last: current.unwrap_or_default(),
+            };
+        }
+        depth += 1;
+        reached += next_size;
+        sizes.push(next_size);
+        on_layer(depth, next_size, reached);
+        list = next_list.map(|mut l| {
+            l.par_sort_unstable();
+            l
+        });
+    }
+}
+
+/// The frontier code of layer `depth`.
+fn code(depth: u32) -> u64 {
+    1 + u64::from(depth % 2)
+}
+
+/// One worker's expansion of part of a layer: frontier boards are batched for the kernel, and
+/// the neighbours it returns are claimed for the next layer.
+struct Expander<'a, S: StateSpace, V: OnVisit> {
+    space: &'a S,
+    marks: &'a StateMarks,
+    visit: &'a V,
+    code: u64,
+    depth: u32,
+    keep: bool,
+    batch: Vec<StateIndex>,
+    neighbours: Vec<StateIndex>,
+    found: u64,
+    next: Vec<StateIndex>,
+}
+
+impl<'a, S: StateSpace, V: OnVisit> Expander<'a, S, V> {
+    /// Claims for layer `depth` (keeping the claimed indices when `keep`).
+    fn new(space: &'a S, marks: &'a StateMarks, visit: &'a V, depth: u32, keep: bool) -> Self {
+        Expander {
+            space,
+            marks,
+            visit,
+            code: code(depth),
+            depth,
+            keep,
+            batch: Vec::with_capacity(BATCH),
+            neighbours: Vec::with_capacity(4 * BATCH),
+            found: 0,
+            next: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, index: StateIndex) {
+        self.batch.push(index);
+        if self.batch.len() == BATCH {
+            self.flush();
+        }
+    }
+
+    /// Expands the batch and claims its neighbours.
+    fn flush(&mut self) {
+        self.neighbours.clear();
+        self.space.expand(&self.batch, &mut self.neighbours);
+        self.batch.clear();
+        let nbs = &self.neighbours;
+        for &nb in &nbs[..nbs.len().min(AHEAD)] {
+            self.marks.prefetch(nb);
+        }
+        for (k, &nb) in nbs.iter().enumerate() {
+            if let Some(&ahead) = nbs.get(k + AHEAD) {
+                self.marks.prefetch(ahead);
+            }
+            if nb != StateIndex::NONE && self.marks.claim(nb, self.code) {
+                self.visit.visit(nb, self.depth);
+                self.found += 1;
+                if self.keep {
+                    self.next.push(nb);
+                }
+            }
+        }
+    }
+
+    /// Claims what is pending; returns (boards claimed, their indices if kept).
+    fn finish(mut self) -> (u64, Vec<StateIndex>) {
+        self.flush();
+        (self.found, self.next)
+    }
+}
+
+/// Expands the boards of `current` (layer `depth`, ascending); returns the next layer's size
+/// and, when `keep_next`, its list.
+fn expand_list<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    current: &[StateIndex],
+    depth: u32,
+    keep_next: bool,
+    visit: &impl OnVisit,
+) -> (u64, Option<Vec<StateIndex>>) {
+    let expand = |chunk: &[StateIndex]| -> (u64, Vec<StateIndex>) {
+        let mut expander = Expander::new(space, marks, visit, depth + 1, keep_next);
+        for &r in chunk {
+            expander.push(r);
+            marks.retire(r);
+        }
+        expander.finish()
+    };
+    let (found, next) = if current.len() < PARALLEL_LIST {
+        expand(current)
+    } else {
+        current.par_chunks(PARALLEL_LIST).map(expand).reduce(
+            || (0, Vec::new()),
+            |(fa, mut la), (fb, lb)| {
+                la.extend(lb);
+                (fa + fb, la)
+            },
+        )
+    };
+    (found, keep_next.then_some(next))
+}
+
+/// What a dense expansion returns: the next layer's size, its list, this layer's list.
+type Found = (u64, Option<Vec<StateIndex>>, Option<Vec<StateIndex>>);
+
+/// Finds layer `depth` by scanning the marks and expands it. Returns the next layer's size,
+/// its list when `keep_next`, and this layer's list (ascending) when `keep_current`.
+fn expand_dense<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    depth: u32,
+    keep_next: bool,
+    keep_current: bool,
+    visit: &impl OnVisit,
+) -> Found {
+    let pattern = code(depth) * LOW_BITS;
+    let size = marks.len();
+    let (found, next, current) = marks
+        .words()
+        .par_chunks(CHUNK_WORDS)
+        .enumerate()
+        .map(|(chunk_index, words)| {
+            let mut expander = Expander::new(space, marks, visit, depth + 1, keep_next);
+            let mut current = Vec::new();
+            for (k, word) in words.iter().enumerate() {
+                let x = word.load(Relaxed) ^ pattern;
+                let matches = !(x | (x >> 1)) & LOW_BITS;
+                if matches == 0 {
+                    continue;
+                }
+                let base = (chunk_index * CHUNK_WORDS + k) as u64 * FIELDS_PER_WORD;
+                let mut m = matches;
+                while m != 0 {
+                    let r = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+                    m &= m - 1;
+                    if r.0 >= size {
+                        break;
+                    }
+                    if keep_current {
+                        current.push(r);
+                    }
+                    expander.push(r);
+                }
+                // Frontier fields (01 or 10) become DONE (11).
+                word.fetch_or(matches * 3, Relaxed);
+            }
+            let (found, next) = expander.finish();
+            (found, next, current)
+        })
+        .reduce(
+            || (0, Vec::new(), Vec::new()),
+            |(fa, mut na, mut ca), (fb, nb, cb)| {
+                na.extend(nb);
+                ca.extend(cb);
+                (fa + fb, na, ca)
+            },
+        );
+    (
+        found,
+        keep_next.then_some(next),
+        keep_current.then_some(current),
+    )
+}
+
+/// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
+/// Returns its size and its list (ascending) when it has at most `list_limit` boards (the
+/// frontier codes of earlier layers are not retired, so the last layer could not be found
+/// afterwards).
+fn pull<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    depth: u32,
+    list_limit: usize,
+    visit: &impl OnVisit,
+) -> (u64, Option<Vec<StateIndex>>) {
+    let frontier = code(depth);
+    let new = code(depth + 1);
+    let size = marks.len();
+    let (found, next) = marks
+        .words()
+        .par_chunks(CHUNK_WORDS)
+        .enumerate()
+        .map(|(chunk_index, words)| {
+            let mut batch = Vec::with_capacity(BATCH + 32);
+            let mut slots = Vec::with_capacity(4 * (BATCH + 32));
+            let mut found = 0u64;
+            let mut next = Vec::new();
+            let mut overflow = false;
+            let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
+            let mut decide = |batch: &mut Vec<StateIndex>, slots: &mut Vec<StateIndex>| {
+                slots.clear();
+                space.expand(batch, slots);
+                for &nb in &slots[..slots.len().min(AHEAD)] {
+                    marks.prefetch(nb);
+                }
+                for (k, (&board, four)) in batch.iter().zip(slots.chunks_exact(4)).enumerate() {
+                    for &ahead in slots
+                        .get(4 * (k + AHEAD)..4 * (k + AHEAD + 1))
+                        .unwrap_or(&[])
+                    {
+                        marks.prefetch(ahead);
+                    }
+                    let joins = four
+                        .iter()
+                        .any(|&nb| nb != StateIndex::NONE && marks.get(nb) == frontier);
+                    if joins {
+                        // Only this thread writes the words of its chunk during a pull step,
+                        // and other threads read only their frontier fields, which this
+                        // write leaves alone: a plain read-modify-write is enough.
+                        let word = &words[((board.0 - first) / FIELDS_PER_WORD) as usize];
+                        let bit = new << ((board.0 % FIELDS_PER_WORD) * 2);
+                        word.store(word.load(Relaxed) | bit, Relaxed);
+                        visit.visit(board, depth + 1);
+                        found += 1;
+                        if next.len() < list_limit {
+                            next.push(board);
+                        } else {
+                            overflow = true;
+                        }
+                    }
+                }
+                batch.clear();
+            };
+            for (k, word) in words.iter().enumerate() {
+                let x = word.load(Relaxed);
+                let mut unseen = !(x | (x >> 1)) & LOW_BITS;
+                let base = first + k as u64 * FIELDS_PER_WORD;
+                while unseen != 0 {
+                    let r = base + u64::from(unseen.trailing_zeros() / 2);
+                    unseen &= unseen - 1;
+                    if r >= size {
+                        break;
+                    }
+                    batch.push(StateIndex(r));
+                }
+                if batch.len() >= BATCH {
+                    decide(&mut batch, &mut slots);
+                }
+            }
+            decide(&mut batch, &mut slots);
+            (found, (!overflow).then_some(next))
+        })
+        .reduce(
+            || (0, Some(Vec::new())),
+            |(fa, na), (fb, nb)| {
+                let next = match (na, nb) {
+                    (Some(mut a), Some(b)) if a.len() + b.len() <= list_limit => {
+                        a.extend(b);
+                        Some(a)
+                    }
+                    _ => None,
+                };
+                (fa + fb, next)
+            },
+        );
+    (found, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{LexSpace, Parity, ParitySpace};
+    use crate::board::Board;
+    use crate::shape::Shape;
+
+    /// 3x3 layer sizes, OEIS A089473, through both the sparse and the dense path, on both
+    /// indices; and the two antipodes.
+    #[test]
+    fn layer_sizes_3x3_in_both_modes_and_both_spaces() {
+        let a089473 = [
+            1u64, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638,
+            9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+        ];
+        let shape = Shape::new(3, 3).unwrap();
+        let goal = Board::goal(shape);
+        let parity = ParitySpace::new(shape, Parity::Even).unwrap();
+        let lex = LexSpace::new(shape).unwrap();
+        for limit in [1usize, 100, 1 << 20] {
+            let parity_run = bfs(&parity, &goal, limit);
+            let lex_run = bfs(&lex, &goal, limit);
+            for (name, layers, labels) in [
+                ("parity", &parity_run, labels(&parity, &parity_run)),
+                ("lex", &lex_run, labels(&lex, &lex_run)),
+            ] {
+                assert_eq!(layers.sizes, a089473, "{name}, list limit {limit}");
+                if limit < 2 {
+                    assert!(
+                        layers.last.is_empty(),
+                        "a last layer over the limit is listed"
+                    );
+                    continue;
+                }
+                assert_eq!(labels, ["647859321", "867254391"], "{name}");
+            }
+        }
+    }
+
+    fn bfs<S: StateSpace>(space: &S, goal: &Board, limit: usize) -> Layers {
+        let marks = StateMarks::new(space.size());
+        let seed = space.rank(goal).unwrap();
+        run_with_limit(space, &marks, seed, &(), |_, _, _| {}, limit)
+    }
+
+    fn labels<S: StateSpace>(space: &S, layers: &Layers) -> Vec<String> {
+        let mut labels: Vec<String> = layers
+            .last
+            .iter()
+            .map(|&i| space.unrank(i).label())
+            .collect();
+        labels.sort();
+        labels
+    }
+}

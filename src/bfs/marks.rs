@@ -1,0 +1,183 @@
+//! [`StateMarks`]: two bits per board of a dense index, the classic encoding of whole-space
+//! BFS (Korf 2008, "Linear-time disk-based implicit graph search"; Rokicki's twsearch).
+//!
+//! A field is [`UNSEEN`], one of two alternating frontier codes (layer `d` holds code
+//! `1 + d % 2`), or [`DONE`] for an expanded board. The array is allocated zeroed by the OS
+//! (pages appear on first touch) and, on Linux, asks for transparent huge pages, which
+//! matter for the random accesses of the BFS on multi-gigabyte arrays.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::StateIndex;
+
+/// Field value of a board never reached.
+pub const UNSEEN: u64 = 0;
+/// Field value of an expanded board.
+pub const DONE: u64 = 3;
+/// The low bit of every field of a word.
+pub(crate) const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+/// Fields per 64-bit word.
+pub(crate) const FIELDS_PER_WORD: u64 = 32;
+
+/// Two bits per board over `0..len`, shared between threads. Memory: `len / 4` bytes.
+pub struct StateMarks {
+    words: Vec<AtomicU64>,
+    len: u64,
+}
+
+impl StateMarks {
+    /// All `len` boards `UNSEEN`; allocates `len / 4` bytes (rounded up to 8).
+    ///
+    /// # Panics
+    /// When the allocation fails (callers plan the memory first, see `analysis::plan`).
+    pub fn new(len: u64) -> StateMarks {
+        let n_words = len.div_ceil(FIELDS_PER_WORD) as usize;
+        // Zeroed by the allocator (calloc, hence lazily zeroed pages for large arrays) rather
+        // than written word by word.
+        let zeroed = std::mem::ManuallyDrop::new(vec![0u64; n_words]);
+        advise_huge_pages(zeroed.as_ptr().cast(), n_words * 8);
+        // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`, and the
+        // vector's allocation is handed over whole (pointer, length, capacity), never freed
+        // twice since `zeroed` is not dropped.
+        let words = unsafe {
+            let mut v = zeroed;
+            Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity())
+        };
+        StateMarks { words, len }
+    }
+
+    /// Number of boards.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no boards.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    /// The 2-bit field of board `i`.
+    #[inline(always)]
+    pub fn get(&self, i: StateIndex) -> u64 {
+        (self.words[(i.0 >> 5) as usize].load(Relaxed) >> ((i.0 & 31) * 2)) & 3
+    }
+
+    /// The words, 32 fields each (board `i` is field `i % 32` of word `i / 32`).
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    /// Sets an `UNSEEN` board to frontier `code` (1 or 2); true for exactly one caller per
+    /// board. Concurrent callers of one board must pass the same code.
+    #[inline(always)]
+    pub(crate) fn claim(&self, i: StateIndex, code: u64) -> bool {
+        let word = &self.words[(i.0 >> 5) as usize];
+        let shift = (i.0 & 31) * 2;
+        if (word.load(Relaxed) >> shift) & 3 != UNSEEN {
+            return false;
+        }
+        // Concurrent claimers of a board all set the same single bit (the field was UNSEEN,
+        // so it is in no frontier), so the winner is the one that found the bit clear; a
+        // single-bit test-and-set compiles to `lock bts` rather than a compare-exchange loop.
+        let bit = 1u64 << (shift + (code - 1));
+        word.fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// Marks board `i` as expanded.
+    #[inline(always)]
+    pub(crate) fn retire(&self, i: StateIndex) {
+        self.words[(i.0 >> 5) as usize].fetch_or(DONE << ((i.0 & 31) * 2), Relaxed);
+    }
+
+    /// Asks the CPU to bring the word of board `i` into cache (a hint; never faults).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: StateIndex) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = self.words.as_ptr().wrapping_add((i.0 >> 5) as usize);
+            // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults,
+            // whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
+    /// The first `UNSEEN` board at or after `from`, if any.
+    pub fn next_unseen(&self, from: u64) -> Option<StateIndex> {
+        let mut w = (from / FIELDS_PER_WORD) as usize;
+        let mut skip = (from % FIELDS_PER_WORD) * 2;
+        while w < self.words.len() {
+            let x = self.words[w].load(Relaxed);
+            let mut m = !(x | (x >> 1)) & LOW_BITS;
+            m &= !0u64 << skip;
+            if m != 0 {
+                let r = w as u64 * FIELDS_PER_WORD + u64::from(m.trailing_zeros() / 2);
+                return (r < self.len).then_some(StateIndex(r));
+            }
+            w += 1;
+            skip = 0;
+        }
+        None
+    }
+}
+
+/// Asks Linux to back `[ptr, ptr + len)` with transparent huge pages (where the system's
+/// policy is `madvise`); a hint, ignored elsewhere or on failure.
+fn advise_huge_pages(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        if len < 4 * HUGE {
+            return;
+        }
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside one live allocation of ours; MADV_HUGEPAGE only
+            // changes how the kernel backs it, never its contents.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_unseen_skips_visited_and_stops_at_len() {
+        let marks = StateMarks::new(70);
+        assert_eq!(marks.next_unseen(0), Some(StateIndex(0)));
+        for r in 0..40 {
+            marks.retire(StateIndex(r));
+        }
+        assert_eq!(marks.next_unseen(0), Some(StateIndex(40)));
+        assert_eq!(marks.next_unseen(65), Some(StateIndex(65)));
+        for r in 40..70 {
+            marks.retire(StateIndex(r));
+        }
+        assert_eq!(marks.next_unseen(0), None);
+    }
+
+    #[test]
+    fn claims_are_exclusive() {
+        let marks = StateMarks::new(100);
+        assert!(marks.claim(StateIndex(37), 1));
+        assert!(!marks.claim(StateIndex(37), 2));
+        assert_eq!(marks.get(StateIndex(37)), 1);
+        marks.retire(StateIndex(37));
+        assert_eq!(marks.get(StateIndex(37)), DONE);
+    }
+}

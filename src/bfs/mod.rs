@@ -1,0 +1,173 @@
+//! The engine: the state space of a board as a dense index, and the breadth-first search that
+//! walks it layer by layer.
+//!
+//! This folder is the seam between a state space and the drivers that walk it:
+//!
+//! - [`StateIndex`]: a board's position in a dense index `0..size` (`u64`).
+//! - [`StateSpace`]: what a driver needs of a space: its size, rank/unrank, the largest board it
+//!   supports, and the **kernel** [`StateSpace::expand`], a pure function from a batch of indices
+//!   to their neighbours' indices. The in-memory driver here, and any other (a distributed
+//!   worker, a depth-limited layer-list search, a pattern-database build) call that one kernel.
+//! - Two spaces: [`ParitySpace`] (one component, `n!/2` boards, the engine of every board with
+//!   at least 2 rows and 2 columns, up to 20 cells) and [`LexSpace`] (all `n!` boards by
+//!   lexicographic rank, up to 12 cells: the one-row boards, whose graph has `(n-1)!`
+//!   components, and the independent check of the component structure).
+//! - [`StateMarks`]: two bits per index, shared between threads.
+//! - [`run`]: the level-synchronous parallel (rayon) BFS driver over the marks, reporting each
+//!   newly reached board through [`OnVisit`] and each layer through a callback.
+//!
+//! Invariants: `rank` and `unrank` are inverse bijections between the space's boards and
+//! `0..size`; `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel
+//! never leaves the space (a neighbour of an index is an index of the same space).
+
+mod driver;
+mod lex;
+mod marks;
+mod parity;
+
+pub use driver::{Layers, list_limit, run};
+pub use lex::LexSpace;
+pub use marks::{DONE, StateMarks, UNSEEN};
+pub use parity::{Parity, ParitySpace};
+
+use crate::board::Board;
+use crate::shape::Shape;
+
+/// A board's position in the dense index of a [`StateSpace`], `0..space.size()`.
+///
+/// Indices of different spaces are not comparable: the same board has one index in a
+/// [`LexSpace`] (its lexicographic rank among all `n!` boards) and another in a
+/// [`ParitySpace`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct StateIndex(pub u64);
+
+impl StateIndex {
+    /// The kernel's mark for a move that leaves the board (never a valid index).
+    pub const NONE: StateIndex = StateIndex(u64::MAX);
+}
+
+/// A state space of sliding-tile boards, laid out as a dense index `0..size()`.
+///
+/// Implementations are pure and shareable between threads: no method changes the space.
+pub trait StateSpace: Sync {
+    /// The board shape.
+    fn shape(&self) -> Shape;
+
+    /// Number of boards in the space; indices are `0..size()`.
+    fn size(&self) -> u64;
+
+    /// The index of `board`, or `None` when the board is not in this space (another component,
+    /// or another shape).
+    fn rank(&self, board: &Board) -> Option<StateIndex>;
+
+    /// The board at `index` (`index < size()`).
+    fn unrank(&self, index: StateIndex) -> Board;
+
+    /// The kernel: appends to `out` exactly 4 slots per board of `batch`, in order: the
+    /// indices of the boards reached when the blank moves up, down, left and right, or
+    /// [`StateIndex::NONE`] where that move leaves the board. Pure: the same batch always
+    /// gives the same slots. Ascending batches are fastest (consecutive indices share work).
+    fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>);
+}
+
+/// Receives each board when it is first reached, with its BFS depth from the seed.
+/// Called from several threads; called exactly once per reached board.
+pub trait OnVisit: Sync {
+    /// Board `index` was reached at `depth`.
+    fn visit(&self, index: StateIndex, depth: u32);
+}
+
+/// Ignores visits.
+impl OnVisit for () {
+    #[inline(always)]
+    fn visit(&self, _index: StateIndex, _depth: u32) {}
+}
+
+/// Runs `$body` with the const `$n` bound to the run-time cell count `$cells` (2..=20), the
+/// cell counts the engine's kernels are compiled for. Callers check the count first; any other
+/// count runs `$otherwise`.
+macro_rules! with_cells {
+    ($cells:expr, $n:ident => $body:expr, _ => $otherwise:expr) => {
+        match $cells {
+            2 => {
+                const $n: usize = 2;
+                $body
+            }
+            3 => {
+                const $n: usize = 3;
+                $body
+            }
+            4 => {
+                const $n: usize = 4;
+                $body
+            }
+            5 => {
+                const $n: usize = 5;
+                $body
+            }
+            6 => {
+                const $n: usize = 6;
+                $body
+            }
+            7 => {
+                const $n: usize = 7;
+                $body
+            }
+            8 => {
+                const $n: usize = 8;
+                $body
+            }
+            9 => {
+                const $n: usize = 9;
+                $body
+            }
+            10 => {
+                const $n: usize = 10;
+                $body
+            }
+            11 => {
+                const $n: usize = 11;
+                $body
+            }
+            12 => {
+                const $n: usize = 12;
+                $body
+            }
+            13 => {
+                const $n: usize = 13;
+                $body
+            }
+            14 => {
+                const $n: usize = 14;
+                $body
+            }
+            15 => {
+                const $n: usize = 15;
+                $body
+            }
+            16 => {
+                const $n: usize = 16;
+                $body
+            }
+            17 => {
+                const $n: usize = 17;
+                $body
+            }
+            18 => {
+                const $n: usize = 18;
+                $body
+            }
+            19 => {
+                const $n: usize = 19;
+                $body
+            }
+            20 => {
+                const $n: usize = 20;
+                $body
+            }
+            _ => $otherwise,
+        }
+    };
+}
+pub(crate) use with_cells;

@@ -1,0 +1,428 @@
+//! [`ParitySpace`]: one component of the game graph (`n!/2` boards) as a dense `u64` index, and
+//! its kernel.
+//!
+//! **The component.** On a board with at least 2 rows and 2 columns the game graph has exactly
+//! two components of `n!/2` boards (Johnson & Story 1879; Wilson 1974): with the tiles read
+//! row-major, skipping the blank, a horizontal move leaves the tile sequence unchanged, and a
+//! vertical move carries one tile over `cols - 1` others, changing the sequence's parity by
+//! `cols - 1`. So [`Parity`] = (parity of the tile sequence) xor (on even widths, the parity of
+//! the blank's row counted from the bottom) never changes, and each class is connected.
+//!
+//! **The layout** (the one of the public GPU solver the issue cites, chosen over "blank cell x
+//! parity rank" because it keeps horizontal moves in the same cache line):
+//!
+//! ```text
+//! index = q * cells + blank,   q = rank(tile sequence) / 2
+//! ```
+//!
+//! where `rank` is the lexicographic Lehmer rank of the `m = n - 1` tiles (Lehmer 1960). The
+//! ranks `2q` and `2q + 1` differ only by the order of the last two tiles, hence by parity, so
+//! `q` ranks the sequences of one parity (`m!/2` of them) and the blank's cell says which
+//! parity: the layout is a bijection from a class onto `0..n!/2`.
+//!
+//! **The kernel.** A horizontal move is `index ± 1`. A vertical move moves one tile of the
+//! sequence by `cols - 1` places (from `i` to `j`); only the Lehmer digits of positions
+//! `i..=j` change, by closed forms (below), so the new rank costs `O(cols)` after the sequence
+//! of the batch's first board is unranked once for every `cells` consecutive indices.
+//! With `t` the sequence, `d` its digits and `e` the moving tile:
+//!
+//! - right (`e = t[i]` to `j`): `d'[k] = d[k+1] + [e < t[k+1]]` for `i <= k < j`, and
+//!   `d'[j] = d[i] - #{i < k <= j : t[k] < e}`;
+//! - left (`e = t[j]` to `i`): `d'[i] = d[j] + #{i <= k < j : t[k] < e}`, and
+//!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
+
+use super::{StateIndex, StateSpace, with_cells};
+use crate::board::Board;
+use crate::rank::{self, SequentialUnranker, Unranked};
+use crate::shape::Shape;
+
+/// Which of the two components of a board with at least 2 rows and 2 columns.
+///
+/// `Even` holds the goal (tiles in order, blank in the last cell); `Odd` holds the boards with
+/// two tiles swapped. Defined as the parity of the tile sequence (row-major, blank skipped),
+/// plus on even widths the blank's row counted from the bottom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Parity {
+    /// The class of the standard goal.
+    Even,
+    /// The other class.
+    Odd,
+}
+
+impl Parity {
+    /// The class of `board` (any board of at least 2 rows and 2 columns).
+    pub fn of(board: &Board) -> Parity {
+        let (_, parity) = sequence_rank(board.permutation());
+        let shape = board.shape();
+        let row_term = if shape.cols() % 2 == 0 {
+            (shape.rows() - 1 - board.blank() / shape.cols()) as u8 & 1
+        } else {
+            0
+        };
+        if parity ^ row_term == 0 {
+            Parity::Even
+        } else {
+            Parity::Odd
+        }
+    }
+
+    /// The other class.
+    pub fn flipped(self) -> Parity {
+        match self {
+            Parity::Even => Parity::Odd,
+            Parity::Odd => Parity::Even,
+        }
+    }
+
+    fn bit(self) -> u8 {
+        match self {
+            Parity::Even => 0,
+            Parity::Odd => 1,
+        }
+    }
+}
+
+/// The boards of one [`Parity`] class of a shape with at least 2 rows and 2 columns and at
+/// most [`ParitySpace::MAX_CELLS`] cells, indexed `0..n!/2` (see the module docs).
+#[derive(Debug, Clone)]
+pub struct ParitySpace {
+    shape: Shape,
+    class: Parity,
+    size: u64,
+    /// Per blank cell: the parity its boards' tile sequences have, and its moves.
+    moves: Vec<BlankMoves>,
+}
+
+impl ParitySpace {
+    /// The largest board the index supports: `20!/2` fits in a `u64`.
+    pub const MAX_CELLS: usize = 20;
+
+    /// The space of the boards of `class` on `shape`, or `None` when the shape has a single
+    /// row or column (its graph is not two components) or more than [`Self::MAX_CELLS`] cells.
+    pub fn new(shape: Shape, class: Parity) -> Option<ParitySpace> {
+        if shape.rows() < 2 || shape.cols() < 2 || shape.cells() > Self::MAX_CELLS {
+            return None;
+        }
+        let (n, cols) = (shape.cells(), shape.cols());
+        let moves = (0..n)
+            .map(|b| {
+                let row_term = if cols % 2 == 0 {
+                    (shape.rows() - 1 - b / cols) as u8 & 1
+                } else {
+                    0
+                };
+                BlankMoves {
+                    need: class.bit() ^ row_term,
+                    left: b % cols > 0,
+                    right: b % cols + 1 < cols,
+                    up: (b >= cols).then(|| ((b - cols) as u8, (b - 1) as u8, (b - cols) as u8)),
+                    down: (b + cols < n).then(|| (b as u8, (b + cols - 1) as u8, (b + cols) as u8)),
+                }
+            })
+            .collect();
+        Some(ParitySpace {
+            shape,
+            class,
+            size: rank::factorial(n)? / 2,
+            moves,
+        })
+    }
+
+    /// The class of this space.
+    pub fn class(&self) -> Parity {
+        self.class
+    }
+
+    /// The index of the board whose internal permutation is `cells` (value `n - 1` is the
+    /// blank; see [`Board::permutation`]), or `None` when it is of the other class. O(n).
+    #[inline]
+    pub fn locate(&self, cells: &[u8]) -> Option<StateIndex> {
+        let n = cells.len();
+        let blank = cells.iter().position(|&v| v as usize == n - 1)?;
+        let (r, parity) = sequence_rank(cells);
+        (parity == self.moves[blank].need).then(|| StateIndex((r >> 1) * n as u64 + blank as u64))
+    }
+
+    /// The kernel for `M = cells - 1` tiles.
+    fn expand_m<const M: usize>(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        let n = (M + 1) as u64;
+        let mut unranker = SequentialUnranker::<M>::default();
+        let mut current = u64::MAX;
+        // The sequence of the current q, rank 2q or (last two tiles swapped) 2q + 1, toggled
+        // in place to the parity each board's blank needs.
+        let mut seq = Sequence::<M>::default();
+        let start = out.len();
+        out.resize(start + 4 * batch.len(), StateIndex::NONE);
+        let slots = &mut out[start..];
+        for (slot, &StateIndex(index)) in slots.chunks_exact_mut(4).zip(batch) {
+            let q = index / n;
+            let blank = (index % n) as usize;
+            if q != current {
+                current = q;
+                unranker.unrank_into(2 * q, &mut seq.u);
+                seq.rank = 2 * q;
+            }
+            let moves = &self.moves[blank];
+            if seq.u.parity != moves.need {
+                seq.swap_last_two();
+            }
+            if let Some((i, j, to)) = moves.up {
+                // The tile above drops into the blank: it moves right in the sequence.
+                let r = seq.moved_right(i as usize, j as usize);
+                slot[0] = StateIndex((r >> 1) * n + u64::from(to));
+            }
+            if let Some((i, j, to)) = moves.down {
+                // The tile below rises into the blank: it moves left in the sequence.
+                let r = seq.moved_left(i as usize, j as usize);
+                slot[1] = StateIndex((r >> 1) * n + u64::from(to));
+            }
+            if moves.left {
+                slot[2] = StateIndex(index - 1);
+            }
+            if moves.right {
+                slot[3] = StateIndex(index + 1);
+            }
+        }
+    }
+}
+
+/// The moves of a blank cell, as the kernel applies them.
+#[derive(Debug, Clone, Copy)]
+struct BlankMoves {
+    /// The parity of the tile sequence of a board of the space with the blank here.
+    need: u8,
+    /// The blank can go left (index - 1) or right (index + 1).
+    left: bool,
+    right: bool,
+    /// The blank goes up: the tile at sequence position `i` moves to `j`; the blank's new
+    /// cell.
+    up: Option<(u8, u8, u8)>,
+    /// The blank goes down: the tile at sequence position `j` moves to `i`; the new cell.
+    down: Option<(u8, u8, u8)>,
+}
+
+/// The lexicographic rank of the tile sequence of `cells` (the blank, value `n - 1`, skipped)
+/// and its parity (the parity of the sum of its Lehmer digits).
+fn sequence_rank(cells: &[u8]) -> (u64, u8) {
+    let n = cells.len();
+    let (mut seen, mut r, mut parity, mut i) = (0u32, 0u64, 0u8, 0usize);
+    for &v in cells {
+        if v as usize == n - 1 {
+            continue;
+        }
+        let digit = u32::from(v) - (seen & ((1u32 << v) - 1)).count_ones();
+        seen |= 1 << v;
+        parity ^= (digit & 1) as u8;
+        r = r * (n - 1 - i) as u64 + u64::from(digit);
+        i += 1;
+    }
+    (r, parity)
+}
+
+/// A sequence of `M` tiles with its Lehmer digits, parity and rank.
+#[derive(Clone, Copy)]
+struct Sequence<const M: usize> {
+    u: Unranked<M>,
+    rank: u64,
+}
+
+impl<const M: usize> Default for Sequence<M> {
+    fn default() -> Self {
+        Sequence {
+            u: Unranked {
+                perm: [0; M],
+                digits: [0; M],
+                parity: 0,
+            },
+            rank: 0,
+        }
+    }
+}
+
+impl<const M: usize> Sequence<M> {
+    /// The weights `(M - 1 - k)!` of the Lehmer digits.
+    const WEIGHTS: [u64; M] = rank::weights::<M>();
+
+    /// Exchanges the last two tiles: ranks `2q` and `2q + 1` trade places, and the parity
+    /// flips.
+    #[inline(always)]
+    fn swap_last_two(&mut self) {
+        if M >= 2 {
+            self.u.perm.swap(M - 2, M - 1);
+            self.u.digits[M - 2] ^= 1;
+            self.rank ^= 1;
+            self.u.parity ^= 1;
+        }
+    }
+
+    /// Rank of the sequence after the tile at `i` moves to `j > i` (those between move left).
+    #[inline(always)]
+    fn moved_right(&self, i: usize, j: usize) -> u64 {
+        let w = &Self::WEIGHTS;
+        let (t, d) = (&self.u.perm, &self.u.digits);
+        let e = t[i];
+        let mut delta = 0i64;
+        let mut below = 0i64;
+        for k in i..j {
+            let x = t[k + 1];
+            below += i64::from(x < e);
+            let new = i64::from(d[k + 1]) + i64::from(e < x);
+            delta += (new - i64::from(d[k])) * w[k] as i64;
+        }
+        delta += (i64::from(d[i]) - below - i64::from(d[j])) * w[j] as i64;
+        self.rank.wrapping_add(delta as u64)
+    }
+
+    /// Rank of the sequence after the tile at `j` moves to `i < j` (those between move right).
+    #[inline(always)]
+    fn moved_left(&self, i: usize, j: usize) -> u64 {
+        let w = &Self::WEIGHTS;
+        let (t, d) = (&self.u.perm, &self.u.digits);
+        let e = t[j];
+        let mut delta = 0i64;
+        let mut below = 0i64;
+        for k in i..j {
+            let x = t[k];
+            below += i64::from(x < e);
+            let new = i64::from(d[k]) - i64::from(e < x);
+            delta += (new - i64::from(d[k + 1])) * w[k + 1] as i64;
+        }
+        delta += (i64::from(d[j]) + below - i64::from(d[i])) * w[i] as i64;
+        self.rank.wrapping_add(delta as u64)
+    }
+}
+
+impl StateSpace for ParitySpace {
+    fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn rank(&self, board: &Board) -> Option<StateIndex> {
+        if board.shape() != self.shape {
+            return None;
+        }
+        self.locate(board.permutation())
+    }
+
+    fn unrank(&self, index: StateIndex) -> Board {
+        let n = self.shape.cells();
+        let (q, blank) = (index.0 / n as u64, (index.0 % n as u64) as usize);
+        let mut tiles = vec![0u8; n - 1];
+        rank::unrank(2 * q, &mut tiles);
+        let inversions: usize = (0..tiles.len())
+            .map(|i| tiles[i + 1..].iter().filter(|&&v| v < tiles[i]).count())
+            .sum();
+        if (inversions % 2) as u8 != self.moves[blank].need {
+            tiles.swap(n - 3, n - 2);
+        }
+        let mut cells = tiles;
+        cells.insert(blank, (n - 1) as u8);
+        Board::from_permutation(self.shape, cells).expect("a permutation of the cells")
+    }
+
+    fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M>(batch, out), _ => unreachable!())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Direction;
+
+    fn shapes() -> Vec<Shape> {
+        [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)]
+            .iter()
+            .map(|&(r, c)| Shape::new(r, c).unwrap())
+            .collect()
+    }
+
+    /// Exhaustive: for both classes of every shape up to 9 cells, unrank then rank is the
+    /// identity on `0..n!/2`, every board lands in its own class, and the kernel's neighbours
+    /// are exactly the boards one slide away (ranked from scratch).
+    #[test]
+    fn round_trip_and_kernel_match_the_boards() {
+        for shape in shapes() {
+            for class in [Parity::Even, Parity::Odd] {
+                let space = ParitySpace::new(shape, class).unwrap();
+                assert_eq!(space.size(), rank::factorial(shape.cells()).unwrap() / 2);
+                let mut out = Vec::new();
+                for i in 0..space.size() {
+                    let board = space.unrank(StateIndex(i));
+                    assert_eq!(Parity::of(&board), class);
+                    assert_eq!(space.rank(&board), Some(StateIndex(i)), "{shape} {i}");
+                    out.clear();
+                    space.expand(&[StateIndex(i)], &mut out);
+                    let slow: Vec<StateIndex> = Direction::ALL
+                        .iter()
+                        .map(|&d| match board.moved(d) {
+                            Some(b) => space.rank(&b).expect("a move stays in the class"),
+                            None => StateIndex::NONE,
+                        })
+                        .collect();
+                    assert_eq!(out, slow, "{shape} {class:?} index {i}");
+                }
+            }
+        }
+    }
+
+    /// Batches give the neighbours of their boards in order, whatever their grouping.
+    #[test]
+    fn batches_equal_single_expansions() {
+        let space = ParitySpace::new(Shape::new(3, 4).unwrap(), Parity::Even).unwrap();
+        let batch: Vec<StateIndex> = (0..2000u64)
+            .map(|k| StateIndex(k * 7919 % space.size()))
+            .collect();
+        let mut together = Vec::new();
+        space.expand(&batch, &mut together);
+        let mut one_by_one = Vec::new();
+        for &i in &batch {
+            space.expand(&[i], &mut one_by_one);
+        }
+        assert_eq!(together, one_by_one);
+    }
+
+    /// Spot checks on 14 and 16 cells (the frontier boards): the kernel agrees with re-ranking.
+    #[test]
+    fn kernel_matches_reranking_on_large_boards() {
+        for (r, c) in [(2, 7), (7, 2), (4, 4), (3, 5), (2, 8)] {
+            let shape = Shape::new(r, c).unwrap();
+            let space = ParitySpace::new(shape, Parity::Even).unwrap();
+            for k in 0..3000u64 {
+                let i = StateIndex(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) % space.size());
+                let board = space.unrank(i);
+                assert_eq!(space.rank(&board), Some(i));
+                let mut fast = Vec::new();
+                space.expand(&[i], &mut fast);
+                let slow: Vec<StateIndex> = Direction::ALL
+                    .iter()
+                    .map(|&d| {
+                        board
+                            .moved(d)
+                            .map_or(StateIndex::NONE, |b| space.rank(&b).unwrap())
+                    })
+                    .collect();
+                assert_eq!(fast, slow, "{shape} index {}", i.0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_goal_is_even_and_a_swap_is_odd() {
+        let shape = Shape::new(3, 4).unwrap();
+        let goal = Board::goal(shape);
+        assert_eq!(Parity::of(&goal), Parity::Even);
+        let mut cells = goal.permutation().to_vec();
+        cells.swap(0, 1);
+        let swapped = Board::from_permutation(shape, cells).unwrap();
+        assert_eq!(Parity::of(&swapped), Parity::Odd);
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        assert_eq!(space.rank(&goal), Some(StateIndex(11)));
+        assert_eq!(space.rank(&swapped), None);
+        assert!(ParitySpace::new(Shape::new(1, 5).unwrap(), Parity::Even).is_none());
+    }
+}
