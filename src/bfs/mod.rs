@@ -26,6 +26,7 @@ mod marks;
 mod parity;
 
 pub use driver::{Layers, list_limit, run};
+
 pub use lex::LexSpace;
 pub use marks::{DONE, StateMarks, UNSEEN};
 pub use parity::{Parity, ParitySpace};
@@ -69,6 +70,31 @@ pub trait StateSpace: Sync {
     /// [`StateIndex::NONE`] where that move leaves the board. Pure: the same batch always
     /// gives the same slots. Ascending batches are fastest (consecutive indices share work).
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>);
+
+    /// The moves of the layout between consecutive indices, if any (see [`Lanes`]). A driver
+    /// may claim those with word-wide bit operations and ask the kernel only for the others
+    /// through [`StateSpace::expand_across`]. The default: none.
+    fn lanes(&self) -> Option<Lanes> {
+        None
+    }
+
+    /// The kernel without the lane moves: as [`StateSpace::expand`], with
+    /// [`StateIndex::NONE`] in the slots of the moves that [`StateSpace::lanes`] describes.
+    /// The default (for a space without lanes) is [`StateSpace::expand`].
+    fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        self.expand(batch, out);
+    }
+}
+
+/// Moves between consecutive indices: boards `i` and `i + 1` are one slide apart exactly when
+/// bit `i % period` of `right` is set. In the parity layout these are the horizontal moves
+/// (`period` = cells, `right` = the cells not in the last column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lanes {
+    /// The period of the pattern, at most 64.
+    pub period: u64,
+    /// Bit `r` set: `i` and `i + 1` are neighbours whenever `i % period == r`.
+    pub right: u64,
 }
 
 /// Receives each board when it is first reached, with its BFS depth from the seed.

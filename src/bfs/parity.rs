@@ -31,7 +31,7 @@
 //! - left (`e = t[j]` to `i`): `d'[i] = d[j] + #{i <= k < j : t[k] < e}`, and
 //!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
 
-use super::{StateIndex, StateSpace, with_cells};
+use super::{Lanes, StateIndex, StateSpace, with_cells};
 use crate::board::Board;
 use crate::rank::{self, SequentialUnranker, Unranked};
 use crate::shape::Shape;
@@ -143,18 +143,21 @@ impl ParitySpace {
         (parity == self.moves[blank].need).then(|| StateIndex((r >> 1) * n as u64 + blank as u64))
     }
 
-    /// The kernel for `M = cells - 1` tiles.
-    fn expand_m<const M: usize>(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+    /// The kernel for `M = cells - 1` tiles; the horizontal moves only when `LANES`.
+    fn expand_m<const M: usize, const LANES: bool>(
+        &self,
+        batch: &[StateIndex],
+        out: &mut Vec<StateIndex>,
+    ) {
         let n = (M + 1) as u64;
         let mut unranker = SequentialUnranker::<M>::default();
         let mut current = u64::MAX;
         // The sequence of the current q, rank 2q or (last two tiles swapped) 2q + 1, toggled
         // in place to the parity each board's blank needs.
         let mut seq = Sequence::<M>::default();
-        let start = out.len();
-        out.resize(start + 4 * batch.len(), StateIndex::NONE);
-        let slots = &mut out[start..];
-        for (slot, &StateIndex(index)) in slots.chunks_exact_mut(4).zip(batch) {
+        out.reserve(4 * batch.len());
+        for &StateIndex(index) in batch {
+            let mut slot = [StateIndex::NONE; 4];
             let q = index / n;
             let blank = (index % n) as usize;
             if q != current {
@@ -176,12 +179,13 @@ impl ParitySpace {
                 let r = seq.moved_left(i as usize, j as usize);
                 slot[1] = StateIndex((r >> 1) * n + u64::from(to));
             }
-            if moves.left {
+            if LANES && moves.left {
                 slot[2] = StateIndex(index - 1);
             }
-            if moves.right {
+            if LANES && moves.right {
                 slot[3] = StateIndex(index + 1);
             }
+            out.extend_from_slice(&slot);
         }
     }
 }
@@ -258,36 +262,38 @@ impl<const M: usize> Sequence<M> {
     /// Rank of the sequence after the tile at `i` moves to `j > i` (those between move left).
     #[inline(always)]
     fn moved_right(&self, i: usize, j: usize) -> u64 {
-        let w = &Self::WEIGHTS;
-        let (t, d) = (&self.u.perm, &self.u.digits);
-        let e = t[i];
+        let t = &self.u.perm[i..=j];
+        let d = &self.u.digits[i..=j];
+        let w = &Self::WEIGHTS[i..=j];
+        let e = t[0];
         let mut delta = 0i64;
         let mut below = 0i64;
-        for k in i..j {
-            let x = t[k + 1];
+        // d'[k] = d[k+1] + [e < t[k+1]] for the tiles that move left.
+        for (((&x, &dk), &dk1), &wk) in t[1..].iter().zip(d).zip(&d[1..]).zip(w) {
             below += i64::from(x < e);
-            let new = i64::from(d[k + 1]) + i64::from(e < x);
-            delta += (new - i64::from(d[k])) * w[k] as i64;
+            delta += (i64::from(dk1) + i64::from(e < x) - i64::from(dk)) * wk as i64;
         }
-        delta += (i64::from(d[i]) - below - i64::from(d[j])) * w[j] as i64;
+        let last = t.len() - 1;
+        delta += (i64::from(d[0]) - below - i64::from(d[last])) * w[last] as i64;
         self.rank.wrapping_add(delta as u64)
     }
 
     /// Rank of the sequence after the tile at `j` moves to `i < j` (those between move right).
     #[inline(always)]
     fn moved_left(&self, i: usize, j: usize) -> u64 {
-        let w = &Self::WEIGHTS;
-        let (t, d) = (&self.u.perm, &self.u.digits);
-        let e = t[j];
+        let t = &self.u.perm[i..=j];
+        let d = &self.u.digits[i..=j];
+        let w = &Self::WEIGHTS[i..=j];
+        let last = t.len() - 1;
+        let e = t[last];
         let mut delta = 0i64;
         let mut below = 0i64;
-        for k in i..j {
-            let x = t[k];
+        // d'[k+1] = d[k] - [e < t[k]] for the tiles that move right.
+        for (((&x, &dk), &dk1), &wk1) in t.iter().zip(d).zip(&d[1..]).zip(&w[1..]) {
             below += i64::from(x < e);
-            let new = i64::from(d[k]) - i64::from(e < x);
-            delta += (new - i64::from(d[k + 1])) * w[k + 1] as i64;
+            delta += (i64::from(dk) - i64::from(e < x) - i64::from(dk1)) * wk1 as i64;
         }
-        delta += (i64::from(d[j]) + below - i64::from(d[i])) * w[i] as i64;
+        delta += (i64::from(d[last]) + below - i64::from(d[0])) * w[0] as i64;
         self.rank.wrapping_add(delta as u64)
     }
 }
@@ -325,7 +331,22 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M>(batch, out), _ => unreachable!())
+        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, true>(batch, out), _ => unreachable!())
+    }
+
+    fn lanes(&self) -> Option<Lanes> {
+        let cols = self.shape.cols();
+        let right = (0..self.shape.cells())
+            .filter(|b| b % cols + 1 < cols)
+            .fold(0u64, |set, b| set | 1 << b);
+        Some(Lanes {
+            period: self.shape.cells() as u64,
+            right,
+        })
+    }
+
+    fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, false>(batch, out), _ => unreachable!())
     }
 }
 
