@@ -1,17 +1,22 @@
 //! npuzzle: the whole state space of sliding-tile puzzles (the 8-puzzle, its rectangular
-//! cousins, up to 12 cells), and optimal solutions for single boards.
+//! cousins, up to 14 cells on one 24 GB machine), and optimal solutions for single boards.
 //!
 //! # Codemap
 //!
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency, edge count.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
-//! - [`rank`]: Lehmer-code rank/unrank between permutations and the dense index `0..n!`.
+//! - [`rank`]: Lehmer-code rank/unrank between permutations and `0..n!`; the sequential
+//!   unranker both engine indices use.
 //! - [`moves`]: neighbour ranks from Lehmer-digit deltas (O(1) horizontal, O(cols) vertical).
 //! - [`graph`]: the implicit game graph; petgraph's visit traits; materialization for tests.
-//! - [`bfs`]: the level-synchronous parallel BFS engine over two-bit marks.
-//! - [`distances`]: BFS from the goal: depth per board, depth distribution, antipodes.
-//! - [`components`]: connected components, by BFS from every board not yet reached.
-//! - [`analysis`]: the memory plan and the whole analysis of one shape.
+//! - [`bfs`]: the engine. [`bfs::StateIndex`] (u64), the [`bfs::StateSpace`] trait (size,
+//!   rank/unrank, the kernel from a batch of indices to neighbour indices), two spaces
+//!   ([`bfs::ParitySpace`]: one component, `n!/2` boards, up to 20 cells; [`bfs::LexSpace`]:
+//!   all `n!` boards, up to 12), two-bit marks, and the one layer driver ([`bfs::run`]).
+//! - [`distances`]: BFS from a goal: depth per board, depth distribution, antipodes.
+//! - [`components`]: connected components, by search or by the parity theorem.
+//! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
+//!   choice of engine, and the whole analysis of one board.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
 //! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
 //! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
@@ -27,7 +32,11 @@
 //! - A board is a permutation of `0..n` where value `v` is the piece whose goal cell is `v`
 //!   (the blank is `n - 1`), so the goal is the identity and has rank 0.
 //! - `rank` is a bijection from the `n!` permutations onto `0..n!` that preserves
-//!   lexicographic order; `unrank` is its inverse.
+//!   lexicographic order; `unrank` is its inverse. A [`bfs::StateSpace`]'s `rank` and
+//!   `unrank` are inverse bijections between its boards and `0..size` (the parity index: the
+//!   `n!/2` boards of one class), and its kernel never leaves the space.
+//! - Algorithms take a space through the trait; no driver knows a layout beyond what the
+//!   trait says (its [`bfs::Lanes`] included).
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only

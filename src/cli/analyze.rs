@@ -140,12 +140,21 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             done.map_err(CliError::runtime)?;
             written.push("nodes.csv");
         }
-        None => notes.push(format!(
-            "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
-             (needs {} of memory)",
-            HumanCount(result.boards),
-            DecimalBytes(analysis::bytes_needed(shape, Options { per_board: true }).unwrap_or(0)),
-        )),
+        None => notes.push(
+            match analysis::bytes_needed(shape, Options { per_board: true }) {
+                Some(bytes) => format!(
+                    "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
+                 (needs {} of memory)",
+                    HumanCount(result.boards),
+                    DecimalBytes(bytes),
+                ),
+                None => format!(
+                    "nodes.csv not written: {} boards; it is written up to {} cells",
+                    HumanCount(result.boards),
+                    analysis::SEARCH_CELLS
+                ),
+            },
+        ),
     }
     export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
     export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;

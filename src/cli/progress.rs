@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use npuzzle::Progress;
 
 /// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`.
@@ -32,8 +32,18 @@ impl Progress for Bars {
             ProgressBar::new(total).with_style(
                 ProgressStyle::with_template(&format!(
                     "{{prefix:>12}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} \
-                     ({{per_sec}}, ETA {{eta}}) {{msg}}"
+                     ({{rate}}/s, ETA {{eta}}) {{msg}}"
                 ))
+                .map(|style| {
+                    // Whole units per second with thousands separators (indicatif's own
+                    // {per_sec} prints four decimals).
+                    style.with_key(
+                        "rate",
+                        |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                            let _ = write!(w, "{}", HumanCount(state.per_sec() as u64));
+                        },
+                    )
+                })
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
             )

@@ -19,8 +19,9 @@ use crate::rank;
 use crate::shape::Shape;
 use crate::solve::heuristic::{Estimator, Slide};
 
-/// The most cells for which an exact table is kept in memory.
-pub const MAX_CELLS: usize = 12;
+/// The most cells for which an exact table is kept in memory: the lexicographic index's
+/// (one byte per board of all `n!`).
+pub const MAX_CELLS: usize = crate::bfs::LexSpace::MAX_CELLS;
 
 /// The depth recorded for a board the goal cannot reach.
 pub const UNREACHABLE: u8 = 0xFF;
