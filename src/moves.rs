@@ -98,12 +98,61 @@ pub fn neighbors_of<const N: usize>(
     }
 }
 
-/// Runs `$body` with the const `$n` bound to the run-time cell count `$cells` (2..=12).
-/// Panics on other counts; callers check the shape first.
+/// Runs `$body` with the const `$n` bound to the run-time count `$cells`: the one place that
+/// lists the sizes the kernels are compiled for.
+///
+/// - `with_cells!(cells, N => body)`: 2..=12 (the lexicographic index, ranks in `u32`);
+///   panics on other counts, callers check the shape first.
+/// - `with_cells!(cells, N => body, _ => otherwise)`: 2..=12, else `otherwise`.
+/// - `with_cells!(cells, N => body, wide, _ => otherwise)`: 2..=20 (the parity index), else
+///   `otherwise`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! with_cells {
     ($cells:expr, $n:ident => $body:expr) => {
+        $crate::with_cells!($cells, $n => $body, _ => panic!(
+            "the lexicographic index supports 2..=12 cells, not {}",
+            $cells
+        ))
+    };
+    ($cells:expr, $n:ident => $body:expr, wide, _ => $otherwise:expr) => {
+        match $cells {
+            13 => {
+                const $n: usize = 13;
+                $body
+            }
+            14 => {
+                const $n: usize = 14;
+                $body
+            }
+            15 => {
+                const $n: usize = 15;
+                $body
+            }
+            16 => {
+                const $n: usize = 16;
+                $body
+            }
+            17 => {
+                const $n: usize = 17;
+                $body
+            }
+            18 => {
+                const $n: usize = 18;
+                $body
+            }
+            19 => {
+                const $n: usize = 19;
+                $body
+            }
+            20 => {
+                const $n: usize = 20;
+                $body
+            }
+            small => $crate::with_cells!(small, $n => $body, _ => $otherwise),
+        }
+    };
+    ($cells:expr, $n:ident => $body:expr, _ => $otherwise:expr) => {
         match $cells {
             2 => {
                 const $n: usize = 2;
@@ -149,7 +198,7 @@ macro_rules! with_cells {
                 const $n: usize = 12;
                 $body
             }
-            other => panic!("the dense index supports 2..=12 cells, not {other}"),
+            _ => $otherwise,
         }
     };
 }

@@ -31,7 +31,7 @@
 //! - left (`e = t[j]` to `i`): `d'[i] = d[j] + #{i <= k < j : t[k] < e}`, and
 //!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
 
-use super::{Lanes, StateIndex, StateSpace, with_cells};
+use super::{Lanes, StateIndex, StateSpace};
 use crate::board::Board;
 use crate::rank::{self, SequentialUnranker, Unranked};
 use crate::shape::Shape;
@@ -331,7 +331,7 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, true>(batch, out), _ => unreachable!())
+        crate::with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, true>(batch, out), wide, _ => unreachable!())
     }
 
     fn lanes(&self) -> Option<Lanes> {
@@ -346,7 +346,7 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, false>(batch, out), _ => unreachable!())
+        crate::with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, false>(batch, out), wide, _ => unreachable!())
     }
 }
 
