@@ -325,7 +325,17 @@ fn expand_dense<S: StateSpace>(
             let mut expander = Expander::new(space, marks, visit, depth + 1, keep_next);
             expander.across = lanes.is_some();
             let mut current = Vec::new();
+            // The first index of the word modulo the lanes' period, kept up to date word by
+            // word rather than divided out.
+            let period = lanes.as_ref().map_or(1, |l| l.period);
+            let step = FIELDS_PER_WORD % period;
+            let mut rho =
+                (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD % period + period - step;
             for (k, word) in words.iter().enumerate() {
+                rho += step;
+                if rho >= period {
+                    rho -= period;
+                }
                 let x = word.load(Relaxed);
                 let xf = x ^ pattern;
                 let matches = !(xf | (xf >> 1)) & LOW_BITS;
@@ -335,7 +345,7 @@ fn expand_dense<S: StateSpace>(
                 let base = (chunk_index * CHUNK_WORDS + k) as u64 * FIELDS_PER_WORD;
                 match &lanes {
                     Some(l) => {
-                        let rho = (base % l.period) as usize;
+                        let rho = rho as usize;
                         let right = matches & l.right[rho];
                         let left = matches & l.left[rho];
                         let unseen = !(x | (x >> 1)) & LOW_BITS;
