@@ -66,8 +66,9 @@ pub fn list_limit(size: u64) -> usize {
 }
 
 /// BFS from `seed` over the boards of `space` still `UNSEEN` in `marks` (`marks.len()` must be
-/// `space.size()`); every reached board ends marked (not `UNSEEN`). `on_layer(depth, size,
-/// reached_so_far)` is called after each layer is known, from the calling thread.
+/// `space.size()`); every reached board ends `DONE`, so that a later run on the same marks (the
+/// next component) sees only its own frontier. `on_layer(depth, size, reached_so_far)` is
+/// called after each layer is known, from the calling thread.
 pub fn run<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
@@ -82,6 +83,7 @@ pub fn run<S: StateSpace>(
         visit,
         on_layer,
         list_limit(space.size()),
+        PULL_RATIO,
     )
 }
 
@@ -92,6 +94,7 @@ fn run_with_limit<S: StateSpace>(
     visit: &impl OnVisit,
     mut on_layer: impl FnMut(u32, u64, u64),
     list_limit: usize,
+    pull_ratio: u64,
 ) -> Layers {
     debug_assert_eq!(marks.len(), space.size());
     let claimed = marks.claim(seed, code(0));
@@ -107,7 +110,7 @@ fn run_with_limit<S: StateSpace>(
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
-        pulling |= (space.size() - reached).saturating_mul(PULL_RATIO) <= size;
+        pulling |= (space.size() - reached).saturating_mul(pull_ratio) <= size;
         let (next_size, next_list, current) = match list.take() {
             current if pulling => {
                 let (n, l) = pull(space, marks, depth, list_limit, visit);
@@ -123,6 +126,9 @@ fn run_with_limit<S: StateSpace>(
             }
         };
         if next_size == 0 {
+            if pulling {
+                retire_all(marks);
+            }
             return Layers {
                 sizes,
                 last: current.unwrap_or_default(),
@@ -404,6 +410,19 @@ fn expand_dense<S: StateSpace>(
     )
 }
 
+/// Marks every reached board `DONE` (pull steps leave their layers with frontier codes).
+fn retire_all(marks: &StateMarks) {
+    marks.words().par_chunks(CHUNK_WORDS).for_each(|words| {
+        for word in words {
+            let x = word.load(Relaxed);
+            let reached = (x | (x >> 1)) & LOW_BITS;
+            if reached != 0 {
+                word.fetch_or(reached * 3, Relaxed);
+            }
+        }
+    });
+}
+
 /// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
 /// Returns its size and its list (ascending) when it has at most `list_limit` boards (the
 /// frontier codes of earlier layers are not retired, so the last layer could not be found
@@ -578,7 +597,38 @@ mod tests {
     fn bfs<S: StateSpace>(space: &S, goal: &Board, limit: usize) -> Layers {
         let marks = StateMarks::new(space.size());
         let seed = space.rank(goal).unwrap();
-        run_with_limit(space, &marks, seed, &(), |_, _, _| {}, limit)
+        run_with_limit(space, &marks, seed, &(), |_, _, _| {}, limit, PULL_RATIO)
+    }
+
+    /// Pull steps from the first layer on, over both components of 2x3 in turn on the same
+    /// marks, from the goal and from its image with two tiles relabelled: each gives OEIS
+    /// A090034, so the second run saw none of the first's boards as its frontier.
+    #[test]
+    fn pulling_from_the_start_and_a_second_component_on_the_same_marks() {
+        let a090034 = [
+            1u64, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ];
+        let shape = Shape::new(2, 3).unwrap();
+        let lex = LexSpace::new(shape).unwrap();
+        let goal = lex.rank(&Board::goal(shape)).unwrap();
+        for limit in [1usize, 1 << 20] {
+            let marks = StateMarks::new(lex.size());
+            let first = run_with_limit(&lex, &marks, goal, &(), |_, _, _| {}, limit, 0);
+            assert_eq!(first.sizes, a090034, "limit {limit}");
+            // The goal with tiles 1 and 2 swapped: the image of the goal under relabelling,
+            // so the same distribution.
+            let mut swapped = Board::goal(shape).permutation().to_vec();
+            swapped.swap(0, 1);
+            let other = lex
+                .rank(&Board::from_permutation(shape, swapped).unwrap())
+                .unwrap();
+            let second = run_with_limit(&lex, &marks, other, &(), |_, _, _| {}, limit, 0);
+            assert_eq!(second.sizes, a090034, "limit {limit}");
+            assert_eq!(marks.next_unseen(0), None);
+            if limit > 1 {
+                assert_eq!(first.last.len(), 1);
+            }
+        }
     }
 
     fn labels<S: StateSpace>(space: &S, layers: &Layers) -> Vec<String> {
