@@ -56,7 +56,7 @@ impl Engine {
     /// The engine for `shape`, or `None` when no engine supports it (a line of more than 12
     /// cells, or more than 20 cells).
     pub fn for_shape(shape: Shape) -> Option<Engine> {
-        if shape.rows() >= 2 && shape.cols() >= 2 {
+        if shape.is_grid() {
             (shape.cells() <= ParitySpace::MAX_CELLS).then_some(Engine::Parity)
         } else {
             (shape.cells() <= LexSpace::MAX_CELLS).then_some(Engine::Lex)

@@ -100,6 +100,22 @@ impl Shape {
         crate::rank::factorial(self.cells())
     }
 
+    /// Every shape of `2..=max_cells` cells, by cell count, then rows (`1x2, 2x1, 1x3, 3x1,
+    /// 1x4, 2x2, 4x1, ...`).
+    pub fn all_up_to(max_cells: usize) -> impl Iterator<Item = Shape> {
+        (2..=max_cells.min(MAX_CELLS)).flat_map(|cells| {
+            (1..=cells)
+                .filter(move |r| cells % r == 0)
+                .filter_map(move |r| Shape::new(r, cells / r).ok())
+        })
+    }
+
+    /// Whether the shape has at least 2 rows and 2 columns (its game graph is two components
+    /// of `n!/2` boards; a single row or column is not).
+    pub fn is_grid(self) -> bool {
+        self.rows >= 2 && self.cols >= 2
+    }
+
     /// Row and column of `cell`.
     pub fn coords(self, cell: usize) -> (usize, usize) {
         (cell / self.cols, cell % self.cols)
@@ -158,6 +174,19 @@ mod tests {
         for (r, c, edges) in [(1, 4, 18), (2, 2, 24), (2, 3, 840), (3, 3, 483_840)] {
             assert_eq!(Shape::new(r, c).unwrap().edge_count(), Some(edges));
         }
+    }
+
+    #[test]
+    fn shapes_up_to_ten_cells() {
+        let grids: Vec<String> = Shape::all_up_to(10)
+            .filter(|s| s.is_grid())
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            grids,
+            ["2x2", "2x3", "3x2", "2x4", "4x2", "3x3", "2x5", "5x2"]
+        );
+        assert_eq!(Shape::all_up_to(4).count(), 2 + 2 + 3);
     }
 
     #[test]

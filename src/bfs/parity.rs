@@ -100,7 +100,7 @@ impl ParitySpace {
     /// The space of the boards of `class` on `shape`, or `None` when the shape has a single
     /// row or column (its graph is not two components) or more than [`Self::MAX_CELLS`] cells.
     pub fn new(shape: Shape, class: Parity) -> Option<ParitySpace> {
-        if shape.rows() < 2 || shape.cols() < 2 || shape.cells() > Self::MAX_CELLS {
+        if !shape.is_grid() || shape.cells() > Self::MAX_CELLS {
             return None;
         }
         let (n, cols) = (shape.cells(), shape.cols());
