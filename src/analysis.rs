@@ -76,8 +76,6 @@ impl Engine {
 /// The memory a run needs, checked against what is available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
-    /// The engine that will run.
-    pub engine: Engine,
     /// Bytes the run will allocate (dominant terms).
     pub bytes: u64,
     /// Bytes available on this machine when planned.
@@ -125,15 +123,10 @@ pub fn available_memory() -> u64 {
 pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, AnalyzeError> {
     let cells = shape.cells();
     let needed = bytes_needed(shape, options);
-    if let Some(engine) = Engine::for_shape(shape)
-        && let Some(bytes) = needed
+    if let Some(bytes) = needed
         && bytes <= available
     {
-        return Ok(Plan {
-            engine,
-            bytes,
-            available,
-        });
+        return Ok(Plan { bytes, available });
     }
     let fits = |s: Shape| bytes_needed(s, options).is_some_and(|b| b <= available);
     let largest = (2..=ParitySpace::MAX_CELLS)
@@ -371,11 +364,12 @@ pub fn depth_table(shape: Shape, progress: &dyn Progress) -> Result<Vec<u8>, Ana
         )));
     };
     let bytes = space.size() + space.size() / 4;
-    if bytes > available_memory() {
+    let available = available_memory();
+    if bytes > available {
         return Err(AnalyzeError::TooLarge(format!(
             "an exact table of {shape} needs {} of memory, {} available",
             DecimalBytes(bytes),
-            DecimalBytes(available_memory())
+            DecimalBytes(available)
         )));
     }
     let marks = StateMarks::new(space.size());

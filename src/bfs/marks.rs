@@ -56,11 +56,6 @@ impl StateMarks {
         self.len == 0
     }
 
-    /// Bytes held.
-    pub fn bytes(&self) -> u64 {
-        self.words.len() as u64 * 8
-    }
-
     /// The 2-bit field of board `i`.
     #[inline(always)]
     pub fn get(&self, i: StateIndex) -> u64 {

@@ -317,16 +317,19 @@ impl StateSpace for ParitySpace {
     fn unrank(&self, index: StateIndex) -> Board {
         let n = self.shape.cells();
         let (q, blank) = (index.0 / n as u64, (index.0 % n as u64) as usize);
-        let mut tiles = vec![0u8; n - 1];
-        rank::unrank(2 * q, &mut tiles);
-        let inversions: usize = (0..tiles.len())
-            .map(|i| tiles[i + 1..].iter().filter(|&&v| v < tiles[i]).count())
-            .sum();
-        if (inversions % 2) as u8 != self.moves[blank].need {
-            tiles.swap(n - 3, n - 2);
-        }
-        let mut cells = tiles;
+        let mut cells = vec![0u8; n - 1];
+        rank::unrank(2 * q, &mut cells);
         cells.insert(blank, (n - 1) as u8);
+        if sequence_rank(&cells).1 != self.moves[blank].need {
+            // Rank 2q + 1: the last two tiles exchanged.
+            let last = if blank == n - 1 { n - 2 } else { n - 1 };
+            let before = if blank == last - 1 {
+                last - 2
+            } else {
+                last - 1
+            };
+            cells.swap(before, last);
+        }
         Board::from_permutation(self.shape, cells).expect("a permutation of the cells")
     }
 
