@@ -107,6 +107,7 @@ fn run_with_limit<S: StateSpace>(
     let mut list: Option<Vec<StateIndex>> = Some(vec![seed]);
     let mut depth = 0u32;
     let mut pulling = false;
+    let mut t0 = std::time::Instant::now();
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
@@ -134,6 +135,7 @@ fn run_with_limit<S: StateSpace>(
                 last: current.unwrap_or_default(),
             };
         }
+        if std::env::var_os("NPZ_TRACE").is_some() { eprintln!("d{depth} size {size} pulling {pulling} list {} {:.3}s", list.is_some(), t0.elapsed().as_secs_f64()); t0 = std::time::Instant::now(); }
         depth += 1;
         reached += next_size;
         sizes.push(next_size);
@@ -228,6 +230,7 @@ impl<'a, S: StateSpace, V: OnVisit> Expander<'a, S, V> {
             if let Some(&ahead) = nbs.get(k + AHEAD) {
                 self.marks.prefetch(ahead);
             }
+            // (Compacted in `across` mode: the test is then always true, and predicted.)
             if nb != StateIndex::NONE && self.marks.claim(nb, self.code) {
                 self.found(nb);
             }

@@ -78,11 +78,21 @@ pub trait StateSpace: Sync {
         None
     }
 
-    /// The kernel without the lane moves: as [`StateSpace::expand`], with
-    /// [`StateIndex::NONE`] in the slots of the moves that [`StateSpace::lanes`] describes.
-    /// The default (for a space without lanes) is [`StateSpace::expand`].
+    /// The kernel without the lane moves: appends the other neighbours of the boards of
+    /// `batch`, compacted (no [`StateIndex::NONE`], so any number per board), in an order
+    /// that may group them by board but need not. The default (for a space without lanes)
+    /// is [`StateSpace::expand`] without its `NONE` slots.
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        let from = out.len();
         self.expand(batch, out);
+        let mut kept = from;
+        for k in from..out.len() {
+            if out[k] != StateIndex::NONE {
+                out[kept] = out[k];
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
     }
 }
 

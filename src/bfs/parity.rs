@@ -32,6 +32,30 @@
 //!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
 
 use super::{Lanes, StateIndex, StateSpace};
+
+/// Runs `$body` with `const $m: usize` = the tiles (cells - 1) and `const $c: usize` = the
+/// columns of `$shape`, one of the grids [`ParitySpace`] admits (2 to 10 columns, at least 2
+/// rows, at most 20 cells): the kernel is compiled once per shape, its loops unrolled.
+macro_rules! with_grid {
+    ($shape:expr, $m:ident, $c:ident => $body:expr) => {
+        with_grid!(@ ($shape.cells(), $shape.cols()), $m, $c => $body;
+            (4, 2), (6, 2), (8, 2), (10, 2), (12, 2), (14, 2), (16, 2), (18, 2), (20, 2),
+            (6, 3), (9, 3), (12, 3), (15, 3), (18, 3),
+            (8, 4), (12, 4), (16, 4), (20, 4),
+            (10, 5), (15, 5), (20, 5),
+            (12, 6), (18, 6), (14, 7), (16, 8), (18, 9), (20, 10))
+    };
+    (@ $key:expr, $m:ident, $c:ident => $body:expr; $(($cells:literal, $cols:literal)),*) => {
+        match $key {
+            $(($cells, $cols) => {
+                const $m: usize = $cells - 1;
+                const $c: usize = $cols;
+                $body
+            })*
+            _ => unreachable!("ParitySpace admits only grids of at most 20 cells"),
+        }
+    };
+}
 use crate::board::Board;
 use crate::rank::{self, SequentialUnranker, Unranked};
 use crate::shape::Shape;
@@ -115,8 +139,6 @@ impl ParitySpace {
                     need: class.bit() ^ row_term,
                     left: b % cols > 0,
                     right: b % cols + 1 < cols,
-                    up: (b >= cols).then(|| ((b - cols) as u8, (b - 1) as u8, (b - cols) as u8)),
-                    down: (b + cols < n).then(|| (b as u8, (b + cols - 1) as u8, (b + cols) as u8)),
                 }
             })
             .collect();
@@ -143,8 +165,9 @@ impl ParitySpace {
         (parity == self.moves[blank].need).then(|| StateIndex((r >> 1) * n as u64 + blank as u64))
     }
 
-    /// The kernel for `M = cells - 1` tiles; the horizontal moves only when `LANES`.
-    fn expand_m<const M: usize, const LANES: bool>(
+    /// The kernel for `M = cells - 1` tiles and `C` columns. `ACROSS`: only the vertical
+    /// neighbours, compacted (see [`StateSpace::expand_across`]); otherwise 4 slots per board.
+    fn expand_mc<const M: usize, const C: usize, const ACROSS: bool>(
         &self,
         batch: &[StateIndex],
         out: &mut Vec<StateIndex>,
@@ -155,11 +178,10 @@ impl ParitySpace {
         // The sequence of the current q, rank 2q or (last two tiles swapped) 2q + 1, toggled
         // in place to the parity each board's blank needs.
         let mut seq = Sequence::<M>::default();
-        out.reserve(4 * batch.len());
+        out.reserve(if ACROSS { 2 } else { 4 } * batch.len());
         for &StateIndex(index) in batch {
-            let mut slot = [StateIndex::NONE; 4];
             let q = index / n;
-            let blank = (index % n) as usize;
+            let blank = (index - q * n) as usize;
             if q != current {
                 current = q;
                 unranker.unrank_into(2 * q, &mut seq.u);
@@ -169,23 +191,28 @@ impl ParitySpace {
             if seq.u.parity != moves.need {
                 seq.swap_last_two();
             }
-            if let Some((i, j, to)) = moves.up {
-                // The tile above drops into the blank: it moves right in the sequence.
-                let r = seq.moved_right(i as usize, j as usize);
-                slot[0] = StateIndex((r >> 1) * n + u64::from(to));
+            // The tile above drops into the blank: it moves right in the sequence, from
+            // `blank - C` to `blank - 1`.
+            let up = (blank >= C).then(|| {
+                let to = blank - C;
+                StateIndex((seq.moved_right::<C>(to) >> 1) * n + to as u64)
+            });
+            // The tile below rises into the blank: it moves left, from `blank + C - 1` to
+            // `blank`.
+            let down = (blank + C <= M).then(|| {
+                StateIndex((seq.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64)
+            });
+            if ACROSS {
+                out.extend(up);
+                out.extend(down);
+            } else {
+                out.extend_from_slice(&[
+                    up.unwrap_or(StateIndex::NONE),
+                    down.unwrap_or(StateIndex::NONE),
+                    if moves.left { StateIndex(index - 1) } else { StateIndex::NONE },
+                    if moves.right { StateIndex(index + 1) } else { StateIndex::NONE },
+                ]);
             }
-            if let Some((i, j, to)) = moves.down {
-                // The tile below rises into the blank: it moves left in the sequence.
-                let r = seq.moved_left(i as usize, j as usize);
-                slot[1] = StateIndex((r >> 1) * n + u64::from(to));
-            }
-            if LANES && moves.left {
-                slot[2] = StateIndex(index - 1);
-            }
-            if LANES && moves.right {
-                slot[3] = StateIndex(index + 1);
-            }
-            out.extend_from_slice(&slot);
         }
     }
 }
@@ -198,11 +225,6 @@ struct BlankMoves {
     /// The blank can go left (index - 1) or right (index + 1).
     left: bool,
     right: bool,
-    /// The blank goes up: the tile at sequence position `i` moves to `j`; the blank's new
-    /// cell.
-    up: Option<(u8, u8, u8)>,
-    /// The blank goes down: the tile at sequence position `j` moves to `i`; the new cell.
-    down: Option<(u8, u8, u8)>,
 }
 
 /// The lexicographic rank of the tile sequence of `cells` (the blank, value `n - 1`, skipped)
@@ -259,41 +281,43 @@ impl<const M: usize> Sequence<M> {
         }
     }
 
-    /// Rank of the sequence after the tile at `i` moves to `j > i` (those between move left).
+    /// Rank of the sequence after the tile at `i` moves right to `i + C - 1` (the `C - 1`
+    /// tiles between move left one place). `i + C <= M`.
     #[inline(always)]
-    fn moved_right(&self, i: usize, j: usize) -> u64 {
-        let t = &self.u.perm[i..=j];
-        let d = &self.u.digits[i..=j];
-        let w = &Self::WEIGHTS[i..=j];
+    fn moved_right<const C: usize>(&self, i: usize) -> u64 {
+        let t: &[u8; C] = self.u.perm[i..i + C].try_into().unwrap();
+        let d: &[u8; C] = self.u.digits[i..i + C].try_into().unwrap();
+        let w: &[u64; C] = Self::WEIGHTS[i..i + C].try_into().unwrap();
         let e = t[0];
         let mut delta = 0i64;
         let mut below = 0i64;
         // d'[k] = d[k+1] + [e < t[k+1]] for the tiles that move left.
-        for (((&x, &dk), &dk1), &wk) in t[1..].iter().zip(d).zip(&d[1..]).zip(w) {
+        for k in 0..C - 1 {
+            let x = t[k + 1];
             below += i64::from(x < e);
-            delta += (i64::from(dk1) + i64::from(e < x) - i64::from(dk)) * wk as i64;
+            delta += (i64::from(d[k + 1]) + i64::from(e < x) - i64::from(d[k])) * w[k] as i64;
         }
-        let last = t.len() - 1;
-        delta += (i64::from(d[0]) - below - i64::from(d[last])) * w[last] as i64;
+        delta += (i64::from(d[0]) - below - i64::from(d[C - 1])) * w[C - 1] as i64;
         self.rank.wrapping_add(delta as u64)
     }
 
-    /// Rank of the sequence after the tile at `j` moves to `i < j` (those between move right).
+    /// Rank of the sequence after the tile at `i + C - 1` moves left to `i` (the `C - 1`
+    /// tiles between move right one place). `i + C <= M`.
     #[inline(always)]
-    fn moved_left(&self, i: usize, j: usize) -> u64 {
-        let t = &self.u.perm[i..=j];
-        let d = &self.u.digits[i..=j];
-        let w = &Self::WEIGHTS[i..=j];
-        let last = t.len() - 1;
-        let e = t[last];
+    fn moved_left<const C: usize>(&self, i: usize) -> u64 {
+        let t: &[u8; C] = self.u.perm[i..i + C].try_into().unwrap();
+        let d: &[u8; C] = self.u.digits[i..i + C].try_into().unwrap();
+        let w: &[u64; C] = Self::WEIGHTS[i..i + C].try_into().unwrap();
+        let e = t[C - 1];
         let mut delta = 0i64;
         let mut below = 0i64;
         // d'[k+1] = d[k] - [e < t[k]] for the tiles that move right.
-        for (((&x, &dk), &dk1), &wk1) in t.iter().zip(d).zip(&d[1..]).zip(&w[1..]) {
+        for k in 0..C - 1 {
+            let x = t[k];
             below += i64::from(x < e);
-            delta += (i64::from(dk) - i64::from(e < x) - i64::from(dk1)) * wk1 as i64;
+            delta += (i64::from(d[k]) - i64::from(e < x) - i64::from(d[k + 1])) * w[k + 1] as i64;
         }
-        delta += (i64::from(d[last]) + below - i64::from(d[0])) * w[0] as i64;
+        delta += (i64::from(d[C - 1]) + below - i64::from(d[0])) * w[0] as i64;
         self.rank.wrapping_add(delta as u64)
     }
 }
@@ -334,7 +358,7 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        crate::with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, true>(batch, out), wide, _ => unreachable!())
+        with_grid!(self.shape, M, C => self.expand_mc::<M, C, false>(batch, out))
     }
 
     fn lanes(&self) -> Option<Lanes> {
@@ -349,7 +373,7 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        crate::with_cells!(self.shape.cells() - 1, M => self.expand_m::<M, false>(batch, out), wide, _ => unreachable!())
+        with_grid!(self.shape, M, C => self.expand_mc::<M, C, true>(batch, out))
     }
 }
 
