@@ -3,7 +3,7 @@
 //!
 //! A layer is expanded in one of two ways:
 //!
-//! - **sparse**: while a layer is small (at most the list limit, `size / 256` and at least
+//! - **sparse**: while a layer is small (at most the list limit, `size / 1024` and at least
 //!   4,096 boards) its indices are kept in a sorted list and expanded directly;
 //! - **dense**: a large layer is found by scanning the whole array, 32 boards per 64-bit word,
 //!   for its frontier code.
@@ -59,10 +59,10 @@ impl Layers {
     }
 }
 
-/// Layers up to this many boards are kept as index lists: `size / 256`, at least 4,096 and
-/// at most 2^25 (256 MB of indices).
+/// Layers up to this many boards are kept as index lists: `size / 1024`, at least 4,096 and
+/// at most 2^23 (64 MiB of indices).
 pub fn list_limit(size: u64) -> usize {
-    (size / 256).clamp(1 << 12, 1 << 25) as usize
+    (size / 1024).clamp(1 << 12, 1 << 23) as usize
 }
 
 /// BFS from `seed` over the boards of `space` still `UNSEEN` in `marks` (`marks.len()` must be
@@ -107,7 +107,6 @@ fn run_with_limit<S: StateSpace>(
     let mut list: Option<Vec<StateIndex>> = Some(vec![seed]);
     let mut depth = 0u32;
     let mut pulling = false;
-    let mut t0 = std::time::Instant::now();
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
@@ -135,7 +134,6 @@ fn run_with_limit<S: StateSpace>(
                 last: current.unwrap_or_default(),
             };
         }
-        if std::env::var_os("NPZ_TRACE").is_some() { eprintln!("d{depth} size {size} pulling {pulling} list {} {:.3}s", list.is_some(), t0.elapsed().as_secs_f64()); t0 = std::time::Instant::now(); }
         depth += 1;
         reached += next_size;
         sizes.push(next_size);
