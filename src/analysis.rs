@@ -15,6 +15,7 @@
 
 use indicatif::{DecimalBytes, HumanCount};
 
+use crate::bfs::cluster::{self, Cluster, ClusterError, Job, Traffic};
 use crate::bfs::{self, LexSpace, Parity, ParitySpace, StateMarks, StateSpace};
 use crate::board::Board;
 use crate::components::{self, ComponentArray, Components, Method};
@@ -237,6 +238,8 @@ pub struct Analysis {
     pub components: Components,
     /// Per-board depth and component, when [`Options::per_board`].
     pub per_board: Option<PerBoard>,
+    /// Work and network volume, when the run was distributed ([`analyze_cluster`]).
+    pub traffic: Option<Traffic>,
 }
 
 /// Analyzes the game graph of `goal`'s shape: BFS from `goal`, then the components.
@@ -273,7 +276,104 @@ pub fn analyze_unchecked(goal: &Board, options: Options, progress: &dyn Progress
         distances,
         components,
         per_board,
+        traffic: None,
     }
+}
+
+/// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
+/// marks, the exchange buffers, and on process 0 the gathered per-board depths), or `None`
+/// when the distributed engine does not run the shape.
+pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Option<u64> {
+    if Engine::for_shape(shape)? != Engine::Parity
+        || (options.per_board && shape.cells() > SEARCH_CELLS)
+    {
+        return None;
+    }
+    let size = Engine::Parity.index_size(shape.cells())?;
+    let share = size.div_ceil(cluster.processes.max(1) as u64);
+    let marks = share.div_ceil(4);
+    let buffers = (cluster.workers as u64) * (cluster::SEND_BUDGET as u64) * 2;
+    let per_board = match (options.per_board, cluster.process) {
+        (false, _) => 0,
+        (true, 0) => share + 2 * size,
+        (true, _) => share,
+    };
+    marks.checked_add(buffers)?.checked_add(per_board)
+}
+
+/// [`analyze_unchecked`] spread over the processes and workers of `cluster` (the distributed
+/// driver, [`bfs::cluster`]): the same figures, for a board of at least 2 rows and 2 columns.
+/// Returns the analysis on process 0 and `None` on the others, once every process is done.
+///
+/// # Errors
+/// [`ClusterError::Config`] when this process's share does not fit in the memory available or
+/// the shape is not one the distributed engine runs; the other [`ClusterError`]s of
+/// [`cluster::run`].
+pub fn analyze_cluster(
+    goal: &Board,
+    options: Options,
+    cluster: &Cluster,
+    progress: &dyn Progress,
+) -> Result<Option<Analysis>, ClusterError> {
+    let shape = goal.shape();
+    let Some(bytes) = cluster_bytes(shape, options, cluster) else {
+        return Err(ClusterError::Config(format!(
+            "the distributed engine runs boards of at least 2 rows and 2 columns up to {} cells \
+             (per-board results up to {SEARCH_CELLS}); {shape} is not one",
+            ParitySpace::MAX_CELLS
+        )));
+    };
+    let available = available_memory();
+    if bytes > available {
+        return Err(ClusterError::Config(format!(
+            "process {} of {} needs {} of memory for its share of {shape}, {} available; \
+             use more processes",
+            cluster.process,
+            cluster.processes,
+            DecimalBytes(bytes),
+            DecimalBytes(available)
+        )));
+    }
+    let search_rest = shape.cells() <= SEARCH_CELLS;
+    let job = Job {
+        goal: goal.clone(),
+        per_board: options.per_board,
+        search_rest,
+    };
+    let Some(outcome) = cluster::run(cluster, job, progress)? else {
+        return Ok(None);
+    };
+    let distances = Distances {
+        layer_sizes: outcome.layer_sizes,
+        antipodes: outcome.antipodes,
+    };
+    let space = ParitySpace::new(shape, Parity::of(goal)).expect("checked by cluster_bytes");
+    let mut components = Components::default();
+    if search_rest {
+        for &size in &outcome.components {
+            components.add(size);
+        }
+    } else {
+        components.method = Method::Theorem;
+        components.add(distances.reachable());
+        components.add(space.size());
+    }
+    let per_board = outcome.depths.map(|raw| PerBoard {
+        lookup: Lookup::Parity {
+            space,
+            depths: DepthArray::from_raw_bytes(raw),
+        },
+    });
+    Ok(Some(Analysis {
+        shape,
+        goal: goal.clone(),
+        boards: shape.board_count().unwrap_or(0),
+        edges: shape.edge_count().unwrap_or(0),
+        distances,
+        components,
+        per_board,
+        traffic: Some(outcome.traffic),
+    }))
 }
 
 fn analyze_parity(

@@ -58,6 +58,20 @@ impl DepthArray {
         self.0[index.0 as usize].load(Relaxed).checked_sub(1)
     }
 
+    /// The stored bytes (`depth + 1`, 0 for not reached), e.g. to save or send them.
+    pub fn raw_bytes(&self) -> Vec<u8> {
+        self.0.iter().map(|d| d.load(Relaxed)).collect()
+    }
+
+    /// An array from bytes written by [`DepthArray::raw_bytes`].
+    pub fn from_raw_bytes(bytes: Vec<u8>) -> DepthArray {
+        let array = DepthArray::new(bytes.len() as u64);
+        for (slot, b) in array.0.iter().zip(bytes) {
+            slot.store(b, Relaxed);
+        }
+        array
+    }
+
     /// The depths as plain bytes, indexed like the space, [`UNREACHABLE`] for boards not
     /// reached (copies).
     pub fn to_vec(&self) -> Vec<u8> {

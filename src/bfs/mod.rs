@@ -20,6 +20,8 @@
 //! `0..size`; `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel
 //! never leaves the space (a neighbour of an index is an index of the same space).
 
+pub mod cluster;
+pub mod codec;
 mod driver;
 mod lex;
 mod marks;

@@ -199,9 +199,8 @@ impl ParitySpace {
             });
             // The tile below rises into the blank: it moves left, from `blank + C - 1` to
             // `blank`.
-            let down = (blank + C <= M).then(|| {
-                StateIndex((seq.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64)
-            });
+            let down = (blank + C <= M)
+                .then(|| StateIndex((seq.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64));
             if ACROSS {
                 out.extend(up);
                 out.extend(down);
@@ -209,8 +208,16 @@ impl ParitySpace {
                 out.extend_from_slice(&[
                     up.unwrap_or(StateIndex::NONE),
                     down.unwrap_or(StateIndex::NONE),
-                    if moves.left { StateIndex(index - 1) } else { StateIndex::NONE },
-                    if moves.right { StateIndex(index + 1) } else { StateIndex::NONE },
+                    if moves.left {
+                        StateIndex(index - 1)
+                    } else {
+                        StateIndex::NONE
+                    },
+                    if moves.right {
+                        StateIndex(index + 1)
+                    } else {
+                        StateIndex::NONE
+                    },
                 ]);
             }
         }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::analysis::{self, Options};
+use npuzzle::bfs::cluster::{Cluster, ClusterError};
 use npuzzle::export::{self, BoardFormat, Summary};
 use npuzzle::{Board, Shape, plot};
 
@@ -50,6 +51,81 @@ pub struct AnalyzeArgs {
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+/// The distributed engine's flags, in timely-dataflow's terms. Any of them runs the BFS on
+/// timely (across processes, or in one); without them the one-machine engine runs.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Distributed runs (timely-dataflow)")]
+pub struct ClusterArgs {
+    /// Run on N processes, started alike (same flags) with --process 0..N-1; process 0
+    /// writes the results.
+    #[arg(long, value_name = "N")]
+    processes: Option<usize>,
+    /// This process's number, 0..N-1.
+    #[arg(long, value_name = "I", default_value_t = 0)]
+    process: usize,
+    /// One host:port per line, one line per process, in process order
+    /// [default: localhost:2101, localhost:2102, ...].
+    #[arg(long, value_name = "FILE")]
+    hostfile: Option<PathBuf>,
+    /// Worker threads per process [default: the number of cores].
+    #[arg(long, value_name = "W")]
+    workers: Option<usize>,
+    /// Save every process's state after each BFS layer into DIR (resumable with --resume).
+    #[arg(long, value_name = "DIR")]
+    checkpoint: Option<PathBuf>,
+    /// Restart from the last layer that every process saved in --checkpoint DIR.
+    #[arg(long, requires = "checkpoint")]
+    resume: bool,
+    /// Seconds to wait for every process to connect.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    connect_timeout: u64,
+}
+
+impl ClusterArgs {
+    /// The cluster, when any distributed flag is given.
+    fn cluster(&self) -> Result<Option<Cluster>, CliError> {
+        if self.processes.is_none() && self.workers.is_none() && self.checkpoint.is_none() {
+            if self.process != 0 || self.hostfile.is_some() {
+                return Err(CliError::usage("--process and --hostfile need --processes"));
+            }
+            return Ok(None);
+        }
+        let processes = self.processes.unwrap_or(1);
+        let workers = self.workers.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        });
+        if processes == 0 || workers == 0 {
+            return Err(CliError::usage(
+                "--processes and --workers must be at least 1",
+            ));
+        }
+        if self.process >= processes {
+            return Err(CliError::usage(format!(
+                "--process {} is out of range for --processes {processes} (0..{})",
+                self.process,
+                processes - 1
+            )));
+        }
+        let addresses = match &self.hostfile {
+            Some(path) if processes > 1 => {
+                Cluster::read_hostfile(path, processes).map_err(CliError::usage)?
+            }
+            _ => Cluster::default_addresses(processes),
+        };
+        Ok(Some(Cluster {
+            processes,
+            process: self.process,
+            workers,
+            addresses,
+            checkpoint: self.checkpoint.clone(),
+            resume: self.resume,
+            connect_timeout: std::time::Duration::from_secs(self.connect_timeout),
+        }))
+    }
 }
 
 /// Arguments of `npuzzle plot`.
@@ -105,20 +181,54 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let options = Options {
         per_board: nodes.is_some(),
     };
-    analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
+    let cluster = args.cluster.cluster()?;
+    if cluster.is_none() {
+        analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
+    }
     let folder = if goal == Board::goal(shape) {
         shape.to_string()
     } else {
         format!("{shape}-goal-{}", goal.label())
     };
     let dir = args.output.join(folder);
-    export::prepare_dir(&dir).map_err(CliError::runtime)?;
-    let bars = Bars::new(!args.quiet);
+    let writes = cluster.as_ref().is_none_or(|c| c.process == 0);
+    if writes {
+        export::prepare_dir(&dir).map_err(CliError::runtime)?;
+    }
+    let bars = Bars::new(!args.quiet && writes);
 
-    let result = analysis::analyze_unchecked(&goal, options, &bars);
+    let result = match &cluster {
+        None => analysis::analyze_unchecked(&goal, options, &bars),
+        Some(c) => match analysis::analyze_cluster(&goal, options, c, &bars) {
+            Ok(Some(result)) => result,
+            Ok(None) => {
+                if !args.quiet {
+                    println!(
+                        "process {} of {}: done (process 0 writes the results)",
+                        c.process, c.processes
+                    );
+                }
+                return Ok(());
+            }
+            Err(e @ ClusterError::Config(_)) => return Err(CliError::usage(e)),
+            Err(e) => return Err(CliError::runtime(e)),
+        },
+    };
     let summary = Summary::of(&result);
     let mut written = Vec::new();
     let mut notes = Vec::new();
+    if let (Some(t), Some(c)) = (result.traffic, &cluster) {
+        notes.push(format!(
+            "distributed over {} process(es) x {} worker(s): {} boards expanded, {} indices \
+             sent to other workers in {} ({:.2} bytes per board expanded)",
+            c.processes,
+            c.workers,
+            HumanCount(t.expanded),
+            HumanCount(t.sent_indices),
+            DecimalBytes(t.sent_bytes),
+            t.sent_bytes as f64 / t.expanded.max(1) as f64
+        ));
+    }
     let path = |name: &str| dir.join(name);
 
     let edges_done = edges.map(|f| export::write_edges(&path("edges.csv"), shape, f, &bars));
