@@ -274,6 +274,9 @@ pub fn run(
     install_panic_hook(Arc::clone(&shared));
     let (events, inbox) = mpsc::channel::<Event>();
     let config = cluster.timely_config();
+    // timely prints its connection attempts on stdout ("awaiting connections", "retrying"),
+    // where the report goes: silence it until every peer is connected.
+    let mut quiet = (cluster.processes > 1).then(QuietStdout::new).flatten();
     let setup = Setup {
         job,
         checkpoint: cluster.checkpoint.clone(),
@@ -320,7 +323,10 @@ pub fn run(
     loop {
         let event = inbox.recv_timeout(Duration::from_millis(100));
         match event {
-            Ok(Event::Connected) => connected = true,
+            Ok(Event::Connected) => {
+                connected = true;
+                drop(quiet.take());
+            }
             Ok(Event::Begin(task, total)) => {
                 if begun {
                     progress.end();
@@ -384,6 +390,53 @@ pub fn run(
                 cluster.processes,
                 cluster.addresses.join(" ")
             )));
+        }
+    }
+}
+
+/// Points stdout at /dev/null while alive (Unix), restoring it on drop.
+struct QuietStdout {
+    #[cfg(unix)]
+    saved: libc::c_int,
+}
+
+impl QuietStdout {
+    fn new() -> Option<QuietStdout> {
+        #[cfg(unix)]
+        {
+            let _ = std::io::stdout().flush();
+            let null = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/null")
+                .ok()?;
+            use std::os::fd::AsRawFd;
+            // SAFETY: dup and dup2 on valid descriptors; `null` outlives the calls, and the
+            // saved descriptor is restored and closed exactly once, in drop.
+            unsafe {
+                let saved = libc::dup(1);
+                if saved < 0 {
+                    return None;
+                }
+                if libc::dup2(null.as_raw_fd(), 1) < 0 {
+                    libc::close(saved);
+                    return None;
+                }
+                Some(QuietStdout { saved })
+            }
+        }
+        #[cfg(not(unix))]
+        None
+    }
+}
+
+impl Drop for QuietStdout {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: restores the descriptor saved in `new` and closes the copy.
+        unsafe {
+            let _ = std::io::stdout().flush();
+            libc::dup2(self.saved, 1);
+            libc::close(self.saved);
         }
     }
 }

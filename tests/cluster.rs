@@ -1,0 +1,246 @@
+//! The distributed engine on the real binary, over loopback (127.0.0.1): several processes give
+//! the same files as one; a process killed mid-run (SIGKILL) stops its peer with a one-line
+//! error, and `--resume` from the checkpoints gives the same files again; a peer that never
+//! comes up is an error within the connect timeout.
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_npuzzle"))
+}
+
+/// A hostfile of `n` free loopback ports.
+fn hostfile(dir: &Path, n: usize) -> PathBuf {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let lines: Vec<String> = listeners
+        .iter()
+        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
+        .collect();
+    drop(listeners);
+    let path = dir.join("hosts");
+    fs::write(&path, lines.concat()).unwrap();
+    path
+}
+
+fn command(board: &[&str], out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(binary());
+    cmd.env_clear()
+        .arg("analyze")
+        .args(board)
+        .arg("--output")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Starts processes `1..n` in the background and runs process 0; returns every output,
+/// process 0's first.
+fn run_cluster(
+    board: &[&str],
+    dir: &Path,
+    hosts: &Path,
+    processes: usize,
+    workers: usize,
+    extra: &[&str],
+    env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
+) -> Vec<Output> {
+    let args = |i: usize| {
+        let mut a = vec![
+            "--processes".to_string(),
+            processes.to_string(),
+            "--process".to_string(),
+            i.to_string(),
+            "--hostfile".to_string(),
+            hosts.display().to_string(),
+            "--workers".to_string(),
+            workers.to_string(),
+            "--connect-timeout".to_string(),
+            "30".to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let out = |i: usize| dir.join(format!("p{i}"));
+    let children: Vec<Child> = (1..processes)
+        .map(|i| {
+            let mut cmd = command(board, &out(i), &[]);
+            cmd.args(args(i)).envs(env_of(i));
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let mut first = command(board, &out(0), &[]);
+    first.args(args(0)).envs(env_of(0));
+    let mut outputs = vec![first.output().unwrap()];
+    outputs.extend(children.into_iter().map(|c| c.wait_with_output().unwrap()));
+    outputs
+}
+
+fn same_files(a: &Path, b: &Path) {
+    for name in ["depths.csv", "hardest.txt", "summary.json"] {
+        let x = fs::read(a.join(name)).unwrap();
+        let y = fs::read(b.join(name)).unwrap();
+        assert!(x == y, "{name} differs between {a:?} and {b:?}");
+    }
+}
+
+fn one_process(board: &[&str], dir: &Path, folder: &str) -> PathBuf {
+    let out = dir.join("one");
+    let status = command(board, &out, &["--edges", "none", "--nodes", "none"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    out.join(folder)
+}
+
+/// 2 processes x 1 worker and 2 x 2 workers, on 3x3 and 2x5: depths.csv, hardest.txt and
+/// summary.json byte-identical to the one-machine engine's; only process 0 writes.
+#[test]
+fn two_processes_write_what_one_writes() {
+    for (board, folder) in [
+        (vec!["--size", "3"], "3x3"),
+        (vec!["--rows", "2", "--cols", "5"], "2x5"),
+    ] {
+        for workers in [1, 2] {
+            let dir = tempfile::tempdir().unwrap();
+            let hosts = hostfile(dir.path(), 2);
+            let reference = one_process(&board, dir.path(), folder);
+            let outputs = run_cluster(
+                &board,
+                dir.path(),
+                &hosts,
+                2,
+                workers,
+                &["--edges", "none", "--nodes", "none"],
+                |_| Vec::new(),
+            );
+            for (i, o) in outputs.iter().enumerate() {
+                assert!(
+                    o.status.success(),
+                    "{folder} {workers} workers, process {i}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                assert!(o.stdout.is_empty(), "--quiet prints nothing");
+            }
+            same_files(&dir.path().join("p0").join(folder), &reference);
+            assert!(!dir.path().join("p1").exists(), "process 1 writes nothing");
+        }
+    }
+}
+
+/// Process 1 kills itself (SIGKILL) after checkpoint step 20 of 2x5: process 0 stops with a
+/// one-line error; both restarted with --resume finish with the one-machine files, per-board
+/// depths (nodes.csv) included.
+#[test]
+fn a_killed_process_resumes_from_the_checkpoints() {
+    let board = ["--rows", "2", "--cols", "5"];
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let checkpoint = dir.path().join("ck");
+    let ck = checkpoint.display().to_string();
+    let extra = [
+        "--checkpoint",
+        ck.as_str(),
+        "--nodes",
+        "ranks",
+        "--edges",
+        "none",
+    ];
+    let reference = dir.path().join("one");
+    let status = command(&board, &reference, &["--nodes", "ranks", "--edges", "none"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let crashed = run_cluster(&board, dir.path(), &hosts, 2, 2, &extra, |i| {
+        if i == 1 {
+            vec![("NPUZZLE_KILL_AFTER_STEP", "20".to_string())]
+        } else {
+            Vec::new()
+        }
+    });
+    assert!(!crashed[0].status.success());
+    let err = String::from_utf8_lossy(&crashed[0].stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: a peer process stopped"), "{err}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(crashed[1].status.signal(), Some(9));
+    }
+    let mut resume = extra.to_vec();
+    resume.push("--resume");
+    let resumed = run_cluster(&board, dir.path(), &hosts, 2, 2, &resume, |_| Vec::new());
+    for o in &resumed {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let p0 = dir.path().join("p0").join("2x5");
+    same_files(&p0, &reference.join("2x5"));
+    let nodes = fs::read(p0.join("nodes.csv")).unwrap();
+    assert!(nodes == fs::read(reference.join("2x5").join("nodes.csv")).unwrap());
+}
+
+/// A peer that never comes up: process 0 gives up after --connect-timeout with one line.
+#[test]
+fn a_missing_peer_is_an_error_in_bounded_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let started = Instant::now();
+    let hosts = hosts.display().to_string();
+    let out = command(
+        &["--size", "3"],
+        &dir.path().join("p0"),
+        &[
+            "--processes",
+            "2",
+            "--hostfile",
+            &hosts,
+            "--connect-timeout",
+            "2",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("not every process connected within 2 s"),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "timely's connection chatter is silenced"
+    );
+}
+
+/// Flags that cannot work are usage errors (exit 2) before anything starts.
+#[test]
+fn bad_cluster_flags_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, needle) in [
+        (
+            vec!["--size", "3", "--processes", "2", "--process", "2"],
+            "out of range",
+        ),
+        (vec!["--size", "3", "--process", "1"], "need --processes"),
+        (
+            vec!["--rows", "1", "--cols", "5", "--workers", "2"],
+            "at least 2 rows",
+        ),
+        (vec!["--size", "3", "--resume"], "--checkpoint"),
+    ] {
+        let out = command(&args, &dir.path().join("o"), &[]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
