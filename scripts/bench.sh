@@ -5,6 +5,7 @@
 #   scripts/bench.sh            # all: 3x3 vs bfs3x3.c, 3x4 vs bfs_naive.c, then 2x5, 4x3, 2x6, 6x2
 #   scripts/bench.sh 3x3        # only the 3x3 comparison
 #   scripts/bench.sh 3x4        # only the 3x4 comparison
+#   scripts/bench.sh cluster    # the distributed engine: 3x4, 2 processes x 1 worker vs 1 x 2
 #   scripts/bench.sh 2x7        # the long one (tens of minutes, 11+ GB; never in CI), once
 #   BOTH=1 scripts/bench.sh 2x7 # ... then 7x2 as well
 #   RUNS=10 scripts/bench.sh    # more npuzzle repetitions (default 5)
@@ -40,8 +41,8 @@ RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}
 WHAT=${1:-all}
 case "$WHAT" in
-    all | 3x3 | 3x4 | 2x7) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7]" >&2; exit 2 ;;
+    all | 3x3 | 3x4 | 2x7 | cluster) ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster]" >&2; exit 2 ;;
 esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
@@ -61,6 +62,53 @@ timed() {
     local file=$1; shift
     /usr/bin/time -f "%e %M" -o "$OUT/time" "$@"
     cat "$OUT/time" >>"$file"
+}
+
+# cluster: the distributed engine (timely-dataflow) on 3x4, over loopback, alternating: 1 process x
+#   2 workers (in-process channels) and 2 processes x 1 worker (TCP on 127.0.0.1), RUNS each. Must:
+#   the per-board cost ratio (2 processes / 1 process, same boards expanded) <= 2.5 (aim <= 1.3);
+#   prints the bytes sent per board expanded and the one-machine (rayon) engine's time beside.
+bench_cluster() {
+    : >"$OUT/k1"; : >"$OUT/k2"; : >"$OUT/kr"
+    echo
+    echo "== cluster: 3x4, 1 process x 2 workers vs 2 processes x 1 worker over 127.0.0.1, $RUNS runs each"
+    local base="analyze --rows 3 --cols 4 --edges none"
+    local port=$((20000 + RANDOM % 20000)) i
+    printf "127.0.0.1:%d\n127.0.0.1:%d\n" "$port" "$((port + 1))" >"$OUT/hosts"
+    for i in $(seq "$RUNS"); do
+        timed "$OUT/k1" "$BIN" $base --workers 2 --output "$OUT/k1out" >"$OUT/k1.txt"
+        echo "  1 x 2 run $i: $(tail -1 "$OUT/k1" | awk '{printf "%.2f s, %.0f MB", $1, $2*1024/1e6}')"
+        "$BIN" $base --processes 2 --process 1 --hostfile "$OUT/hosts" --workers 1 \
+            --output "$OUT/k2out1" --quiet &
+        timed "$OUT/k2" "$BIN" $base --processes 2 --process 0 --hostfile "$OUT/hosts" --workers 1 \
+            --output "$OUT/k2out" >"$OUT/k2.txt"
+        wait
+        echo "  2 x 1 run $i: $(tail -1 "$OUT/k2" | awk '{printf "%.2f s, %.0f MB (process 0)", $1, $2*1024/1e6}')"
+        timed "$OUT/kr" "$BIN" $base --output "$OUT/krout" --quiet
+    done
+    local t1 t2 tr
+    t1=$(cut -d' ' -f1 "$OUT/k1" | median)
+    t2=$(cut -d' ' -f1 "$OUT/k2" | median)
+    tr=$(cut -d' ' -f1 "$OUT/kr" | median)
+    python3 - "$t1" "$t2" "$tr" "$OUT/k1.txt" "$OUT/k2.txt" "$OUT/k1out/3x4/summary.json" \
+        "$OUT/k2out/3x4/summary.json" "$OUT/krout/3x4/summary.json" <<'PY' || FAILS=$((FAILS + 1))
+import re, sys
+t1, t2, tr = map(float, sys.argv[1:4])
+def note(path):
+    m = re.search(r"([\d,]+) boards expanded, ([\d,]+) indices sent .* \(([\d.]+) bytes per board", open(path).read())
+    return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")), float(m.group(3))
+e1, s1, b1 = note(sys.argv[4])
+e2, s2, b2 = note(sys.argv[5])
+same = open(sys.argv[6]).read() == open(sys.argv[7]).read() == open(sys.argv[8]).read()
+print(f"1 process x 2 workers   median {t1:6.2f} s, {t1*1e9/e1:5.1f} ns per board expanded, {s1:,} indices sent, {b1:.2f} bytes per board")
+print(f"2 processes x 1 worker  median {t2:6.2f} s, {t2*1e9/e2:5.1f} ns per board expanded, {s2:,} indices sent, {b2:.2f} bytes per board")
+print(f"one-machine engine      median {tr:6.2f} s (rayon, lane claims and pull steps; for comparison)")
+print(f"{'PASS' if same else 'FAIL'} summary.json identical in the three runs")
+r = (t2 / e2) / (t1 / e1)
+ok = r <= 2.5 and same
+print(f"{'PASS' if r <= 2.5 else 'FAIL'} per-board cost ratio 2x1 / 1x2 = {r:.2f}  (must <= 2.5; aim <= 1.3: {'met' if r <= 1.3 else 'not met'})")
+sys.exit(0 if ok else 1)
+PY
 }
 
 bench_3x3() {
@@ -232,6 +280,7 @@ PY
 case "$WHAT" in
     3x3) bench_3x3 ;;
     3x4) bench_3x4 ;;
+    cluster) bench_cluster ;;
     2x7)
         bench_long 2 7
         if [ "${BOTH:-0}" = 1 ]; then bench_long 7 2; fi
