@@ -166,8 +166,14 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
             ParitySpace::MAX_CELLS
         ),
     };
+    let onward = match (Engine::for_shape(shape), needed) {
+        (Some(Engine::Parity), Some(_)) => {
+            "; or spread the marks over several machines with --processes N (see the README)"
+        }
+        _ => "",
+    };
     Err(AnalyzeError::TooLarge(format!(
-        "{shape} has {boards} boards{reachable}; analyzing it needs {need}; {fits}"
+        "{shape} has {boards} boards{reachable}; analyzing it needs {need}; {fits}{onward}"
     )))
 }
 
@@ -493,6 +499,7 @@ mod tests {
             err.contains("the largest boards that fit: 2x7, 7x2"),
             "{err}"
         );
+        assert!(err.contains("--processes"), "{err}");
         let small = plan(Shape::new(3, 4).unwrap(), Options::default(), 50_000_000).unwrap_err();
         assert!(small.to_string().contains("fit: 1x11, 11x1"), "{small}");
         assert!(plan(Shape::new(3, 3).unwrap(), Options::default(), 1 << 30).is_ok());

@@ -1,5 +1,6 @@
 //! npuzzle: the whole state space of sliding-tile puzzles (the 8-puzzle, its rectangular
-//! cousins, up to 14 cells on one 24 GB machine), and optimal solutions for single boards.
+//! cousins, up to 14 cells on one 24 GB machine, beyond across machines), and optimal
+//! solutions for single boards.
 //!
 //! # Codemap
 //!
@@ -12,7 +13,9 @@
 //! - [`bfs`]: the engine. [`bfs::StateIndex`] (u64), the [`bfs::StateSpace`] trait (size,
 //!   rank/unrank, the kernel from a batch of indices to neighbour indices), two spaces
 //!   ([`bfs::ParitySpace`]: one component, `n!/2` boards, up to 20 cells; [`bfs::LexSpace`]:
-//!   all `n!` boards, up to 12), two-bit marks, and the one layer driver ([`bfs::run`]).
+//!   all `n!` boards, up to 12), two-bit marks, the one-machine layer driver ([`bfs::run`],
+//!   rayon), the distributed driver ([`bfs::cluster`], timely-dataflow, per-layer
+//!   checkpoints) and the gap encoding of sorted index lists ([`bfs::codec`]).
 //! - [`distances`]: BFS from a goal: depth per board, depth distribution, antipodes.
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
