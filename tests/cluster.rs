@@ -244,3 +244,39 @@ fn bad_cluster_flags_are_usage_errors() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// One process with 2 workers, killed (SIGKILL) after checkpoint step 30 of 2x5, then resumed:
+/// the one-machine files.
+#[test]
+fn one_process_resumes_too() {
+    let board = ["--rows", "2", "--cols", "5"];
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    let reference = one_process(&board, dir.path(), "2x5");
+    let out = dir.path().join("out");
+    let flags = [
+        "--workers",
+        "2",
+        "--checkpoint",
+        ck.as_str(),
+        "--edges",
+        "none",
+        "--nodes",
+        "none",
+    ];
+    let killed = command(&board, &out, &flags)
+        .env("NPUZZLE_KILL_AFTER_STEP", "30")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    assert!(!out.join("2x5").join("summary.json").exists());
+    let mut resume = flags.to_vec();
+    resume.push("--resume");
+    let resumed = command(&board, &out, &resume).output().unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    same_files(&out.join("2x5"), &reference);
+}

@@ -172,6 +172,9 @@ pub struct Traffic {
     pub sent_indices: u64,
     /// Bytes of those indices once encoded.
     pub sent_bytes: u64,
+    /// The checkpoint step (layers completed) this run resumed from, if it did.
+    #[serde(default)]
+    pub resumed_from: Option<u64>,
 }
 
 /// Why a distributed run stopped.
@@ -768,6 +771,7 @@ fn worker_main(
                 let (slice, p) = ck.load(step, |class| space_of(shape, goal_class, class))?;
                 phase = p.clone();
                 net.traffic = p.traffic;
+                net.traffic.resumed_from = Some(step);
                 loaded = Some((slice, p));
             }
         }
@@ -869,6 +873,7 @@ fn worker_main(
             expanded: a.expanded + t.expanded,
             sent_indices: a.sent_indices + t.sent_indices,
             sent_bytes: a.sent_bytes + t.sent_bytes,
+            resumed_from: a.resumed_from.or(t.resumed_from),
         });
     net.sync()?;
     if me != 0 {

@@ -228,6 +228,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             DecimalBytes(t.sent_bytes),
             t.sent_bytes as f64 / t.expanded.max(1) as f64
         ));
+        if let Some(step) = t.resumed_from {
+            notes.push(format!(
+                "resumed from the checkpoint after layer step {step} (the counts include the work before it)"
+            ));
+        }
     }
     let path = |name: &str| dir.join(name);
 
