@@ -168,7 +168,8 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
     };
     let onward = match (Engine::for_shape(shape), needed) {
         (Some(Engine::Parity), Some(_)) => {
-            "; or spread the marks over several machines with --processes N (see the README)"
+            "; search it layer by layer to a chosen depth with --max-depth D, or spread the \
+             marks over several machines with --processes N (see the README)"
         }
         _ => "",
     };
@@ -380,6 +381,141 @@ pub fn analyze_cluster(
         per_board,
         traffic: Some(outcome.traffic),
     }))
+}
+
+/// What a depth-limited analysis ([`analyze_limited`]) adds to an [`Analysis`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limited {
+    /// The depth limit asked for.
+    pub max_depth_searched: u32,
+    /// True when the search ran out of boards before the limit: the distances are then those
+    /// of the whole component, as [`analyze`] would give them.
+    pub complete: bool,
+    /// Largest number of bytes of layers held in memory at once.
+    pub peak_bytes: u64,
+}
+
+/// The depth distribution from `goal` up to depth `max_depth`, by frontier search
+/// ([`bfs::frontier`]): no whole-space marks, three layers live, so any board of up to 20
+/// cells (the index's limit) can be searched as deep as memory and time allow. `scratch`:
+/// a folder for the runs of the layer being built. The components are stated (parity theorem
+/// for grids; `(n-1)!` components of `n` boards for a line); the antipodes are the boards of
+/// the last layer reached, all of them when at most 1,000 (by lexicographic rank), else the
+/// first 1,000 in index order.
+///
+/// # Errors
+/// [`AnalyzeError::TooLarge`] when no engine indexes the shape; a scratch folder failure.
+pub fn analyze_limited(
+    goal: &Board,
+    max_depth: u32,
+    scratch: Option<&std::path::Path>,
+    progress: &dyn Progress,
+) -> Result<(Analysis, Limited), AnalyzeError> {
+    let shape = goal.shape();
+    let too_large = || {
+        AnalyzeError::TooLarge(format!(
+            "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
+             lines up to {}",
+            ParitySpace::MAX_CELLS,
+            LexSpace::MAX_CELLS
+        ))
+    };
+    let mut last_layer = (std::time::Instant::now(), 0u64);
+    progress.begin("layers", u64::from(max_depth), "layers");
+    let mut report = |r: bfs::frontier::LayerReport| {
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(last_layer.0).as_secs_f64().max(1e-9);
+        let rate = r.size as f64 / seconds;
+        // Layers grow about geometrically: extrapolate the remaining time with this layer's
+        // growth factor.
+        let growth = if last_layer.1 > 0 {
+            r.size as f64 / last_layer.1 as f64
+        } else {
+            1.0
+        };
+        let remaining = max_depth.saturating_sub(r.depth);
+        let eta: f64 = (1..=remaining)
+            .map(|k| seconds * growth.powi(k as i32))
+            .sum();
+        last_layer = (now, r.size);
+        progress.update(
+            u64::from(r.depth),
+            &format!(
+                "depth {}: {} boards, {}/s, {} in memory, {} on disk, about {} more",
+                r.depth,
+                HumanCount(r.size),
+                HumanCount(rate as u64),
+                DecimalBytes(r.bytes_in_memory),
+                DecimalBytes(r.bytes_on_disk),
+                if r.depth == 0 {
+                    "?".to_string()
+                } else {
+                    format!("{:.0} s", eta)
+                }
+            ),
+        );
+    };
+    let scratch_error = |e: bfs::frontier::FrontierError| AnalyzeError::TooLarge(e.to_string());
+    let (frontier, labels, components) = match Engine::for_shape(shape) {
+        Some(Engine::Parity) | None if shape.is_grid() => {
+            let space = ParitySpace::new(shape, Parity::of(goal)).ok_or_else(too_large)?;
+            let seed = space.rank(goal).expect("the goal is in its class");
+            let f = bfs::frontier::search(&space, seed, max_depth, scratch, &mut report)
+                .map_err(scratch_error)?;
+            let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
+            let mut c = Components {
+                method: Method::Theorem,
+                ..Components::default()
+            };
+            c.add(space.size());
+            c.add(space.size());
+            (f, boards, c)
+        }
+        Some(Engine::Lex) => {
+            let space = LexSpace::new(shape).ok_or_else(too_large)?;
+            let seed = space.rank(goal).expect("every board is in the space");
+            let f = bfs::frontier::search(&space, seed, max_depth, scratch, &mut report)
+                .map_err(scratch_error)?;
+            let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
+            let n = shape.cells() as u64;
+            let mut c = Components {
+                method: Method::Theorem,
+                ..Components::default()
+            };
+            let lines = crate::rank::factorial(shape.cells() - 1).ok_or_else(too_large)?;
+            c.count = lines;
+            c.sizes.insert(n, lines);
+            (f, boards, c)
+        }
+        _ => return Err(too_large()),
+    };
+    progress.end();
+    let last_size = frontier.layer_sizes.last().copied().unwrap_or(0);
+    let mut antipodes = labels;
+    if last_size as usize <= bfs::frontier::LAST_LISTED {
+        antipodes.sort_by_cached_key(Board::rank);
+    }
+    let limited = Limited {
+        max_depth_searched: max_depth,
+        complete: frontier.complete,
+        peak_bytes: frontier.peak_bytes,
+    };
+    Ok((
+        Analysis {
+            shape,
+            goal: goal.clone(),
+            boards: shape.board_count().unwrap_or(0),
+            edges: shape.edge_count().unwrap_or(0),
+            distances: Distances {
+                layer_sizes: frontier.layer_sizes,
+                antipodes,
+            },
+            components,
+            per_board: None,
+            traffic: None,
+        },
+        limited,
+    ))
 }
 
 fn analyze_parity(

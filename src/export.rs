@@ -325,6 +325,14 @@ pub struct Summary {
     pub hardest: HardestSummary,
     /// `depth_counts[d]` = boards at depth `d` from the goal.
     pub depth_counts: Vec<u64>,
+    /// Only for a depth-limited search (`analyze --max-depth`): true when it ran out of
+    /// boards before the limit (the figures are then the whole component's), false when it
+    /// stopped at the limit (`max_depth` is then the limit, `reachable` the boards found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<bool>,
+    /// Only for a depth-limited search: the depth limit asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth_searched: Option<u32>,
 }
 
 impl Summary {
@@ -369,7 +377,14 @@ impl Summary {
                     .collect(),
             },
             depth_counts: d.layer_sizes.clone(),
+            complete: None,
+            max_depth_searched: None,
         }
+    }
+
+    /// True for a depth-limited search that stopped at its limit.
+    pub fn is_partial(&self) -> bool {
+        self.complete == Some(false)
     }
 
     /// Reads `summary.json`.
@@ -416,11 +431,22 @@ pub fn write_depths(path: &Path, summary: &Summary) -> Result<(), ExportError> {
 pub fn write_hardest(path: &Path, summary: &Summary) -> Result<(), ExportError> {
     write_atomically(path, |out| {
         let h = &summary.hardest;
-        writeln!(
-            out,
-            "# {} board: {} hardest board(s), {} moves from the goal",
-            summary.board, h.count, h.depth
-        )?;
+        if summary.is_partial() {
+            writeln!(
+                out,
+                "# {} board: the search stopped at depth {} (--max-depth); {} board(s) at that depth",
+                summary.board, h.depth, h.count
+            )?;
+            if (h.boards.len() as u64) < h.count {
+                writeln!(out, "# (the first {} in index order)", h.boards.len())?;
+            }
+        } else {
+            writeln!(
+                out,
+                "# {} board: {} hardest board(s), {} moves from the goal",
+                summary.board, h.count, h.depth
+            )?;
+        }
         if h.boards.is_empty() && h.count > 0 {
             writeln!(out, "# (too many to list)")?;
         }

@@ -23,6 +23,7 @@
 pub mod cluster;
 pub mod codec;
 mod driver;
+pub mod frontier;
 mod lex;
 mod marks;
 mod parity;

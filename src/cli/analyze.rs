@@ -51,6 +51,14 @@ pub struct AnalyzeArgs {
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
+    /// Search only to depth D (frontier search, three layers in memory, no whole-space
+    /// marks): for boards too large to map whole (4x4, 3x5, 2x8), or to stop early. The
+    /// results say whether the search ran out of boards first ("complete").
+    #[arg(long, value_name = "D")]
+    max_depth: Option<u32>,
+    /// With --max-depth: keep the layer being built on disk in DIR rather than in memory.
+    #[arg(long, value_name = "DIR", requires = "max_depth")]
+    scratch: Option<PathBuf>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -163,7 +171,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         None => Board::goal(shape),
     };
     let edges = format_of(args.edges, shape);
-    let nodes = format_of(args.nodes, shape);
+    let nodes = match (args.max_depth, args.nodes) {
+        (Some(_), Some(Export::Labels | Export::Ranks)) => {
+            return Err(CliError::usage(
+                "--nodes needs every board's depth, which --max-depth does not keep: run \
+                 without one of them",
+            ));
+        }
+        (Some(_), _) => None,
+        (None, choice) => format_of(choice, shape),
+    };
     if shape.cells() > analysis::SEARCH_CELLS && (edges.is_some() || nodes.is_some()) {
         return Err(CliError::usage(format!(
             "edges.csv and nodes.csv are written up to {} cells; {shape} has {} edges \
@@ -182,7 +199,12 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         per_board: nodes.is_some(),
     };
     let cluster = args.cluster.cluster()?;
-    if cluster.is_none() {
+    if cluster.is_some() && args.max_depth.is_some() {
+        return Err(CliError::usage(
+            "--max-depth runs on one machine: run without --processes, --workers and --checkpoint",
+        ));
+    }
+    if cluster.is_none() && args.max_depth.is_none() {
         analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     }
     let folder = if goal == Board::goal(shape) {
@@ -197,7 +219,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     let bars = Bars::new(!args.quiet && writes);
 
+    let mut limited = None;
     let result = match &cluster {
+        None if args.max_depth.is_some() => {
+            let depth = args.max_depth.unwrap_or_default();
+            let (result, l) =
+                analysis::analyze_limited(&goal, depth, args.scratch.as_deref(), &bars)
+                    .map_err(CliError::runtime)?;
+            limited = Some(l);
+            result
+        }
         None => analysis::analyze_unchecked(&goal, options, &bars),
         Some(c) => match analysis::analyze_cluster(&goal, options, c, &bars) {
             Ok(Some(result)) => result,
@@ -214,7 +245,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             Err(e) => return Err(CliError::runtime(e)),
         },
     };
-    let summary = Summary::of(&result);
+    let mut summary = Summary::of(&result);
+    if let Some(l) = limited {
+        summary.complete = Some(l.complete);
+        summary.max_depth_searched = Some(l.max_depth_searched);
+    }
     let mut written = Vec::new();
     let mut notes = Vec::new();
     if let (Some(t), Some(c)) = (result.traffic, &cluster) {
@@ -233,6 +268,18 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                 "resumed from the checkpoint after layer step {step} (the counts include the work before it)"
             ));
         }
+    }
+    if let Some(l) = limited {
+        notes.push(format!(
+            "depth-limited search to depth {}: {}; at most {} of layers in memory",
+            l.max_depth_searched,
+            if l.complete {
+                "complete (it ran out of boards first)"
+            } else {
+                "partial"
+            },
+            DecimalBytes(l.peak_bytes)
+        ));
     }
     let path = |name: &str| dir.join(name);
 
@@ -255,6 +302,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             done.map_err(CliError::runtime)?;
             written.push("nodes.csv");
         }
+        None if limited.is_some() => {}
         None => notes.push(
             match analysis::bytes_needed(shape, Options { per_board: true }) {
                 Some(bytes) => format!(
@@ -320,6 +368,7 @@ fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
         board: &summary.board,
         counts: &summary.depth_counts,
         hardest: &hardest,
+        partial: summary.is_partial(),
     };
     plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(CliError::runtime)
 }
@@ -356,22 +405,39 @@ fn report(
         HumanCount(summary.components.count),
         sizes.join(", ")
     );
-    let _ = writeln!(
-        s,
-        "reachable    {} from the goal",
-        HumanCount(summary.reachable)
-    );
-    let _ = writeln!(
-        s,
-        "max depth    {} moves (God's number for {})",
-        summary.max_depth, summary.board
-    );
-    let _ = writeln!(
-        s,
-        "hardest      {} board(s) at depth {}",
-        HumanCount(summary.hardest.count),
-        summary.hardest.depth
-    );
+    if summary.is_partial() {
+        let _ = writeln!(
+            s,
+            "searched     depths 0..{} (--max-depth): partial, {} boards within {} moves",
+            summary.max_depth,
+            HumanCount(summary.reachable),
+            summary.max_depth
+        );
+        let _ = writeln!(
+            s,
+            "last layer   {} board(s) at depth {}; the first {} in hardest.txt",
+            HumanCount(summary.hardest.count),
+            summary.hardest.depth,
+            summary.hardest.boards.len()
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "reachable    {} from the goal",
+            HumanCount(summary.reachable)
+        );
+        let _ = writeln!(
+            s,
+            "max depth    {} moves (God's number for {})",
+            summary.max_depth, summary.board
+        );
+        let _ = writeln!(
+            s,
+            "hardest      {} board(s) at depth {}",
+            HumanCount(summary.hardest.count),
+            summary.hardest.depth
+        );
+    }
     for b in summary.hardest.boards.iter().take(8) {
         let _ = writeln!(s);
         for row in &b.grid {

@@ -83,6 +83,10 @@ pub struct DepthChart<'a> {
     /// separated by spaces, the blank shown as `.`, e.g. `"8 6 7\n2 5 4\n3 . 1"`. Any number,
     /// including none; the chart prints the first six and writes "+ N more" for the rest.
     pub hardest: &'a [String],
+    /// A depth-limited search that stopped at its limit (`analyze --max-depth`): the title
+    /// says "partial, depths 0..D" instead of God's number, and `hardest` are the boards at
+    /// the limit, not antipodes.
+    pub partial: bool,
 }
 
 /// One series for the comparison chart ([`write_depth_comparison`]).
@@ -511,21 +515,26 @@ impl HardestBox {
         area: &Area<'_>,
         depth: usize,
         hardest: &[String],
+        partial: bool,
         max_width: i32,
     ) -> Option<HardestBox> {
         if hardest.is_empty() {
             return None;
         }
-        let header = format!(
-            "{} ({} {})",
-            if hardest.len() == 1 {
-                "hardest board"
-            } else {
-                "hardest boards"
-            },
-            HumanCount(depth as u64),
-            if depth == 1 { "move" } else { "moves" }
-        );
+        let header = if partial {
+            format!("boards at depth {depth} (the search stopped there)")
+        } else {
+            format!(
+                "{} ({} {})",
+                if hardest.len() == 1 {
+                    "hardest board"
+                } else {
+                    "hardest boards"
+                },
+                HumanCount(depth as u64),
+                if depth == 1 { "move" } else { "moves" }
+            )
+        };
         let boards: Vec<Vec<String>> = hardest
             .iter()
             .take(MAX_BOARDS_SHOWN)
@@ -679,13 +688,23 @@ fn draw_last_bar_note(
 
 fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> DrawResult {
     let max_depth = chart.counts.len() - 1;
-    let title = format!(
-        "{} sliding puzzle: {} solvable board{}, God's number {}",
-        chart.board,
-        HumanCount(total),
-        if total == 1 { "" } else { "s" },
-        max_depth
-    );
+    let title = if chart.partial {
+        format!(
+            "{} sliding puzzle, partial: depths 0..{}, {} board{} found",
+            chart.board,
+            max_depth,
+            HumanCount(total),
+            if total == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "{} sliding puzzle: {} solvable board{}, God's number {}",
+            chart.board,
+            HumanCount(total),
+            if total == 1 { "" } else { "s" },
+            max_depth
+        )
+    };
     let (root, body) = titled_root(file, &title)?;
     let shares: Vec<f64> = chart.counts.iter().map(|&c| share(c, total)).collect();
     let highest = shares.iter().copied().fold(0.0, f64::max);
@@ -709,7 +728,13 @@ fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> DrawResult {
             top: s,
         })
         .collect();
-    let hardest = HardestBox::new(&root, max_depth, chart.hardest, plot.width() * 11 / 20);
+    let hardest = HardestBox::new(
+        &root,
+        max_depth,
+        chart.hardest,
+        chart.partial,
+        plot.width() * 11 / 20,
+    );
     let mut needed = highest * 1.08;
     let mut box_left = plot.left + INSET_PX;
     if let Some(b) = &hardest {
@@ -912,6 +937,7 @@ mod tests {
             board: "3x3",
             counts: &COUNTS_3X3,
             hardest: &hardest,
+            partial: false,
         };
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_histogram(&chart, &a).expect("first render");
@@ -935,6 +961,7 @@ mod tests {
             board: "3x3",
             counts: &COUNTS_3X3,
             hardest: &[],
+            partial: false,
         };
         write_depth_histogram(&chart, &path).expect("render");
         assert!(is_png(&path));
@@ -960,6 +987,7 @@ mod tests {
                 board: name,
                 counts,
                 hardest,
+                partial: false,
             };
             write_depth_histogram(&chart, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(is_png(&path), "{name}");
@@ -973,6 +1001,7 @@ mod tests {
             board: "3x3",
             counts: &[],
             hardest: &[],
+            partial: false,
         };
         let err = write_depth_histogram(&empty, &dir.path().join("e.png"));
         assert!(matches!(err, Err(PlotError::NoData(_))), "{err:?}");
@@ -1070,6 +1099,7 @@ mod tests {
             board: "3x3",
             counts: &COUNTS_3X3,
             hardest: &hardest,
+            partial: false,
         };
         let path = dir.join("plot-3x3.png");
         let start = std::time::Instant::now();
@@ -1108,12 +1138,14 @@ mod tests {
             board: "2x6 (made up)",
             counts: &many_counts,
             hardest: &many_boards,
+            partial: false,
         };
         write_depth_histogram(&edge, &dir.join("plot-edge-many.png")).expect("many");
         let single = DepthChart {
             board: "1x1",
             counts: &[1],
             hardest: &many_boards[..1],
+            partial: false,
         };
         write_depth_histogram(&single, &dir.join("plot-edge-single.png")).expect("single");
     }
