@@ -6,6 +6,7 @@
 #   scripts/bench.sh 3x3        # only the 3x3 comparison
 #   scripts/bench.sh 3x4        # only the 3x4 comparison
 #   scripts/bench.sh cluster    # the distributed engine: 3x4, 2 processes x 1 worker vs 1 x 2
+#   DEPTH=31 scripts/bench.sh 4x4  # depth-limited search of 4x4 (never in CI; SCRATCH=dir for disk)
 #   scripts/bench.sh 2x7        # the long one (tens of minutes, 11+ GB; never in CI), once
 #   BOTH=1 scripts/bench.sh 2x7 # ... then 7x2 as well
 #   RUNS=10 scripts/bench.sh    # more npuzzle repetitions (default 5)
@@ -41,8 +42,8 @@ RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}
 WHAT=${1:-all}
 case "$WHAT" in
-    all | 3x3 | 3x4 | 2x7 | cluster) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster]" >&2; exit 2 ;;
+    all | 3x3 | 3x4 | 2x7 | cluster | 4x4) ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4]" >&2; exit 2 ;;
 esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
@@ -108,6 +109,54 @@ r = (t2 / e2) / (t1 / e1)
 ok = r <= 2.5 and same
 print(f"{'PASS' if r <= 2.5 else 'FAIL'} per-board cost ratio 2x1 / 1x2 = {r:.2f}  (must <= 2.5; aim <= 1.3: {'met' if r <= 1.3 else 'not met'})")
 sys.exit(0 if ok else 1)
+PY
+}
+
+# 4x4 (and 3x5, 2x8 with BOARD="--rows 3 --cols 5"): analyze --max-depth DEPTH (default 31), one
+#   run, per-layer progress lines in output/bench/4x4-d$DEPTH/analyze.log. Must (4x4, depth 31):
+#   wall <= 30 min, peak RSS <= 20 GB, depths 0..20 equal to OEIS A089484. Prints the boards per
+#   second of each layer and the bytes per stored board.
+bench_limited() {
+    local depth=${DEPTH:-31} board=${BOARD:---size 4}
+    local name
+    name=$(echo "$board" | awk '{ if ($1 == "--size") print $2 "x" $2; else print $2 "x" $4 }')
+    local keep="output/bench/$name-d$depth"
+    mkdir -p "$keep"
+    echo
+    echo "== $name: analyze --max-depth $depth${SCRATCH:+ --scratch $SCRATCH}, one run; started $(date -u '+%F %T')"
+    NPUZZLE_PROGRESS=lines timed "$OUT/l" "$BIN" analyze $board --max-depth "$depth" \
+        ${SCRATCH:+--scratch "$SCRATCH"} --edges none --output "$OUT/out" 2>"$keep/analyze.log" \
+        >>"$keep/analyze.log"
+    cp "$OUT/out/$name/summary.json" "$OUT/out/$name/depths.csv" "$keep/"
+    python3 - "$keep" "$(cat "$OUT/l")" "$name" "$depth" <<'PY' || FAILS=$((FAILS + 1))
+import json, re, sys
+keep, timing, name, depth = sys.argv[1], sys.argv[2].split(), sys.argv[3], int(sys.argv[4])
+wall, kb = float(timing[0]), int(timing[1])
+s = json.load(open(f"{keep}/summary.json"))
+log = open(f"{keep}/analyze.log").read()
+print("depth      boards    boards/s   in memory")
+for m in re.finditer(r"depth (\d+): ([\d,]+) boards, ([\d,]+)/s, ([\d.]+ \w?B) in memory", log):
+    if int(m.group(1)) >= depth - 8:
+        print(f"{int(m.group(1)):5} {m.group(2):>15} {m.group(3):>11} {m.group(4):>11}")
+peak = re.search(r"at most ([\d.]+ \w?B) of layers", log)
+counts = s["depth_counts"]
+print(f"wall {wall/60:.1f} min, peak RSS {kb*1024/1e9:.2f} GB, {sum(counts):,} boards within depth {len(counts)-1}, "
+      f"complete: {s['complete']}; layers in memory at most {peak.group(1) if peak else '?'}")
+fails = 0
+if name == "4x4":
+    a089484 = [1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842,
+               119000, 231844, 447342, 859744, 1637383]
+    ok = counts[:21] == a089484[:len(counts[:21])]
+    print(f"{'PASS' if ok else 'FAIL'} depths 0..20 equal OEIS A089484")
+    fails += not ok
+    if depth >= 31:
+        ok = wall <= 1800
+        print(f"{'PASS' if ok else 'FAIL'} wall {wall/60:.1f} min  (must <= 30 min for depth 31)")
+        fails += not ok
+        ok = kb * 1024 <= 20e9
+        print(f"{'PASS' if ok else 'FAIL'} peak RSS {kb*1024/1e9:.2f} GB  (must <= 20 GB)")
+        fails += not ok
+sys.exit(1 if fails else 0)
 PY
 }
 
@@ -281,6 +330,7 @@ case "$WHAT" in
     3x3) bench_3x3 ;;
     3x4) bench_3x4 ;;
     cluster) bench_cluster ;;
+    4x4) bench_limited ;;
     2x7)
         bench_long 2 7
         if [ "${BOTH:-0}" = 1 ]; then bench_long 7 2; fi

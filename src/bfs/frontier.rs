@@ -9,10 +9,11 @@
 //!
 //! 1. the current layer is expanded in chunks of at most [`CHUNK`] boards with the shared
 //!    kernel ([`StateSpace::expand`], in parallel); each chunk's neighbours are sorted,
-//!    deduplicated, stripped of the boards of layers `d` and `d - 1`, and kept as one sorted
-//!    *run* per segment (in memory, or in a file under the scratch folder);
-//! 2. each segment's runs are merged (sorted, deduplicated) into the new layer's segment, the
-//!    segments in parallel.
+//!    deduplicated, stripped of the boards of layer `d - 1` (the parents, most of the
+//!    neighbours that are not new), and kept as one sorted *run* per segment (in memory, or in
+//!    a file under the scratch folder);
+//! 2. each segment's runs are merged (deduplicated, stripped of layer `d`) into the new layer's
+//!    segment, the segments in parallel.
 //!
 //! Memory: the three layers, one chunk's neighbours (`32 * CHUNK` bytes) and the runs of the
 //! layer being built (unless they spill to disk).
@@ -29,7 +30,7 @@ use super::{StateIndex, StateSpace};
 /// Segments per layer (by index range).
 pub const SEGMENTS: usize = 1024;
 /// Boards of the current layer expanded at once.
-pub const CHUNK: usize = 1 << 25;
+pub const CHUNK: usize = 1 << 27;
 /// Boards of the last layer listed (the first ones in index order).
 pub const LAST_LISTED: usize = 1000;
 
@@ -310,7 +311,9 @@ pub fn search<S: StateSpace>(
                     if part.is_empty() {
                         return Vec::new();
                     }
-                    let fresh = subtract(part, &current.decode(seg), &previous.decode(seg));
+                    // Layer d - 1 here, for each chunk (most neighbours of layer d that are
+                    // not new are its parents); layer d once per segment, at the merge.
+                    let fresh = subtract(part, &previous.decode(seg), &[]);
                     let mut bytes = Vec::new();
                     encode_sorted(&fresh, current.base(seg), &mut bytes);
                     bytes
@@ -330,8 +333,10 @@ pub fn search<S: StateSpace>(
                     decode_sorted(&run, base, |i| all.push(i))
                         .expect("runs are written by this module");
                 }
-                all.sort_unstable();
+                // The runs are sorted: the stable sort merges them (it finds the runs).
+                all.sort();
                 all.dedup();
+                let all = subtract(all, &current.decode(seg), &[]);
                 let mut bytes = Vec::new();
                 encode_sorted(&all, base, &mut bytes);
                 bytes.shrink_to_fit();

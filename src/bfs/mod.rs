@@ -13,8 +13,12 @@
 //!   lexicographic rank, up to 12 cells: the one-row boards, whose graph has `(n-1)!`
 //!   components, and the independent check of the component structure).
 //! - [`StateMarks`]: two bits per index, shared between threads.
-//! - [`run`]: the level-synchronous parallel (rayon) BFS driver over the marks, reporting each
-//!   newly reached board through [`OnVisit`] and each layer through a callback.
+//! - Three drivers of the one kernel: [`run`], the level-synchronous parallel (rayon) BFS over
+//!   the marks, reporting each newly reached board through [`OnVisit`] and each layer through
+//!   a callback; [`cluster`], the same BFS over processes and machines (timely-dataflow, each
+//!   worker owning a slice of the marks, per-layer checkpoints); [`frontier`], a depth-limited
+//!   search that keeps three layers as compressed index lists instead of whole-space marks.
+//! - [`codec`]: sorted index lists as gap-encoded varints (exchanges, layers).
 //!
 //! Invariants: `rank` and `unrank` are inverse bijections between the space's boards and
 //! `0..size`; `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel

@@ -6,25 +6,36 @@ use std::time::Duration;
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use npuzzle::Progress;
 
-/// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`.
+/// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`. With
+/// `NPUZZLE_PROGRESS=lines` (and not `--quiet`) every update is a plain line on stderr
+/// instead, with the seconds since the start, for logs and benchmarks.
 pub struct Bars {
     enabled: bool,
     bar: Mutex<Option<ProgressBar>>,
+    lines: Option<(std::time::Instant, Mutex<String>)>,
 }
 
 impl Bars {
     /// Bars that draw when `enabled` and stderr is a terminal (never in pipes or CI).
     pub fn new(enabled: bool) -> Bars {
-        let enabled = enabled && !ProgressDrawTarget::stderr().is_hidden();
+        let lines = (enabled && std::env::var("NPUZZLE_PROGRESS").is_ok_and(|v| v == "lines"))
+            .then(|| (std::time::Instant::now(), Mutex::new(String::new())));
+        let enabled = enabled && lines.is_none() && !ProgressDrawTarget::stderr().is_hidden();
         Bars {
             enabled,
             bar: Mutex::new(None),
+            lines,
         }
     }
 }
 
 impl Progress for Bars {
     fn begin(&self, task: &str, total: u64, unit: &str) {
+        if let Some((_, name)) = &self.lines
+            && let Ok(mut name) = name.lock()
+        {
+            *name = task.to_string();
+        }
         if !self.enabled {
             return;
         }
@@ -58,6 +69,13 @@ impl Progress for Bars {
     }
 
     fn update(&self, done: u64, note: &str) {
+        if let Some((start, name)) = &self.lines {
+            let name = name.lock().map(|n| n.clone()).unwrap_or_default();
+            eprintln!(
+                "{:9.2} s  {name}  {done}  {note}",
+                start.elapsed().as_secs_f64()
+            );
+        }
         if let Ok(slot) = self.bar.lock()
             && let Some(bar) = slot.as_ref()
         {
