@@ -388,8 +388,9 @@ pub fn analyze_cluster(
 pub struct Limited {
     /// The depth limit asked for.
     pub max_depth_searched: u32,
-    /// True when the search ran out of boards before the limit: the distances are then those
-    /// of the whole component, as [`analyze`] would give them.
+    /// True when the search ran out of boards before the limit (the radius is below it): the
+    /// distances are then those of the whole component, as [`analyze`] would give them. A
+    /// search that stops exactly at the radius cannot know it and says false.
     pub complete: bool,
     /// Largest number of bytes of layers held in memory at once.
     pub peak_bytes: u64,
@@ -434,7 +435,7 @@ pub fn analyze_limited(
             1.0
         };
         let remaining = max_depth.saturating_sub(r.depth);
-        let eta: f64 = (1..=remaining)
+        let eta: f64 = (1..=remaining.min(64))
             .map(|k| seconds * growth.powi(k as i32))
             .sum();
         last_layer = (now, r.size);

@@ -245,14 +245,19 @@ fn bad_cluster_flags_are_usage_errors() {
     }
 }
 
-/// One process with 2 workers, killed (SIGKILL) after checkpoint step 30 of 2x5, then resumed:
-/// the one-machine files.
+/// One process with 2 workers, killed (SIGKILL) after checkpoint step 70 of 2x5 (in the search
+/// of the other parity class: the goal's takes 55 layers), then resumed: the one-machine files,
+/// the per-board depths (nodes.csv) included.
 #[test]
 fn one_process_resumes_too() {
     let board = ["--rows", "2", "--cols", "5"];
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck").display().to_string();
-    let reference = one_process(&board, dir.path(), "2x5");
+    let reference = dir.path().join("one");
+    let status = command(&board, &reference, &["--nodes", "ranks", "--edges", "none"])
+        .status()
+        .unwrap();
+    assert!(status.success());
     let out = dir.path().join("out");
     let flags = [
         "--workers",
@@ -262,21 +267,36 @@ fn one_process_resumes_too() {
         "--edges",
         "none",
         "--nodes",
-        "none",
+        "ranks",
     ];
     let killed = command(&board, &out, &flags)
-        .env("NPUZZLE_KILL_AFTER_STEP", "30")
+        .env("NPUZZLE_KILL_AFTER_STEP", "70")
         .output()
         .unwrap();
     assert!(!killed.status.success());
     assert!(!out.join("2x5").join("summary.json").exists());
     let mut resume = flags.to_vec();
     resume.push("--resume");
-    let resumed = command(&board, &out, &resume).output().unwrap();
+    let resumed = Command::new(binary())
+        .env_clear()
+        .arg("analyze")
+        .args(board)
+        .arg("--output")
+        .arg(&out)
+        .args(&resume)
+        .output()
+        .unwrap();
     assert!(
         resumed.status.success(),
         "{}",
         String::from_utf8_lossy(&resumed.stderr)
     );
-    same_files(&out.join("2x5"), &reference);
+    let report = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        report.contains("resumed from the checkpoint after layer step 70"),
+        "{report}"
+    );
+    same_files(&out.join("2x5"), &reference.join("2x5"));
+    let nodes = |d: &Path| fs::read(d.join("2x5").join("nodes.csv")).unwrap();
+    assert!(nodes(&out) == nodes(&reference), "nodes.csv differs");
 }

@@ -26,6 +26,7 @@
 //! that never connects gives [`ClusterError::Connect`] after the connect timeout.
 
 use std::cell::{Cell, RefCell};
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -368,7 +369,15 @@ pub fn run(
                     begun = false;
                 }
             }
-            Ok(Event::Finished) => return Ok(result),
+            Ok(Event::Finished) => {
+                if shared.failed.load(Relaxed) || done < cluster.workers {
+                    return Err(ClusterError::Peer(shared.message()));
+                }
+                if cluster.process == 0 && result.is_none() {
+                    return Err(ClusterError::Peer("worker 0 returned no result".into()));
+                }
+                return Ok(result);
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err(ClusterError::Peer(shared.message()));
@@ -495,7 +504,12 @@ struct Setup {
 struct Slice {
     lo: u64,
     marks: StateMarks,
+    /// The goal class's depths of this slice (per-board results): recorded while the goal's
+    /// class is searched, carried (and checkpointed) through the other class's search. Both
+    /// classes have `n!/2` boards, so the slices have the same bounds.
     depths: Option<DepthArray>,
+    /// Whether claims record their depth in `depths` (the goal's class).
+    record: bool,
 }
 
 /// Where incoming messages go (the dataflow's operators run inside `worker.step()`, on this
@@ -522,7 +536,9 @@ impl Sink {
         let local = StateIndex(index - slice.lo);
         if slice.marks.claim(local, self.code.get()) {
             self.found.set(self.found.get() + 1);
-            if let Some(d) = &slice.depths {
+            if slice.record
+                && let Some(d) = &slice.depths
+            {
                 crate::bfs::OnVisit::visit(d, local, self.depth.get());
             }
         }
@@ -754,7 +770,7 @@ fn worker_main(
     let mut phase = Phase::default();
     let mut loaded: Option<(Slice, Phase)> = None;
     if let Some(ck) = &checkpoints {
-        ck.prepare()?;
+        ck.prepare(setup.resume)?;
         if setup.resume {
             let mine = ck.available()?;
             let encoded = serde_json::to_vec(&mine).unwrap_or_default();
@@ -777,7 +793,8 @@ fn worker_main(
         }
     }
     let last_class = if job.search_rest { 1 } else { 0 };
-    let mut goal_depths: Option<Rc<Slice>> = None;
+    // The goal class's depths, carried from one class to the next.
+    let mut depths: Option<DepthArray> = None;
     while phase.class <= last_class {
         let space = space_of(shape, goal_class, phase.class);
         let (lo, hi) = slice_bounds(space.size(), peers, me);
@@ -786,7 +803,12 @@ fn worker_main(
             None => Slice {
                 lo,
                 marks: StateMarks::new(hi - lo),
-                depths: (job.per_board && phase.class == 0).then(|| DepthArray::new(hi - lo)),
+                depths: if phase.class == 0 {
+                    job.per_board.then(|| DepthArray::new(hi - lo))
+                } else {
+                    depths.take()
+                },
+                record: phase.class == 0,
             },
         });
         *net.sink.slice.borrow_mut() = Some(Rc::clone(&slice));
@@ -830,17 +852,23 @@ fn worker_main(
         if me == 0 {
             let _ = events.send(Event::End);
         }
-        if phase.class == 0 {
-            goal_depths = Some(Rc::clone(&slice));
-        }
         *net.sink.slice.borrow_mut() = None;
+        // Keep the depths, free the marks.
+        depths = match Rc::try_unwrap(slice) {
+            Ok(slice) => slice.depths,
+            Err(shared) => shared
+                .depths
+                .as_ref()
+                .map(|d| DepthArray::from_raw_bytes(d.raw_bytes())),
+        };
         phase.class += 1;
     }
     // Per-board depths to worker 0, in chunks.
-    let depths = match goal_depths.as_ref().and_then(|s| s.depths.as_ref()) {
+    let depths = match depths {
         Some(d) if job.per_board => {
             let raw = d.raw_bytes();
-            let lo = goal_depths.as_ref().map_or(0, |s| s.lo);
+            drop(d);
+            let lo = slice_bounds(space_of(shape, goal_class, 0).size(), peers, me).0;
             let chunks: Vec<Vec<u8>> = raw
                 .chunks(GATHER_CHUNK)
                 .enumerate()
@@ -863,7 +891,6 @@ fn worker_main(
         }
         _ => None,
     };
-    drop(goal_depths);
     // Traffic totals, and a last barrier so that no process leaves while others still talk.
     let traffic = net.all_gather(&serde_json::to_vec(&net.traffic).unwrap_or_default())?;
     let traffic = traffic
@@ -927,7 +954,10 @@ fn bfs_layers(
         .collect();
     let send_batch = (SEND_BUDGET / 8 / peers).clamp(1 << 10, 1 << 16);
     let limit = list_limit(space.size()) as u64;
-    let reached_before: u64 = phase.done.iter().sum();
+    // Boards of this class already reached (the goal's class is explored whole before the
+    // other class starts, so its components sum to `space.size()`).
+    let reached_before: u64 =
+        phase.done.iter().sum::<u64>() - if phase.class == 1 { space.size() } else { 0 };
     loop {
         let depth = (phase.current.len() - 1) as u32;
         let size = *phase.current.last().expect("a BFS has a first layer");
@@ -1094,7 +1124,9 @@ fn fault_injection(step: u64) {
     }
 }
 
-/// The header of a checkpoint file (one JSON line after an 8-byte length).
+/// The header of a checkpoint file. The file: the header's length (8 bytes, little-endian),
+/// the header (JSON), the slice's mark words (8 bytes each, little-endian), its depths (one
+/// byte per board, when kept), and the CRC-32 of the words and depths (4 bytes).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Header {
     format: u32,
@@ -1107,11 +1139,10 @@ struct Header {
     lo: u64,
     len: u64,
     has_depths: bool,
-    crc: u32,
     phase: Phase,
 }
 
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// One worker's checkpoint files.
 struct Checkpoints {
@@ -1142,29 +1173,37 @@ impl Checkpoints {
             .join(format!("worker-{}.{}.ckpt", self.worker, slot % 2))
     }
 
-    fn prepare(&self) -> Result<(), ClusterError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| {
-            ClusterError::Checkpoint(format!(
-                "cannot create checkpoint folder {}: {e}",
-                self.dir.display()
-            ))
-        })
+    fn temp_path(&self) -> PathBuf {
+        self.dir.join(format!("worker-{}.tmp", self.worker))
     }
 
+    fn error(&self, what: &str, e: impl std::fmt::Display) -> ClusterError {
+        ClusterError::Checkpoint(format!("{what} checkpoint in {}: {e}", self.dir.display()))
+    }
+
+    /// Creates the folder; a fresh run (not resuming) removes this worker's old files, so
+    /// that a later `--resume` never finds another run's.
+    fn prepare(&self, resume: bool) -> Result<(), ClusterError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| self.error("cannot create the", e))?;
+        let mut stale = vec![self.temp_path()];
+        if !resume {
+            stale.extend([self.path(0), self.path(1)]);
+        }
+        for path in stale {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(self.error("cannot remove an old", e));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the checkpoint of `phase.step` (streamed, CRC-32 at the end), fsyncs it, renames
+    /// it over the older of the two slots and fsyncs the folder.
     fn save(&self, slice: &Slice, phase: &Phase) -> Result<(), ClusterError> {
-        let fail = |e: std::io::Error| {
-            ClusterError::Checkpoint(format!(
-                "cannot write checkpoint in {}: {e}",
-                self.dir.display()
-            ))
-        };
-        let mut body: Vec<u8> = Vec::with_capacity(slice.marks.words().len() * 8);
-        for w in slice.marks.words() {
-            body.extend_from_slice(&w.load(Relaxed).to_le_bytes());
-        }
-        if let Some(d) = &slice.depths {
-            body.extend_from_slice(&d.raw_bytes());
-        }
+        let fail = |e: std::io::Error| self.error("cannot write a", e);
         let header = Header {
             format: FORMAT,
             board: self.board.clone(),
@@ -1176,52 +1215,62 @@ impl Checkpoints {
             lo: slice.lo,
             len: slice.marks.len(),
             has_depths: slice.depths.is_some(),
-            crc: crc32fast::hash(&body),
             phase: phase.clone(),
         };
         let json = serde_json::to_vec(&header).map_err(|e| fail(std::io::Error::other(e)))?;
-        let mut file = tempfile::NamedTempFile::new_in(&self.dir).map_err(fail)?;
-        {
-            let mut w = std::io::BufWriter::new(file.as_file_mut());
-            w.write_all(&(json.len() as u64).to_le_bytes())
-                .map_err(fail)?;
-            w.write_all(&json).map_err(fail)?;
-            w.write_all(&body).map_err(fail)?;
-            w.flush().map_err(fail)?;
+        let temp = self.temp_path();
+        let file = File::create(&temp).map_err(fail)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, &file);
+        let mut crc = crc32fast::Hasher::new();
+        w.write_all(&(json.len() as u64).to_le_bytes())
+            .map_err(fail)?;
+        w.write_all(&json).map_err(fail)?;
+        for word in slice.marks.words() {
+            let bytes = word.load(Relaxed).to_le_bytes();
+            crc.update(&bytes);
+            w.write_all(&bytes).map_err(fail)?;
         }
-        file.as_file().sync_all().map_err(fail)?;
-        file.persist(self.path(phase.step))
-            .map_err(|e| fail(e.error))?;
+        if let Some(d) = &slice.depths {
+            let raw = d.raw_bytes();
+            crc.update(&raw);
+            w.write_all(&raw).map_err(fail)?;
+        }
+        w.write_all(&crc.finalize().to_le_bytes()).map_err(fail)?;
+        w.flush().map_err(fail)?;
+        drop(w);
+        file.sync_all().map_err(fail)?;
+        std::fs::rename(&temp, self.path(phase.step)).map_err(fail)?;
+        #[cfg(unix)]
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(fail)?;
         Ok(())
     }
 
-    fn read(&self, slot: u64) -> Result<Option<(Header, Vec<u8>)>, ClusterError> {
+    /// The header of slot `slot`, `None` when there is no file or it is not a whole
+    /// checkpoint; an error when it belongs to another run.
+    fn header(&self, slot: u64) -> Result<Option<(Header, u64)>, ClusterError> {
         let path = self.path(slot);
-        let mut file = match std::fs::File::open(&path) {
+        let mut file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(ClusterError::Checkpoint(format!(
-                    "cannot read {}: {e}",
-                    path.display()
-                )));
-            }
+            Err(e) => return Err(self.error("cannot read a", e)),
         };
-        let mut bytes = Vec::new();
-        if file.read_to_end(&mut bytes).is_err() || bytes.len() < 8 {
+        let mut len = [0u8; 8];
+        if file.read_exact(&mut len).is_err() {
             return Ok(None);
         }
-        let n = read_u64(&bytes) as usize;
-        let Some(json) = bytes.get(8..8usize.saturating_add(n)) else {
-            return Ok(None);
-        };
-        let Ok(header) = serde_json::from_slice::<Header>(json) else {
-            return Ok(None);
-        };
-        let body = bytes.split_off(8 + n);
-        if crc32fast::hash(&body) != header.crc {
+        let n = u64::from_le_bytes(len);
+        if n > 1 << 30 {
             return Ok(None);
         }
+        let mut json = vec![0u8; n as usize];
+        if file.read_exact(&mut json).is_err() {
+            return Ok(None);
+        }
+        let Ok(header) = serde_json::from_slice::<Header>(&json) else {
+            return Ok(None);
+        };
         if header.format != FORMAT
             || header.board != self.board
             || header.goal != self.goal
@@ -1239,56 +1288,77 @@ impl Checkpoints {
                 header.peers
             )));
         }
-        Ok(Some((header, body)))
+        let words = header.len.div_ceil(FIELDS_PER_WORD);
+        let depths = if header.has_depths { header.len } else { 0 };
+        let whole = 8 + n + words * 8 + depths + 4;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok((size == whole).then_some((header, 8 + n)))
     }
 
     /// The steps this worker can resume from.
     fn available(&self) -> Result<Vec<u64>, ClusterError> {
         let mut steps = Vec::new();
         for slot in 0..2 {
-            if let Some((h, _)) = self.read(slot)? {
+            if let Some((h, _)) = self.header(slot)? {
                 steps.push(h.phase.step);
             }
         }
         Ok(steps)
     }
 
+    /// Loads step `step` (streamed into fresh marks, the CRC checked).
     fn load(
         &self,
         step: u64,
         space: impl Fn(u8) -> ParitySpace,
     ) -> Result<(Slice, Phase), ClusterError> {
-        let (header, body) = self
-            .read(step)?
+        let (header, offset) = self
+            .header(step)?
             .filter(|(h, _)| h.phase.step == step)
-            .ok_or_else(|| {
-                ClusterError::Checkpoint(format!(
-                    "checkpoint step {step} vanished from {}",
-                    self.dir.display()
-                ))
-            })?;
+            .ok_or_else(|| self.error("lost the", format!("step {step} vanished")))?;
         let size = space(header.phase.class).size();
         let (lo, hi) = slice_bounds(size, self.peers, self.worker);
-        let words = (hi - lo).div_ceil(FIELDS_PER_WORD) as usize;
-        let depth_bytes = if header.has_depths {
-            (hi - lo) as usize
-        } else {
-            0
-        };
-        if header.lo != lo || header.len != hi - lo || body.len() != words * 8 + depth_bytes {
-            return Err(ClusterError::Checkpoint(format!(
-                "checkpoint step {step} in {} does not match this run's slices",
-                self.dir.display()
-            )));
+        if header.lo != lo || header.len != hi - lo {
+            return Err(self.error(
+                "a mismatched",
+                format!("step {step} does not match this run's slices"),
+            ));
         }
+        let fail = |e: std::io::Error| self.error("cannot read a", e);
+        let mut file = File::open(self.path(step)).map_err(fail)?;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).map_err(fail)?;
+        let mut r = std::io::BufReader::with_capacity(1 << 20, file);
+        let mut crc = crc32fast::Hasher::new();
         let marks = StateMarks::new(hi - lo);
-        for (w, chunk) in marks.words().iter().zip(body[..words * 8].chunks_exact(8)) {
-            w.store(read_u64(chunk), Relaxed);
+        let mut word = [0u8; 8];
+        for w in marks.words() {
+            r.read_exact(&mut word).map_err(fail)?;
+            crc.update(&word);
+            w.store(u64::from_le_bytes(word), Relaxed);
         }
-        let depths = header
-            .has_depths
-            .then(|| DepthArray::from_raw_bytes(body[words * 8..].to_vec()));
-        Ok((Slice { lo, marks, depths }, header.phase))
+        let depths = if header.has_depths {
+            let mut raw = vec![0u8; (hi - lo) as usize];
+            r.read_exact(&mut raw).map_err(fail)?;
+            crc.update(&raw);
+            Some(DepthArray::from_raw_bytes(raw))
+        } else {
+            None
+        };
+        let mut stored = [0u8; 4];
+        r.read_exact(&mut stored).map_err(fail)?;
+        if crc.finalize() != u32::from_le_bytes(stored) {
+            return Err(self.error("a corrupt", format!("step {step} fails its CRC-32")));
+        }
+        let record = header.phase.class == 0;
+        Ok((
+            Slice {
+                lo,
+                marks,
+                depths,
+                record,
+            },
+            header.phase,
+        ))
     }
 }
 

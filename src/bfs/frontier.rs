@@ -15,8 +15,9 @@
 //! 2. each segment's runs are merged (deduplicated, stripped of layer `d`) into the new layer's
 //!    segment, the segments in parallel.
 //!
-//! Memory: the three layers, one chunk's neighbours (`32 * CHUNK` bytes) and the runs of the
-//! layer being built (unless they spill to disk).
+//! Memory: the three layers (about 1.4 bytes per board on 4x4's deep layers), one chunk's
+//! neighbours (up to `4 * CHUNK` indices, 4 GiB, twice that while they are gathered) and the
+//! runs of the layer being built (unless they spill to disk).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -65,12 +66,14 @@ pub struct LayerReport {
 pub struct Frontier {
     /// `layer_sizes[d]` = boards at depth `d`, for `d = 0..=` the last depth reached.
     pub layer_sizes: Vec<u64>,
-    /// True when the search ran out of boards (the whole component is known) before or at
-    /// the depth limit.
+    /// True when the search ran out of boards before the depth limit: the component's radius
+    /// is below the limit, and the whole component is known. (A search that stops exactly at
+    /// the radius does not know it, and says false.)
     pub complete: bool,
     /// The first [`LAST_LISTED`] boards of the last layer, ascending index.
     pub last: Vec<StateIndex>,
-    /// Largest number of bytes of layers and runs held in memory at once.
+    /// Largest number of bytes of layers and runs held in memory at once (not counting one
+    /// chunk's neighbours).
     pub peak_bytes: u64,
 }
 
@@ -323,6 +326,9 @@ pub fn search<S: StateSpace>(
             runs.add(encoded)?;
             peak = peak.max(previous.bytes() + current.bytes() + runs.bytes_in_memory());
         }
+        // Layer d - 1 is no longer needed: free it before the merge.
+        peak = peak.max(previous.bytes() + current.bytes() + runs.bytes_in_memory());
+        drop(std::mem::replace(&mut previous, Layer::new(size)));
         // Merge each segment's runs into the next layer.
         let merged: Result<Vec<(Vec<u8>, u64)>, FrontierError> = (0..SEGMENTS)
             .into_par_iter()
@@ -348,7 +354,7 @@ pub fn search<S: StateSpace>(
             next.segments[seg] = bytes;
             next.len += n;
         }
-        peak = peak.max(previous.bytes() + current.bytes() + next.bytes());
+        peak = peak.max(current.bytes() + next.bytes() + runs.bytes_in_memory());
         if next.len == 0 {
             complete = true;
             break;
