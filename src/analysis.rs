@@ -421,15 +421,18 @@ pub fn analyze_limited(
             LexSpace::MAX_CELLS
         ))
     };
-    let mut last_layer = (std::time::Instant::now(), 0u64);
+    // (when the last layer was built, the sizes of the last two layers)
+    let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
     progress.begin("layers", u64::from(max_depth), "layers");
     let mut report = |r: bfs::frontier::LayerReport| {
         let now = std::time::Instant::now();
         let seconds = now.duration_since(last_layer.0).as_secs_f64().max(1e-9);
         let rate = r.size as f64 / seconds;
-        // Layers grow about geometrically: extrapolate the remaining time with this layer's
-        // growth factor.
-        let growth = if last_layer.1 > 0 {
+        // Layers grow about geometrically: extrapolate the remaining time with the growth
+        // factor over the last two layers (some boards alternate between two factors).
+        let growth = if last_layer.2 > 0 {
+            (r.size as f64 / last_layer.2 as f64).sqrt()
+        } else if last_layer.1 > 0 {
             r.size as f64 / last_layer.1 as f64
         } else {
             1.0
@@ -438,7 +441,7 @@ pub fn analyze_limited(
         let eta: f64 = (1..=remaining.min(64))
             .map(|k| seconds * growth.powi(k as i32))
             .sum();
-        last_layer = (now, r.size);
+        last_layer = (now, r.size, last_layer.1);
         progress.update(
             u64::from(r.depth),
             &format!(
@@ -451,7 +454,9 @@ pub fn analyze_limited(
                 if r.depth == 0 {
                     "?".to_string()
                 } else {
-                    format!("{:.0} s", eta)
+                    // Capped: a limit far beyond the radius extrapolates to centuries.
+                    indicatif::HumanDuration(std::time::Duration::from_secs_f64(eta.min(1e9)))
+                        .to_string()
                 }
             ),
         );

@@ -17,7 +17,7 @@ use crate::board::{Board, Direction};
 use crate::progress::Progress;
 use crate::rank;
 use crate::shape::Shape;
-use crate::solve::heuristic::{Estimator, Slide};
+use crate::solve::estimator::{Estimator, Slide};
 
 /// The most cells for which an exact table is kept in memory: the lexicographic index's
 /// (one byte per board of all `n!`).

@@ -31,6 +31,7 @@
 //! ```
 
 pub mod cache;
+mod estimator;
 pub mod exact;
 pub mod heuristic;
 pub mod input;

@@ -32,7 +32,7 @@
 use crate::board::Board;
 use crate::progress::Progress;
 use crate::shape::Shape;
-use crate::solve::heuristic::{Estimator, Slide};
+use crate::solve::estimator::{Estimator, Slide};
 
 /// The largest board (in cells) that pattern databases are built for.
 pub const MAX_CELLS: usize = 16;
@@ -93,7 +93,7 @@ pub enum PdbError {
         shape: Shape,
         /// The pattern's tiles.
         tiles: Vec<u8>,
-        /// `n! / (n - k)!`.
+        /// `16^k` (four bits per tile's cell, see the module documentation).
         expected: u64,
         /// Entries given.
         found: u64,
@@ -351,7 +351,7 @@ impl PatternDb {
 
     /// The value for the pattern's tiles as placed on `board`.
     pub fn value(&self, board: &Board) -> u8 {
-        let pos = crate::solve::heuristic::positions(board.permutation());
+        let pos = crate::solve::estimator::positions(board.permutation());
         self.table[table_index(self.pieces.iter().map(|&p| pos[p as usize]))]
     }
 }
@@ -730,7 +730,7 @@ mod tests {
     /// reflected side is used.
     #[test]
     fn incremental_lookups_match_fresh_ones() {
-        use crate::solve::heuristic::positions;
+        use crate::solve::estimator::positions;
         let s = shape(4, 4);
         let groups = vec![
             vec![1, 2, 3, 4],

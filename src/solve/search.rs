@@ -23,7 +23,8 @@ use std::time::Instant;
 
 use crate::board::{Board, Direction};
 use crate::shape::Shape;
-use crate::solve::heuristic::{Estimator, Slide, Visitor, Zero, positions};
+use crate::solve::estimator::{Estimator, Slide, positions};
+use crate::solve::heuristic::{Visitor, Zero};
 use crate::solve::{Algorithm, Heuristic, Limits, Solution, SolveError};
 
 /// The most cells BFS, UCS and A* can pack in a `u128` key.
