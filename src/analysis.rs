@@ -249,6 +249,29 @@ pub struct Analysis {
     pub traffic: Option<Traffic>,
 }
 
+impl Analysis {
+    /// The analysis of `goal`'s shape from its parts (the board and edge counts derived).
+    fn new(
+        goal: &Board,
+        distances: Distances,
+        components: Components,
+        per_board: Option<PerBoard>,
+        traffic: Option<Traffic>,
+    ) -> Analysis {
+        let shape = goal.shape();
+        Analysis {
+            shape,
+            goal: goal.clone(),
+            boards: shape.board_count().unwrap_or(0),
+            edges: shape.edge_count().unwrap_or(0),
+            distances,
+            components,
+            per_board,
+            traffic,
+        }
+    }
+}
+
 /// Analyzes the game graph of `goal`'s shape: BFS from `goal`, then the components.
 ///
 /// # Errors
@@ -275,16 +298,7 @@ pub fn analyze_unchecked(goal: &Board, options: Options, progress: &dyn Progress
         Engine::Parity => analyze_parity(goal, options, progress),
         Engine::Lex => analyze_lex(goal, options, progress),
     };
-    Analysis {
-        shape,
-        goal: goal.clone(),
-        boards: shape.board_count().unwrap_or(0),
-        edges: shape.edge_count().unwrap_or(0),
-        distances,
-        components,
-        per_board,
-        traffic: None,
-    }
+    Analysis::new(goal, distances, components, per_board, None)
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
@@ -371,16 +385,13 @@ pub fn analyze_cluster(
             depths: DepthArray::from_raw_bytes(raw),
         },
     });
-    Ok(Some(Analysis {
-        shape,
-        goal: goal.clone(),
-        boards: shape.board_count().unwrap_or(0),
-        edges: shape.edge_count().unwrap_or(0),
+    Ok(Some(Analysis::new(
+        goal,
         distances,
         components,
         per_board,
-        traffic: Some(outcome.traffic),
-    }))
+        Some(outcome.traffic),
+    )))
 }
 
 /// What a depth-limited analysis ([`analyze_limited`]) adds to an [`Analysis`].
@@ -507,19 +518,16 @@ pub fn analyze_limited(
         peak_bytes: frontier.peak_bytes,
     };
     Ok((
-        Analysis {
-            shape,
-            goal: goal.clone(),
-            boards: shape.board_count().unwrap_or(0),
-            edges: shape.edge_count().unwrap_or(0),
-            distances: Distances {
+        Analysis::new(
+            goal,
+            Distances {
                 layer_sizes: frontier.layer_sizes,
                 antipodes,
             },
             components,
-            per_board: None,
-            traffic: None,
-        },
+            None,
+            None,
+        ),
         limited,
     ))
 }

@@ -986,7 +986,7 @@ fn bfs_layers(
                 }
                 batch.push(StateIndex(slice.lo + local));
             }
-            if batch.len() >= BATCH || k + 1 == words.len() {
+            if batch.len() >= BATCH {
                 expand_batch(
                     net,
                     space,
