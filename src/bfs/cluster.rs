@@ -42,6 +42,7 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 use super::codec::{decode_sorted, encode_sorted};
+use super::driver::code;
 use super::marks::{FIELDS_PER_WORD, LOW_BITS};
 use super::{Parity, ParitySpace, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -931,11 +932,6 @@ fn space_of(shape: crate::shape::Shape, goal_class: Parity, class: u8) -> Parity
     ParitySpace::new(shape, class).expect("checked in run")
 }
 
-/// The frontier code of layer `depth` (as in the one-machine driver).
-fn code(depth: u32) -> u64 {
-    1 + u64::from(depth % 2)
-}
-
 /// Runs the BFS of `phase.current` to its end; returns its last layer's indices (on worker
 /// 0, when that layer has at most [`list_limit`] boards).
 fn bfs_layers(
@@ -946,13 +942,6 @@ fn bfs_layers(
     checkpoints: &Option<Checkpoints>,
     events: &mpsc::Sender<Event>,
 ) -> Result<Vec<u64>, ClusterError> {
-    let peers = net.peers;
-    let per = words_per_worker(space.size(), peers);
-    let owner = |i: u64| ((i / FIELDS_PER_WORD) / per) as usize;
-    let bases: Vec<u64> = (0..peers)
-        .map(|g| slice_bounds(space.size(), peers, g).0)
-        .collect();
-    let send_batch = (SEND_BUDGET / 8 / peers).clamp(1 << 10, 1 << 16);
     let limit = list_limit(space.size()) as u64;
     // Boards of this class already reached (the goal's class is explored whole before the
     // other class starts, so its components sum to `space.size()`).
@@ -961,13 +950,9 @@ fn bfs_layers(
     loop {
         let depth = (phase.current.len() - 1) as u32;
         let size = *phase.current.last().expect("a BFS has a first layer");
-        let keep = size <= limit;
-        let mut kept = Vec::new();
+        let mut expander = Expander::new(space.size(), net.peers, size <= limit);
         net.sink.start(net.round, code(depth + 1), depth + 1);
         let frontier = code(depth) * LOW_BITS;
-        let mut out: Vec<Vec<u64>> = vec![Vec::new(); peers];
-        let mut batch = Vec::with_capacity(BATCH);
-        let mut neighbours = Vec::with_capacity(4 * BATCH);
         let words = slice.marks.words();
         for (k, word) in words.iter().enumerate() {
             let x = word.load(Relaxed);
@@ -984,50 +969,23 @@ fn bfs_layers(
                 if local >= slice.marks.len() {
                     break;
                 }
-                batch.push(StateIndex(slice.lo + local));
+                expander.batch.push(StateIndex(slice.lo + local));
             }
-            if batch.len() >= BATCH {
-                expand_batch(
-                    net,
-                    space,
-                    slice,
-                    &mut batch,
-                    &mut neighbours,
-                    &mut out,
-                    &owner,
-                    &bases,
-                    send_batch,
-                    keep.then_some(&mut kept),
-                );
+            if expander.batch.len() >= BATCH {
+                expander.expand(net, space, slice);
             }
         }
-        expand_batch(
-            net,
-            space,
-            slice,
-            &mut batch,
-            &mut neighbours,
-            &mut out,
-            &owner,
-            &bases,
-            send_batch,
-            keep.then_some(&mut kept),
-        );
-        for (target, list) in out.iter_mut().enumerate() {
-            if !list.is_empty() {
-                list.sort_unstable();
-                list.dedup();
-                net.send_indices(target, bases[target], list);
-                list.clear();
-            }
+        expander.expand(net, space, slice);
+        for target in 0..net.peers {
+            expander.send(net, target);
         }
         net.sync()?;
         let next = net.sum(net.sink.found.get())?;
         if next == 0 {
             // The last layer: its boards to worker 0 when few.
-            if !keep {
+            let Some(kept) = expander.kept else {
                 return Ok(Vec::new());
-            }
+            };
             let mut bytes = Vec::new();
             encode_sorted(&kept, 0, &mut bytes);
             let got = net.gather(vec![bytes])?;
@@ -1060,50 +1018,73 @@ fn bfs_layers(
     }
 }
 
-/// Expands `batch`, claims the owned neighbours, buffers the others per owner.
-#[allow(clippy::too_many_arguments)]
-fn expand_batch(
-    net: &mut Net<'_>,
-    space: &ParitySpace,
-    slice: &Slice,
-    batch: &mut Vec<StateIndex>,
-    neighbours: &mut Vec<StateIndex>,
-    out: &mut [Vec<u64>],
-    owner: &impl Fn(u64) -> usize,
-    bases: &[u64],
+/// One worker's expansion of a layer: frontier boards batched for the kernel, and the
+/// neighbours owned by other workers buffered per owner and sent sorted.
+struct Expander {
+    batch: Vec<StateIndex>,
+    neighbours: Vec<StateIndex>,
+    /// The layer's boards, when it is small enough to be the last layer listed.
+    kept: Option<Vec<u64>>,
+    /// Per worker: neighbours it owns, not yet sent.
+    outbox: Vec<Vec<u64>>,
+    /// Per worker: the first index of its slice.
+    bases: Vec<u64>,
+    words_per_worker: u64,
     send_batch: usize,
-    kept: Option<&mut Vec<u64>>,
-) {
-    if batch.is_empty() {
-        return;
-    }
-    if let Some(kept) = kept {
-        kept.extend(batch.iter().map(|i| i.0));
-    }
-    net.traffic.expanded += batch.len() as u64;
-    neighbours.clear();
-    space.expand(batch, neighbours);
-    batch.clear();
-    let me = net.me;
-    for &nb in neighbours.iter() {
-        if nb == StateIndex::NONE {
-            continue;
+}
+
+impl Expander {
+    fn new(size: u64, peers: usize, keep: bool) -> Expander {
+        Expander {
+            batch: Vec::with_capacity(BATCH),
+            neighbours: Vec::with_capacity(4 * BATCH),
+            kept: keep.then(Vec::new),
+            outbox: vec![Vec::new(); peers],
+            bases: (0..peers).map(|g| slice_bounds(size, peers, g).0).collect(),
+            words_per_worker: words_per_worker(size, peers),
+            send_batch: (SEND_BUDGET / 8 / peers).clamp(1 << 10, 1 << 16),
         }
-        let g = owner(nb.0);
-        if g == me {
-            net.sink.claim(slice, nb.0);
-        } else {
-            out[g].push(nb.0);
-            if out[g].len() >= send_batch {
-                let list = &mut out[g];
-                list.sort_unstable();
-                list.dedup();
-                let taken = std::mem::take(list);
-                net.send_indices(g, bases[g], &taken);
-                out[g] = taken;
-                out[g].clear();
+    }
+
+    /// Expands the batch, claims the owned neighbours, buffers the others per owner.
+    fn expand(&mut self, net: &mut Net<'_>, space: &ParitySpace, slice: &Slice) {
+        if self.batch.is_empty() {
+            return;
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.extend(self.batch.iter().map(|i| i.0));
+        }
+        net.traffic.expanded += self.batch.len() as u64;
+        self.neighbours.clear();
+        space.expand(&self.batch, &mut self.neighbours);
+        self.batch.clear();
+        for k in 0..self.neighbours.len() {
+            let nb = self.neighbours[k];
+            if nb == StateIndex::NONE {
+                continue;
+            }
+            let owner = (nb.0 / FIELDS_PER_WORD / self.words_per_worker) as usize;
+            if owner == net.me {
+                net.sink.claim(slice, nb.0);
+            } else {
+                self.outbox[owner].push(nb.0);
+                if self.outbox[owner].len() >= self.send_batch {
+                    self.send(net, owner);
+                }
             }
         }
+    }
+
+    /// Sends what is buffered for worker `target`, sorted and deduplicated.
+    fn send(&mut self, net: &mut Net<'_>, target: usize) {
+        let list = &mut self.outbox[target];
+        if list.is_empty() {
+            return;
+        }
+        list.sort_unstable();
+        list.dedup();
+        net.send_indices(target, self.bases[target], list);
+        list.clear();
     }
 }
 

@@ -145,8 +145,8 @@ fn run_with_limit<S: StateSpace>(
     }
 }
 
-/// The frontier code of layer `depth`.
-fn code(depth: u32) -> u64 {
+/// The frontier code of layer `depth` (shared with the distributed driver).
+pub(super) fn code(depth: u32) -> u64 {
     1 + u64::from(depth % 2)
 }
 

@@ -19,6 +19,7 @@
 //! neighbours (up to `4 * CHUNK` indices, 4 GiB, twice that while they are gathered) and the
 //! runs of the layer being built (unless they spill to disk).
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -207,10 +208,10 @@ impl Runs {
         Ok(())
     }
 
-    /// The runs of `segment`.
-    fn of(&self, segment: usize) -> Result<Vec<Vec<u8>>, FrontierError> {
+    /// The runs of `segment` (borrowed when in memory, read when on disk).
+    fn of(&self, segment: usize) -> Result<Vec<Cow<'_, [u8]>>, FrontierError> {
         match self {
-            Runs::Memory(runs) => Ok(runs[segment].clone()),
+            Runs::Memory(runs) => Ok(runs[segment].iter().map(|r| Cow::from(&r[..])).collect()),
             Runs::Disk { dir, files, .. } => files
                 .iter()
                 .map(|(file, offsets)| {
@@ -220,7 +221,7 @@ impl Runs {
                         path: dir.clone(),
                         source,
                     })?;
-                    Ok(bytes)
+                    Ok(Cow::from(bytes))
                 })
                 .collect(),
         }
