@@ -9,14 +9,16 @@
 //! Defaults `4x4 100 2024`, which is `benches/data/4x4_random100.txt`
 //! (`scripts/make_boards.sh` writes it).
 //!
-//! 1. Builds the 4x4 pattern databases (6-6-3) into a fresh temporary cache folder and times
-//!    it, then times loading them back. `--cache DIR` uses that folder instead (building only
-//!    what is missing there).
+//! 1. Builds the 4x4 pattern databases (7-8, the default, then 6-6-3) into a fresh temporary
+//!    cache folder and times it, then times loading them back (the load includes the sanity
+//!    check). `--cache DIR` uses that folder instead (building only what is missing there).
 //! 2. Solves every board of `BOARDS` (default `benches/data/4x4_random100.txt`) with IDA* and
-//!    pattern databases, then linear conflict, then Manhattan distance on the first
+//!    each partition's pattern databases, then linear conflict, then Manhattan distance on the first
 //!    `--manhattan-boards N` (default 10) with at most `--cap N` expansions per board
-//!    (default 300,000,000); reports total and median time and expansions, and checks that
-//!    every heuristic finds the same (optimal) lengths. `--only-pdb` stops after pdb.
+//!    (default 300,000,000); reports total and median time and expansions, the mean of the
+//!    boards generated (the "nodes generated" of Felner, Korf & Hanan 2004: 36,710 for 7-8 and
+//!    617,555 for 6-6-3 on Korf's 100 instances), and checks that every heuristic finds the
+//!    same (optimal) lengths. `--only-pdb` stops after the pattern databases.
 //! 3. 3x3: the median time of A*-Manhattan, IDA* with linear conflict and IDA* with pattern
 //!    databases over 1,000 random solvable boards (seed 7).
 
@@ -86,51 +88,65 @@ fn main() {
         .first()
         .map_or_else(|| fail("no boards"), Board::shape);
 
-    // 1. Pattern databases: build, then load.
+    // 1. Pattern databases: build, then load; 2. the boards, per heuristic.
     let fresh = tempfile::tempdir().unwrap_or_else(|e| fail(&e.to_string()));
     let dir = o.cache.as_deref().unwrap_or(fresh.path());
-    let partition = Partition::default_for(shape).unwrap_or_else(|e| fail(&e.to_string()));
-    let started = Instant::now();
-    let (built, events) = cache::load_or_build(Some(dir), &partition, &NoProgress)
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    let build_time = started.elapsed();
-    let all_built = events
-        .iter()
-        .all(|e| matches!(e, cache::CacheEvent::Built { .. }));
-    let started = Instant::now();
-    let (loaded, events) = cache::load_or_build(Some(dir), &partition, &NoProgress)
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    let load_time = started.elapsed();
-    assert!(
-        events
+    let names: &[&str] = if shape.rows() == 4 && shape.cols() == 4 {
+        &["7-8", "6-6-3"]
+    } else {
+        &["default"]
+    };
+    let mut reference: Option<Vec<Option<usize>>> = None;
+    let mut rows = Vec::new();
+    for name in names {
+        let partition = Partition::named(shape, name).unwrap_or_else(|e| fail(&e.to_string()));
+        let started = Instant::now();
+        let (built, events) = cache::load_or_build(Some(dir), &partition, &NoProgress)
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        let build_time = started.elapsed();
+        let all_built = events
             .iter()
-            .all(|e| matches!(e, cache::CacheEvent::Loaded { .. }))
-    );
-    assert_eq!(built.databases(), loaded.databases());
-    let groups: Vec<String> = partition
-        .groups()
-        .iter()
-        .map(|g| g.len().to_string())
-        .collect();
+            .all(|e| matches!(e, cache::CacheEvent::Built { .. }));
+        drop(built);
+        let started = Instant::now();
+        let (loaded, events) = cache::load_or_build(Some(dir), &partition, &NoProgress)
+            .unwrap_or_else(|e| fail(&e.to_string()));
+        let load_time = started.elapsed();
+        assert!(
+            events
+                .iter()
+                .all(|e| matches!(e, cache::CacheEvent::Loaded { .. }))
+        );
+        println!(
+            "pattern databases {shape} {}: {} in {:.2} s, loaded and checked in {:.3} s ({} MB)",
+            partition.name(),
+            if all_built {
+                "built"
+            } else {
+                "read from --cache (some built)"
+            },
+            build_time.as_secs_f64(),
+            load_time.as_secs_f64(),
+            partition.table_bytes() / 1_000_000
+        );
+        rows.push((format!("pdb ({}, reflected)", partition.name()), loaded));
+    }
     println!(
-        "pattern databases {shape} {}: {} in {:.2} s, loaded in {:.3} s",
-        groups.join("-"),
-        if all_built {
-            "built"
-        } else {
-            "read from --cache (some built)"
-        },
-        build_time.as_secs_f64(),
-        load_time.as_secs_f64()
+        "{:<24} {:>7} {:>9} {:>10} {:>13} {:>11} {:>14}",
+        "IDA* heuristic",
+        "solved",
+        "total s",
+        "median ms",
+        "expanded",
+        "median exp",
+        "mean generated"
     );
-
-    // 2. The boards, per heuristic.
-    println!(
-        "{:<24} {:>7} {:>10} {:>10} {:>14} {:>14}",
-        "IDA* heuristic", "solved", "total s", "median ms", "total nodes", "median nodes"
-    );
-    let pdb = Heuristic::pdb(Arc::new(loaded));
-    let reference = run("pdb (6-6-3, reflected)", &boards, &pdb, Limits::NONE, None);
+    for (name, loaded) in rows {
+        let pdb = Heuristic::pdb(Arc::new(loaded));
+        let lengths = run(&name, &boards, &pdb, Limits::NONE, reference.as_deref());
+        reference.get_or_insert(lengths);
+    }
+    let reference = reference.unwrap_or_default();
     if o.only_pdb {
         return;
     }
@@ -212,6 +228,7 @@ fn run(
 ) -> Vec<Option<usize>> {
     let mut times = Vec::new();
     let mut nodes = Vec::new();
+    let mut generated = 0u64;
     let mut lengths = Vec::new();
     let started = Instant::now();
     for (i, board) in boards.iter().enumerate() {
@@ -226,6 +243,7 @@ fn run(
                 }
                 times.push(s.elapsed);
                 nodes.push(s.expanded);
+                generated += s.generated;
                 lengths.push(Some(s.moves.len()));
             }
             Err(SolveError::LimitReached { expanded, .. }) => {
@@ -243,13 +261,14 @@ fn run(
         .get(times.len() / 2)
         .map_or(f64::NAN, |t| t.as_secs_f64() * 1e3);
     println!(
-        "{:<24} {:>7} {:>10.2} {:>10.2} {:>14} {:>14}",
+        "{:<24} {:>7} {:>9.2} {:>10.2} {:>13} {:>11} {:>14.0}",
         name,
         format!("{solved}/{}", boards.len()),
         total.as_secs_f64(),
         median_ms,
         nodes.iter().sum::<u64>(),
-        nodes[nodes.len() / 2]
+        nodes[nodes.len() / 2],
+        generated as f64 / solved.max(1) as f64
     );
     lengths
 }

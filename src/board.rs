@@ -91,6 +91,13 @@ impl Direction {
         }
     }
 
+    /// Its place in [`Direction::ALL`] (`U D L R` = `0 1 2 3`), so that `i ^ 1` is the
+    /// opposite move's.
+    #[inline(always)]
+    pub fn index(self) -> u8 {
+        self as u8
+    }
+
     /// The move that undoes this one.
     pub fn opposite(self) -> Direction {
         match self {

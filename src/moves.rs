@@ -12,34 +12,57 @@
 //!
 //! and the rank changes by `sum (d'[m] - d[m]) * (n - 1 - m)!`.
 
+use crate::board::Direction;
 use crate::rank;
 use crate::shape::Shape;
 
-/// The cells the blank can swap with, for every blank cell of a shape (at most 4 each).
+/// The cells the blank can swap with, for every blank cell of a shape (at most 4 each), with
+/// the direction of each move.
 #[derive(Debug, Clone)]
 pub struct MoveTable {
     targets: Vec<[u8; 4]>,
+    directions: Vec<[Direction; 4]>,
     counts: Vec<u8>,
 }
 
 impl MoveTable {
-    /// The table for `shape`: for each blank cell, its adjacent cells in `U D L R` order.
+    /// The table for `shape`: for each blank cell, its adjacent cells in `U D L R` order
+    /// ([`Direction::step`]).
     pub fn new(shape: Shape) -> MoveTable {
         let mut targets = vec![[0u8; 4]; shape.cells()];
+        let mut directions = vec![[Direction::Up; 4]; shape.cells()];
         let mut counts = vec![0u8; shape.cells()];
         for cell in 0..shape.cells() {
-            for (k, to) in shape.adjacent(cell).enumerate() {
-                targets[cell][k] = to as u8;
-                counts[cell] = k as u8 + 1;
+            for dir in Direction::ALL {
+                if let Some(to) = dir.step(shape, cell) {
+                    let k = counts[cell] as usize;
+                    targets[cell][k] = to as u8;
+                    directions[cell][k] = dir;
+                    counts[cell] += 1;
+                }
             }
         }
-        MoveTable { targets, counts }
+        MoveTable {
+            targets,
+            directions,
+            counts,
+        }
     }
 
     /// The cells adjacent to `blank`.
     #[inline(always)]
     pub fn targets(&self, blank: usize) -> &[u8] {
         &self.targets[blank][..self.counts[blank] as usize]
+    }
+
+    /// The blank's moves from `blank`: each direction with the cell it reaches.
+    #[inline(always)]
+    pub fn moves(&self, blank: usize) -> impl Iterator<Item = (Direction, usize)> + '_ {
+        let count = self.counts[blank] as usize;
+        self.directions[blank][..count]
+            .iter()
+            .zip(&self.targets[blank][..count])
+            .map(|(&dir, &to)| (dir, to as usize))
     }
 }
 

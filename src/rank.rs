@@ -30,35 +30,62 @@ pub const fn weights<const N: usize>() -> [u64; N] {
 /// The caller guarantees that `perm` is a permutation (a [`crate::Board`] always is); other
 /// input gives an unspecified number but never panics in release builds.
 pub fn rank(perm: &[u8]) -> u64 {
-    let n = perm.len();
-    debug_assert!(n <= 20);
+    debug_assert!(perm.len() <= 20);
+    rank_partial(perm, perm.len())
+}
+
+/// The permutation of `0..out.len()` with rank `r` (`r < out.len()!`), written to `out`.
+pub fn unrank(r: u64, out: &mut [u8]) {
+    debug_assert!(out.len() <= 20);
+    unrank_partial(r, out.len(), out);
+}
+
+/// `n! / (n - k)!`, the number of `k`-permutations of `0..n` (placements of `k` distinct
+/// tiles on `n` cells); `None` when it does not fit in a `u64`.
+pub fn partial_count(n: usize, k: usize) -> Option<u64> {
+    (n.checked_sub(k)? + 1..=n).try_fold(1u64, |acc, m| acc.checked_mul(m as u64))
+}
+
+/// Lexicographic rank of the `k`-permutation `values` of `0..n` (`k = values.len() <= n <=
+/// 32`) among all [`partial_count`]`(n, k)` of them: the Lehmer code truncated after `k`
+/// digits, digit `i` in radix `n - i` (Knuth, TAOCP 7.2.1.2). With `k = n` it is [`rank`].
+/// The pattern databases index placements of a pattern's tiles by it.
+#[inline(always)]
+pub fn rank_partial(values: &[u8], n: usize) -> u64 {
+    debug_assert!(values.len() <= n && n <= 32);
     let mut seen = 0u32;
     let mut r = 0u64;
-    for (i, &v) in perm.iter().enumerate() {
+    for (i, &v) in values.iter().enumerate() {
         let below = (seen & ((1u32 << v) - 1)).count_ones();
         seen |= 1 << v;
-        r = r * (n - i) as u64 + u64::from(v as u32 - below);
+        r = r * (n - i) as u64 + u64::from(u32::from(v) - below);
     }
     r
 }
 
-/// The permutation of `0..out.len()` with rank `r` (`r < out.len()!`), written to `out`.
-pub fn unrank(mut r: u64, out: &mut [u8]) {
-    let n = out.len();
-    debug_assert!(n <= 20);
-    // Lehmer digits, last first: d[i] = r mod (n - i) after the later digits are taken out.
-    for i in (0..n).rev() {
+/// The inverse of [`rank_partial`]: the `k`-permutation of `0..n` with rank `r`
+/// (`r < partial_count(n, k)`, `k = out.len() <= n <= 32`), written to `out`.
+pub fn unrank_partial(mut r: u64, n: usize, out: &mut [u8]) {
+    debug_assert!(out.len() <= n && n <= 32);
+    for i in (0..out.len()).rev() {
         let base = (n - i) as u64;
         out[i] = (r % base) as u8;
         r /= base;
     }
-    digits_to_perm(out);
+    digits_to_values(out, n);
 }
 
 /// Replaces Lehmer digits in `digits` by the permutation they encode.
 #[inline(always)]
 fn digits_to_perm(digits: &mut [u8]) {
-    let mut free = (1u32 << digits.len()) - 1;
+    let n = digits.len();
+    digits_to_values(digits, n);
+}
+
+/// Replaces the first Lehmer digits of a permutation of `0..n` by the values they encode.
+#[inline(always)]
+fn digits_to_values(digits: &mut [u8], n: usize) {
+    let mut free = u32::MAX.checked_shr(32 - n as u32).unwrap_or(0);
     for d in digits.iter_mut() {
         let v = select(free, u32::from(*d));
         free &= !(1 << v);
@@ -281,6 +308,34 @@ mod tests {
         assert_eq!(factorial(20), Some(2_432_902_008_176_640_000));
         assert_eq!(factorial(21), None);
         assert_eq!(weights::<4>(), [6, 2, 1, 1]);
+    }
+
+    /// `k`-permutations: an exhaustive round trip in lexicographic order, the count, and the
+    /// full permutations as the case `k = n`.
+    #[test]
+    fn partial_ranks_are_a_lexicographic_bijection() {
+        for (n, k) in [(6, 3), (9, 4), (16, 2), (5, 5), (4, 0)] {
+            let total = partial_count(n, k).unwrap();
+            let mut values = vec![0u8; k];
+            let mut prev: Option<Vec<u8>> = None;
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..total {
+                unrank_partial(r, n, &mut values);
+                assert_eq!(rank_partial(&values, n), r, "n={n} k={k}");
+                assert!(values.iter().all(|&v| (v as usize) < n));
+                assert!(seen.insert(values.clone()));
+                if let Some(q) = &prev {
+                    assert!(q < &values);
+                }
+                prev = Some(values.clone());
+            }
+        }
+        assert_eq!(partial_count(16, 8), Some(518_918_400));
+        assert_eq!(partial_count(16, 7), Some(57_657_600));
+        assert_eq!(partial_count(9, 9), factorial(9));
+        assert_eq!(partial_count(3, 4), None);
+        let perm = [3u8, 0, 4, 1, 2];
+        assert_eq!(rank_partial(&perm, 5), rank(&perm));
     }
 
     #[test]

@@ -323,7 +323,7 @@ fn batch_reports_bad_lines_and_solves_the_rest() {
     let (code, out, err) = run(&["--batch", &file], None);
     assert_eq!(code, 2, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "line,moves,expanded,seconds,solution");
+    assert_eq!(lines[0], "line,moves,expanded,nodes,seconds,solution");
     assert_eq!(lines.len(), 5, "{out}");
     let rows: Vec<Vec<&str>> = lines[1..].iter().map(|l| l.split(',').collect()).collect();
     assert_eq!(
@@ -333,10 +333,17 @@ fn batch_reports_bad_lines_and_solves_the_rest() {
     for row in &rows {
         if row[1] != "unsolvable" {
             let start = board(3, 3, boards[row[0].parse::<usize>().unwrap() - 1]);
-            let moves = directions(row[4]);
+            let moves = directions(row[5]);
             assert_eq!(moves.len(), row[1].parse::<usize>().unwrap());
             assert_eq!(replay(&start, &moves), Some(Board::goal(start.shape())));
-            assert!(row[3].parse::<f64>().is_ok());
+            // Boards generated: at least those expanded (IDA* generates the children of
+            // each expanded board but the last).
+            let (expanded, nodes) = (
+                row[2].parse::<u64>().unwrap(),
+                row[3].parse::<u64>().unwrap(),
+            );
+            assert!(nodes >= expanded && nodes > 0, "{row:?}");
+            assert!(row[4].parse::<f64>().is_ok());
         }
     }
     let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
@@ -391,14 +398,57 @@ fn corrupt_cache_files_are_rebuilt() {
     assert_eq!(fs::read(&file).unwrap(), good);
 }
 
-/// The default method and `--compare` on 4x4 build the 6-6-3 pattern databases (about 25 s in
-/// a release build): `cargo test --release --test solve_cli -- --ignored`.
+/// The 4x4 default, the 7-8 databases (built once, about 6 minutes and 1.6 GB in a release
+/// build, announced before), against the 6-6-3 ones: equal lengths on the 100 seeded boards of
+/// the benchmark, every solution replayed to the goal; Korf's instances; `--compare`. Run
+/// with `cargo test --release --test solve_cli -- --ignored`.
 #[test]
-#[ignore = "builds the 4x4 pattern databases (30 s in release, minutes in debug)"]
+#[ignore = "builds the 4x4 7-8 pattern databases (6 minutes in release)"]
 fn default_method_on_4x4() {
     // One cache folder for all runs: the databases are built once.
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().display().to_string();
+    let boards = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/4x4_random100.txt"
+    );
+    let (code, out, err) = run(&["--batch", boards, "--cache", &cache], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: building the 7-8 pattern databases for 4x4 once: about"),
+        "{err}"
+    );
+    let (code, small, err) = run(
+        &["--batch", boards, "--cache", &cache, "--pdb", "6-6-3"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = fs::read_to_string(boards).unwrap();
+    let starts: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let rows = |csv: &str| -> Vec<Vec<String>> {
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let (rows78, rows663) = (rows(&out), rows(&small));
+    assert_eq!(rows78.len(), 100);
+    for (a, b) in rows78.iter().zip(&rows663) {
+        assert_eq!(a[1], b[1], "line {}: 7-8 and 6-6-3 lengths differ", a[0]);
+        let start = board(4, 4, starts[a[0].parse::<usize>().unwrap() - 3]);
+        for row in [a, b] {
+            let moves = directions(&row[5]);
+            assert_eq!(moves.len(), row[1].parse::<usize>().unwrap());
+            assert_eq!(replay(&start, &moves), Some(Board::goal(start.shape())));
+        }
+    }
+    // Fewer boards generated with 7-8 than with 6-6-3, in all.
+    let nodes = |rows: &[Vec<String>]| {
+        rows.iter()
+            .map(|r| r[3].parse::<u64>().unwrap())
+            .sum::<u64>()
+    };
+    assert!(nodes(&rows78) < nodes(&rows663));
     // Korf's 1985 instances 12 (45 moves) and 79 (42), turned to this crate's goal.
     for (tiles, moves) in [
         ("1 3 5 6 0 13 14 9 11 4 8 12 10 7 15 2", "45\n"),

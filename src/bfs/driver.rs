@@ -179,7 +179,7 @@ impl<'a, S: StateSpace, V: OnVisit> Expander<'a, S, V> {
             keep,
             across: false,
             batch: Vec::with_capacity(BATCH),
-            neighbours: Vec::with_capacity(4 * BATCH),
+            neighbours: Vec::with_capacity(space.degree() * BATCH),
             found: 0,
             next: Vec::new(),
         }
@@ -444,7 +444,8 @@ fn pull<S: StateSpace>(
         .enumerate()
         .map(|(chunk_index, words)| {
             let mut batch = Vec::with_capacity(BATCH + 32);
-            let mut slots = Vec::with_capacity(4 * (BATCH + 32));
+            let degree = space.degree();
+            let mut slots = Vec::with_capacity(degree * (BATCH + 32));
             let mut found = 0u64;
             let mut next = Vec::new();
             let mut overflow = false;
@@ -455,14 +456,14 @@ fn pull<S: StateSpace>(
                 for &nb in &slots[..slots.len().min(AHEAD)] {
                     marks.prefetch(nb);
                 }
-                for (k, (&board, four)) in batch.iter().zip(slots.chunks_exact(4)).enumerate() {
+                for (k, (&board, own)) in batch.iter().zip(slots.chunks_exact(degree)).enumerate() {
                     for &ahead in slots
-                        .get(4 * (k + AHEAD)..4 * (k + AHEAD + 1))
+                        .get(degree * (k + AHEAD)..degree * (k + AHEAD + 1))
                         .unwrap_or(&[])
                     {
                         marks.prefetch(ahead);
                     }
-                    let joins = four
+                    let joins = own
                         .iter()
                         .any(|&nb| nb != StateIndex::NONE && marks.get(nb) == frontier);
                     if joins {

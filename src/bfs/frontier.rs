@@ -294,7 +294,7 @@ pub fn search<S: StateSpace>(
             let mut neighbours: Vec<u64> = chunk
                 .par_chunks(4096)
                 .flat_map_iter(|boards| {
-                    let mut out = Vec::with_capacity(4 * boards.len());
+                    let mut out = Vec::with_capacity(space.degree() * boards.len());
                     space.expand(boards, &mut out);
                     out.into_iter()
                         .filter(|&i| i != StateIndex::NONE)

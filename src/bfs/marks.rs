@@ -35,7 +35,7 @@ impl StateMarks {
         // Zeroed by the allocator (calloc, hence lazily zeroed pages for large arrays) rather
         // than written word by word.
         let zeroed = std::mem::ManuallyDrop::new(vec![0u64; n_words]);
-        advise_huge_pages(zeroed.as_ptr().cast(), n_words * 8);
+        advise_huge_pages(zeroed.as_ptr(), n_words);
         // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`, and the
         // vector's allocation is handed over whole (pointer, length, capacity), never freed
         // twice since `zeroed` is not dropped.
@@ -124,17 +124,18 @@ impl StateMarks {
     }
 }
 
-/// Asks Linux to back `[ptr, ptr + len)` with transparent huge pages (where the system's
-/// policy is `madvise`); a hint, ignored elsewhere or on failure.
-fn advise_huge_pages(ptr: *const u8, len: usize) {
+/// Asks Linux to back the `len` elements at `ptr` with transparent huge pages (where the
+/// system's policy is `madvise`); a hint, ignored elsewhere, for small ranges or on failure.
+/// Given before the pages are first touched, it also makes faulting them in cheaper.
+pub(crate) fn advise_huge_pages<T>(ptr: *const T, len: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        if len < 4 * HUGE {
+        if len * size_of::<T>() < 4 * HUGE {
             return;
         }
         let start = (ptr as usize).next_multiple_of(HUGE);
-        let end = (ptr as usize + len) / HUGE * HUGE;
+        let end = (ptr as usize + len * size_of::<T>()) / HUGE * HUGE;
         if end > start {
             // SAFETY: the range lies inside one live allocation of ours; MADV_HUGEPAGE only
             // changes how the kernel backs it, never its contents.

@@ -8,10 +8,11 @@
 //!   supports, and the **kernel** [`StateSpace::expand`], a pure function from a batch of indices
 //!   to their neighbours' indices. The in-memory driver here, and any other (a distributed
 //!   worker, a depth-limited layer-list search, a pattern-database build) call that one kernel.
-//! - Two spaces: [`ParitySpace`] (one component, `n!/2` boards, the engine of every board with
+//! - Three spaces: [`ParitySpace`] (one component, `n!/2` boards, the engine of every board with
 //!   at least 2 rows and 2 columns, up to 20 cells) and [`LexSpace`] (all `n!` boards by
 //!   lexicographic rank, up to 12 cells: the one-row boards, whose graph has `(n-1)!`
-//!   components, and the independent check of the component structure).
+//!   components, and the independent check of the component structure); and outside this
+//!   folder a pattern database's abstract space (`solve::pdb`), searched by [`run`] too.
 //! - [`StateMarks`]: two bits per index, shared between threads.
 //! - Three drivers of the one kernel: [`run`], the level-synchronous parallel (rayon) BFS over
 //!   the marks, reporting each newly reached board through [`OnVisit`] and each layer through
@@ -35,6 +36,7 @@ mod parity;
 pub use driver::{Layers, list_limit, run};
 
 pub use lex::LexSpace;
+pub(crate) use marks::advise_huge_pages;
 pub use marks::{DONE, StateMarks, UNSEEN};
 pub use parity::{Parity, ParitySpace};
 
@@ -72,11 +74,20 @@ pub trait StateSpace: Sync {
     /// The board at `index` (`index < size()`).
     fn unrank(&self, index: StateIndex) -> Board;
 
-    /// The kernel: appends to `out` exactly 4 slots per board of `batch`, in order: the
-    /// indices of the boards reached when the blank moves up, down, left and right, or
-    /// [`StateIndex::NONE`] where that move leaves the board. Pure: the same batch always
-    /// gives the same slots. Ascending batches are fastest (consecutive indices share work).
+    /// The kernel: appends to `out` exactly [`StateSpace::degree`] slots per board of `batch`,
+    /// in order. For a board space (degree 4) they are the indices of the boards reached
+    /// when the blank moves up, down, left and right, or [`StateIndex::NONE`] where that move
+    /// leaves the board; other spaces fill their slots with neighbours first and `NONE`
+    /// after. Pure: the same batch always gives the same slots. Ascending batches are fastest
+    /// (consecutive indices share work).
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>);
+
+    /// Slots per board of [`StateSpace::expand`], the most neighbours a state can have: 4 for
+    /// the spaces of boards (the default); more for an abstract space whose state stands for
+    /// a set of boards (a pattern database's search, [`crate::solve::pdb`]).
+    fn degree(&self) -> usize {
+        4
+    }
 
     /// The moves of the layout between consecutive indices, if any (see [`Lanes`]). A driver
     /// may claim those with word-wide bit operations and ask the kernel only for the others

@@ -15,26 +15,28 @@
 //! | 4 + 4 | rows, columns |
 //! | 4 | `k`, the number of tiles in the pattern |
 //! | `k` | the tiles, as printed |
-//! | 8 | entry count, `16^k` |
+//! | 8 | entry count: `16^k` up to 6 tiles, `n! / (n - k)!` from 7 ([`Layout`]) |
 //! | entries | the table, one byte per entry, indexed as in [`crate::solve::pdb`] |
 //! | 4 | CRC-32 (IEEE) of everything before it |
 //!
 //! **Trust.** A file is used only if every field matches what is asked for, the length is
-//! exact, the checksum matches and the goal's entry is 0. A missing, truncated, corrupt or
+//! exact, the checksum matches and the values can be the pattern's ([`PatternDb::check`]:
+//! the goal's entry is 0, every value at least the tiles' Manhattan distance and of its
+//! parity). A missing, truncated, corrupt or
 //! stale (other version, shape or pattern) file is rebuilt and rewritten atomically: written to
 //! a temporary file in the same folder, then renamed over the old one, so that a crash or a
 //! concurrent run never leaves a half-written file under the real name.
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::progress::Progress;
 use crate::shape::Shape;
 use crate::solve::pdb::{
-    MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError, entries,
+    Layout, MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError,
 };
 
 /// The magic bytes that open every database file.
@@ -75,6 +77,17 @@ pub fn dir_from(
 pub fn file_name(shape: Shape, tiles: &[u8]) -> String {
     let tiles: Vec<String> = tiles.iter().map(u8::to_string).collect();
     format!("pdb-{shape}-{}.bin", tiles.join("-"))
+}
+
+/// Whether every database of `partition` has a file in `dir` (present, not yet checked):
+/// a cheap test to warn before a long first build.
+pub fn is_cached(dir: Option<&Path>, partition: &Partition) -> bool {
+    dir.is_some_and(|d| {
+        partition
+            .groups()
+            .iter()
+            .all(|tiles| d.join(file_name(partition.shape(), tiles)).is_file())
+    })
 }
 
 /// What happened to one pattern's database.
@@ -160,11 +173,16 @@ pub fn load_or_build(
 /// [`Rebuild::Missing`] when there is no file, [`Rebuild::Invalid`] with the reason when it
 /// cannot be trusted.
 pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuild> {
-    match fs::read(path) {
-        Ok(bytes) => decode(&bytes, shape, tiles).map_err(Rebuild::Invalid),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Rebuild::Missing),
-        Err(e) => Err(Rebuild::Invalid(format!("unreadable: {e}"))),
-    }
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Rebuild::Missing),
+        Err(e) => return Err(Rebuild::Invalid(format!("unreadable: {e}"))),
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| Rebuild::Invalid(format!("unreadable: {e}")))?
+        .len();
+    read_db(io::BufReader::new(file), len, shape, tiles).map_err(Rebuild::Invalid)
 }
 
 /// Writes `db` to its file in `dir` (created if needed), atomically; returns the path.
@@ -203,77 +221,82 @@ pub fn encode(db: &PatternDb) -> Vec<u8> {
 }
 
 /// Checks and reads a file's bytes as the database of `tiles` on `shape`; `Err` says why it
-/// cannot be trusted.
+/// cannot be trusted: a wrong header, length or checksum, or values that cannot be a
+/// database of that pattern ([`PatternDb::check`]).
 pub fn decode(bytes: &[u8], shape: Shape, tiles: &[u8]) -> Result<PatternDb, String> {
-    let mut reader = Reader { bytes, at: 0 };
-    let truncated = || format!("truncated ({} bytes)", bytes.len());
-    if reader.take(8).ok_or_else(truncated)? != MAGIC {
+    read_db(bytes, bytes.len() as u64, shape, tiles)
+}
+
+/// [`decode`] from a reader of `len` bytes, streamed: the table is read once, straight into
+/// its own buffer (backed by huge pages where Linux allows it, which also speeds up the
+/// searches' random lookups), and checksummed on the way.
+fn read_db(
+    mut input: impl io::Read,
+    len: u64,
+    shape: Shape,
+    tiles: &[u8],
+) -> Result<PatternDb, String> {
+    let truncated = || format!("truncated ({len} bytes)");
+    let mut crc = crc32fast::Hasher::new();
+    let mut field = |size: usize| -> Result<Vec<u8>, String> {
+        let mut bytes = vec![0u8; size];
+        input.read_exact(&mut bytes).map_err(|_| truncated())?;
+        crc.update(&bytes);
+        Ok(bytes)
+    };
+    let u32_field = |bytes: Vec<u8>| u32::from_le_bytes(bytes.try_into().unwrap_or_default());
+    if field(8)? != MAGIC {
         return Err("not a pattern database (wrong magic bytes)".into());
     }
-    let version = reader.u32().ok_or_else(truncated)?;
+    let version = u32_field(field(4)?);
     if version != FORMAT_VERSION {
         return Err(format!(
             "stale: format version {version}, expected {FORMAT_VERSION}"
         ));
     }
-    let rows = reader.u32().ok_or_else(truncated)? as usize;
-    let cols = reader.u32().ok_or_else(truncated)? as usize;
-    let k = reader.u32().ok_or_else(truncated)? as usize;
+    let rows = u32_field(field(4)?) as usize;
+    let cols = u32_field(field(4)?) as usize;
+    let k = u32_field(field(4)?) as usize;
     if k == 0 || k > MAX_PATTERN_TILES.min(shape.cells()) {
         return Err(format!("corrupt: a pattern of {k} tiles"));
     }
-    let stored_tiles = reader.take(k).ok_or_else(truncated)?;
+    let stored_tiles = field(k)?;
     if (rows, cols) != (shape.rows(), shape.cols()) || stored_tiles != tiles {
         return Err(format!(
             "stale: holds {rows}x{cols} tiles {stored_tiles:?}, expected {shape} tiles {tiles:?}"
         ));
     }
-    let count = reader.u64().ok_or_else(truncated)?;
-    let expected = entries(k);
+    let count = u64::from_le_bytes(field(8)?.try_into().unwrap_or_default());
+    let expected = Layout::of(k).len(shape.cells(), k);
     if count != expected {
         return Err(format!("corrupt: {count} entries, expected {expected}"));
     }
-    let body = reader.at;
-    let table = reader.take(count as usize).ok_or_else(truncated)?;
-    let stored_crc = reader.u32().ok_or_else(truncated)?;
-    if reader.at != bytes.len() {
-        return Err(format!(
-            "corrupt: {} bytes after the checksum",
-            bytes.len() - reader.at
-        ));
+    let header = (8 + 4 * 4 + k + 8) as u64;
+    let whole = header + count + 4;
+    if len < whole {
+        return Err(truncated());
     }
-    if crc32fast::hash(&bytes[..body + table.len()]) != stored_crc {
+    if len > whole {
+        return Err(format!("corrupt: {} bytes after the checksum", len - whole));
+    }
+    let mut table = Vec::with_capacity(count as usize);
+    crate::bfs::advise_huge_pages(table.as_ptr(), count as usize);
+    (&mut input)
+        .take(count)
+        .read_to_end(&mut table)
+        .map_err(|e| format!("unreadable: {e}"))?;
+    if table.len() as u64 != count {
+        return Err(truncated());
+    }
+    crc.update(&table);
+    let mut stored = [0u8; 4];
+    input.read_exact(&mut stored).map_err(|_| truncated())?;
+    if crc.finalize() != u32::from_le_bytes(stored) {
         return Err("corrupt: checksum mismatch".into());
     }
-    let db =
-        PatternDb::from_table(shape, tiles, table.to_vec()).map_err(|e| format!("corrupt: {e}"))?;
-    if db.value(&crate::board::Board::goal(shape)) != 0 {
-        return Err("corrupt: the goal's entry is not 0".into());
-    }
+    let db = PatternDb::from_table(shape, tiles, table).map_err(|e| format!("corrupt: {e}"))?;
+    db.check().map_err(|e| format!("corrupt: {e}"))?;
     Ok(db)
-}
-
-/// Reads little-endian fields in order.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, len: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(len)?;
-        let slice = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(slice)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
 }
 
 #[cfg(test)]
@@ -349,6 +372,31 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode(&longer, s, &[1, 2, 3, 4]).is_err());
+    }
+
+    /// A file whose checksum is valid but whose values cannot be the pattern's (one entry
+    /// off by one, or 0 far from the goal) is refused, in both layouts (3x3: 4 tiles sparse,
+    /// 7 tiles dense).
+    #[test]
+    fn nonsense_values_with_a_valid_checksum_are_refused() {
+        let s = shape33();
+        for tiles in [vec![1u8, 2, 3, 4], vec![1, 2, 3, 4, 5, 6, 7]] {
+            let db = PatternDb::build(s, &tiles, &NoProgress).unwrap();
+            assert_eq!(decode(&encode(&db), s, &tiles), Ok(db.clone()));
+            let far = db.table().iter().position(|&v| v > 4 && v != 0xFF).unwrap();
+            let mut edits: Vec<(usize, u8)> = vec![(far, db.table()[far] + 1), (far, 0)];
+            if db.layout() == crate::solve::pdb::Layout::Sparse {
+                // A value where no placement is (tiles 1 and 2 both on cell 0).
+                edits.push((0, 3));
+            }
+            for (at, value) in edits {
+                let mut table = db.table().to_vec();
+                table[at] = value;
+                let bad = PatternDb::from_table(s, &tiles, table).unwrap();
+                let why = decode(&encode(&bad), s, &tiles).unwrap_err();
+                assert!(why.starts_with("corrupt:"), "{tiles:?} {at}={value}: {why}");
+            }
+        }
     }
 
     /// The first call builds and saves, the second loads; a corrupted file is detected,

@@ -12,6 +12,8 @@
 //!   conflict, pattern databases, the exact table.
 //! - [`pdb`]: additive disjoint pattern databases (Korf & Felner 2002; Felner, Korf &
 //!   Hanan 2004).
+//! - [`pattern_space`]: a pattern's abstract state space, searched by the engine's layer
+//!   driver to build its database.
 //! - [`cache`]: the only part of `solve` that touches files: pattern databases stored in a
 //!   cache folder with a checksum.
 //! - [`exact`]: the exact table (the BFS depths of `analyze`) and its walk downhill.
@@ -35,6 +37,7 @@ mod estimator;
 pub mod exact;
 pub mod heuristic;
 pub mod input;
+pub mod pattern_space;
 pub mod pdb;
 pub mod random;
 pub mod search;
@@ -228,6 +231,10 @@ pub struct Solution {
     /// Boards expanded: taken from the open list (BFS, UCS, A*, the goal included when it is
     /// dequeued) or visited within the bound (IDA*, all iterations).
     pub expanded: u64,
+    /// Boards generated: the start, then every child made by a move other than the one back
+    /// to the parent, whether or not it is kept or pruned (IDA*: over all iterations, each
+    /// iteration's start included). The "nodes generated" of Korf's papers.
+    pub generated: u64,
     /// Wall-clock time of the search (tables already built).
     pub elapsed: Duration,
     /// The most boards held at once: open plus closed (BFS, UCS, A*), or the deepest path

@@ -22,6 +22,7 @@ use std::mem::size_of;
 use std::time::Instant;
 
 use crate::board::{Board, Direction};
+use crate::moves::MoveTable;
 use crate::shape::Shape;
 use crate::solve::estimator::{Estimator, Slide, positions};
 use crate::solve::heuristic::{Visitor, Zero};
@@ -60,7 +61,7 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check_solvable(board)?;
     let packer = Packer::new(board.shape(), Algorithm::Bfs)?;
-    let moves = move_table(board.shape());
+    let moves = MoveTable::new(board.shape());
     let n = board.shape().cells();
     let blank_piece = (n - 1) as u8;
     let goal = packer.pack(Board::goal(board.shape()).permutation());
@@ -70,21 +71,24 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
         parent: u32::MAX,
         dir: NO_MOVE,
     }];
-    let finish = |nodes: &Vec<BfsNode>, visited: &KeySet, last: usize, expanded: u64| Solution {
-        moves: path(last, |i| (nodes[i].parent, nodes[i].dir)),
-        expanded,
-        elapsed: started.elapsed(),
-        peak_nodes: nodes.len() as u64,
-        peak_bytes: (nodes.capacity() * size_of::<BfsNode>()
-            + visited.capacity() * (size_of::<u128>() + 1)) as u64,
-    };
+    let finish =
+        |nodes: &Vec<BfsNode>, visited: &KeySet, last: usize, counts: (u64, u64)| Solution {
+            moves: path(last, |i| (nodes[i].parent, nodes[i].dir)),
+            expanded: counts.0,
+            generated: counts.1,
+            elapsed: started.elapsed(),
+            peak_nodes: nodes.len() as u64,
+            peak_bytes: (nodes.capacity() * size_of::<BfsNode>()
+                + visited.capacity() * (size_of::<u128>() + 1)) as u64,
+        };
     let mut visited = KeySet::default();
     visited.insert(start);
     if start == goal {
-        return Ok(finish(&nodes, &visited, 0, 0));
+        return Ok(finish(&nodes, &visited, 0, (0, 1)));
     }
     let mut cells = vec![0u8; n];
     let mut expanded = 0u64;
+    let mut generated = 1u64;
     let mut head = 0usize;
     while head < nodes.len() {
         let node = nodes[head];
@@ -92,20 +96,21 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
         check_limits(limits, expanded, nodes.len())?;
         packer.unpack(node.key, &mut cells);
         let blank = cells.iter().position(|&p| p == blank_piece).unwrap_or(0);
-        for &(dir, to) in moves[blank].as_slice() {
-            if dir_index(dir) ^ 1 == node.dir {
+        for (dir, to) in moves.moves(blank) {
+            if dir.index() ^ 1 == node.dir {
                 continue; // The move back to the parent.
             }
-            let to = to as usize;
+            generated += 1;
             let key = packer.slide(node.key, blank, to, cells[to], blank_piece);
             if visited.insert(key) {
                 nodes.push(BfsNode {
                     key,
                     parent: head as u32,
-                    dir: dir_index(dir),
+                    dir: dir.index(),
                 });
                 if key == goal {
-                    return Ok(finish(&nodes, &visited, nodes.len() - 1, expanded));
+                    let counts = (expanded, generated);
+                    return Ok(finish(&nodes, &visited, nodes.len() - 1, counts));
                 }
             }
         }
@@ -202,17 +207,6 @@ fn check_limits(limits: &Limits, expanded: u64, stored: usize) -> Result<(), Sol
 /// "No move": the start board's incoming move.
 const NO_MOVE: u8 = 0xFF;
 
-/// `U D L R` as `0 1 2 3`, so that `i ^ 1` is the opposite move.
-#[inline(always)]
-fn dir_index(dir: Direction) -> u8 {
-    match dir {
-        Direction::Up => 0,
-        Direction::Down => 1,
-        Direction::Left => 2,
-        Direction::Right => 3,
-    }
-}
-
 /// The moves from the start to node `last`, following `(parent, incoming move)` links.
 fn path(last: usize, link: impl Fn(usize) -> (u32, u8)) -> Vec<Direction> {
     let mut moves = Vec::new();
@@ -229,36 +223,46 @@ fn path(last: usize, link: impl Fn(usize) -> (u32, u8)) -> Vec<Direction> {
     moves
 }
 
-/// The blank's moves from one cell: up to four `(direction, cell reached)`.
-#[derive(Debug, Clone, Copy)]
-struct Neighbors {
-    moves: [(Direction, u8); 4],
-    len: u8,
+/// A board edited in place: its cells and their inverse (see the module documentation).
+struct Work {
+    cells: Vec<u8>,
+    pos: Vec<u8>,
+    blank_piece: u8,
 }
 
-impl Neighbors {
-    #[inline(always)]
-    fn as_slice(&self) -> &[(Direction, u8)] {
-        &self.moves[..self.len as usize]
+impl Work {
+    fn new(cells: &[u8]) -> Work {
+        Work {
+            cells: cells.to_vec(),
+            pos: positions(cells),
+            blank_piece: (cells.len() - 1) as u8,
+        }
     }
-}
 
-fn move_table(shape: Shape) -> Vec<Neighbors> {
-    (0..shape.cells())
-        .map(|cell| {
-            let mut nb = Neighbors {
-                moves: [(Direction::Up, 0); 4],
-                len: 0,
-            };
-            for dir in Direction::ALL {
-                if let Some(to) = dir.step(shape, cell) {
-                    nb.moves[nb.len as usize] = (dir, to as u8);
-                    nb.len += 1;
-                }
-            }
-            nb
-        })
-        .collect()
+    /// Moves the blank from `blank` to `to`: the piece there slides the other way.
+    #[inline(always)]
+    fn slide(&mut self, blank: usize, to: usize) -> Slide {
+        let piece = self.cells[to];
+        self.cells[blank] = piece;
+        self.cells[to] = self.blank_piece;
+        self.pos[piece as usize] = blank as u8;
+        self.pos[self.blank_piece as usize] = to as u8;
+        Slide {
+            piece,
+            from: to,
+            to: blank,
+        }
+    }
+
+    /// Undoes [`Work::slide`].
+    #[inline(always)]
+    fn undo(&mut self, slide: Slide) {
+        let Slide { piece, from, to } = slide;
+        self.cells[from] = piece;
+        self.cells[to] = self.blank_piece;
+        self.pos[piece as usize] = from as u8;
+        self.pos[self.blank_piece as usize] = to as u8;
+    }
 }
 
 /// Boards packed in a `u128`: cell `i` in bits `bits * i ..`.
@@ -394,14 +398,13 @@ fn best_first<E: Estimator>(
 ) -> Result<Solution, SolveError> {
     let shape = board.shape();
     let packer = Packer::new(shape, algorithm)?;
-    let moves = move_table(shape);
+    let moves = MoveTable::new(shape);
     let n = shape.cells();
     let blank_piece = (n - 1) as u8;
     let goal = packer.pack(Board::goal(shape).permutation());
-    let mut cells = board.permutation().to_vec();
-    let mut pos = positions(&cells);
-    let (h, memo) = estimator.start(&cells, &pos);
-    let start = packer.pack(&cells);
+    let mut work = Work::new(board.permutation());
+    let (h, memo) = estimator.start(&work.cells, &work.pos);
+    let start = packer.pack(&work.cells);
     let mut nodes = vec![Node {
         key: start,
         parent: u32::MAX,
@@ -415,6 +418,7 @@ fn best_first<E: Estimator>(
     let mut open = Buckets::default();
     open.push(h, 0);
     let mut expanded = 0u64;
+    let mut generated = 1u64;
     while let Some(i) = open.pop() {
         let node = nodes[i as usize];
         if node.stale {
@@ -428,38 +432,28 @@ fn best_first<E: Estimator>(
             return Ok(Solution {
                 moves: path(i as usize, |j| (nodes[j].parent, nodes[j].dir)),
                 expanded,
+                generated,
                 elapsed: started.elapsed(),
                 peak_nodes: nodes.len() as u64,
                 peak_bytes: bytes as u64,
             });
         }
         check_limits(limits, expanded, nodes.len())?;
-        packer.unpack(node.key, &mut cells);
-        for (cell, &p) in cells.iter().enumerate() {
-            pos[p as usize] = cell as u8;
+        packer.unpack(node.key, &mut work.cells);
+        for (cell, &p) in work.cells.iter().enumerate() {
+            work.pos[p as usize] = cell as u8;
         }
-        let blank = pos[blank_piece as usize] as usize;
-        for &(dir, to) in moves[blank].as_slice() {
-            if dir_index(dir) ^ 1 == node.dir {
+        let blank = work.pos[blank_piece as usize] as usize;
+        for (dir, to) in moves.moves(blank) {
+            if dir.index() ^ 1 == node.dir {
                 continue; // Back to the parent, which has a smaller g.
             }
-            let to = to as usize;
-            let piece = cells[to];
-            cells[blank] = piece;
-            cells[to] = blank_piece;
-            pos[piece as usize] = blank as u8;
-            pos[blank_piece as usize] = to as u8;
-            let slide = Slide {
-                piece,
-                from: to,
-                to: blank,
-            };
-            let (h, memo) = estimator.after_move(&cells, &pos, slide, node.memo, u32::MAX);
-            cells[to] = piece;
-            cells[blank] = blank_piece;
-            pos[piece as usize] = to as u8;
-            pos[blank_piece as usize] = blank as u8;
-            let key = packer.slide(node.key, blank, to, piece, blank_piece);
+            generated += 1;
+            let slide = work.slide(blank, to);
+            let (h, memo) =
+                estimator.after_move(&work.cells, &work.pos, slide, node.memo, u32::MAX);
+            work.undo(slide);
+            let key = packer.slide(node.key, blank, to, slide.piece, blank_piece);
             let g = node.g + 1;
             let fresh = nodes.len() as u32;
             match index.entry(key) {
@@ -479,7 +473,7 @@ fn best_first<E: Estimator>(
                 key,
                 parent: i,
                 g,
-                dir: dir_index(dir),
+                dir: dir.index(),
                 stale: false,
                 memo,
             });
@@ -499,12 +493,11 @@ enum Flow {
 /// The state of IDA*: one board edited in place, and the path to it.
 struct Ida<'a, E: Estimator> {
     estimator: &'a E,
-    moves: Vec<Neighbors>,
-    cells: Vec<u8>,
-    pos: Vec<u8>,
-    blank_piece: u8,
+    moves: &'a MoveTable,
+    work: Work,
     path: Vec<Direction>,
     expanded: u64,
+    generated: u64,
     max_expanded: u64,
     /// The smallest `f` above the current bound seen in this iteration.
     next_bound: u32,
@@ -518,17 +511,16 @@ impl<E: Estimator> Ida<'_, E> {
         limits: &Limits,
         started: Instant,
     ) -> Result<Solution, SolveError> {
-        let cells = board.permutation().to_vec();
-        let pos = positions(&cells);
-        let (h, memo) = estimator.start(&cells, &pos);
+        let work = Work::new(board.permutation());
+        let (h, memo) = estimator.start(&work.cells, &work.pos);
+        let moves = MoveTable::new(board.shape());
         let mut ida = Ida {
             estimator,
-            moves: move_table(board.shape()),
-            blank_piece: (cells.len() - 1) as u8,
-            cells,
-            pos,
+            moves: &moves,
+            work,
             path: Vec::with_capacity(128),
             expanded: 0,
+            generated: 0,
             max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
             next_bound: u32::MAX,
             deepest: 0,
@@ -537,6 +529,7 @@ impl<E: Estimator> Ida<'_, E> {
         let mut bound = h;
         loop {
             ida.next_bound = u32::MAX;
+            ida.generated += 1;
             match ida.search(blank, 0, h, memo, bound, NO_MOVE) {
                 Flow::Found => break,
                 Flow::Stopped => {
@@ -555,6 +548,7 @@ impl<E: Estimator> Ida<'_, E> {
         Ok(Solution {
             moves: ida.path,
             expanded: ida.expanded,
+            generated: ida.generated,
             elapsed: started.elapsed(),
             peak_nodes: frames,
             // Board, inverse and path, plus a stack frame (about 96 bytes) per level.
@@ -563,7 +557,7 @@ impl<E: Estimator> Ida<'_, E> {
         })
     }
 
-    /// Searches below the board in `self.cells` (blank on `blank`, `g` moves from the start,
+    /// Searches below the board in `self.work` (blank on `blank`, `g` moves from the start,
     /// bound `h`, `g + h <= bound`), never undoing the move `came`.
     fn search(
         &mut self,
@@ -575,41 +569,38 @@ impl<E: Estimator> Ida<'_, E> {
         came: u8,
     ) -> Flow {
         self.expanded += 1;
-        if h == 0 && self.cells.iter().enumerate().all(|(i, &p)| p as usize == i) {
+        if h == 0
+            && self
+                .work
+                .cells
+                .iter()
+                .enumerate()
+                .all(|(i, &p)| p as usize == i)
+        {
             return Flow::Found;
         }
         if self.expanded >= self.max_expanded {
             return Flow::Stopped;
         }
         self.deepest = self.deepest.max(g as usize);
-        let neighbors = self.moves[blank];
-        for &(dir, to) in neighbors.as_slice() {
-            let index = dir_index(dir);
-            if index ^ 1 == came {
+        let moves = self.moves;
+        for (dir, to) in moves.moves(blank) {
+            if dir.index() ^ 1 == came {
                 continue;
             }
-            let to = to as usize;
-            let piece = self.cells[to];
-            self.cells[blank] = piece;
-            self.cells[to] = self.blank_piece;
-            self.pos[piece as usize] = blank as u8;
-            self.pos[self.blank_piece as usize] = to as u8;
-            let slide = Slide {
-                piece,
-                from: to,
-                to: blank,
-            };
+            self.generated += 1;
+            let slide = self.work.slide(blank, to);
             let budget = bound.saturating_sub(g + 1);
             let (child_h, child_memo) =
                 self.estimator
-                    .after_move(&self.cells, &self.pos, slide, memo, budget);
+                    .after_move(&self.work.cells, &self.work.pos, slide, memo, budget);
             let f = g + 1 + child_h;
             let flow = if f > bound {
                 self.next_bound = self.next_bound.min(f);
                 Flow::Exhausted
             } else {
                 self.path.push(dir);
-                let flow = self.search(to, g + 1, child_h, child_memo, bound, index);
+                let flow = self.search(to, g + 1, child_h, child_memo, bound, dir.index());
                 if !matches!(flow, Flow::Found) {
                     self.path.pop();
                 }
@@ -618,10 +609,7 @@ impl<E: Estimator> Ida<'_, E> {
             if !matches!(flow, Flow::Exhausted) {
                 return flow;
             }
-            self.cells[to] = piece;
-            self.cells[blank] = self.blank_piece;
-            self.pos[piece as usize] = to as u8;
-            self.pos[self.blank_piece as usize] = blank as u8;
+            self.work.undo(slide);
         }
         Flow::Exhausted
     }
