@@ -6,8 +6,9 @@
 //!
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency, edge count.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
-//! - [`rank`]: Lehmer-code rank/unrank between permutations and `0..n!`; the sequential
-//!   unranker both engine indices use.
+//! - [`rank`]: Lehmer-code rank/unrank between permutations and `0..n!`, and of
+//!   `k`-permutations (pattern placements) onto `0..n!/(n-k)!`; the sequential unranker both
+//!   engine indices use.
 //! - [`moves`]: neighbour ranks from Lehmer-digit deltas (O(1) horizontal, O(cols) vertical).
 //! - [`graph`]: the implicit game graph; petgraph's visit traits; materialization for tests.
 //! - [`bfs`]: the engine. [`bfs::StateIndex`] (u64), the [`bfs::StateSpace`] trait (size,
@@ -27,8 +28,10 @@
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
-//!   Manhattan, linear conflict, pattern databases (cached in files by [`solve::cache`]),
-//!   the exact table; reading boards as users write them.
+//!   Manhattan, linear conflict, pattern databases (the 4x4 7-8 partition by default; each
+//!   built by [`bfs::run`] over its pattern's abstract space, [`solve::pattern_space`], and
+//!   cached in files by [`solve::cache`]), the exact table; reading boards as users write
+//!   them.
 //!
 //! # Invariants
 //!
@@ -37,7 +40,9 @@
 //! - `rank` is a bijection from the `n!` permutations onto `0..n!` that preserves
 //!   lexicographic order; `unrank` is its inverse. A [`bfs::StateSpace`]'s `rank` and
 //!   `unrank` are inverse bijections between its boards and `0..size` (the parity index: the
-//!   `n!/2` boards of one class), and its kernel never leaves the space.
+//!   `n!/2` boards of one class; a pattern's abstract space: its states and the indices of
+//!   their canonical blank cells, the other indices having no neighbours), and its kernel
+//!   never leaves the space.
 //! - Algorithms take a space through the trait; no driver knows a layout beyond what the
 //!   trait says (its [`bfs::Lanes`] included).
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed

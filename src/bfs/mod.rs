@@ -22,7 +22,8 @@
 //! - [`codec`]: sorted index lists as gap-encoded varints (exchanges, layers).
 //!
 //! Invariants: `rank` and `unrank` are inverse bijections between the space's boards and
-//! `0..size`; `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel
+//! `0..size` (an abstract space may leave indices unused: the kernel gives them no
+//! neighbours, so no search reaches them); `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel
 //! never leaves the space (a neighbour of an index is an index of the same space).
 
 pub mod cluster;

@@ -66,7 +66,7 @@ pub struct SolveArgs {
 
     /// The pattern databases of `--heuristic pdb`: `default` (4x4: 7-8, about 6 minutes and
     /// 1.6 GB to build the first time, 577 MB cached; other shapes: runs of at most 6
-    /// tiles), or for 4x4 `7-8` or `6-6-3` (40 MB, built in about 30 s).
+    /// tiles), or for 4x4 `7-8` or `6-6-3` (34 MB, built in about 5 s).
     #[arg(long = "pdb", alias = "method", value_name = "PARTITION",
           value_parser = PossibleValuesParser::new(Partition::NAMES))]
     pub partition: Option<String>,
@@ -323,7 +323,7 @@ impl Heuristics<'_> {
             eprintln!(
                 "note: building the {} pattern databases for {shape} once: about {} minutes on \
                  {} threads, {} of memory, {} saved {place}; later runs load them in a \
-                 fraction of a second (--pdb 6-6-3 builds smaller ones in about 30 s)",
+                 fraction of a second (--pdb 6-6-3 builds smaller ones in seconds)",
                 partition.name(),
                 estimate.as_secs().div_ceil(60),
                 rayon::current_num_threads(),

@@ -27,7 +27,7 @@
 //!
 //! The 4x4 default is the 7-8 partition of Felner, Korf & Hanan (2004): the top two rows
 //! (tiles 1-8) and the rest (9-15). Its 8-tile search takes about 1.5 GB (two bits of marks
-//! per index, a byte per placement), its tables 577 MB. The 6-6-3 partition, 40 MB and built
+//! per index, a byte per placement), its tables 577 MB. The 6-6-3 partition, 34 MB and built
 //! in seconds, stays available ([`Partition::named`]).
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -188,7 +188,7 @@ impl Partition {
     /// A partition by name: `default` ([`Partition::default_for`]), or for 4x4 `7-8` (the
     /// default) or `6-6-3` (Korf & Felner 2002; Felner, Korf & Hanan 2004: the left two
     /// columns less the top row `1 5 6 9 10 13`, the bottom right block
-    /// `7 8 11 12 14 15`, and `2 3 4`; 40 MB, built in seconds).
+    /// `7 8 11 12 14 15`, and `2 3 4`; 34 MB, built in seconds).
     ///
     /// # Errors
     /// [`PdbError::BadPartition`] for another name, or `7-8`/`6-6-3` on another shape.
