@@ -6,7 +6,9 @@
 #     nodes.csv against nodes.csv, depths.csv, summary.json; 2x3 graph.graphml (read_graphml);
 #   - R/igraph: the original analysis on 3x3 and 2x3 edges.csv; 2x3 graph.graphml (read_graph);
 #   - Graphviz: 2x3 graph.dot counted by gc, attributes read by gvpr, rendered by dot -Tpng;
-#     the committed pictures under output/ are what `npuzzle draw` writes today.
+#     the committed pictures under output/ are what `npuzzle draw` writes today;
+#   - DuckDB (same virtual environment): a build with `--features parquet`, 3x3 edges.parquet
+#     and nodes.parquet against edges.csv, nodes.csv and depths.csv (scripts/check_parquet.py).
 #
 # Needs python3 (3.11+, with venv and pip), Graphviz, and R with igraph and jsonlite
 # (Debian: apt-get install graphviz r-base-core r-cran-igraph r-cran-jsonlite; .ci/run
@@ -64,3 +66,9 @@ for f in 2x2/game_graph.dot 3x3/goal_neighbourhood_r2.dot; do
   [ -s "$out/${f%.dot}.png" ] || { echo "MISSING: ${f%.dot}.png was not rendered" >&2; exit 1; }
 done
 echo "committed pictures are up to date"
+
+step "Parquet: a build with --features parquet, read by DuckDB"
+cargo build --quiet --release --locked --features parquet
+target/release/npuzzle analyze --size 3 --edges parquet --nodes parquet --output "$tmp/parquet" --quiet
+target/release/npuzzle analyze --size 3 --edges ranks --nodes ranks --output "$tmp/ranks" --quiet
+"$python" scripts/check_parquet.py "$tmp/parquet/3x3" "$tmp/ranks/3x3"

@@ -193,6 +193,45 @@ fn one_line() -> impl Predicate<str> {
     }))
 }
 
+/// Without the `parquet` feature, asking for Parquet says in one line how to get it, before
+/// any work (nothing is written).
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_says_how_to_build_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    for flag in ["--edges", "--nodes"] {
+        analyze(tmp.path(), &["--size", "2", flag, "parquet"])
+            .code(2)
+            .stderr(one_line().and(predicate::str::contains(format!(
+                "{flag} parquet needs a build with the parquet feature: cargo install --path . \
+                 --features parquet"
+            ))));
+    }
+    assert!(!tmp.path().join("2x2").exists());
+}
+
+/// With the `parquet` feature: 2x3's edges.parquet and nodes.parquet are written beside the
+/// other outputs, and start with Parquet's magic bytes (their contents are checked by
+/// DuckDB in CI: scripts/check_parquet.py).
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_files_are_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(
+        tmp.path(),
+        &[
+            "--rows", "2", "--cols", "3", "--edges", "parquet", "--nodes", "parquet",
+        ],
+    )
+    .success();
+    for name in ["edges.parquet", "nodes.parquet"] {
+        let bytes = fs::read(tmp.path().join("2x3").join(name)).unwrap();
+        assert_eq!(&bytes[..4], b"PAR1", "{name}");
+        assert_eq!(&bytes[bytes.len() - 4..], b"PAR1", "{name}");
+    }
+    assert!(!tmp.path().join("2x3/edges.csv").exists());
+}
+
 #[test]
 fn bad_input_gets_one_line_and_exit_code_2() {
     let tmp = tempfile::tempdir().unwrap();

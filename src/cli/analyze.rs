@@ -27,6 +27,17 @@ pub enum Export {
     Labels,
     /// Dense ranks `0..n!` (smaller; igraph's `read_edgelist` reads them).
     Ranks,
+    /// edges.parquet / nodes.parquet instead of CSV: ranks (and labels in nodes.parquet),
+    /// zstd-compressed columns that DuckDB, Polars and pandas read directly. Needs a build
+    /// with `--features parquet`.
+    Parquet,
+}
+
+/// What `--edges` or `--nodes` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Csv(BoardFormat),
+    Parquet,
 }
 
 /// Arguments of `npuzzle analyze`.
@@ -148,17 +159,64 @@ pub struct PlotArgs {
     compare: Option<PathBuf>,
 }
 
-fn format_of(choice: Option<Export>, shape: Shape) -> Option<BoardFormat> {
+fn format_of(choice: Option<Export>, shape: Shape, flag: &str) -> Result<Option<Output>, CliError> {
     let choice = choice.unwrap_or(if shape.cells() <= DEFAULT_EXPORT_CELLS {
         Export::Labels
     } else {
         Export::None
     });
-    match choice {
+    Ok(match choice {
         Export::None => None,
-        Export::Labels => Some(BoardFormat::Labels),
-        Export::Ranks => Some(BoardFormat::Ranks),
+        Export::Labels => Some(Output::Csv(BoardFormat::Labels)),
+        Export::Ranks => Some(Output::Csv(BoardFormat::Ranks)),
+        Export::Parquet if cfg!(feature = "parquet") => Some(Output::Parquet),
+        Export::Parquet => {
+            return Err(CliError::usage(format!(
+                "{flag} parquet needs a build with the parquet feature: \
+                 cargo install --path . --features parquet"
+            )));
+        }
+    })
+}
+
+/// Writes the edge list (`edges.csv` or `edges.parquet`); returns the file's name.
+fn write_edges(
+    dir: &Path,
+    shape: Shape,
+    output: Output,
+    bars: &Bars,
+) -> Result<&'static str, CliError> {
+    match output {
+        Output::Csv(format) => {
+            export::write_edges(&dir.join("edges.csv"), shape, format, bars).map(|()| "edges.csv")
+        }
+        #[cfg(feature = "parquet")]
+        Output::Parquet => export::parquet::write_edges(&dir.join("edges.parquet"), shape, bars)
+            .map(|()| "edges.parquet"),
+        #[cfg(not(feature = "parquet"))]
+        Output::Parquet => unreachable!("refused by format_of"),
     }
+    .map_err(CliError::runtime)
+}
+
+/// Writes the per-board table (`nodes.csv` or `nodes.parquet`); returns the file's name.
+fn write_nodes(
+    dir: &Path,
+    result: &analysis::Analysis,
+    output: Output,
+    bars: &Bars,
+) -> Result<&'static str, CliError> {
+    match output {
+        Output::Csv(format) => {
+            export::write_nodes(&dir.join("nodes.csv"), result, format, bars).map(|()| "nodes.csv")
+        }
+        #[cfg(feature = "parquet")]
+        Output::Parquet => export::parquet::write_nodes(&dir.join("nodes.parquet"), result, bars)
+            .map(|()| "nodes.parquet"),
+        #[cfg(not(feature = "parquet"))]
+        Output::Parquet => unreachable!("refused by format_of"),
+    }
+    .map_err(CliError::runtime)
 }
 
 /// Runs `npuzzle analyze`.
@@ -170,16 +228,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
         None => Board::goal(shape),
     };
-    let edges = format_of(args.edges, shape);
+    let edges = format_of(args.edges, shape, "--edges")?;
     let nodes = match (args.max_depth, args.nodes) {
-        (Some(_), Some(Export::Labels | Export::Ranks)) => {
+        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
             return Err(CliError::usage(
                 "--nodes needs every board's depth, which --max-depth does not keep: run \
                  without one of them",
             ));
         }
         (Some(_), _) => None,
-        (None, choice) => format_of(choice, shape),
+        (None, choice) => format_of(choice, shape, "--nodes")?,
     };
     if shape.cells() > analysis::SEARCH_CELLS && (edges.is_some() || nodes.is_some()) {
         return Err(CliError::usage(format!(
@@ -283,13 +341,10 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     let path = |name: &str| dir.join(name);
 
-    let edges_done = edges.map(|f| export::write_edges(&path("edges.csv"), shape, f, &bars));
-    let nodes_done = nodes.map(|f| export::write_nodes(&path("nodes.csv"), &result, f, &bars));
+    let edges_done = edges.map(|f| write_edges(&dir, shape, f, &bars));
+    let nodes_done = nodes.map(|f| write_nodes(&dir, &result, f, &bars));
     match edges_done {
-        Some(done) => {
-            done.map_err(CliError::runtime)?;
-            written.push("edges.csv");
-        }
+        Some(done) => written.push(done?),
         None => notes.push(format!(
             "edges.csv not written: {} edges, about {} with --edges ranks, {} with --edges labels",
             HumanCount(result.edges),
@@ -298,10 +353,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         )),
     }
     match nodes_done {
-        Some(done) => {
-            done.map_err(CliError::runtime)?;
-            written.push("nodes.csv");
-        }
+        Some(done) => written.push(done?),
         None if limited.is_some() => {}
         None => notes.push(
             match analysis::bytes_needed(shape, Options { per_board: true }) {

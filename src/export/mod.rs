@@ -6,6 +6,9 @@
 //! deterministic: large files are formatted in parallel in fixed rank chunks and written in
 //! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
 
+#[cfg(feature = "parquet")]
+pub mod parquet;
+
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
