@@ -7,6 +7,7 @@
 #   scripts/bench.sh 3x4        # only the 3x4 comparison
 #   scripts/bench.sh cluster    # the distributed engine: 3x4, 2 processes x 1 worker vs 1 x 2
 #   DEPTH=31 scripts/bench.sh 4x4  # depth-limited search of 4x4 (never in CI; SCRATCH=dir for disk)
+#   scripts/bench.sh parquet    # 3x4 --edges parquet against --edges none (builds --features parquet)
 #   scripts/bench.sh 2x7        # the long one (tens of minutes, 11+ GB; never in CI), once
 #   BOTH=1 scripts/bench.sh 2x7 # ... then 7x2 as well
 #   RUNS=10 scripts/bench.sh    # more npuzzle repetitions (default 5)
@@ -32,6 +33,9 @@
 # 2x5, 4x3, 2x6, 6x2 (in "all"): wall median, peak RSS, ns per reachable board (the engine searches the
 #   goal's component: n!/2 boards), PASS/FAIL against the published figures (OEIS A090166, A090163,
 #   A090167, A151944, A090036) and 2 components.
+# parquet: 3x4 `analyze --edges parquet --edges none` against `--edges none`, alternately, RUNS
+#   times each (a build with --features parquet). The export's time is the difference of the medians.
+#   Must: <= 4 bytes per edge and >= 40 M edges/s beyond the analysis (aim: 3 bytes, 70 M edges/s).
 # 2x7 (7x2 with BOTH=1): one run of `analyze --rows 2 --cols 7 --edges none` (report to
 #   output/bench/2x7/analyze.log, progress on the terminal). Must: reachable 43589145600, max depth
 #   108, 1 antipode (OEIS A346736), wall <= 30 min (aim <= 12 min), peak RSS <= 14 GB. summary.json
@@ -42,15 +46,19 @@ RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}
 WHAT=${1:-all}
 case "$WHAT" in
-    all | 3x3 | 3x4 | 2x7 | cluster | 4x4) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4]" >&2; exit 2 ;;
+    all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | parquet) ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|parquet]" >&2; exit 2 ;;
 esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 FAILS=0
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
-    cargo build --release --quiet
+    if [ "$WHAT" = parquet ]; then
+        cargo build --release --quiet --features parquet
+    else
+        cargo build --release --quiet
+    fi
 fi
 BIN=${NPUZZLE:-target/release/npuzzle}
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
@@ -326,8 +334,40 @@ sys.exit(fails)
 PY
 }
 
+bench_parquet() {
+    echo
+    echo "== 3x4: analyze --edges parquet vs --edges none, $RUNS runs each, alternately"
+    local none=() pq=() t m
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f "%e %M" -o "$OUT/time" "$BIN" analyze --rows 3 --cols 4 --edges none \
+            --output "$OUT/none" --quiet
+        read -r t m <"$OUT/time"; none+=("$t")
+        /usr/bin/time -f "%e %M" -o "$OUT/time" "$BIN" analyze --rows 3 --cols 4 --edges parquet \
+            --output "$OUT/pq" --quiet
+        read -r t m <"$OUT/time"; pq+=("$t")
+    done
+    local base with bytes
+    base=$(printf '%s\n' "${none[@]}" | median)
+    with=$(printf '%s\n' "${pq[@]}" | median)
+    bytes=$(stat -c %s "$OUT/pq/3x4/edges.parquet")
+    echo "edges none: ${none[*]} s (median $base); edges parquet: ${pq[*]} s (median $with); peak RSS $((m / 1024)) MB"
+    python3 - "$base" "$with" "$bytes" <<'PY' || FAILS=$((FAILS + $?))
+import sys
+base, total, size = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+edges = 678585600
+per_edge, rate = size / edges, edges / max(total - base, 1e-9) / 1e6
+fails = 0
+for ok, text in [(per_edge <= 4, f"{size / 1e6:.1f} MB, {per_edge:.2f} bytes per edge (must <= 4; aim <= 3: {'met' if per_edge <= 3 else 'not met'})"),
+                 (rate >= 40, f"{rate:.1f} M edges/s beyond the analysis ({total - base:.1f} s; must >= 40; aim >= 70: {'met' if rate >= 70 else 'not met'})")]:
+    fails += not ok
+    print(f"{'PASS' if ok else 'FAIL'} {text}")
+sys.exit(fails)
+PY
+}
+
 case "$WHAT" in
     3x3) bench_3x3 ;;
+    parquet) bench_parquet ;;
     3x4) bench_3x4 ;;
     cluster) bench_cluster ;;
     4x4) bench_limited ;;
