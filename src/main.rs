@@ -31,7 +31,61 @@ enum Command {
     Draw(cli::draw::DrawArgs),
 }
 
+/// Threads per core beyond which `RAYON_NUM_THREADS` is capped: more only adds switching.
+const THREADS_PER_CORE: usize = 4;
+
+/// A closed stdout (`npuzzle analyze ... | head`) ends the program quietly with exit 0,
+/// wherever the write happens: `println!` panics with "failed printing to stdout: Broken
+/// pipe", which this hook turns into an exit; every other panic goes to the default hook.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+/// Caps rayon's pool at [`THREADS_PER_CORE`] threads per core when `RAYON_NUM_THREADS` asks
+/// for more (or is not a number), with a warning; otherwise rayon reads it as usual.
+fn cap_threads() {
+    let Some(asked) = std::env::var_os("RAYON_NUM_THREADS") else {
+        return;
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let cap = THREADS_PER_CORE * cores;
+    let threads = match asked.to_str().and_then(|s| s.trim().parse::<usize>().ok()) {
+        Some(n) if n <= cap => return,
+        Some(n) => {
+            eprintln!(
+                "warning: RAYON_NUM_THREADS={n} is more than {THREADS_PER_CORE} threads per core \
+                 on {cores} cores; using {cap}"
+            );
+            cap
+        }
+        None => {
+            eprintln!(
+                "warning: RAYON_NUM_THREADS={} is not a number of threads; using {cores}",
+                asked.to_string_lossy()
+            );
+            cores
+        }
+    };
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global();
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
+    cap_threads();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {

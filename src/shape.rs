@@ -38,8 +38,8 @@ pub enum ShapeError {
         rows: usize,
         /// Columns asked for.
         cols: usize,
-        /// `rows * cols`.
-        cells: usize,
+        /// `rows * cols`, exact (a `u128` never overflows here).
+        cells: u128,
     },
 }
 
@@ -61,11 +61,11 @@ impl Shape {
         if rows == 0 || cols == 0 {
             return Err(ShapeError::ZeroSide { rows, cols });
         }
-        let cells = rows.saturating_mul(cols);
+        let cells = rows as u128 * cols as u128;
         if cells < 2 {
             return Err(ShapeError::TooFewCells { rows, cols });
         }
-        if cells > MAX_CELLS {
+        if cells > MAX_CELLS as u128 {
             return Err(ShapeError::TooManyCells { rows, cols, cells });
         }
         Ok(Shape { rows, cols })

@@ -193,6 +193,44 @@ fn one_line() -> impl Predicate<str> {
     }))
 }
 
+/// Issue 14: a size whose cell count overflows is named exactly; a closed stdout ends the
+/// run quietly with exit 0 (no panic); an absurd RAYON_NUM_THREADS is capped with a warning.
+#[test]
+fn hostile_sizes_pipes_and_thread_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(tmp.path(), &["--size", "4294967296"])
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains(
+            "a 4294967296x4294967296 board has 18446744073709551616 cells",
+        )));
+    // `| true` closes the pipe at once; the report is printed after the analysis.
+    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; '{}' analyze --size 3 --output '{}' | true",
+            bin.display(),
+            tmp.path().display()
+        ))
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{out:?}"
+    );
+    npuzzle()
+        .env("RAYON_NUM_THREADS", "99999")
+        .args(["analyze", "--size", "2", "--quiet", "--output"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: RAYON_NUM_THREADS=99999 is more than 4 threads per core",
+        ));
+}
+
 /// Without the `parquet` feature, asking for Parquet says in one line how to get it, before
 /// any work (nothing is written).
 #[cfg(not(feature = "parquet"))]
@@ -327,4 +365,23 @@ fn unwritable_output_folder_exits_1_and_keeps_old_outputs() {
         predicate::str::starts_with("error: cannot write").and(predicate::str::contains("file")),
     );
     assert_eq!(fs::read_to_string(&blocker).unwrap(), "not a folder");
+}
+
+/// Issue 14: an output folder that looks like an option (`--output=-Tsvg`) is passed to
+/// Graphviz as a path, so the PNG is a PNG (not SVG written who knows where).
+#[test]
+fn draw_paths_are_never_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let assert = npuzzle()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(tmp.path())
+        .args(["draw", "--size", "2", "--output=-Tsvg"])
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(out.contains("wrote -Tsvg/2x2/game_graph.dot"), "{out}");
+    let png = tmp.path().join("-Tsvg/2x2/game_graph.png");
+    if out.contains("game_graph.png") {
+        assert_eq!(&fs::read(png).unwrap()[..4], b"\x89PNG");
+    }
 }

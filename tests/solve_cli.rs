@@ -479,3 +479,20 @@ fn default_method_on_4x4() {
         assert!(line.split_whitespace().any(|w| w == "42"), "{line}");
     }
 }
+
+/// Issue 14: endless input is not read without bound. A board file, stdin or a batch line
+/// past 64 KiB is refused in one line, exit 2 (the memory stays small: the reads stop).
+#[test]
+fn endless_input_is_refused_not_read() {
+    for args in [vec!["/dev/zero"], vec!["--batch", "/dev/zero"]] {
+        let (code, _, err) = run(&args, None);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{err}");
+        assert!(errors[0].contains("64 KiB, not a board"), "{err}");
+    }
+    let endless = "1 2 3\n".repeat(20_000);
+    let (code, _, err) = run(&["-"], Some(&endless));
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: <stdin>: more than 64 KiB"), "{err}");
+}

@@ -80,10 +80,24 @@ fn count(n: usize, noun: &str) -> String {
     )
 }
 
+/// `path` as a command-line operand that no program can read as an option: a relative path
+/// starting with `-` gets a `./` prefix (`-Tsvg/x.dot` becomes `./-Tsvg/x.dot`).
+fn as_operand(path: &Path) -> std::path::PathBuf {
+    if path.as_os_str().as_encoded_bytes().starts_with(b"-") {
+        Path::new(".").join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
 /// Renders `dot_path` to `png_path` (atomically) with Graphviz's `dot`; `Ok(false)` when `dot`
 /// is not installed.
 fn render_png(dot_path: &Path, png_path: &Path) -> Result<bool, CliError> {
-    let output = match Command::new("dot").arg("-Tpng").arg(dot_path).output() {
+    let output = match Command::new("dot")
+        .arg("-Tpng")
+        .arg(as_operand(dot_path))
+        .output()
+    {
         Ok(output) => output,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(CliError::runtime(format!("cannot run Graphviz's dot: {e}"))),

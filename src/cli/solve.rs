@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -253,17 +253,22 @@ impl From<io::Error> for Fail {
     }
 }
 
+/// The most bytes a board file (or a batch line) may hold: a board of the largest shape
+/// (64 cells) needs a few hundred; more means the input is not a board (`/dev/zero`, an
+/// endless stream), and reading stops there rather than fill the memory.
+const MAX_BOARD_BYTES: u64 = 64 * 1024;
+
 /// Reads a single board (file, stdin or `--board`); `shape` from `--rows/--cols`.
 fn read_board(source: &Single, shape: Option<Shape>) -> Result<Board, CliError> {
     let (name, text) = match source {
-        Single::File(path) => (path.display().to_string(), read_text(path)?),
-        Single::Stdin => {
-            let mut text = String::new();
-            io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| CliError::usage(format!("<stdin>: cannot read: {e}")))?;
-            ("<stdin>".to_string(), text)
+        Single::File(path) => {
+            let name = path.display().to_string();
+            let file = std::fs::File::open(path)
+                .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
+            let text = read_bounded(file, &name)?;
+            (name, text)
         }
+        Single::Stdin => ("<stdin>".to_string(), read_bounded(io::stdin(), "<stdin>")?),
         Single::Board(text) => ("--board".to_string(), text.clone()),
     };
     // A file holds N and then N rows, unless --rows/--cols say the list is flat.
@@ -274,15 +279,54 @@ fn read_board(source: &Single, shape: Option<Shape>) -> Result<Board, CliError> 
     parsed.map_err(|e| CliError::usage(format!("{name}: {e}")))
 }
 
-fn read_text(path: &Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        let why = if e.kind() == io::ErrorKind::InvalidData {
-            "not a text file (invalid UTF-8)".to_string()
-        } else {
-            format!("cannot read: {e}")
+/// Reads at most [`MAX_BOARD_BYTES`] of text from `input` (named `name` in errors).
+fn read_bounded(input: impl Read, name: &str) -> Result<String, CliError> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_BOARD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_BOARD_BYTES {
+        return Err(CliError::usage(format!(
+            "{name}: more than {} KiB, not a board (a board file is a few hundred bytes)",
+            MAX_BOARD_BYTES / 1024
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::usage(format!("{name}: not a text file (invalid UTF-8)")))
+}
+
+/// The lines of a batch file, read one at a time, each at most [`MAX_BOARD_BYTES`]: yields
+/// `Err` (and then stops) for an unreadable file, a line too long, or invalid UTF-8.
+fn batch_lines(path: &Path) -> Result<impl Iterator<Item = Result<String, CliError>>, CliError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path)
+        .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
+    let mut reader = io::BufReader::new(file);
+    let mut number = 0usize;
+    let mut done = false;
+    Ok(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        number += 1;
+        let mut line = Vec::new();
+        let read = (&mut reader)
+            .take(MAX_BOARD_BYTES + 1)
+            .read_until(b'\n', &mut line);
+        let result = match read {
+            Ok(0) => return None,
+            Ok(_) if line.len() as u64 > MAX_BOARD_BYTES => Err(format!(
+                "line {number} is longer than {} KiB, not a board",
+                MAX_BOARD_BYTES / 1024
+            )),
+            Ok(_) => String::from_utf8(line)
+                .map_err(|_| format!("line {number}: not text (invalid UTF-8)")),
+            Err(e) => Err(format!("cannot read: {e}")),
         };
-        CliError::usage(format!("{}: {why}", path.display()))
-    })
+        done = result.is_err();
+        Some(result.map_err(|why| CliError::usage(format!("{name}: {why}"))))
+    }))
 }
 
 /// Prepared heuristics, one per shape and kind, built or loaded on first use.
@@ -501,11 +545,12 @@ fn run_batch(
     heuristics: &mut Heuristics,
     out: &mut impl Write,
 ) -> Result<(), Fail> {
-    let text = read_text(path)?;
+    let lines = batch_lines(path)?;
     writeln!(out, "line,moves,expanded,nodes,seconds,solution")?;
     let (mut bad, mut failed, mut boards) = (0usize, 0usize, 0usize);
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines.enumerate() {
         let number = i + 1;
+        let line = line?;
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
