@@ -385,3 +385,41 @@ fn draw_paths_are_never_options() {
         assert_eq!(&fs::read(png).unwrap()[..4], b"\x89PNG");
     }
 }
+
+/// Issue 14: `plot` checks summary.json on read: a hardest grid of 70,000 characters, a
+/// 0x0 or 10^9 x 10^9 shape, or a missing file give one line naming the file as *read*, exit
+/// 2, and no chart (no panic).
+#[test]
+fn plot_refuses_nonsense_summaries() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(tmp.path(), &["--size", "3", "--quiet"]).success();
+    let dir = tmp.path().join("3x3");
+    let file = dir.join("summary.json");
+    let good = fs::read_to_string(&file).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let mut long_grid = json.clone();
+    long_grid["hardest"]["boards"][0]["grid"][0] = "x".repeat(70_000).into();
+    let mut empty = json.clone();
+    empty["rows"] = 0.into();
+    empty["cols"] = 0.into();
+    let mut huge = json.clone();
+    huge["rows"] = 1_000_000_000u64.into();
+    huge["cols"] = 1_000_000_000u64.into();
+    for bad in [long_grid, empty, huge] {
+        fs::write(&file, bad.to_string()).unwrap();
+        fs::remove_file(dir.join("depth_histogram.png")).ok();
+        npuzzle()
+            .arg("plot")
+            .arg(&dir)
+            .assert()
+            .code(2)
+            .stderr(one_line().and(predicate::str::contains("cannot read")));
+        assert!(!dir.join("depth_histogram.png").exists());
+    }
+    npuzzle()
+        .arg("plot")
+        .arg(tmp.path().join("missing"))
+        .assert()
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("cannot read")));
+}

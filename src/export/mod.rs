@@ -25,14 +25,20 @@ use crate::shape::Shape;
 
 /// Ranks formatted per parallel work item.
 const CHUNK: u32 = 1 << 15;
+/// The most depths a saved `summary.json` may list (the largest radius of a board of at most
+/// 64 cells is far below).
+pub const MAX_SAVED_DEPTHS: usize = 10_000;
+
 /// Work items per batch: one batch is written while the next is formatted (this also bounds
 /// the memory of streamed exports).
 const BATCH: u32 = 4;
 
-/// An output file could not be written.
+/// An output file could not be written, or a saved result (`summary.json`) read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {}: {source}", path.display())]
+#[error("cannot {action} {}: {source}", path.display())]
 pub struct ExportError {
+    /// What failed: `write` (an output) or `read` (a saved result).
+    pub action: &'static str,
     /// The file (or folder) that failed.
     pub path: PathBuf,
     /// The cause.
@@ -41,6 +47,15 @@ pub struct ExportError {
 
 fn fail(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
     move |source| ExportError {
+        action: "write",
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn fail_read(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
+    move |source| ExportError {
+        action: "read",
         path: path.to_path_buf(),
         source,
     }
@@ -395,8 +410,44 @@ impl Summary {
     /// # Errors
     /// [`ExportError`] when the file is missing or not a summary.
     pub fn read(path: &Path) -> Result<Summary, ExportError> {
-        let text = fs::read_to_string(path).map_err(fail(path))?;
-        serde_json::from_str(&text).map_err(|e| fail(path)(io::Error::other(e)))
+        let text = fs::read_to_string(path).map_err(fail_read(path))?;
+        let summary: Summary =
+            serde_json::from_str(&text).map_err(|e| fail_read(path)(io::Error::other(e)))?;
+        summary
+            .check()
+            .map_err(|why| fail_read(path)(io::Error::new(io::ErrorKind::InvalidData, why)))?;
+        Ok(summary)
+    }
+
+    /// Checks what the charts rely on, so that an edited or foreign `summary.json` gives a
+    /// one-line error rather than a nonsense chart or a panic: a valid shape named as in
+    /// `board`, at most [`MAX_SAVED_DEPTHS`] depths, and each hardest board's label and grid
+    /// of that shape's size.
+    ///
+    /// # Errors
+    /// What is wrong, in a few words.
+    pub fn check(&self) -> Result<(), String> {
+        let shape = Shape::new(self.rows, self.cols).map_err(|e| e.to_string())?;
+        if self.board != shape.to_string() {
+            return Err(format!("board {:?} is not {shape}", self.board));
+        }
+        if self.depth_counts.len() > MAX_SAVED_DEPTHS {
+            return Err(format!(
+                "{} depths (at most {MAX_SAVED_DEPTHS})",
+                self.depth_counts.len()
+            ));
+        }
+        // A label is at most 3 characters per cell; a grid row at most 4 per cell.
+        let n = shape.cells();
+        for hard in &self.hardest.boards {
+            if hard.board.len() > 3 * n
+                || hard.grid.len() != shape.rows()
+                || hard.grid.iter().any(|row| row.len() > 4 * shape.cols())
+            {
+                return Err(format!("a hardest board that is not a {shape} board"));
+            }
+        }
+        Ok(())
     }
 }
 
