@@ -357,12 +357,21 @@ fn batch_reports_bad_lines_and_solves_the_rest() {
 fn compare_prints_a_table() {
     let (code, out, err) = run(&["--board", "8 6 7 2 5 4 3 0 1", "--compare"], None);
     assert_eq!(code, 0, "{err}");
+    // Every column padded (issue 14): the header and the 12 rows have one width.
+    let table: Vec<usize> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("algorithm"))
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.chars().count())
+        .collect();
+    assert_eq!(table.len(), 13, "{out}");
+    assert!(table.iter().all(|&w| w == table[0]), "{out}");
     for row in [
         "bfs",
         "ucs",
-        "astar    hamming",
-        "idastar  pdb",
-        "idastar  exact",
+        "astar     hamming",
+        "idastar   pdb",
+        "idastar   exact",
     ] {
         let line = out
             .lines()
@@ -467,10 +476,10 @@ fn default_method_on_4x4() {
         "{out}"
     );
     for row in [
-        "idastar  manhattan",
-        "idastar  linear-conflict",
-        "idastar  pdb",
-        "astar    pdb",
+        "idastar   manhattan",
+        "idastar   linear-conflict",
+        "idastar   pdb",
+        "astar     pdb",
     ] {
         let line = out
             .lines()

@@ -25,7 +25,8 @@ pub enum Export {
     None,
     /// R-analysis labels (`123456789`, `1-2-...-12` from 10 cells on).
     Labels,
-    /// Dense ranks `0..n!` (smaller; igraph's `read_edgelist` reads them).
+    /// Dense ranks `0..n!` (smaller; CSV with a header: R/igraph reads them with `read.csv`
+    /// and `graph_from_data_frame`).
     Ranks,
     /// edges.parquet / nodes.parquet instead of CSV: ranks (and labels in nodes.parquet),
     /// zstd-compressed columns that DuckDB, Polars and pandas read directly. Needs a build

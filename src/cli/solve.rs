@@ -514,10 +514,11 @@ fn run_one(
         "Peak memory: {} ({} {})",
         HumanBytes(solution.peak_bytes),
         HumanCount(solution.peak_nodes),
-        if algorithm.stores_boards() {
-            "boards held"
-        } else {
-            "levels deep"
+        match (algorithm.stores_boards(), solution.peak_nodes) {
+            (true, 1) => "board held",
+            (true, _) => "boards held",
+            (false, 1) => "level deep",
+            (false, _) => "levels deep",
         }
     )?;
     let mut method = method_name(algorithm, kind);
@@ -658,7 +659,7 @@ fn run_compare(
     }
     writeln!(
         out,
-        "{:<8} {:<16} {:>6} {:>13} {:>11} {:>12}",
+        "{:<9} {:<16} {:>6} {:>13} {:>11} {:>12}",
         "algorithm", "heuristic", "moves", "expanded", "time", "peak memory"
     )?;
     let mut skipped = Vec::new();
@@ -686,25 +687,26 @@ fn run_compare(
             ),
         };
         let row = match result {
+            // indicatif's types ignore widths: pad their text.
             Ok(s) => format!(
                 "{:>6} {:>13} {:>11} {:>12}",
                 s.moves.len(),
-                HumanCount(s.expanded),
+                HumanCount(s.expanded).to_string(),
                 human_seconds(s.elapsed.as_secs_f64()),
-                HumanBytes(s.peak_bytes)
+                HumanBytes(s.peak_bytes).to_string()
             ),
             Err(SolveError::LimitReached { expanded, .. }) => {
                 format!(
                     "{:>6} {:>13} {:>11} {:>12}",
                     "-",
-                    HumanCount(expanded),
+                    HumanCount(expanded).to_string(),
                     "gave up",
                     "-"
                 )
             }
             Err(e) => return Err(CliError::runtime(e).into()),
         };
-        writeln!(out, "{:<8} {:<16} {row}", algorithm.name(), kind_name)?;
+        writeln!(out, "{:<9} {:<16} {row}", algorithm.name(), kind_name)?;
     }
     let caps = format!(
         "A run gives up after {} boards expanded or {} held.",

@@ -66,7 +66,8 @@ fn fail_read(path: &Path) -> impl FnOnce(io::Error) -> ExportError + '_ {
 pub enum BoardFormat {
     /// R-analysis labels (`123456789`; `1-2-...-12` from 10 cells on).
     Labels,
-    /// Dense ranks `0..n!` (compact; read by igraph's `read_edgelist`).
+    /// Dense ranks `0..n!` (compact; CSV with a `from,to` header, read by R's `read.csv`
+    /// and igraph's `graph_from_data_frame`).
     Ranks,
 }
 
