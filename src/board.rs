@@ -16,6 +16,17 @@ use std::fmt::Write as _;
 use crate::rank;
 use crate::shape::Shape;
 
+/// `text` (a piece of the user's input) made safe to print in a one-line message: control
+/// and invisible characters escaped as Rust does (`\u{1b}`, `\r`, `\u{feff}`), cut after 40
+/// characters with `...`, so that no input can move the cursor, clear the terminal or hide.
+pub fn quoted(text: &str) -> String {
+    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
+    if text.chars().nth(40).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
 /// Errors from reading a board.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
@@ -23,7 +34,7 @@ pub enum BoardError {
     #[error("empty board")]
     Empty,
     /// A token that is not a non-negative integer.
-    #[error("'{0}' is not a tile number")]
+    #[error("'{}' is not a tile number", quoted(.0))]
     NotANumber(String),
     /// The wrong number of cells for the shape.
     #[error("expected {expected} numbers for a {shape} board, found {found}")]

@@ -505,3 +505,19 @@ fn endless_input_is_refused_not_read() {
     assert_eq!(code, 2);
     assert!(err.starts_with("error: <stdin>: more than 64 KiB"), "{err}");
 }
+
+/// Issue 14: input quoted in a message is escaped: an escape sequence, a bell, a backspace
+/// or a byte-order mark never reaches the terminal raw.
+#[test]
+fn quoted_input_is_escaped() {
+    let (code, _, err) = run(&["--board", "1 2 \u{1b}[2J 4"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains(r"'\u{1b}[2J' is not a tile number"), "{err}");
+    let (code, _, err) = run(&["-"], Some("\u{feff}3\n1 2 3\n4 5 6\n7 8 0\n"));
+    assert_eq!(code, 2);
+    assert!(err.contains(r"'\u{feff}3' is not a board size"), "{err}");
+    let (code, _, err) = run(&["--board", "1 2 x\u{7}\u{8}y 4"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains(r"x\u{7}\u{8}y"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}') && !err.contains('\u{feff}'));
+}

@@ -21,7 +21,8 @@ pub enum InputError {
     Empty,
     /// The first line is not a board size.
     #[error(
-        "line {line}: '{found}' is not a board size (the first line holds N, then N rows of N numbers follow)"
+        "line {line}: '{}' is not a board size (the first line holds N, then N rows of N numbers follow)",
+        crate::board::quoted(found)
     )]
     BadSize {
         /// Line number (from 1).
@@ -38,7 +39,7 @@ pub enum InputError {
         source: ShapeError,
     },
     /// A token that is not a number.
-    #[error("line {line}: '{token}' is not a tile number")]
+    #[error("line {line}: '{}' is not a tile number", crate::board::quoted(token))]
     NotANumber {
         /// Line number (from 1).
         line: usize,
