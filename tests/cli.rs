@@ -423,3 +423,32 @@ fn plot_refuses_nonsense_summaries() {
         .code(2)
         .stderr(one_line().and(predicate::str::contains("cannot read")));
 }
+
+/// Issue 14: one writer, one policy: under `umask 000` every output (CSV, JSON, text, PNG)
+/// is 0644, none wider.
+#[cfg(unix)]
+#[test]
+fn every_output_has_the_same_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
+    let status = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "umask 000; '{}' analyze --rows 2 --cols 3 --quiet --output '{}'",
+            bin.display(),
+            tmp.path().display()
+        ))
+        .env_clear()
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut seen = 0;
+    for entry in fs::read_dir(tmp.path().join("2x3")).unwrap() {
+        let entry = entry.unwrap();
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{:?}", entry.file_name());
+        seen += 1;
+    }
+    assert_eq!(seen, 6);
+}

@@ -106,24 +106,12 @@ pub(super) fn write_png_atomically(
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".npuzzle-plot-").suffix(".png");
-    // tempfile creates files readable by the owner only; give the chart the usual permissions.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder.tempfile_in(dir).map_err(io_error)?;
+    let tmp = crate::export::temp_beside(path).map_err(io_error)?;
     render(tmp.path()).map_err(|e| PlotError::Draw {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    tmp.persist(path).map_err(|e| io_error(e.error))?;
+    crate::export::commit(tmp, path).map_err(io_error)?;
     Ok(())
 }
 

@@ -192,13 +192,11 @@ pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuil
 pub fn save(dir: &Path, db: &PatternDb) -> io::Result<PathBuf> {
     fs::create_dir_all(dir)?;
     let path = dir.join(file_name(db.shape(), &db.tiles()));
-    let mut file = tempfile::Builder::new()
-        .prefix(".pdb-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut file = crate::export::temp_beside(&path)?;
     file.write_all(&encode(db))?;
+    // Minutes to rebuild: on the disk before it takes the real name.
     file.as_file().sync_all()?;
-    file.persist(&path).map_err(|e| e.error)?;
+    crate::export::commit(file, &path)?;
     Ok(path)
 }
 
