@@ -248,6 +248,17 @@ fn edges_chunk<const N: usize>(
     });
 }
 
+/// The analysis' per-board results, which a nodes file (`path`) needs.
+fn per_board_of<'a>(
+    analysis: &'a Analysis,
+    path: &Path,
+) -> Result<&'a crate::analysis::PerBoard, ExportError> {
+    analysis
+        .per_board
+        .as_ref()
+        .ok_or_else(|| fail(path)(io::Error::other("per-board results were not kept")))
+}
+
 /// Writes `nodes.csv`: header `board,rank,component,depth` (`rank,component,depth` with
 /// [`BoardFormat::Ranks`]), one row per board in rank order; `depth` is empty for boards
 /// the goal cannot reach. Needs the analysis' per-board results.
@@ -260,11 +271,7 @@ pub fn write_nodes(
     format: BoardFormat,
     progress: &dyn Progress,
 ) -> Result<(), ExportError> {
-    let Some(per_board) = &analysis.per_board else {
-        return Err(fail(path)(io::Error::other(
-            "per-board results were not kept",
-        )));
-    };
+    let per_board = per_board_of(analysis, path)?;
     let shape = analysis.shape;
     let boards = analysis.boards as u32;
     progress.begin("nodes.csv", u64::from(boards), "boards");

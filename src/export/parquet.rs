@@ -30,7 +30,7 @@ use ::parquet::schema::parser::parse_message_type;
 use ::parquet::schema::types::ColumnPath;
 use rayon::prelude::*;
 
-use super::{BoardFormat, CHUNK, ExportError, fail, put_board, write_atomically};
+use super::{BoardFormat, CHUNK, ExportError, fail, per_board_of, put_board, write_atomically};
 use crate::analysis::Analysis;
 use crate::graph;
 use crate::progress::Progress;
@@ -144,6 +144,41 @@ fn pipeline<T: Send>(
     Ok(())
 }
 
+/// The sink every Parquet file is written to (see [`write_atomically`]).
+type Sink<'a, 'b> = &'a mut io::BufWriter<&'b std::fs::File>;
+
+/// Writes the Parquet file `path` of the rows of `boards` boards with `schema` (`ranks`: its
+/// rank columns): row groups are gathered by `gather(lo, hi)`, in parallel, and written
+/// column by column by `columns`, pipelined (see [`pipeline`]), atomically.
+fn write_file<T: Send>(
+    path: &Path,
+    (schema, ranks): (&str, &[&str]),
+    boards: u32,
+    progress: &dyn Progress,
+    gather: impl Fn(u32, u32) -> T + Sync,
+    columns: impl Fn(&mut SerializedRowGroupWriter<'_, Sink<'_, '_>>, T) -> io::Result<()> + Sync,
+) -> Result<(), ExportError> {
+    let name = path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    progress.begin(&name, u64::from(boards), "boards");
+    let schema = Arc::new(parse_message_type(schema).map_err(|e| fail(path)(io_error(e)))?);
+    let result = write_atomically(path, |out| {
+        let mut writer =
+            SerializedFileWriter::new(out, schema, properties(ranks)).map_err(io_error)?;
+        pipeline(boards, progress, gather, |rows| {
+            let mut group = writer.next_row_group().map_err(io_error)?;
+            columns(&mut group, rows)?;
+            group.close().map_err(io_error)?;
+            Ok(())
+        })?;
+        writer.close().map_err(io_error)?;
+        Ok(())
+    });
+    progress.end();
+    result
+}
+
 /// Writes `edges.parquet` for the whole game graph of `shape` (at most 12 cells): columns
 /// `from`, `to` (see the module documentation), rows as in `edges.csv`.
 ///
@@ -151,43 +186,32 @@ fn pipeline<T: Send>(
 /// [`ExportError`] when the file cannot be written; `path` is then untouched.
 pub fn write_edges(path: &Path, shape: Shape, progress: &dyn Progress) -> Result<(), ExportError> {
     let boards = shape.board_count().unwrap_or(0) as u32;
-    progress.begin("edges.parquet", u64::from(boards), "boards");
-    let schema = Arc::new(parse_message_type(EDGES_SCHEMA).map_err(|e| fail(path)(io_error(e)))?);
-    let result = write_atomically(path, |out| {
-        let mut writer = SerializedFileWriter::new(out, schema, properties(&["from", "to"]))
-            .map_err(io_error)?;
-        crate::with_cells!(shape.cells(), N => pipeline(
-            boards,
-            progress,
-            |lo, hi| {
-                gather(
-                    lo,
-                    hi,
-                    |a, b, (from, to): &mut (Vec<i32>, Vec<i32>)| {
-                        graph::for_each_forward_edge::<N>(shape.cols(), a, b, |r, _, nb, _| {
-                            from.push(r as i32);
-                            to.push(nb as i32);
-                        });
-                    },
-                    |all, (from, to)| {
-                        all.0.extend(from);
-                        all.1.extend(to);
-                    },
-                )
-            },
-            |(from, to)| {
-                let mut group = writer.next_row_group().map_err(io_error)?;
-                write_column::<Int32Type, _>(&mut group, &from, None)?;
-                write_column::<Int32Type, _>(&mut group, &to, None)?;
-                group.close().map_err(io_error)?;
-                Ok(())
-            },
-        ))?;
-        writer.close().map_err(io_error)?;
-        Ok(())
-    });
-    progress.end();
-    result
+    crate::with_cells!(shape.cells(), N => write_file(
+        path,
+        (EDGES_SCHEMA, &["from", "to"]),
+        boards,
+        progress,
+        |lo, hi| {
+            gather(
+                lo,
+                hi,
+                |a, b, (from, to): &mut (Vec<i32>, Vec<i32>)| {
+                    graph::for_each_forward_edge::<N>(shape.cols(), a, b, |r, _, nb, _| {
+                        from.push(r as i32);
+                        to.push(nb as i32);
+                    });
+                },
+                |all, (from, to)| {
+                    all.0.extend(from);
+                    all.1.extend(to);
+                },
+            )
+        },
+        |group, (from, to)| {
+            write_column::<Int32Type, _>(group, &from, None)?;
+            write_column::<Int32Type, _>(group, &to, None)
+        },
+    ))
 }
 
 /// One row group of `nodes.parquet`: the columns, the depth's definition levels.
@@ -210,64 +234,48 @@ pub fn write_nodes(
     analysis: &Analysis,
     progress: &dyn Progress,
 ) -> Result<(), ExportError> {
-    let Some(per_board) = &analysis.per_board else {
-        return Err(fail(path)(io::Error::other(
-            "per-board results were not kept",
-        )));
-    };
+    let per_board = per_board_of(analysis, path)?;
     let shape = analysis.shape;
-    let boards = analysis.boards as u32;
-    progress.begin("nodes.parquet", u64::from(boards), "boards");
-    let schema = Arc::new(parse_message_type(NODES_SCHEMA).map_err(|e| fail(path)(io_error(e)))?);
-    let result = write_atomically(path, |out| {
-        let mut writer =
-            SerializedFileWriter::new(out, schema, properties(&["rank"])).map_err(io_error)?;
-        crate::with_cells!(shape.cells(), N => pipeline(
-            boards,
-            progress,
-            |lo, hi| {
-                gather(
-                    lo,
-                    hi,
-                    |a, b, rows: &mut NodeRows| {
-                        let mut unranker = SequentialUnranker::<N>::default();
-                        let mut label = Vec::with_capacity(3 * N);
-                        for r in a..b {
-                            let perm = unranker.unrank(u64::from(r)).perm;
-                            label.clear();
-                            put_board(&mut label, &perm, r, BoardFormat::Labels);
-                            let (component, depth) = per_board.get(&perm, u64::from(r));
-                            rows.rank.push(r as i32);
-                            rows.board.push(ByteArray::from(label.clone()));
-                            rows.component.push(component as i32);
-                            rows.defined.push(i16::from(depth.is_some()));
-                            if let Some(d) = depth {
-                                rows.depth.push(i32::from(d));
-                            }
+    crate::with_cells!(shape.cells(), N => write_file(
+        path,
+        (NODES_SCHEMA, &["rank"]),
+        analysis.boards as u32,
+        progress,
+        |lo, hi| {
+            gather(
+                lo,
+                hi,
+                |a, b, rows: &mut NodeRows| {
+                    let mut unranker = SequentialUnranker::<N>::default();
+                    let mut label = Vec::with_capacity(3 * N);
+                    for r in a..b {
+                        let perm = unranker.unrank(u64::from(r)).perm;
+                        label.clear();
+                        put_board(&mut label, &perm, r, BoardFormat::Labels);
+                        let (component, depth) = per_board.get(&perm, u64::from(r));
+                        rows.rank.push(r as i32);
+                        rows.board.push(ByteArray::from(label.clone()));
+                        rows.component.push(component as i32);
+                        rows.defined.push(i16::from(depth.is_some()));
+                        if let Some(d) = depth {
+                            rows.depth.push(i32::from(d));
                         }
-                    },
-                    |all, part| {
-                        all.rank.extend(part.rank);
-                        all.board.extend(part.board);
-                        all.component.extend(part.component);
-                        all.depth.extend(part.depth);
-                        all.defined.extend(part.defined);
-                    },
-                )
-            },
-            |rows: NodeRows| {
-                let mut group = writer.next_row_group().map_err(io_error)?;
-                write_column::<Int32Type, _>(&mut group, &rows.rank, None)?;
-                write_column::<ByteArrayType, _>(&mut group, &rows.board, None)?;
-                write_column::<Int32Type, _>(&mut group, &rows.component, None)?;
-                write_column::<Int32Type, _>(&mut group, &rows.depth, Some(&rows.defined))?;
-                group.close().map_err(io_error)?;
-                Ok(())
-            },
-        ))?;
-        writer.close().map_err(io_error)?;
-        Ok(())
-    });
-    progress.end();
-    result
+                    }
+                },
+                |all, part| {
+                    all.rank.extend(part.rank);
+                    all.board.extend(part.board);
+                    all.component.extend(part.component);
+                    all.depth.extend(part.depth);
+                    all.defined.extend(part.defined);
+                },
+            )
+        },
+        |group, rows: NodeRows| {
+            write_column::<Int32Type, _>(group, &rows.rank, None)?;
+            write_column::<ByteArrayType, _>(group, &rows.board, None)?;
+            write_column::<Int32Type, _>(group, &rows.component, None)?;
+            write_column::<Int32Type, _>(group, &rows.depth, Some(&rows.defined))
+        },
+    ))
 }
