@@ -187,6 +187,21 @@ fn rectangular_ten_cells_and_wide_labels() {
 }
 
 /// A single `error: ...` line.
+/// Runs `script` in bash (for pipes and umasks), `NPUZZLE` standing for the binary and `OUT`
+/// for `out`, in an empty environment.
+fn in_bash(script: &str, out: &Path) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
+    let script = script
+        .replace("NPUZZLE", &format!("'{}'", bin.display()))
+        .replace("OUT", &format!("'{}'", out.display()));
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .env_clear()
+        .output()
+        .unwrap()
+}
+
 fn one_line() -> impl Predicate<str> {
     predicate::str::starts_with("error: ").and(predicate::function(|s: &str| {
         s.trim_end().lines().count() == 1
@@ -204,17 +219,10 @@ fn hostile_sizes_pipes_and_thread_counts() {
             "a 4294967296x4294967296 board has 18446744073709551616 cells",
         )));
     // `| true` closes the pipe at once; the report is printed after the analysis.
-    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "set -o pipefail; '{}' analyze --size 3 --output '{}' | true",
-            bin.display(),
-            tmp.path().display()
-        ))
-        .env_clear()
-        .output()
-        .unwrap();
+    let out = in_bash(
+        "set -o pipefail; NPUZZLE analyze --size 3 --output OUT | true",
+        tmp.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("panicked"),
@@ -431,18 +439,11 @@ fn plot_refuses_nonsense_summaries() {
 fn every_output_has_the_same_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
-    let status = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "umask 000; '{}' analyze --rows 2 --cols 3 --quiet --output '{}'",
-            bin.display(),
-            tmp.path().display()
-        ))
-        .env_clear()
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let out = in_bash(
+        "umask 000; NPUZZLE analyze --rows 2 --cols 3 --quiet --output OUT",
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{out:?}");
     let mut seen = 0;
     for entry in fs::read_dir(tmp.path().join("2x3")).unwrap() {
         let entry = entry.unwrap();
