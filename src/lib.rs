@@ -49,7 +49,8 @@
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print or touch files; they report progress through a callback. Only
 //!   [`export`], [`interop`], [`plot`], [`solve::cache`] (the pattern databases) and the
-//!   binary do I/O, always to a temporary file then a rename; [`drawing`] returns DOT text,
+//!   binary do I/O, always to a temporary file, synced, then renamed
+//!   ([`export::commit`]; a signal removes the temporary files, [`export::abandon`]); [`drawing`] returns DOT text,
 //!   and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 //! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised

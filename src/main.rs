@@ -3,6 +3,7 @@
 
 mod cli;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
@@ -53,6 +54,32 @@ fn quiet_on_broken_pipe() {
     }));
 }
 
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP end the program with exit `128 + signal` (130, 143,
+/// 129) after removing the temporary files of the outputs being written
+/// ([`npuzzle::export::abandon`]): the outputs committed so far, and the previous versions of
+/// the others, are left as they are.
+fn clean_exit_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return; // Then the default action ends the program, as before.
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            npuzzle::export::abandon();
+            // Over a progress bar's line, when there is one.
+            let clear = if std::io::stderr().is_terminal() {
+                "\r\x1b[2K"
+            } else {
+                ""
+            };
+            eprintln!(
+                "{clear}npuzzle: interrupted (signal {signal}); no output was left half written"
+            );
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 /// Caps rayon's pool at [`THREADS_PER_CORE`] threads per core when `RAYON_NUM_THREADS` asks
 /// for more (or is not a number), with a warning; otherwise rayon reads it as usual.
 fn cap_threads() {
@@ -85,6 +112,7 @@ fn cap_threads() {
 
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
+    clean_exit_on_signals();
     cap_threads();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

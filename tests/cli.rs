@@ -453,3 +453,104 @@ fn every_output_has_the_same_permissions() {
     }
     assert_eq!(seen, 6);
 }
+
+/// The temporary files of npuzzle's naming (`.NAME.PID.RANDOM.tmp.EXT`) in `dir`.
+fn temporary_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n.contains(".tmp"))
+        .collect()
+}
+
+/// Issue 14: SIGINT and SIGTERM at several points of a run leave no temporary file, exit 130
+/// and 143 (or 0 when the run finished first), and every output is whole: the previous run's
+/// (edges and nodes as ranks) or the new one's (as labels), never a part. A SIGKILL may leave
+/// temporary files; the next run removes them.
+#[test]
+fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+    let ranks = [
+        "--size", "3", "--edges", "ranks", "--nodes", "ranks", "--quiet",
+    ];
+    let labels = [
+        "--size", "3", "--edges", "labels", "--nodes", "labels", "--quiet",
+    ];
+    analyze(&old, &ranks).success();
+    analyze(&new, &labels).success();
+    let versions = |name: &str| {
+        let read = |dir: &Path| fs::read(dir.join("3x3").join(name)).unwrap();
+        [read(&old), read(&new)]
+    };
+    let names = [
+        "edges.csv",
+        "nodes.csv",
+        "depths.csv",
+        "hardest.txt",
+        "summary.json",
+    ];
+    let whole: Vec<[Vec<u8>; 2]> = names.iter().map(|n| versions(n)).collect();
+    let out = tmp.path().join("run");
+    let dir = out.join("3x3");
+    let bin = assert_cmd::cargo::cargo_bin("npuzzle");
+    let start = |args: &[&str]| {
+        std::process::Command::new(&bin)
+            .args(["analyze", "--output"])
+            .arg(&out)
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut interrupted = 0;
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        for delay_ms in [5, 20, 40, 80, 120, 200, 300] {
+            let _ = fs::remove_dir_all(&out);
+            assert!(start(&ranks).wait().unwrap().success());
+            let child = start(&labels);
+            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+            // SAFETY: a signal to our own child, which has not been waited for yet.
+            unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+            let result = child.wait_with_output().unwrap();
+            let got = result.status.code();
+            let stderr = String::from_utf8_lossy(&result.stderr);
+            assert!(
+                got == Some(code) || got == Some(0),
+                "signal {signal} after {delay_ms} ms: exit {got:?}, {stderr}"
+            );
+            if got == Some(code) {
+                interrupted += 1;
+                assert_eq!(stderr.lines().count(), 1, "{stderr}");
+                assert!(stderr.contains("interrupted"), "{stderr}");
+            }
+            assert_eq!(temporary_files(&dir), Vec::<String>::new());
+            for (name, versions) in names.iter().zip(&whole) {
+                let bytes = fs::read(dir.join(name)).unwrap();
+                assert!(
+                    versions.contains(&bytes),
+                    "{name} is neither the old nor the new version after signal {signal} at \
+                     {delay_ms} ms"
+                );
+            }
+        }
+    }
+    assert!(
+        interrupted > 0,
+        "no run was interrupted: the delays are too long"
+    );
+
+    // SIGKILL cannot be handled: the next run sweeps what it left.
+    let child = start(&labels);
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    // SAFETY: as above.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
+    let _ = child.wait_with_output().unwrap();
+    fs::write(
+        dir.join(".nodes.csv.4194305.abcdef.tmp.csv"),
+        "left by a killed run",
+    )
+    .unwrap();
+    assert!(start(&ranks).wait().unwrap().success());
+    assert_eq!(temporary_files(&dir), Vec::<String>::new());
+}

@@ -342,8 +342,21 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     let path = |name: &str| dir.join(name);
 
-    let edges_done = edges.map(|f| write_edges(&dir, shape, f, &bars));
-    let nodes_done = nodes.map(|f| write_nodes(&dir, &result, f, &bars));
+    // The small files and the chart are written while the large ones are (each sync to the
+    // disk then overlaps with other work); errors are reported in the order of the files.
+    let ((edges_done, nodes_done), small_done) = rayon::join(
+        || {
+            let edges_done = edges.map(|f| write_edges(&dir, shape, f, &bars));
+            let nodes_done = nodes.map(|f| write_nodes(&dir, &result, f, &bars));
+            (edges_done, nodes_done)
+        },
+        || -> Result<(), CliError> {
+            export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
+            export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
+            export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
+            draw(&dir, &summary)
+        },
+    );
     match edges_done {
         Some(done) => written.push(done?),
         None => notes.push(format!(
@@ -372,10 +385,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             },
         ),
     }
-    export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
-    export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
-    export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
-    draw(&dir, &summary)?;
+    small_done?;
     written.extend([
         "depths.csv",
         "hardest.txt",

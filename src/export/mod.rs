@@ -6,8 +6,11 @@
 //! deterministic: large files are formatted in parallel in fixed rank chunks and written in
 //! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
 
+mod atomic;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+
+pub use atomic::{TempFile, WriteBehind, abandon, commit, temp_beside};
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -71,48 +74,6 @@ pub enum BoardFormat {
     Ranks,
 }
 
-/// The one way every output file of npuzzle is written (exports, charts, the pattern-database
-/// cache): a temporary file beside `path`, named `.NAME.RANDOM.tmp.EXT` (hidden, and keeping
-/// the extension, which some writers read), created `0644` (narrowed by the umask, never
-/// wider), to be filled and then passed to [`commit`].
-///
-/// # Errors
-/// When the folder does not exist or is not writable.
-pub fn temp_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map_or(String::new(), |e| format!(".{e}"));
-    let prefix = format!(".{name}.");
-    let suffix = format!(".tmp{extension}");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(&suffix);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Ordinary output files, readable by all (tempfile's default is owner-only).
-        builder.permissions(fs::Permissions::from_mode(0o644));
-    }
-    builder.tempfile_in(dir)
-}
-
-/// Completes a file from [`temp_beside`]: renamed over `path`, so that readers see the old
-/// file or the new one, never a part. (Not synced to the disk first: syncing each of the six
-/// small files of a 3x3 run makes it 1.7 times slower; callers whose file is costly to
-/// rebuild sync it themselves, as the pattern-database cache does.)
-///
-/// # Errors
-/// When the rename fails; `path` is then untouched.
-pub fn commit(tmp: tempfile::NamedTempFile, path: &Path) -> io::Result<()> {
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// Writes `path` atomically: `write` fills a temporary file in the same folder
 /// ([`temp_beside`]), which is then committed over `path` ([`commit`]).
 ///
@@ -120,12 +81,12 @@ pub fn commit(tmp: tempfile::NamedTempFile, path: &Path) -> io::Result<()> {
 /// [`ExportError`] when the folder is not writable or a write fails; `path` is then untouched.
 pub fn write_atomically(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<&fs::File>) -> io::Result<()>,
+    write: impl FnOnce(&mut BufWriter<WriteBehind<'_>>) -> io::Result<()>,
 ) -> Result<(), ExportError> {
     let tmp = temp_beside(path).map_err(fail(path))?;
     {
         // Small enough that the large chunks of the streamed exports bypass it (no copy).
-        let mut out = BufWriter::with_capacity(1 << 16, tmp.as_file());
+        let mut out = BufWriter::with_capacity(1 << 16, WriteBehind::new(tmp.as_file()));
         write(&mut out).map_err(fail(path))?;
         out.flush().map_err(fail(path))?;
     }
@@ -139,10 +100,7 @@ pub fn write_atomically(
 /// [`ExportError`] naming `dir` when it cannot be created or written.
 pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
     fs::create_dir_all(dir).map_err(fail(dir))?;
-    tempfile::Builder::new()
-        .prefix(".npuzzle-probe.")
-        .tempfile_in(dir)
-        .map_err(fail(dir))?;
+    temp_beside(&dir.join("npuzzle-probe")).map_err(fail(dir))?;
     Ok(())
 }
 

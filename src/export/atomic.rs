@@ -1,0 +1,332 @@
+//! The one way every output file of npuzzle is written (exports, charts, the pattern-database
+//! cache): a temporary file beside the final one, filled, synced, then renamed over it.
+//!
+//! - Readers, and a crash, see the old file or the new one, never a part: the data reaches the
+//!   disk before the rename ([`commit`]).
+//! - The temporary files of this process that are not committed yet are registered, so that a
+//!   signal handler can remove them before the process exits ([`abandon`]).
+//! - Temporary files that a killed run (SIGKILL, a crash, a power cut) left are removed the
+//!   next time a file is written in their folder ([`temp_beside`]): they are recognised by
+//!   their name, which holds the id of the process that made them, and removed only when that
+//!   process no longer runs.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The temporary files of this process that are neither committed nor dropped.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending() -> MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A temporary output file from [`temp_beside`]: removed when dropped, unless passed to
+/// [`commit`]. Writes go straight to the file (wrap it in a `BufWriter` for small writes).
+#[derive(Debug)]
+pub struct TempFile {
+    file: Option<tempfile::NamedTempFile>,
+    path: PathBuf,
+}
+
+impl TempFile {
+    /// The temporary file's path (`.NAME.PID.RANDOM.tmp.EXT` beside the final file).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file.
+    ///
+    /// # Panics
+    /// Never: the file is present until the value is consumed by [`commit`].
+    pub fn as_file(&self) -> &File {
+        self.file
+            .as_ref()
+            .expect("present until committed")
+            .as_file()
+    }
+}
+
+impl Write for TempFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.as_file().write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.as_file().flush()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        // Removed (if not renamed) before it leaves the registry, so that an interrupt in
+        // between still finds it.
+        drop(self.file.take());
+        let mut pending = pending();
+        if let Some(i) = pending.iter().position(|p| *p == self.path) {
+            pending.swap_remove(i);
+        }
+    }
+}
+
+/// Creates the temporary file for `path`: in the same folder (so that the rename is atomic),
+/// named `.NAME.PID.RANDOM.tmp.EXT` (hidden; keeping the extension, which some writers read;
+/// PID is this process's id), created `0644` (narrowed by the umask, never wider), and
+/// registered until it is committed or dropped. Stale temporary files of the same naming in
+/// the folder, whose process no longer runs, are removed first.
+///
+/// # Errors
+/// When the folder does not exist or is not writable.
+pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    sweep(dir);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map_or(String::new(), |e| format!(".{e}"));
+    let prefix = format!(".{name}.{}.", std::process::id());
+    let suffix = format!(".tmp{extension}");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(&suffix).rand_bytes(RANDOM);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Ordinary output files, readable by all (tempfile's default is owner-only).
+        builder.permissions(fs::Permissions::from_mode(0o644));
+    }
+    // Created and registered under the lock: once `abandon` holds it, every temporary file
+    // that exists is in the list.
+    let mut pending = pending();
+    let file = builder.tempfile_in(dir)?;
+    let tmp_path = file.path().to_path_buf();
+    pending.push(tmp_path.clone());
+    Ok(TempFile {
+        file: Some(file),
+        path: tmp_path,
+    })
+}
+
+/// Characters of the random part of a temporary file's name.
+const RANDOM: usize = 6;
+
+/// Completes a file from [`temp_beside`]: its data is synced to the disk, then it is renamed
+/// over `path`, so that readers (and a crash at any point) see the old file or the complete
+/// new one, never a part or an empty file.
+///
+/// # Errors
+/// When the sync or the rename fails; `path` is then untouched and the temporary file removed.
+pub fn commit(mut tmp: TempFile, path: &Path) -> io::Result<()> {
+    let file = tmp.file.take().expect("present until committed");
+    file.as_file().sync_data()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A writer to a file that asks the OS to start writing each mebibyte to the disk as soon as it
+/// is written (Linux's `sync_file_range`, without waiting), so that the sync of [`commit`]
+/// waits only for the last part: the disk works while the next rows are formatted.
+/// Elsewhere it is a plain writer.
+pub struct WriteBehind<'a> {
+    file: &'a File,
+    written: u64,
+    started: u64,
+}
+
+/// Bytes written between two starts of write-back.
+const WRITE_BEHIND: u64 = 1 << 20;
+
+impl<'a> WriteBehind<'a> {
+    /// Writes to `file` from its current position, taken to be 0.
+    pub fn new(file: &'a File) -> Self {
+        Self {
+            file,
+            written: 0,
+            started: 0,
+        }
+    }
+}
+
+impl Write for WriteBehind<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.started >= WRITE_BEHIND {
+            #[cfg(target_os = "linux")]
+            {
+                use std::os::fd::AsRawFd;
+                // SAFETY: a valid open descriptor and a range of it; the call only starts
+                // write-back (a failure here is found again by the sync).
+                unsafe {
+                    libc::sync_file_range(
+                        self.file.as_raw_fd(),
+                        self.started as libc::off64_t,
+                        (self.written - self.started) as libc::off64_t,
+                        libc::SYNC_FILE_RANGE_WRITE,
+                    );
+                }
+            }
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Removes every temporary file of this process that is not committed, and stops new ones
+/// from being made: for a signal handler that is about to end the process (SIGINT,
+/// SIGTERM). Returns how many files it removed.
+///
+/// Whatever else runs, no output is left half written: a commit that races with this call
+/// either renamed its complete file first, or finds its temporary file gone.
+pub fn abandon() -> usize {
+    let pending = pending();
+    let removed = pending
+        .iter()
+        .filter(|p| fs::remove_file(p).is_ok())
+        .count();
+    // Held until the process exits: `temp_beside` blocks instead of creating a file that
+    // nobody would remove.
+    std::mem::forget(pending);
+    removed
+}
+
+/// Removes from `dir` the temporary files of npuzzle's naming whose process no longer runs
+/// (left by a run that was killed). Errors are ignored: the sweep is tidying, and a file it
+/// cannot remove is left as it was.
+fn sweep(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if let Some(pid) = name.to_str().and_then(stale_owner)
+            && pid != std::process::id()
+            && !running(pid)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The process id in a temporary file name of [`temp_beside`]'s making
+/// (`.NAME.PID.RANDOM.tmp` + NAME's extension, if any), or `None` for any other name.
+fn stale_owner(file_name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?;
+    let (stem, extension) = rest.rsplit_once(".tmp")?;
+    let mut parts = stem.rsplitn(3, '.');
+    let random = parts.next()?;
+    let pid = parts.next()?;
+    let name = parts.next()?;
+    let extension_matches = extension.is_empty()
+        || (extension.len() > 1
+            && extension.starts_with('.')
+            && name.ends_with(extension)
+            && name.len() > extension.len());
+    let is_random = random.len() == RANDOM && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    let is_pid = !pid.is_empty() && pid.len() <= 10 && pid.bytes().all(|b| b.is_ascii_digit());
+    (extension_matches && is_random && is_pid && !name.is_empty())
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether a process with id `pid` runs (or may run: when this cannot be told, yes).
+#[cfg(unix)]
+fn running(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    if unsafe { libc::kill(pid, 0) } == 0 {
+        return true;
+    }
+    io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+fn running(_pid: u32) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_recognised_exactly() {
+        assert_eq!(stale_owner(".edges.csv.1234.aB3xYz.tmp.csv"), Some(1234));
+        assert_eq!(stale_owner(".summary.json.7.000000.tmp.json"), Some(7));
+        assert_eq!(stale_owner(".npuzzle-probe.99.abcdef.tmp"), Some(99));
+        assert_eq!(stale_owner(".pdb-4x4-1.bin.5.qwerty.tmp.bin"), Some(5));
+        for other in [
+            "edges.csv",
+            ".edges.csv",
+            ".edges.csv.1234.aB3xYz.tmp.png", // extension not the name's
+            ".edges.csv.12a4.aB3xYz.tmp.csv", // not a process id
+            ".edges.csv.1234.aB3x.tmp.csv",   // random part too short
+            ".edges.csv.1234.aB-xYz.tmp.csv", // not a random part of ours
+            "..1234.aB3xYz.tmp",              // no name
+            ".1234.aB3xYz.tmp",
+            ".notes.txt.1234.aB3xYz.tmp.txt.bak",
+        ] {
+            assert_eq!(stale_owner(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn stale_files_of_dead_processes_are_swept_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mine = temp_beside(&dir.path().join("edges.csv")).unwrap();
+        let own_name = mine
+            .path()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(stale_owner(&own_name), Some(std::process::id()));
+        // A process id above Linux's pid_max (2^22) never runs.
+        let dead = dir.path().join(".nodes.csv.4194305.abcdef.tmp.csv");
+        let alive = dir.path().join(format!(".nodes.csv.{}.abcdef.tmp.csv", 1));
+        let user = dir.path().join(".nodes.csv.backup");
+        for f in [&dead, &alive, &user] {
+            fs::write(f, "x").unwrap();
+        }
+        let next = temp_beside(&dir.path().join("depths.csv")).unwrap();
+        assert!(!dead.exists(), "a dead process's temporary file is removed");
+        assert!(alive.exists(), "process 1 runs: its file is kept");
+        assert!(user.exists(), "other names are never touched");
+        assert!(mine.path().exists(), "this process's own file is kept");
+        drop(next);
+        drop(mine);
+        assert!(!dir.path().join(&own_name).exists(), "dropped: removed");
+    }
+
+    #[test]
+    fn committed_and_dropped_files_leave_the_registry() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.txt");
+        let mut tmp = temp_beside(&target).unwrap();
+        let tmp_path = tmp.path().to_path_buf();
+        assert!(pending().contains(&tmp_path));
+        tmp.write_all(b"done").unwrap();
+        commit(tmp, &target).unwrap();
+        assert!(!pending().contains(&tmp_path));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "done");
+        let dropped = temp_beside(&target).unwrap();
+        let dropped_path = dropped.path().to_path_buf();
+        drop(dropped);
+        assert!(!pending().contains(&dropped_path) && !dropped_path.exists());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "done");
+    }
+}
