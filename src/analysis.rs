@@ -101,19 +101,58 @@ pub fn bytes_needed(shape: Shape, options: Options) -> Option<u64> {
     marks.checked_add(lists)?.checked_add(per_board)
 }
 
-/// Bytes of memory available now (what the OS reports as available), or `u64::MAX` when the
-/// OS does not say (then the allocation itself is the check).
+/// Bytes of memory this process can still use: the least of what the OS reports as available
+/// (`MemAvailable`), what its cgroup's memory limit leaves (the limit less the cgroup's
+/// anonymous memory; page cache is reclaimable), and what its address-space limit
+/// (`RLIMIT_AS`, `ulimit -v`) leaves beyond the address space it maps now. `u64::MAX` when
+/// none of them is known (then the allocation itself is the check).
 pub fn available_memory() -> u64 {
-    match sysinfo::System::new() {
+    let (os, cgroup) = match sysinfo::System::new() {
         Ok(mut sys) => {
             sys.refresh_memory();
-            match sys.available_memory() {
+            let os = match sys.available_memory() {
                 0 => u64::MAX,
                 bytes => bytes,
-            }
+            };
+            let cgroup = sys
+                .cgroup_limits()
+                .map_or(u64::MAX, |c| c.total_memory.saturating_sub(c.rss));
+            (os, cgroup)
         }
-        Err(_) => u64::MAX,
+        Err(_) => (u64::MAX, u64::MAX),
+    };
+    os.min(cgroup).min(address_space_left())
+}
+
+/// What `RLIMIT_AS` leaves of the address space beyond what this process maps now (its
+/// `VmSize`), or `u64::MAX` when it is unlimited or cannot be read.
+#[allow(clippy::unnecessary_cast)] // rlim_t is u32 on 32-bit Linux
+pub fn address_space_left() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one rlimit through a valid pointer.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+            || limit.rlim_cur == libc::RLIM_INFINITY
+        {
+            return u64::MAX;
+        }
+        // The first field of /proc/self/statm: the pages mapped.
+        let mapped = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok());
+        // SAFETY: sysconf only reads a constant.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+        match mapped {
+            Some(pages) => (limit.rlim_cur as u64).saturating_sub(pages * page),
+            None => limit.rlim_cur as u64,
+        }
     }
+    #[cfg(not(target_os = "linux"))]
+    u64::MAX
 }
 
 /// Checks that `shape` can be analyzed with `options` in `available` bytes.

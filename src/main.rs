@@ -3,6 +3,7 @@
 
 mod cli;
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -30,6 +31,70 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Draw a small game graph, each board as a small grid: DOT, and PNG with Graphviz.
     Draw(cli::draw::DrawArgs),
+}
+
+/// The system allocator, except that a failed allocation ends the program with one line and
+/// exit 1 (after removing the temporary files being written) instead of Rust's abort (exit
+/// 134). The memory plan refuses what cannot fit before any work; this catches what it cannot
+/// foresee, such as an address-space limit (`ulimit -v`) met by a search that grows.
+struct RefuseOnExhaustion;
+
+// SAFETY: every call is forwarded to `System` with the same arguments; a null result is not
+// returned but ends the process.
+unsafe impl GlobalAlloc for RefuseOnExhaustion {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is System's.
+        let p = unsafe { System.alloc(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as above.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            out_of_memory(new_size);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: RefuseOnExhaustion = RefuseOnExhaustion;
+
+/// Ends the program after a failed allocation of `bytes`: temporary files removed, one line on
+/// stderr, exit 1. Allocates nothing.
+fn out_of_memory(bytes: usize) -> ! {
+    npuzzle::export::abandon();
+    let mut digits = itoa::Buffer::new();
+    let parts: [&[u8]; 3] = [
+        b"error: out of memory: an allocation of ",
+        digits.format(bytes).as_bytes(),
+        b" bytes failed (the memory npuzzle may use: RAM, its cgroup's limit, ulimit -v); \
+          no output was left half written\n",
+    ];
+    for part in parts {
+        // SAFETY: writes a valid buffer to stderr; a failure cannot be reported anyway.
+        unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+    }
+    // SAFETY: ends the process without running anything that may allocate.
+    unsafe { libc::_exit(1) }
 }
 
 /// Threads per core beyond which `RAYON_NUM_THREADS` is capped: more only adds switching.
@@ -63,7 +128,9 @@ fn clean_exit_on_signals() {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return; // Then the default action ends the program, as before.
     };
-    std::thread::spawn(move || {
+    let watcher = std::thread::Builder::new().name("signals".into());
+    // Without the thread (none can be started), the default action applies, as before.
+    let _ = watcher.spawn(move || {
         if let Some(signal) = signals.forever().next() {
             npuzzle::export::abandon();
             // Over a progress bar's line, when there is one.
@@ -80,40 +147,48 @@ fn clean_exit_on_signals() {
     });
 }
 
-/// Caps rayon's pool at [`THREADS_PER_CORE`] threads per core when `RAYON_NUM_THREADS` asks
-/// for more (or is not a number), with a warning; otherwise rayon reads it as usual.
-fn cap_threads() {
-    let Some(asked) = std::env::var_os("RAYON_NUM_THREADS") else {
-        return;
-    };
+/// Starts rayon's pool: as many threads as `RAYON_NUM_THREADS` asks (rayon's default, one
+/// per core, without it), capped at [`THREADS_PER_CORE`] per core with a warning when it asks
+/// for more (or is not a number).
+///
+/// # Errors
+/// When the threads cannot be started (e.g. under a tight `ulimit -v` or `ulimit -u`).
+fn start_threads() -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let cap = THREADS_PER_CORE * cores;
-    let threads = match asked.to_str().and_then(|s| s.trim().parse::<usize>().ok()) {
-        Some(n) if n <= cap => return,
-        Some(n) => {
+    let asked = std::env::var_os("RAYON_NUM_THREADS");
+    let threads = match asked
+        .as_ref()
+        .map(|a| (a, a.to_str().map(|s| s.trim().parse::<usize>())))
+    {
+        None | Some((_, Some(Ok(0)))) => None,
+        Some((_, Some(Ok(n)))) if n <= cap => Some(n),
+        Some((_, Some(Ok(n)))) => {
             eprintln!(
                 "warning: RAYON_NUM_THREADS={n} is more than {THREADS_PER_CORE} threads per core \
                  on {cores} cores; using {cap}"
             );
-            cap
+            Some(cap)
         }
-        None => {
+        Some((asked, _)) => {
             eprintln!(
                 "warning: RAYON_NUM_THREADS={} is not a number of threads; using {cores}",
                 asked.to_string_lossy()
             );
-            cores
+            Some(cores)
         }
     };
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build_global();
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        pool = pool.num_threads(n);
+    }
+    pool.build_global()
+        .map_err(|e| format!("cannot start the worker threads: {e}"))
 }
 
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
     clean_exit_on_signals();
-    cap_threads();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
@@ -138,6 +213,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = start_threads() {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     let result = match cli.command {
         Command::Analyze(args) => cli::analyze::run(args),
         Command::Plot(args) => cli::analyze::plot(args),

@@ -554,3 +554,67 @@ fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
     assert!(start(&ranks).wait().unwrap().success());
     assert_eq!(temporary_files(&dir), Vec::<String>::new());
 }
+
+/// Issue 14: the memory plan counts the address-space limit (`ulimit -v`, RLIMIT_AS): what
+/// cannot fit is refused before any work with one line (exit 2); a search that grows stops
+/// at its share (exit 1); and at every limit from barely enough to start the program, a run
+/// ends with its outputs, or one line and exit 1 or 2, never an abort or a panic, and no
+/// temporary file is left.
+#[test]
+fn address_space_limits_are_refusals_not_aborts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |script: &str| {
+        let out = in_bash(script, tmp.path());
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr)
+    };
+    let (code, stderr) = run("ulimit -v 60000; NPUZZLE analyze --rows 3 --cols 4 --output OUT");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: 3x4 has 479,001,600 boards")
+            && stderr.contains("available")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let korf1 = "0 12 9 13 15 11 10 14 3 7 2 5 4 8 6 1";
+    let (code, stderr) = run(&format!(
+        "ulimit -v 300000; NPUZZLE solve --cache OUT/cache --board '{korf1}'"
+    ));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: the 7-8 pattern databases of 4x4 need")
+            && stderr.contains("to build")
+            && stderr.contains("--pdb 6-6-3 needs")
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let (code, stderr) = run(&format!(
+        "ulimit -v 300000; NPUZZLE solve --algorithm astar --heuristic manhattan --board '{korf1}'"
+    ));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("outgrow the memory") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let dir = tmp.path().join("3x3");
+    let mut finished = 0;
+    for kib in [12_000, 16_000, 24_000, 32_000, 48_000, 64_000, 100_000] {
+        let (code, stderr) = run(&format!(
+            "ulimit -v {kib}; NPUZZLE analyze --size 3 --edges ranks --nodes ranks --quiet \
+             --output OUT"
+        ));
+        match code {
+            Some(0) => finished += 1,
+            Some(1 | 2) => assert!(
+                stderr.starts_with("error: ") && stderr.lines().count() == 1,
+                "ulimit -v {kib}: {stderr}"
+            ),
+            other => panic!("ulimit -v {kib}: exit {other:?}: {stderr}"),
+        }
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        if dir.exists() {
+            assert_eq!(temporary_files(&dir), Vec::<String>::new(), "{kib}");
+        }
+    }
+    assert!(finished > 0, "3x3 never fit under 100 MB");
+}

