@@ -430,6 +430,41 @@ fn plot_refuses_nonsense_summaries() {
         .assert()
         .code(2)
         .stderr(one_line().and(predicate::str::contains("cannot read")));
+    // Nothing to draw is bad input too (exit 2), for one chart and for a comparison; a chart
+    // that cannot be written is a runtime failure (exit 1), as for every output.
+    let mut zeros = json.clone();
+    let depths = zeros["depth_counts"].as_array().unwrap().len();
+    zeros["depth_counts"] = vec![0; depths].into();
+    fs::write(&file, zeros.to_string()).unwrap();
+    npuzzle()
+        .arg("plot")
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains(
+            "nothing to plot: 3x3: all depth counts are zero",
+        )));
+    let chart = tmp.path().join("compare.png");
+    npuzzle()
+        .args(["plot", "--compare"])
+        .arg(&chart)
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("nothing to plot")));
+    fs::write(&file, &good).unwrap();
+    npuzzle()
+        .args(["plot", "--compare"])
+        .arg(file.join("compare.png"))
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(
+            one_line()
+                .and(predicate::str::contains("write"))
+                .and(predicate::str::contains("compare.png: Not a directory"))
+                .and(predicate::str::contains("tmp.png").not()),
+        );
 }
 
 /// Issue 14: one writer, one policy: under `umask 000` every output (CSV, JSON, text, PNG)

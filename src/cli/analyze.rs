@@ -433,7 +433,17 @@ fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
         hardest: &hardest,
         partial: summary.is_partial(),
     };
-    plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(CliError::runtime)
+    plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(plot_failure)
+}
+
+/// A chart's error as the command's: nothing to draw is bad input (exit 2, as a summary.json
+/// that cannot be read); a file that cannot be written, or a drawing failure, is a runtime
+/// failure (exit 1, as for every output).
+fn plot_failure(e: plot::PlotError) -> CliError {
+    match e {
+        plot::PlotError::NoData(_) => CliError::usage(e),
+        _ => CliError::runtime(e),
+    }
 }
 
 fn report(
@@ -544,7 +554,7 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                     counts: &s.depth_counts,
                 })
                 .collect();
-            plot::write_depth_comparison(&series, file).map_err(CliError::runtime)?;
+            plot::write_depth_comparison(&series, file).map_err(plot_failure)?;
             println!("wrote {}", file.display());
         }
         None => {

@@ -102,7 +102,11 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
     // Created and registered under the lock: once `abandon` holds it, every temporary file
     // that exists is in the list.
     let mut pending = pending();
-    let file = builder.tempfile_in(dir)?;
+    // The OS's error alone: tempfile adds the temporary file's name, which means nothing to
+    // a user (the callers name the output).
+    let file = builder
+        .tempfile_in(dir)
+        .map_err(|e| e.raw_os_error().map_or(e, io::Error::from_raw_os_error))?;
     let tmp_path = file.path().to_path_buf();
     pending.push(tmp_path.clone());
     Ok(TempFile {
