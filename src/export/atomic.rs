@@ -104,15 +104,26 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
     let mut pending = pending();
     // The OS's error alone: tempfile adds the temporary file's name, which means nothing to
     // a user (the callers name the output).
-    let file = builder
-        .tempfile_in(dir)
-        .map_err(|e| e.raw_os_error().map_or(e, io::Error::from_raw_os_error))?;
+    let file = builder.tempfile_in(dir).map_err(without_temporary_name)?;
     let tmp_path = file.path().to_path_buf();
     pending.push(tmp_path.clone());
     Ok(TempFile {
         file: Some(file),
         path: tmp_path,
     })
+}
+
+/// `e` without the temporary file's name that tempfile appends to the OS's error
+/// (`Not a directory (os error 20) at path "..."`).
+fn without_temporary_name(e: io::Error) -> io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let text = e.to_string();
+    match text.rsplit_once(" at path ") {
+        Some((cause, _)) => io::Error::new(e.kind(), cause.to_owned()),
+        None => e,
+    }
 }
 
 /// Characters of the random part of a temporary file's name.
