@@ -172,6 +172,16 @@ fn rectangular_boards() {
     let file = write(dir.path(), "wide.txt", "1 2 3 4 5\n6 7 8 0 9\n");
     let (code, out, err) = run(&["--rows", "2", "--cols", "5", &file, "-q"], None);
     assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+    // Issue 14: `--size N` as in the other commands.
+    let (code, out, err) = run(&["--size", "3", "--board", "1 2 3 4 5 6 7 0 8", "-q"], None);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+    let (code, out, err) = run(&["--size", "4", "--board", "1 2 3 4 5 6 7 0 8"], None);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(
+        err,
+        "error: --board: expected 16 numbers for a 4x4 board, found 9\n"
+    );
 }
 
 /// Each bad input: exit 2, one line on stderr that names the file and the problem.
@@ -268,6 +278,10 @@ fn usage_errors_exit_two() {
         ],
         vec!["--board", "0 1 2 3", "--algorithm", "dfs"],
         vec!["--board", "0 1 2 3", "--rows", "2"],
+        vec![
+            "--board", "0 1 2 3", "--size", "2", "--rows", "2", "--cols", "2",
+        ],
+        vec!["--board", "0 1 2 3", "--size", "0"],
         vec!["--rows", "0", "--cols", "3", "--board", "1 2 0"],
         vec![],
         vec!["--board", "0 1 2 3", "--batch", "x"],

@@ -1,4 +1,4 @@
-//! The board flags shared by `analyze`, `export` and `draw`: `--size N`, or
+//! The board flags shared by `analyze`, `export`, `draw` and `solve`: `--size N`, or
 //! `--rows R --cols C`.
 
 use clap::Args;
@@ -26,14 +26,20 @@ impl BoardArgs {
     /// # Errors
     /// A usage error (exit 2) for a side of 0, a single cell, or too many cells.
     pub fn shape(&self) -> Result<Shape, CliError> {
+        self.given()?
+            .ok_or_else(|| CliError::usage("give --size N or both --rows R and --cols C"))
+    }
+
+    /// The shape asked for, or `None` when neither flag is given (`solve`, which reads the
+    /// shape from the board when it can).
+    ///
+    /// # Errors
+    /// As [`BoardArgs::shape`], for a shape that is given.
+    pub fn given(&self) -> Result<Option<Shape>, CliError> {
         match (self.size, self.rows, self.cols) {
-            (Some(n), _, _) => Shape::square(n),
-            (None, Some(r), Some(c)) => Shape::new(r, c),
-            _ => {
-                return Err(CliError::usage(
-                    "give --size N or both --rows R and --cols C",
-                ));
-            }
+            (Some(n), _, _) => Shape::square(n).map(Some),
+            (None, Some(r), Some(c)) => Shape::new(r, c).map(Some),
+            _ => Ok(None),
         }
         .map_err(CliError::usage)
     }

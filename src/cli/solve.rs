@@ -21,6 +21,7 @@ use npuzzle::solve::{
 use npuzzle::{Board, Shape, analysis};
 
 use crate::cli::CliError;
+use crate::cli::board::BoardArgs;
 use crate::cli::progress::Bars;
 
 /// Solve boards optimally (any N x N board, or R x C with --rows/--cols).
@@ -47,13 +48,10 @@ pub struct SolveArgs {
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
 
-    /// Rows of a rectangular board (with --cols).
-    #[arg(long, value_name = "R", requires = "cols")]
-    pub rows: Option<usize>,
-
-    /// Columns of a rectangular board (with --rows).
-    #[arg(long, value_name = "C", requires = "rows")]
-    pub cols: Option<usize>,
+    /// The board's shape (--size N, or --rows R --cols C), when the tiles alone do not tell
+    /// it: a list of 12 tiles is 3x4 unless --rows 4 --cols 3 says otherwise.
+    #[command(flatten)]
+    pub shape: BoardArgs,
 
     /// Search algorithm [default: idastar].
     #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
@@ -150,10 +148,7 @@ impl Config {
             (None, None, Some(b)) => Source::Batch(b.clone()),
             _ => return Err(CliError::usage("give one of FILE, --board or --batch")),
         };
-        let shape = match (args.rows, args.cols) {
-            (Some(r), Some(c)) => Some(Shape::new(r, c).map_err(CliError::usage)?),
-            _ => None,
-        };
+        let shape = args.shape.given()?;
         if let (Some(a), Some(h)) = (args.algorithm, args.heuristic)
             && !a.uses_heuristic()
         {
