@@ -1154,10 +1154,6 @@ impl Checkpoints {
             .join(format!("worker-{}.{}.ckpt", self.worker, slot % 2))
     }
 
-    fn temp_path(&self) -> PathBuf {
-        self.dir.join(format!("worker-{}.tmp", self.worker))
-    }
-
     fn error(&self, what: &str, e: impl std::fmt::Display) -> ClusterError {
         ClusterError::Checkpoint(format!("{what} checkpoint in {}: {e}", self.dir.display()))
     }
@@ -1166,10 +1162,12 @@ impl Checkpoints {
     /// that a later `--resume` never finds another run's.
     fn prepare(&self, resume: bool) -> Result<(), ClusterError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| self.error("cannot create the", e))?;
-        let mut stale = vec![self.temp_path()];
-        if !resume {
-            stale.extend([self.path(0), self.path(1)]);
-        }
+        // (A killed run's temporary files are swept by the next save, as every output's.)
+        let stale = if resume {
+            vec![]
+        } else {
+            vec![self.path(0), self.path(1)]
+        };
         for path in stale {
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -1199,9 +1197,13 @@ impl Checkpoints {
             phase: phase.clone(),
         };
         let json = serde_json::to_vec(&header).map_err(|e| fail(std::io::Error::other(e)))?;
-        let temp = self.temp_path();
-        let file = File::create(&temp).map_err(fail)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, &file);
+        let path = self.path(phase.step);
+        // npuzzle's one writer: removed on SIGINT/SIGTERM, synced before the rename.
+        let file = crate::export::temp_beside(&path).map_err(fail)?;
+        let mut w = std::io::BufWriter::with_capacity(
+            1 << 20,
+            crate::export::WriteBehind::new(file.as_file()),
+        );
         let mut crc = crc32fast::Hasher::new();
         w.write_all(&(json.len() as u64).to_le_bytes())
             .map_err(fail)?;
@@ -1219,8 +1221,7 @@ impl Checkpoints {
         w.write_all(&crc.finalize().to_le_bytes()).map_err(fail)?;
         w.flush().map_err(fail)?;
         drop(w);
-        file.sync_all().map_err(fail)?;
-        std::fs::rename(&temp, self.path(phase.step)).map_err(fail)?;
+        crate::export::commit(file, &path).map_err(fail)?;
         #[cfg(unix)]
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
