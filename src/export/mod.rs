@@ -1,12 +1,14 @@
 //! Writing the analysis: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`,
 //! `summary.json` (and, through [`crate::plot`], `depth_histogram.png`).
 //!
-//! Every file is written to a temporary name in its folder and renamed over the final name
-//! when complete, so an interrupted run leaves the previous file intact. Outputs are
+//! Every file is written to a temporary name in its folder, synced, and renamed over the final
+//! name when complete ([`atomic`]: npuzzle's one writer, also used by the charts, the pattern
+//! database cache and the cluster checkpoints), so an interrupted run leaves the previous file
+//! intact. Outputs are
 //! deterministic: large files are formatted in parallel in fixed rank chunks and written in
 //! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
 
-mod atomic;
+pub mod atomic;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 
