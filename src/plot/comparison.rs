@@ -1,16 +1,14 @@
 //! The comparison chart of several board shapes ([`super::write_depth_comparison`]): one coloured
 //! line per shape, with a legend.
 
-use std::path::Path;
-
 use indicatif::HumanCount;
 use plotters::prelude::*;
 
 use super::DepthSeries;
 use super::layout::{
-    BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis,
-    chart_builder, depth_ticks, draw_box_frame, draw_mesh, place_box, share, share_axis, text_size,
-    text_style, titled_root,
+    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, PlotRect, SANS, TEXT,
+    TickedAxis, chart_builder, depth_label_gap, depth_ticks, draw_axes, draw_box_frame, draw_text,
+    font, place_box, share, share_axis, text_size, titled,
 };
 
 /// Line colours of the comparison chart (Tableau 10), reused in order when there are more series.
@@ -29,13 +27,15 @@ const PALETTE: [RGBColor; 10] = [
 /// Radius of the markers of the comparison chart, in pixels.
 const MARKER_PX: i32 = 4;
 
-/// Draws the comparison chart of `series` (whose totals are `totals`) to `file`.
-pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &Path) -> DrawResult {
-    let (root, body) = titled_root(file, "Depth distributions compared")?;
+/// Draws the comparison chart of `series` (whose totals are `totals`) on `root`, a white bitmap.
+pub(super) fn render_comparison(
+    series: &[DepthSeries],
+    totals: &[u64],
+    root: &Area<'_>,
+) -> DrawResult {
+    let body = titled(root, "Depth distributions compared")?;
     let max_depth = series.iter().map(|s| s.counts.len() - 1).max().unwrap_or(0);
     let x_range = (-0.5, max_depth as f64 + 0.5);
-    let x_ticks = depth_ticks(max_depth);
-    let x_spec = || TickedAxis::new(x_range.0..x_range.1, x_ticks.clone());
     let points: Vec<Vec<(f64, f64)>> = series
         .iter()
         .zip(totals)
@@ -51,10 +51,12 @@ pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &P
 
     let plot = PlotRect::from_ranges(
         chart_builder(&body)
-            .build_cartesian_2d(x_spec(), 0.0..1.0)?
+            .build_cartesian_2d(x_range.0..x_range.1, 0.0..1.0)?
             .plotting_area()
             .get_pixel_range(),
     );
+    let px_per_depth = f64::from(plot.width()) / (x_range.1 - x_range.0);
+    let x_ticks = depth_ticks(max_depth, depth_label_gap(max_depth, px_per_depth));
 
     // Legend: a line sample with a marker, then "3x3: 181,440 boards, max depth 31".
     let labels: Vec<String> = series
@@ -69,12 +71,12 @@ pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &P
             )
         })
         .collect();
-    let label_style = text_style(SANS, BOX_HEADER_PX, &TEXT);
+    let label_style = font(SANS, BOX_HEADER_PX, &TEXT);
     let sample_w = 30;
     let row_h = (BOX_HEADER_PX * 1.5).round() as i32;
     let text_w = labels
         .iter()
-        .map(|l| text_size(&root, l, &label_style).0)
+        .map(|l| text_size(l, &label_style).0)
         .max()
         .unwrap_or(0);
     let legend_size = (
@@ -106,9 +108,11 @@ pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &P
     }
     let (y_top, y_ticks, y_decimals) = share_axis(needed);
 
-    let mut cc =
-        chart_builder(&body).build_cartesian_2d(x_spec(), TickedAxis::new(0.0..y_top, y_ticks))?;
-    draw_mesh(&mut cc, y_decimals)?;
+    let mut cc = chart_builder(&body).build_cartesian_2d(
+        TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
+        TickedAxis::new(0.0..y_top, y_ticks.clone()),
+    )?;
+    draw_axes(root, &mut cc, (&x_ticks, &y_ticks), y_decimals)?;
     for (i, pts) in points.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         cc.draw_series(std::iter::once(PathElement::new(
@@ -122,7 +126,7 @@ pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &P
     }
 
     let (lx, ly) = (legend_left, plot.top + INSET_PX);
-    draw_box_frame(&root, (lx, ly), legend_size)?;
+    draw_box_frame(root, (lx, ly), legend_size)?;
     for (i, label) in labels.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let row_y = ly + PAD_PX + i as i32 * row_h;
@@ -137,12 +141,13 @@ pub(super) fn render_comparison(series: &[DepthSeries], totals: &[u64], file: &P
             MARKER_PX,
             color.filled(),
         ))?;
-        root.draw(&Text::new(
-            label.as_str(),
-            (x0 + sample_w + 10, row_y + 2),
-            label_style.clone(),
-        ))?;
+        draw_text(
+            root,
+            label,
+            &label_style,
+            (x0 + sample_w + 10, row_y - 2),
+            (Align::Start, Align::Start),
+        )?;
     }
-    root.present()?;
     Ok(())
 }

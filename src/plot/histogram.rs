@@ -1,24 +1,34 @@
 //! The depth histogram of one board shape ([`super::write_depth_histogram`]): the bars, the box of
 //! hardest boards and the note on the last bar.
 
-use std::path::Path;
+use std::error::Error as StdError;
 
 use indicatif::HumanCount;
 use plotters::prelude::*;
 
 use super::DepthChart;
 use super::layout::{
-    Area, Axes, BOX_HEADER_PX, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO, MUTED, NOTE_PX,
-    PAD_PX, PlotRect, SANS, TEXT, TickedAxis, chart_builder, depth_ticks, draw_box_frame,
-    draw_mesh, place_box, share, share_axis, text_size, text_style, titled_root,
+    Align, Area, Axes, BOX_HEADER_PX, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO, MUTED,
+    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, chart_builder, depth_label_gap, depth_ticks,
+    draw_axes, draw_box_frame, draw_text, font, place_box, share, share_axis, text_size, titled,
 };
 
 /// The bars' colour.
-const BAR: RGBColor = RGBColor(76, 120, 168);
+pub(super) const BAR: RGBColor = RGBColor(76, 120, 168);
 /// Most hardest boards printed on a histogram; the rest are counted as "+ N more".
 const MAX_BOARDS_SHOWN: usize = 6;
 /// Half the width of a bar, in depth units (bars are 0.8 wide, gaps 0.2).
 const BAR_HALF_WIDTH: f64 = 0.4;
+/// Least height of the bar of a depth with boards, in pixels: the last depths hold a handful of
+/// boards out of millions, far less than a pixel, and would not show at all.
+pub(super) const MIN_BAR_PX: i32 = 3;
+/// The count of the last depth is written above its bar when the bar's true height is below
+/// this many pixels (too small to read on the y axis).
+const NOTE_BELOW_PX: i32 = 8;
+/// Gap between the note on the last bar and the bars under it, in pixels.
+const NOTE_GAP_PX: i32 = 4;
+/// Least distance from the note's box down to the last bar (the leader line), in pixels.
+const NOTE_LEADER_PX: i32 = 10;
 
 /// A grid string with its numbers right-aligned in columns of equal width, one string per row.
 pub(super) fn aligned_grid(grid: &str) -> Vec<String> {
@@ -59,13 +69,7 @@ const BOARD_GAP_PX: i32 = 16;
 const BOARD_PAD_PX: i32 = 5;
 
 impl HardestBox {
-    fn new(
-        area: &Area<'_>,
-        depth: usize,
-        hardest: &[String],
-        partial: bool,
-        max_width: i32,
-    ) -> Option<HardestBox> {
+    fn new(depth: usize, hardest: &[String], partial: bool, max_width: i32) -> Option<HardestBox> {
         if hardest.is_empty() {
             return None;
         }
@@ -95,12 +99,12 @@ impl HardestBox {
             )
         });
 
-        let mono = text_style(MONO, GRID_PX, &TEXT);
+        let mono = font(MONO, GRID_PX, &TEXT);
         let line_px = (GRID_PX * 1.25).round() as i32;
         let text_w = boards
             .iter()
             .flatten()
-            .map(|line| text_size(area, line, &mono).0)
+            .map(|line| text_size(line, &mono).0)
             .max()
             .unwrap_or(0);
         let lines = boards.iter().map(Vec::len).max().unwrap_or(0) as i32;
@@ -109,11 +113,11 @@ impl HardestBox {
             lines * line_px + 2 * BOARD_PAD_PX,
         );
 
-        let header_style = text_style(SANS, BOX_HEADER_PX, &TEXT);
-        let header_w = text_size(area, &header, &header_style).0;
-        let more_w = more.as_ref().map_or(0, |m| {
-            text_size(area, m, &text_style(SANS, NOTE_PX, &MUTED)).0
-        });
+        let header_style = font(SANS, BOX_HEADER_PX, &TEXT);
+        let header_w = text_size(&header, &header_style).0;
+        let more_w = more
+            .as_ref()
+            .map_or(0, |m| text_size(m, &font(SANS, NOTE_PX, &MUTED)).0);
         let fit = ((max_width - 2 * PAD_PX + BOARD_GAP_PX) / (board_size.0 + BOARD_GAP_PX)).max(1);
         let per_row = (fit as usize).min(boards.len()).max(1);
         let rows = boards.len().div_ceil(per_row) as i32;
@@ -139,13 +143,14 @@ impl HardestBox {
 
     fn draw(&self, root: &Area<'_>, (x, y): (i32, i32)) -> DrawResult {
         draw_box_frame(root, (x, y), self.size)?;
-        let header_style = text_style(SANS, BOX_HEADER_PX, &TEXT);
-        root.draw(&Text::new(
-            self.header.as_str(),
-            (x + PAD_PX, y + PAD_PX + 2),
-            header_style,
-        ))?;
-        let mono = text_style(MONO, GRID_PX, &TEXT);
+        draw_text(
+            root,
+            &self.header,
+            &font(SANS, BOX_HEADER_PX, &TEXT),
+            (x + PAD_PX, y + PAD_PX),
+            (Align::Start, Align::Start),
+        )?;
+        let mono = font(MONO, GRID_PX, &TEXT);
         let top = y + PAD_PX + self.header_px;
         let (bw, bh) = self.board_size;
         for (i, board) in self.boards.iter().enumerate() {
@@ -161,81 +166,140 @@ impl HardestBox {
             ))?;
             for (j, line) in board.iter().enumerate() {
                 let ly = by + BOARD_PAD_PX + 2 + j as i32 * self.line_px;
-                root.draw(&Text::new(
-                    line.as_str(),
+                draw_text(
+                    root,
+                    line,
+                    &mono,
                     (bx + BOARD_PAD_PX, ly),
-                    mono.clone(),
-                ))?;
+                    (Align::Start, Align::Start),
+                )?;
             }
         }
         if let Some(more) = &self.more {
             let rows = self.boards.len().div_ceil(self.per_row) as i32;
             let my = top + rows * bh + (rows - 1) * (BOARD_GAP_PX / 2) + 6;
-            root.draw(&Text::new(
-                more.as_str(),
+            draw_text(
+                root,
+                more,
+                &font(SANS, NOTE_PX, &MUTED),
                 (x + PAD_PX, my),
-                text_style(SANS, NOTE_PX, &MUTED),
-            ))?;
+                (Align::Start, Align::Start),
+            )?;
         }
         Ok(())
     }
 }
 
-/// The last bar is usually a handful of boards, too few to see: writes its count above it (as
-/// "2 boards"), clear of the neighbouring bars, with a thin leader line down to the bar when the
-/// neighbours push the text up. Nothing is drawn when the bar is visible anyway.
-fn draw_last_bar_note(
+/// A box of pixels, `[left, top, right, bottom]`, all inclusive.
+pub(super) type PixelBox = [i32; 4];
+/// What drawing returns, with a value.
+type Drawn<T> = Result<T, Box<dyn StdError>>;
+
+/// Where the bars and the note of a histogram were drawn, in pixels (for the tests).
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "read by the tests; the charts only draw")
+)]
+pub(super) struct HistogramLayout {
+    /// The bar of each depth as drawn, `[left, top, right, bottom]` (inclusive pixels), `None`
+    /// for a depth without boards.
+    pub(super) bars: Vec<Option<PixelBox>>,
+    /// The depths labelled on the x axis.
+    pub(super) x_ticks: Vec<f64>,
+    /// The note on the last bar and its box `[left, top, right, bottom]`, if one was written.
+    pub(super) note: Option<(String, PixelBox)>,
+}
+
+/// Draws the bars: each depth with boards at least [`MIN_BAR_PX`] tall. Returns each bar's
+/// pixels and, for the last depth, its true height in pixels (before the minimum).
+fn draw_bars(
     root: &Area<'_>,
     cc: &ChartContext<BitMapBackend, Axes>,
-    plot: PlotRect,
+    counts: &[u64],
     columns: &[Column],
+) -> Drawn<(Vec<Option<PixelBox>>, i32)> {
+    let mut bars = Vec::with_capacity(columns.len());
+    let mut last_height = 0;
+    for (c, &count) in columns.iter().zip(counts) {
+        let (left, axis_y) = cc.backend_coord(&(c.x0, 0.0));
+        let (right, true_top) = cc.backend_coord(&(c.x1, c.top));
+        last_height = axis_y - true_top;
+        if count == 0 {
+            bars.push(None);
+            continue;
+        }
+        // A filled rectangle covers the pixels [left, right) x [top, axis_y).
+        let top = true_top.min(axis_y - MIN_BAR_PX);
+        root.draw(&Rectangle::new(
+            [(left, top), (right, axis_y)],
+            BAR.filled(),
+        ))?;
+        bars.push(Some([left, top, right - 1, axis_y - 1]));
+    }
+    Ok((bars, last_height))
+}
+
+/// The last bar is usually a handful of boards, too few to read on the y axis: writes its count
+/// ("2 boards") centred above it, clear of the bars under the text, with a thin leader line down
+/// to the bar. The text may reach into the margin right of the plot, so that it stays centred on
+/// the last bar. Nothing is written when the bar is tall enough to read. Returns the note and
+/// its box.
+fn draw_last_bar_note(
+    root: &Area<'_>,
+    plot: PlotRect,
+    bars: &[Option<PixelBox>],
+    true_height: i32,
     count: u64,
-) -> DrawResult {
-    let Some(last) = columns.last() else {
-        return Ok(());
+) -> Drawn<Option<(String, PixelBox)>> {
+    let Some(Some([bar_left, bar_top, bar_right, _])) = bars.last().copied() else {
+        return Ok(None);
     };
-    let depth = (last.x0 + last.x1) / 2.0;
-    let (cx, axis_y) = cc.backend_coord(&(depth, 0.0));
-    let (_, bar_y) = cc.backend_coord(&(depth, last.top));
-    if axis_y - bar_y > 3 {
-        return Ok(());
+    if true_height >= NOTE_BELOW_PX {
+        return Ok(None);
     }
     let note = format!(
         "{} board{}",
         HumanCount(count),
         if count == 1 { "" } else { "s" }
     );
-    let style = text_style(SANS, NOTE_PX, &MUTED);
-    let (w, h) = text_size(root, &note, &style);
-    let left = (cx - w / 2).min(plot.right - 2 - w);
-    let to_data_x = |px: i32| {
-        let (x0, x1) = (cc.x_range().start, cc.x_range().end);
-        x0 + (x1 - x0) * f64::from(px - plot.left) / f64::from(plot.width())
-    };
-    let (lo, hi) = (to_data_x(left), to_data_x(left + w));
-    let under = columns
+    let style = font(SANS, NOTE_PX, &MUTED);
+    let (w, h) = text_size(&note, &style);
+    let cx = (bar_left + bar_right) / 2;
+    let image_right = root.dim_in_pixel().0 as i32 - 3;
+    let left = (cx - w / 2).min(image_right - w).max(plot.left + 2);
+    // The highest bar under the text (and its margins).
+    let under = bars
         .iter()
-        .filter(|c| c.x1 >= lo && c.x0 <= hi)
-        .map(|c| c.top)
-        .fold(0.0, f64::max);
-    let (_, under_y) = cc.backend_coord(&(depth, under));
-    let text_bottom = under_y.min(bar_y) - 6;
-    let top = text_bottom - h;
+        .flatten()
+        .filter(|b| b[2] >= left - NOTE_GAP_PX && b[0] <= left + w + NOTE_GAP_PX)
+        .map(|b| b[1])
+        .fold(bar_top, i32::min);
+    let bottom = (under - NOTE_GAP_PX).min(bar_top - NOTE_LEADER_PX);
+    let top = bottom - h;
     if top <= plot.top {
-        return Ok(());
+        return Ok(None);
     }
-    root.draw(&Text::new(note.as_str(), (left, top), style))?;
-    if bar_y - text_bottom > 12 {
-        root.draw(&PathElement::new(
-            vec![(cx, text_bottom + 3), (cx, bar_y - 2)],
-            MUTED.stroke_width(1),
-        ))?;
-    }
-    Ok(())
+    draw_text(
+        root,
+        &note,
+        &style,
+        (left, top),
+        (Align::Start, Align::Start),
+    )?;
+    root.draw(&PathElement::new(
+        vec![(cx, bottom + 1), (cx, bar_top - 2)],
+        MUTED.stroke_width(1),
+    ))?;
+    Ok(Some((note, [left, top, left + w - 1, bottom - 1])))
 }
 
-/// Draws the depth histogram of `chart` (`total` solvable boards) to `file`.
-pub(super) fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> DrawResult {
+/// Draws the depth histogram of `chart` (`total` solvable boards) on `root`, a white bitmap.
+pub(super) fn render_histogram(
+    chart: &DepthChart,
+    total: u64,
+    root: &Area<'_>,
+) -> Drawn<HistogramLayout> {
     let max_depth = chart.counts.len() - 1;
     let title = if chart.partial {
         format!(
@@ -254,20 +318,21 @@ pub(super) fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> D
             max_depth
         )
     };
-    let (root, body) = titled_root(file, &title)?;
+    let body = titled(root, &title)?;
     let shares: Vec<f64> = chart.counts.iter().map(|&c| share(c, total)).collect();
     let highest = shares.iter().copied().fold(0.0, f64::max);
     let x_range = (-0.5, max_depth as f64 + 0.5);
-    let x_ticks = depth_ticks(max_depth);
-    let x_spec = || TickedAxis::new(x_range.0..x_range.1, x_ticks.clone());
 
-    // Lay out the hardest-boards box on a probe of the plotting area (building draws nothing).
+    // Lay out the ticks and the hardest-boards box on a probe of the plotting area (building
+    // draws nothing).
     let plot = PlotRect::from_ranges(
         chart_builder(&body)
-            .build_cartesian_2d(x_spec(), 0.0..1.0)?
+            .build_cartesian_2d(x_range.0..x_range.1, 0.0..1.0)?
             .plotting_area()
             .get_pixel_range(),
     );
+    let px_per_depth = f64::from(plot.width()) / (x_range.1 - x_range.0);
+    let x_ticks = depth_ticks(max_depth, depth_label_gap(max_depth, px_per_depth));
     let columns: Vec<Column> = shares
         .iter()
         .enumerate()
@@ -278,7 +343,6 @@ pub(super) fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> D
         })
         .collect();
     let hardest = HardestBox::new(
-        &root,
         max_depth,
         chart.hardest,
         chart.partial,
@@ -295,20 +359,20 @@ pub(super) fn render_histogram(chart: &DepthChart, total: u64, file: &Path) -> D
     }
     let (y_top, y_ticks, y_decimals) = share_axis(needed);
 
-    let mut cc =
-        chart_builder(&body).build_cartesian_2d(x_spec(), TickedAxis::new(0.0..y_top, y_ticks))?;
-    draw_mesh(&mut cc, y_decimals)?;
-    cc.draw_series(
-        columns
-            .iter()
-            .map(|c| Rectangle::new([(c.x0, 0.0), (c.x1, c.top)], BAR.filled())),
+    let mut cc = chart_builder(&body).build_cartesian_2d(
+        TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
+        TickedAxis::new(0.0..y_top, y_ticks.clone()),
     )?;
-
-    draw_last_bar_note(&root, &cc, plot, &columns, chart.counts[max_depth])?;
+    draw_axes(root, &mut cc, (&x_ticks, &y_ticks), y_decimals)?;
+    let (bars, last_height) = draw_bars(root, &cc, chart.counts, &columns)?;
+    let note = draw_last_bar_note(root, plot, &bars, last_height, chart.counts[max_depth])?;
 
     if let Some(b) = &hardest {
-        b.draw(&root, (box_left, plot.top + INSET_PX))?;
+        b.draw(root, (box_left, plot.top + INSET_PX))?;
     }
-    root.present()?;
-    Ok(())
+    Ok(HistogramLayout {
+        bars,
+        x_ticks,
+        note,
+    })
 }

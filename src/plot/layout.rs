@@ -11,16 +11,15 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::PlotError;
+pub(super) use super::text::{Align, Font, draw_text, text_size};
+use super::text::{Family, draw_text_upwards};
 
 /// Width of every chart, in pixels.
 const WIDTH: u32 = 1000;
 /// Height of every chart, in pixels.
 const HEIGHT: u32 = 600;
 
-pub(super) const SANS: &str = "sans-serif";
-pub(super) const MONO: &str = "monospace";
-static DEJAVU_SANS: &[u8] = include_bytes!("DejaVuSans.ttf");
-static DEJAVU_SANS_MONO: &[u8] = include_bytes!("DejaVuSansMono.ttf");
+pub(super) use super::text::Family::{Mono as MONO, Sans as SANS};
 
 const TITLE_PX: f64 = 24.0;
 const AXIS_DESC_PX: f64 = 19.0;
@@ -42,15 +41,25 @@ pub(super) const PAD_PX: i32 = 10;
 // ----------------------------------------------------------------------------------------------
 // Fonts, files.
 
-/// Registers the embedded fonts with plotters, once per process.
+/// Reads the embedded fonts (once per process) and registers DejaVu Sans with plotters as
+/// `sans-serif`, the family of the (empty) tick labels plotters lays out; every visible text is
+/// drawn by [`super::text`].
 pub(super) fn ensure_fonts() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(SANS, FontStyle::Normal, DEJAVU_SANS).is_ok()
-            && plotters::style::register_font(MONO, FontStyle::Normal, DEJAVU_SANS_MONO).is_ok()
+        super::text::fonts_ok()
+            && plotters::style::register_font(
+                PLOTTERS_FAMILY,
+                FontStyle::Normal,
+                super::text::DEJAVU_SANS,
+            )
+            .is_ok()
     });
     if ok { Ok(()) } else { Err(PlotError::Font) }
 }
+
+/// The family plotters' own (empty) labels are laid out with.
+const PLOTTERS_FAMILY: &str = "sans-serif";
 
 /// What drawing returns: plotters' errors are boxed.
 pub(super) type DrawResult = Result<(), Box<dyn StdError>>;
@@ -123,8 +132,11 @@ pub(super) fn share(count: u64, total: u64) -> f64 {
     count as f64 * 100.0 / total as f64
 }
 
-/// Depth ticks: every 1, 2, 5, 10, 20, ... depths, at most 17 labels.
-pub(super) fn depth_ticks(max_depth: usize) -> Vec<f64> {
+/// Depth ticks: every 1, 2, 5, 10, 20, ... depths (at most 17 of them), and the last depth
+/// `max_depth` always, so that the deepest bar can be read. When the last depth is not on the
+/// step it is added if it is at least `min_gap` depths (the room its label needs) past the
+/// last tick on the step, and replaces that tick otherwise (0, 5, ..., 30, 36 for 36).
+pub(super) fn depth_ticks(max_depth: usize, min_gap: f64) -> Vec<f64> {
     let mut base = 1usize;
     let step = loop {
         if let Some(step) = [base, 2 * base, 5 * base]
@@ -135,7 +147,22 @@ pub(super) fn depth_ticks(max_depth: usize) -> Vec<f64> {
         }
         base *= 10;
     };
-    (0..=max_depth).step_by(step).map(|d| d as f64).collect()
+    let mut ticks: Vec<usize> = (0..=max_depth).step_by(step).collect();
+    let last = *ticks.last().unwrap_or(&0);
+    if last != max_depth {
+        if ((max_depth - last) as f64) < min_gap && ticks.len() > 1 {
+            ticks.pop();
+        }
+        ticks.push(max_depth);
+    }
+    ticks.into_iter().map(|d| d as f64).collect()
+}
+
+/// The least distance, in depths, between the labels of two depth ticks: the width of the
+/// widest label (`max_depth`) plus a gap, at `px_per_depth` pixels per depth.
+pub(super) fn depth_label_gap(max_depth: usize, px_per_depth: f64) -> f64 {
+    let (w, _) = text_size(&max_depth.to_string(), &font(SANS, TICK_LABEL_PX, &TEXT));
+    f64::from(w + 8) / px_per_depth.max(1e-9)
 }
 
 /// The y axis for data up to `needed` (> 0): its top, its ticks and their decimals.
@@ -245,19 +272,13 @@ pub(super) fn place_box(
     }
 }
 
-/// A text style of `family` at `px` pixels in `color`.
-pub(super) fn text_style(
-    family: &'static str,
-    px: f64,
-    color: &'static RGBColor,
-) -> TextStyle<'static> {
-    TextStyle::from((family, px).into_font()).color(color)
-}
-
-/// Text size in pixels as plotters will lay it out.
-pub(super) fn text_size(area: &Area<'_>, text: &str, style: &TextStyle) -> (i32, i32) {
-    let (w, h) = area.estimate_text_size(text, style).unwrap_or((0, 0));
-    (w as i32, h as i32)
+/// The font `family` at `px` pixels in `color`.
+pub(super) fn font(family: Family, px: f64, color: &RGBColor) -> Font {
+    Font {
+        family,
+        px,
+        color: *color,
+    }
 }
 
 /// Draws the white, framed background of a box.
@@ -280,50 +301,140 @@ pub(super) fn draw_box_frame(
 // ----------------------------------------------------------------------------------------------
 // Parts of both charts.
 
+/// Left margin of the charts, in pixels: the y axis title is drawn right of it.
+const MARGIN_LEFT_PX: i32 = 10;
+/// Height of the band under the plot with the x tick labels and axis title, in pixels.
+const X_LABEL_AREA_PX: i32 = 58;
+
 /// Margins and label areas shared by both charts.
 pub(super) fn chart_builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'b, BitMapBackend<'b>> {
     let mut builder = ChartBuilder::on(area);
     builder
-        .margin_left(10)
+        .margin_left(MARGIN_LEFT_PX)
         .margin_right(30)
         .margin_top(8)
         .margin_bottom(10)
-        .x_label_area_size(58)
+        .x_label_area_size(X_LABEL_AREA_PX)
         .y_label_area_size(70);
     builder
 }
 
-/// The root area with its white background and the title drawn; returns (root, body).
-pub(super) fn titled_root<'a>(
-    file: &'a Path,
-    title: &str,
-) -> Result<(Area<'a>, Area<'a>), Box<dyn StdError>> {
+/// Height of the band above the plot that holds the title, in pixels.
+const TITLE_BAND_PX: u32 = 43;
+/// Top of the title's box, in pixels.
+const TITLE_TOP_PX: i32 = 12;
+/// Gap between the plot's edge and the tick labels, in pixels.
+const TICK_LABEL_GAP_PX: i32 = 6;
+
+/// Draws a chart on a fresh white bitmap by `draw` and writes it as a PNG to `file`; returns
+/// what `draw` returns.
+pub(super) fn render_png<T>(
+    file: &Path,
+    draw: impl FnOnce(&Area<'_>) -> Result<T, Box<dyn StdError>>,
+) -> Result<T, Box<dyn StdError>> {
     let root = BitMapBackend::new(file, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
-    let body = root
-        .margin(14, 0, 0, 0)
-        .titled(title, text_style(SANS, TITLE_PX, &TEXT))?;
-    Ok((root, body))
+    let out = draw(&root)?;
+    root.present()?;
+    Ok(out)
 }
 
-/// Draws the axes, the light horizontal grid and the axis titles.
-pub(super) fn draw_mesh(
+/// Draws a chart like [`render_png`] into memory: returns the RGB pixels (row by row, 3 bytes
+/// each, [`WIDTH`] x [`HEIGHT`]) and what `draw` returns.
+#[cfg(test)]
+pub(super) fn render_rgb<T>(
+    draw: impl FnOnce(&Area<'_>) -> Result<T, Box<dyn StdError>>,
+) -> Result<(Vec<u8>, T), Box<dyn StdError>> {
+    let mut buffer = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
+    let out = {
+        let root = BitMapBackend::with_buffer(&mut buffer, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let out = draw(&root)?;
+        root.present()?;
+        out
+    };
+    Ok((buffer, out))
+}
+
+/// The colour of pixel `(x, y)` of an RGB bitmap from [`render_rgb`].
+#[cfg(test)]
+pub(super) fn pixel(rgb: &[u8], (x, y): (i32, i32)) -> RGBColor {
+    let at = (y as usize * WIDTH as usize + x as usize) * 3;
+    RGBColor(rgb[at], rgb[at + 1], rgb[at + 2])
+}
+
+/// Draws the title centred at the top of `root`; returns the area below it.
+pub(super) fn titled<'a>(root: &Area<'a>, title: &str) -> Result<Area<'a>, Box<dyn StdError>> {
+    draw_text(
+        root,
+        title,
+        &font(SANS, TITLE_PX, &TEXT),
+        (WIDTH as i32 / 2, TITLE_TOP_PX),
+        (Align::Center, Align::Start),
+    )?;
+    Ok(root.margin(TITLE_BAND_PX, 0, 0, 0))
+}
+
+/// Draws the axes with their tick marks, the light horizontal grid, the tick labels (`x_ticks`
+/// as whole depths, `y_ticks` with `y_decimals` decimals) and the axis titles.
+pub(super) fn draw_axes(
+    root: &Area<'_>,
     chart: &mut ChartContext<BitMapBackend, Axes>,
+    (x_ticks, y_ticks): (&[f64], &[f64]),
     y_decimals: usize,
 ) -> DrawResult {
-    let x_format = |x: &f64| format!("{x:.0}");
-    let y_format = move |y: &f64| format!("{y:.y_decimals$}");
+    // plotters draws the lines and tick marks; its labels are left empty (its text drawing
+    // spaces letters unevenly) and drawn here instead.
+    let no_label = |_: &f64| String::new();
     chart
         .configure_mesh()
         .disable_x_mesh()
         .bold_line_style(GRID.stroke_width(1))
         .axis_style(AXIS.stroke_width(1))
-        .x_desc("depth (moves from the goal)")
-        .y_desc("share of solvable boards (%)")
-        .axis_desc_style(text_style(SANS, AXIS_DESC_PX, &TEXT))
-        .label_style(text_style(SANS, TICK_LABEL_PX, &TEXT))
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&y_format)
+        .label_style((PLOTTERS_FAMILY, TICK_LABEL_PX))
+        .x_label_formatter(&no_label)
+        .y_label_formatter(&no_label)
         .draw()?;
+    let plot = PlotRect::from_ranges(chart.plotting_area().get_pixel_range());
+    let label = font(SANS, TICK_LABEL_PX, &TEXT);
+    for &x in x_ticks {
+        let (px, _) = chart.backend_coord(&(x, 0.0));
+        draw_text(
+            root,
+            &format!("{x:.0}"),
+            &label,
+            (px, plot.bottom + TICK_LABEL_GAP_PX),
+            (Align::Center, Align::Start),
+        )?;
+    }
+    let x_range = chart.x_range();
+    for &y in y_ticks {
+        let (_, py) = chart.backend_coord(&(x_range.start, y));
+        draw_text(
+            root,
+            &format!("{y:.y_decimals$}"),
+            &label,
+            (plot.left - TICK_LABEL_GAP_PX - 4, py),
+            (Align::End, Align::Center),
+        )?;
+    }
+    let desc = font(SANS, AXIS_DESC_PX, &TEXT);
+    draw_text(
+        root,
+        "depth (moves from the goal)",
+        &desc,
+        (
+            (plot.left + plot.right) / 2,
+            plot.bottom + X_LABEL_AREA_PX - 1,
+        ),
+        (Align::Center, Align::End),
+    )?;
+    let (_, desc_h) = text_size("", &desc);
+    draw_text_upwards(
+        root,
+        "share of solvable boards (%)",
+        &desc,
+        (MARGIN_LEFT_PX + desc_h / 2, (plot.top + plot.bottom) / 2),
+    )?;
     Ok(())
 }

@@ -9,25 +9,27 @@
 //! same bytes.
 //!
 //! Text is drawn with the DejaVu fonts embedded in the binary (`src/plot/DejaVuSans*.ttf`,
-//! licence in `src/plot/LICENSE-DejaVu.txt`), registered with plotters under the family names
-//! `sans-serif` and `monospace` the first time a chart is drawn, so no system font or fontconfig
-//! is needed.
+//! licence in `src/plot/LICENSE-DejaVu.txt`), so no system font or fontconfig is needed. It is
+//! laid out by `text.rs` (fractional advances and kerning) and rasterized with `ab_glyph`, not
+//! by plotters, whose glyph placement spaced letters unevenly; plotters draws the shapes.
 //!
 //! Files:
 //! - `mod.rs`: the public API (types, errors, the two `write_*` functions) and the input checks.
 //! - `layout.rs`: what both charts share: sizes, colours, fonts, axes, box layout, atomic write.
+//! - `text.rs`: chart text measured, laid out and rasterized (with `ab_glyph`).
 //! - `histogram.rs`: the depth histogram, with its box of hardest boards.
 //! - `comparison.rs`: the comparison chart, one coloured line per board shape.
 
 mod comparison;
 mod histogram;
 mod layout;
+mod text;
 
 use std::path::{Path, PathBuf};
 
 use comparison::render_comparison;
 use histogram::render_histogram;
-use layout::{ensure_fonts, write_png_atomically};
+use layout::{ensure_fonts, render_png, write_png_atomically};
 
 /// Data for the depth histogram of one board shape.
 #[derive(Debug, Clone, Copy)]
@@ -63,7 +65,7 @@ pub enum PlotError {
     /// The input has nothing to draw: no series, an empty `counts`, or counts that are all zero.
     #[error("nothing to plot: {0}")]
     NoData(String),
-    /// The embedded font could not be registered with plotters (should not happen).
+    /// The embedded fonts could not be read or registered with plotters (should not happen).
     #[error("the embedded DejaVu font could not be loaded")]
     Font,
     /// Plotters failed to draw or to encode the PNG (the message is plotters' error).
@@ -93,8 +95,10 @@ pub enum PlotError {
 /// depth, `counts.len() - 1`); x is the depth (moves from the goal), y the share of solvable
 /// boards in percent. The hardest boards are printed as small grids in a box in an upper corner
 /// of the plot (upper left unless the bars leave more room on the right), labelled "hardest
-/// boards (N moves)"; the box is left out when `hardest` is empty. The count of the last bar,
-/// usually too small to see, is written above it.
+/// boards (N moves)"; the box is left out when `hardest` is empty. Every depth with boards has a
+/// bar at least 3 pixels tall, however small its share; the x axis labels the last depth; the
+/// count of the last depth, when its bar is too small to read, is written centred above it with
+/// a leader line down to it.
 ///
 /// The PNG is rendered to a temporary file in the folder of `path` and then renamed over `path`,
 /// so `path` is either left as it was or holds the complete new chart. Same input, same bytes.
@@ -105,7 +109,9 @@ pub enum PlotError {
 pub fn write_depth_histogram(chart: &DepthChart, path: &Path) -> Result<(), PlotError> {
     let total = checked_total(chart.board, chart.counts)?;
     ensure_fonts()?;
-    write_png_atomically(path, |file| render_histogram(chart, total, file))
+    write_png_atomically(path, |file| {
+        render_png(file, |root| render_histogram(chart, total, root)).map(drop)
+    })
 }
 
 /// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 RGB PNG.
@@ -128,7 +134,9 @@ pub fn write_depth_comparison(series: &[DepthSeries], path: &Path) -> Result<(),
         .map(|s| checked_total(s.board, s.counts))
         .collect::<Result<Vec<_>, _>>()?;
     ensure_fonts()?;
-    write_png_atomically(path, |file| render_comparison(series, &totals, file))
+    write_png_atomically(path, |file| {
+        render_png(file, |root| render_comparison(series, &totals, root))
+    })
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -150,9 +158,10 @@ fn checked_total(board: &str, counts: &[u64]) -> Result<u64, PlotError> {
 
 #[cfg(test)]
 mod tests {
-    use super::histogram::aligned_grid;
-    use super::layout::{depth_ticks, share_axis};
+    use super::histogram::{BAR, HistogramLayout, MIN_BAR_PX, aligned_grid};
+    use super::layout::{depth_ticks, pixel, render_rgb, share_axis};
     use super::*;
+    use plotters::style::RGBColor;
 
     /// 3x3 depth counts (OEIS A089473).
     const COUNTS_3X3: [u64; 32] = [
@@ -162,6 +171,127 @@ mod tests {
     const COUNTS_2X3: [u64; 22] = [
         1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
     ];
+    /// 2x4 and 2x5 depth counts (output/2x4, output/2x5).
+    const COUNTS_2X4: [u64; 37] = [
+        1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985, 1194,
+        1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
+    ];
+    const COUNTS_2X5: [u64; 56] = [
+        1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567, 4996,
+        6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725, 104896,
+        116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119, 45840, 33422,
+        23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
+    ];
+
+    /// The histogram of `counts` (with the 3x3 hardest boards) rendered in memory: its RGB
+    /// pixels and layout.
+    fn rendered(board: &str, counts: &[u64]) -> (Vec<u8>, HistogramLayout) {
+        let hardest = hardest_3x3();
+        let chart = DepthChart {
+            board,
+            counts,
+            hardest: &hardest,
+            partial: false,
+        };
+        let total = checked_total(board, counts).expect("counts");
+        ensure_fonts().expect("fonts");
+        render_rgb(|root| histogram::render_histogram(&chart, total, root)).expect("render")
+    }
+
+    fn is_dark(c: RGBColor) -> bool {
+        u16::from(c.0) + u16::from(c.1) + u16::from(c.2) < 3 * 160
+    }
+
+    const SHAPES: [(&str, &[u64]); 4] = [
+        ("2x3", &COUNTS_2X3),
+        ("3x3", &COUNTS_3X3),
+        ("2x4", &COUNTS_2X4),
+        ("2x5", &COUNTS_2X5),
+    ];
+
+    /// Every depth with boards has a bar at least `MIN_BAR_PX` pixels tall in the picture,
+    /// however small its share (3x3's depth 31: 2 boards of 181,440, a tenth of a pixel).
+    #[test]
+    fn every_depth_with_boards_has_a_visible_bar() {
+        for (board, counts) in SHAPES {
+            let (rgb, layout) = rendered(board, counts);
+            assert_eq!(layout.bars.len(), counts.len());
+            for (depth, bar) in layout.bars.iter().enumerate() {
+                let [left, top, right, bottom] = bar.unwrap_or_else(|| panic!("{board} {depth}"));
+                assert!(
+                    bottom - top + 1 >= MIN_BAR_PX,
+                    "{board} depth {depth}: {bar:?}"
+                );
+                let x = (left + right) / 2;
+                let painted = (bottom - 40..=bottom)
+                    .filter(|&y| pixel(&rgb, (x, y)) == BAR)
+                    .count();
+                assert!(
+                    painted >= MIN_BAR_PX as usize,
+                    "{board} depth {depth}: {painted} bar pixels"
+                );
+            }
+        }
+        // A depth without boards has no bar.
+        let (_, layout) = rendered("zeros-inside", &[1, 0, 0, 5]);
+        assert!(layout.bars[1].is_none() && layout.bars[3].is_some());
+    }
+
+    /// The last depth is labelled on the x axis: the tick is there and its number is drawn
+    /// under the bar.
+    #[test]
+    fn the_last_depth_is_labelled() {
+        for (board, counts) in SHAPES {
+            let (rgb, layout) = rendered(board, counts);
+            let last = counts.len() - 1;
+            assert_eq!(layout.x_ticks.last(), Some(&(last as f64)), "{board}");
+            let [left, _, right, bottom] = layout.bars[last].expect("last bar");
+            let ink = (left..=right)
+                .flat_map(|x| (bottom + 6..bottom + 22).map(move |y| (x, y)))
+                .filter(|&p| is_dark(pixel(&rgb, p)))
+                .count();
+            assert!(
+                ink > 10,
+                "{board}: no label under depth {last} ({ink} dark pixels)"
+            );
+        }
+    }
+
+    /// The note with the count of the last depth is centred on the last bar, above it, not on
+    /// the bar before it (it used to be pushed left, over 3x3's depth 30).
+    #[test]
+    fn the_last_count_is_written_above_the_last_bar() {
+        for (board, counts, text) in [
+            ("3x3", &COUNTS_3X3[..], "2 boards"),
+            ("2x4", &COUNTS_2X4[..], "1 board"),
+            ("2x5", &COUNTS_2X5[..], "2 boards"),
+        ] {
+            let (rgb, layout) = rendered(board, counts);
+            let (note, [left, top, right, bottom]) = layout.note.clone().expect("a note");
+            assert_eq!(note, text);
+            let last = counts.len() - 1;
+            let [bar_left, bar_top, bar_right, _] = layout.bars[last].expect("last bar");
+            let [_, _, before_right, _] = layout.bars[last - 1].expect("bar before");
+            let centre = (left + right) / 2;
+            assert!(
+                (bar_left..=bar_right).contains(&centre) && centre > before_right,
+                "{board}: note {left}..{right} centred at {centre}, last bar {bar_left}..{bar_right}"
+            );
+            assert!(
+                bottom < bar_top,
+                "{board}: note {top}..{bottom}, bar top {bar_top}"
+            );
+            assert!(right < 1000, "{board}: note leaves the picture ({right})");
+            let ink = (left..=right)
+                .flat_map(|x| (top..=bottom).map(move |y| (x, y)))
+                .filter(|&p| pixel(&rgb, p) != RGBColor(255, 255, 255))
+                .count();
+            assert!(ink > 50, "{board}: the note is not drawn ({ink} pixels)");
+        }
+        // No note when the last bar is tall enough to read.
+        let (_, layout) = rendered("2x3", &COUNTS_2X3);
+        assert!(layout.note.is_none());
+    }
 
     fn hardest_3x3() -> Vec<String> {
         vec![
@@ -176,13 +306,25 @@ mod tests {
 
     #[test]
     fn ticks() {
-        assert_eq!(depth_ticks(0), vec![0.0]);
-        assert_eq!(depth_ticks(31).len(), 16);
-        assert_eq!(depth_ticks(100).len(), 11);
+        assert_eq!(depth_ticks(0, 1.0), vec![0.0]);
+        assert_eq!(depth_ticks(16, 1.0).len(), 17);
+        assert_eq!(depth_ticks(100, 1.0).len(), 11);
         assert_eq!(
-            depth_ticks(80),
+            depth_ticks(80, 1.0),
             (0..=80).step_by(5).map(f64::from).collect::<Vec<_>>()
         );
+        // The last depth is always a tick: added when its label fits after the last multiple
+        // of the step, in its place otherwise.
+        let ticks = depth_ticks(31, 1.0);
+        assert_eq!((ticks.len(), ticks[15], ticks[16]), (17, 30.0, 31.0));
+        let ticks = depth_ticks(31, 1.5);
+        assert_eq!((ticks.len(), ticks[14], ticks[15]), (16, 28.0, 31.0));
+        assert_eq!(
+            depth_ticks(36, 1.5),
+            [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 36.0]
+        );
+        assert_eq!(depth_ticks(38, 1.5).last(), Some(&38.0));
+        assert_eq!(depth_ticks(38, 1.5).len(), 9);
         let (top, ticks, decimals) = share_axis(14.3);
         assert_eq!((top, ticks.len(), decimals), (16.0, 9, 0));
         let (top, _, decimals) = share_axis(0.7);
