@@ -27,6 +27,21 @@ pub fn quoted(text: &str) -> String {
     out
 }
 
+/// `text` with its control and invisible characters escaped as Rust does (`\n`, `\u{1b}`,
+/// `\u{feff}`) and everything else as it is (quotes, accents, other scripts): a message that
+/// names a user's path or value stays one line and cannot drive the terminal.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\'' | '"' | '\\') || c.escape_debug().len() == 1 {
+            out.push(c);
+        } else {
+            out.extend(c.escape_debug());
+        }
+    }
+    out
+}
+
 /// Errors from reading a board.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
+use npuzzle::board::printable;
 
 /// Maps the whole state space of sliding-tile puzzles and solves single boards optimally.
 #[derive(Parser)]
@@ -99,6 +100,31 @@ fn out_of_memory(bytes: usize) -> ! {
 
 /// Threads per core beyond which `RAYON_NUM_THREADS` is capped: more only adds switching.
 const THREADS_PER_CORE: usize = 4;
+
+/// A clap usage error on one line: its first paragraph (up to the first blank line that is
+/// not inside a quoted value), its lines joined, the values' control characters escaped
+/// ([`printable`]): `error: invalid value '3\n\n4' for '--size <N>': ...`.
+fn first_paragraph(rendered: &str) -> String {
+    let mut line = String::new();
+    let mut in_value = false;
+    let mut chars = rendered.trim_end().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => in_value = !in_value,
+            '\n' if !in_value => {
+                if chars.peek() == Some(&'\n') {
+                    break;
+                }
+                while chars.next_if(|c| *c == ' ').is_some() {}
+                line.push(' ');
+                continue;
+            }
+            _ => {}
+        }
+        line.push(c);
+    }
+    printable(&line)
+}
 
 /// A closed stdout (`npuzzle analyze ... | head`) ends the program quietly with exit 0,
 /// wherever the write happens: `println!` panics with "failed printing to stdout: Broken
@@ -202,19 +228,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // Usage errors: clap's first paragraph, on one line.
-            let text = e.render().to_string();
-            let lines: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .take_while(|l| !l.is_empty())
-                .collect();
-            eprintln!("{} (see --help)", lines.join(" "));
+            eprintln!("{} (see --help)", first_paragraph(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
     if let Err(e) = start_threads() {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", printable(&e));
         return ExitCode::from(1);
     }
     let result = match cli.command {
@@ -227,7 +246,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }
