@@ -346,9 +346,12 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     // disk then overlaps with other work); errors are reported in the order of the files.
     let ((edges_done, nodes_done), small_done) = rayon::join(
         || {
-            let edges_done = edges.map(|f| write_edges(&dir, shape, f, &bars));
-            let nodes_done = nodes.map(|f| write_nodes(&dir, &result, f, &bars));
-            (edges_done, nodes_done)
+            // Side by side too: each one's sync overlaps with the other's formatting.
+            let nodes_bars = bars.sibling();
+            rayon::join(
+                || edges.map(|f| write_edges(&dir, shape, f, &bars)),
+                || nodes.map(|f| write_nodes(&dir, &result, f, &nodes_bars)),
+            )
         },
         || -> Result<(), CliError> {
             export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;

@@ -4,17 +4,20 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{
-    HumanCount, HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle,
+    HumanCount, HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState,
+    ProgressStyle,
 };
 use npuzzle::Progress;
 
 /// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`. With
 /// `NPUZZLE_PROGRESS=lines` (and not `--quiet`) every update is a plain line on stderr
-/// instead, with the seconds since the start, for logs and benchmarks.
+/// instead, with the seconds since the start, for logs and benchmarks. Tasks that run at the
+/// same time each report to their own [`Bars::sibling`], and their bars share the screen.
 pub struct Bars {
     enabled: bool,
     bar: Mutex<Option<ProgressBar>>,
     lines: Option<(std::time::Instant, Mutex<String>)>,
+    screen: MultiProgress,
 }
 
 impl Bars {
@@ -27,6 +30,20 @@ impl Bars {
             enabled,
             bar: Mutex::new(None),
             lines,
+            screen: MultiProgress::new(),
+        }
+    }
+
+    /// Bars for a task that runs beside this one's: drawn on the same screen, one line each.
+    pub fn sibling(&self) -> Bars {
+        Bars {
+            enabled: self.enabled,
+            bar: Mutex::new(None),
+            lines: self
+                .lines
+                .as_ref()
+                .map(|(start, _)| (*start, Mutex::new(String::new()))),
+            screen: self.screen.clone(),
         }
     }
 }
@@ -105,6 +122,7 @@ impl Progress for Bars {
         } else {
             ProgressBar::new_spinner().with_style(spinner_style())
         };
+        let bar = self.screen.add(bar);
         bar.set_prefix(task.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));
         if let Ok(mut slot) = self.bar.lock() {
