@@ -37,7 +37,8 @@ enum Command {
 /// The system allocator, except that a failed allocation ends the program with one line and
 /// exit 1 (after removing the temporary files being written) instead of Rust's abort (exit
 /// 134). The memory plan refuses what cannot fit before any work; this catches what it cannot
-/// foresee, such as an address-space limit (`ulimit -v`) met by a search that grows.
+/// foresee, such as an address-space limit (`ulimit -v`) met by a search that grows. (So a
+/// `try_reserve` that fails ends the program too: npuzzle has none, the plan being up front.)
 struct RefuseOnExhaustion;
 
 // SAFETY: every call is forwarded to `System` with the same arguments; a null result is not
