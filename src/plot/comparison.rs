@@ -6,9 +6,9 @@ use plotters::prelude::*;
 
 use super::DepthSeries;
 use super::layout::{
-    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, PlotRect, SANS, TEXT,
-    TickedAxis, chart_builder, depth_label_gap, depth_ticks, draw_axes, draw_box_frame, draw_text,
-    font, place_box, share, share_axis, text_size, titled,
+    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, SANS, TEXT, TickedAxis,
+    chart_builder, depth_layout, draw_axes, draw_box_frame, draw_text, font, place_box, share,
+    share_axis, text_size, titled,
 };
 
 /// Line colours of the comparison chart (Tableau 10), reused in order when there are more series.
@@ -49,14 +49,7 @@ pub(super) fn render_comparison(
         .collect();
     let highest = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
 
-    let plot = PlotRect::from_ranges(
-        chart_builder(&body)
-            .build_cartesian_2d(x_range.0..x_range.1, 0.0..1.0)?
-            .plotting_area()
-            .get_pixel_range(),
-    );
-    let px_per_depth = f64::from(plot.width()) / (x_range.1 - x_range.0);
-    let x_ticks = depth_ticks(max_depth, depth_label_gap(max_depth, px_per_depth));
+    let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
 
     // Legend: a line sample with a marker, then "3x3: 181,440 boards, max depth 31".
     let labels: Vec<String> = series

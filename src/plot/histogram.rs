@@ -9,8 +9,8 @@ use plotters::prelude::*;
 use super::DepthChart;
 use super::layout::{
     Align, Area, Axes, BOX_HEADER_PX, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO, MUTED,
-    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, chart_builder, depth_label_gap, depth_ticks,
-    draw_axes, draw_box_frame, draw_text, font, place_box, share, share_axis, text_size, titled,
+    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, chart_builder, depth_layout, draw_axes,
+    draw_box_frame, draw_text, font, place_box, share, share_axis, text_size, titled,
 };
 
 /// The bars' colour.
@@ -323,16 +323,8 @@ pub(super) fn render_histogram(
     let highest = shares.iter().copied().fold(0.0, f64::max);
     let x_range = (-0.5, max_depth as f64 + 0.5);
 
-    // Lay out the ticks and the hardest-boards box on a probe of the plotting area (building
-    // draws nothing).
-    let plot = PlotRect::from_ranges(
-        chart_builder(&body)
-            .build_cartesian_2d(x_range.0..x_range.1, 0.0..1.0)?
-            .plotting_area()
-            .get_pixel_range(),
-    );
-    let px_per_depth = f64::from(plot.width()) / (x_range.1 - x_range.0);
-    let x_ticks = depth_ticks(max_depth, depth_label_gap(max_depth, px_per_depth));
+    // The hardest-boards box is placed in the plotting area the axes leave.
+    let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
     let columns: Vec<Column> = shares
         .iter()
         .enumerate()

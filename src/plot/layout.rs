@@ -158,6 +158,25 @@ pub(super) fn depth_ticks(max_depth: usize, min_gap: f64) -> Vec<f64> {
     ticks.into_iter().map(|d| d as f64).collect()
 }
 
+/// The plotting area that a depth chart on `body` with x range `x_range` leaves (measured on a
+/// probe chart: building one draws nothing), and its depth ticks ([`depth_ticks`]), spaced
+/// so that their labels fit.
+pub(super) fn depth_layout(
+    body: &Area<'_>,
+    x_range: (f64, f64),
+    max_depth: usize,
+) -> Result<(PlotRect, Vec<f64>), Box<dyn StdError>> {
+    let plot = PlotRect::from_ranges(
+        chart_builder(body)
+            .build_cartesian_2d(x_range.0..x_range.1, 0.0..1.0)?
+            .plotting_area()
+            .get_pixel_range(),
+    );
+    let px_per_depth = f64::from(plot.width()) / (x_range.1 - x_range.0);
+    let ticks = depth_ticks(max_depth, depth_label_gap(max_depth, px_per_depth));
+    Ok((plot, ticks))
+}
+
 /// The least distance, in depths, between the labels of two depth ticks: the width of the
 /// widest label (`max_depth`) plus a gap, at `px_per_depth` pixels per depth.
 pub(super) fn depth_label_gap(max_depth: usize, px_per_depth: f64) -> f64 {
