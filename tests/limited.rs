@@ -88,10 +88,64 @@ fn four_by_four_to_depth_20_is_a089484() {
     assert_eq!(s["max_depth"], 20);
     assert_eq!(s["hardest"]["count"], 1_637_383);
     assert_eq!(s["hardest"]["boards"].as_array().unwrap().len(), 1000);
+    // Issue 20: the boards found are not called reachable.
+    assert_eq!(s["boards_found"], a089484.iter().sum::<u64>());
+    assert_eq!(s.get("reachable"), None);
     let hardest = fs::read_to_string(out.join("hardest.txt")).unwrap();
     assert!(hardest.starts_with("# 4x4 board: the search stopped at depth 20 (--max-depth)"));
-    assert!(hardest.contains("the first 1000 in index order"));
+    assert!(hardest.contains(
+        "# (1000 of them listed: the first in the search's index order, which is not rank order)"
+    ));
     assert!(out.join("depth_histogram.png").exists());
+
+    // The report names the boards found and how many of the last layer hardest.txt lists.
+    let report = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args(["analyze", "--size", "4", "--max-depth", "20", "--output"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&report.get_output().stdout).into_owned();
+    for line in [
+        "searched     depths 0..20 (--max-depth): partial, 3,418,020 boards found within 20 moves",
+        "last layer   1,637,383 board(s) at depth 20; 1,000 of them in hardest.txt",
+    ] {
+        assert!(report.contains(line), "{report}");
+    }
+    assert!(!report.contains("reachable"), "{report}");
+
+    // plot redraws the partial chart (log scale by default, linear on request) and compares
+    // it with a complete run.
+    let full = dir.path().join("full");
+    Command::cargo_bin("npuzzle")
+        .unwrap()
+        .args([
+            "analyze", "--rows", "2", "--cols", "3", "--quiet", "--output",
+        ])
+        .arg(&full)
+        .assert()
+        .success();
+    let chart = out.join("depth_histogram.png");
+    let log = fs::read(&chart).unwrap();
+    for (flags, same) in [(&[][..], true), (&["--linear-scale"][..], false)] {
+        Command::cargo_bin("npuzzle")
+            .unwrap()
+            .arg("plot")
+            .arg(&out)
+            .args(flags)
+            .assert()
+            .success();
+        assert_eq!(fs::read(&chart).unwrap() == log, same, "{flags:?}");
+    }
+    let compare = dir.path().join("compare.png");
+    Command::cargo_bin("npuzzle")
+        .unwrap()
+        .args(["plot", "--compare"])
+        .args([&compare, &out, &full.join("2x3")])
+        .assert()
+        .success();
+    assert!(fs::read(&compare).unwrap().starts_with(b"\x89PNG"));
 }
 
 /// 2x7 to depth 30 equals the first 31 layers of the whole-space run in output/bench/2x7

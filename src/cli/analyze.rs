@@ -72,7 +72,33 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "DIR", requires = "max_depth")]
     scratch: Option<PathBuf>,
     #[command(flatten)]
+    scale: ScaleArgs,
+    #[command(flatten)]
     cluster: ClusterArgs,
+}
+
+/// The depth chart's y axis: `--log-scale` or `--linear-scale`.
+#[derive(Debug, Args)]
+pub struct ScaleArgs {
+    /// Draw the depth chart on a logarithmic y axis (boards at each depth, ticked at powers of
+    /// ten), which suits layers that grow geometrically [default for partial --max-depth runs].
+    #[arg(long, conflicts_with = "linear_scale")]
+    log_scale: bool,
+    /// Draw the depth chart on a linear y axis (each depth's share, %) [default for complete
+    /// runs]; bars too small to see are drawn 3 px tall, and the chart says so.
+    #[arg(long)]
+    linear_scale: bool,
+}
+
+impl ScaleArgs {
+    /// The scale asked for; without a flag, log for partial runs and linear otherwise.
+    fn scale(&self, partial: bool) -> plot::Scale {
+        if self.log_scale || (partial && !self.linear_scale) {
+            plot::Scale::Log
+        } else {
+            plot::Scale::Linear
+        }
+    }
 }
 
 /// The distributed engine's flags, in timely-dataflow's terms. Any of them runs the BFS on
@@ -91,7 +117,8 @@ pub struct ClusterArgs {
     /// [default: localhost:2101, localhost:2102, ...].
     #[arg(long, value_name = "FILE")]
     hostfile: Option<PathBuf>,
-    /// Worker threads per process [default: the number of cores].
+    /// Worker threads per process of the distributed engine [default: the number of cores].
+    /// For threads on one machine, without switching engines, use --threads.
     #[arg(long, value_name = "W")]
     workers: Option<usize>,
     /// Save every process's state after each BFS layer into DIR (resumable with --resume).
@@ -158,6 +185,8 @@ pub struct PlotArgs {
     /// Instead, draw the depth distributions of all the given folders on one chart, to FILE.
     #[arg(long, value_name = "FILE")]
     compare: Option<PathBuf>,
+    #[command(flatten)]
+    scale: ScaleArgs,
 }
 
 fn format_of(choice: Option<Export>, shape: Shape, flag: &str) -> Result<Option<Output>, CliError> {
@@ -306,9 +335,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     };
     let mut summary = Summary::of(&result);
     if let Some(l) = limited {
-        summary.complete = Some(l.complete);
-        summary.max_depth_searched = Some(l.max_depth_searched);
+        summary.limit(l.complete, l.max_depth_searched);
     }
+    let scale = args.scale.scale(summary.is_partial());
     let mut written = Vec::new();
     let mut notes = Vec::new();
     if let (Some(t), Some(c)) = (result.traffic, &cluster) {
@@ -357,7 +386,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
             export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
             export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
-            draw(&dir, &summary)
+            draw(&dir, &summary, scale)
         },
     );
     match edges_done {
@@ -423,7 +452,8 @@ fn row_bytes(shape: Shape, format: BoardFormat) -> u64 {
     }
 }
 
-fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
+/// Draws `dir/depth_histogram.png` from `summary` on a `scale` y axis.
+fn draw(dir: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliError> {
     let hardest: Vec<String> = summary
         .hardest
         .boards
@@ -432,11 +462,18 @@ fn draw(dir: &Path, summary: &Summary) -> Result<(), CliError> {
         .collect();
     let chart = plot::DepthChart {
         board: &summary.board,
+        goal: other_goal(summary),
         counts: &summary.depth_counts,
         hardest: &hardest,
         partial: summary.is_partial(),
+        scale,
     };
     plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(plot_failure)
+}
+
+/// The goal's label when it is not the standard goal.
+fn other_goal(summary: &Summary) -> Option<&str> {
+    (!summary.from_standard_goal()).then_some(summary.goal.as_str())
 }
 
 /// A chart's error as the command's: nothing to draw is bad input (exit 2, as a summary.json
@@ -484,29 +521,42 @@ fn report(
     if summary.is_partial() {
         let _ = writeln!(
             s,
-            "searched     depths 0..{} (--max-depth): partial, {} boards within {} moves",
+            "searched     depths 0..{} (--max-depth): partial, {} boards found within {} moves",
             summary.max_depth,
-            HumanCount(summary.reachable),
+            HumanCount(summary.counted()),
             summary.max_depth
         );
+        let listed = summary.hardest.boards.len() as u64;
         let _ = writeln!(
             s,
-            "last layer   {} board(s) at depth {}; the first {} in hardest.txt",
+            "last layer   {} board(s) at depth {}; {} in hardest.txt",
             HumanCount(summary.hardest.count),
             summary.hardest.depth,
-            summary.hardest.boards.len()
+            if listed < summary.hardest.count {
+                format!("{} of them", HumanCount(listed))
+            } else {
+                "all of them".to_string()
+            }
         );
     } else {
         let _ = writeln!(
             s,
             "reachable    {} from the goal",
-            HumanCount(summary.reachable)
+            HumanCount(summary.counted())
         );
-        let _ = writeln!(
-            s,
-            "max depth    {} moves (God's number for {})",
-            summary.max_depth, summary.board
-        );
+        if summary.from_standard_goal() {
+            let _ = writeln!(
+                s,
+                "max depth    {} moves (God's number for {})",
+                summary.max_depth, summary.board
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "max depth    farthest boards from this goal: {} moves",
+                summary.max_depth
+            );
+        }
         let _ = writeln!(
             s,
             "hardest      {} board(s) at depth {}",
@@ -555,14 +605,17 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                 .map(|s| plot::DepthSeries {
                     board: &s.board,
                     counts: &s.depth_counts,
+                    goal: other_goal(s),
+                    partial: s.is_partial(),
                 })
                 .collect();
-            plot::write_depth_comparison(&series, file).map_err(plot_failure)?;
+            let scale = args.scale.scale(series.iter().any(|s| s.partial));
+            plot::write_depth_comparison(&series, scale, file).map_err(plot_failure)?;
             println!("wrote {}", file.display());
         }
         None => {
             for (dir, summary) in args.dirs.iter().zip(&summaries) {
-                draw(dir, summary)?;
+                draw(dir, summary, args.scale.scale(summary.is_partial()))?;
                 println!("wrote {}", dir.join("depth_histogram.png").display());
             }
         }

@@ -331,9 +331,16 @@ pub struct Summary {
     pub edges: u64,
     /// Connected components.
     pub components: ComponentSummary,
-    /// Boards reachable from the goal.
-    pub reachable: u64,
-    /// Maximum depth from the goal (God's number for this board, single-tile metric).
+    /// Boards reachable from the goal (the goal's component); absent from a partial run's
+    /// summary, which has [`Summary::boards_found`] instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<u64>,
+    /// Only for a depth-limited search that stopped at its limit: the boards found, those
+    /// within `max_depth` moves of the goal (a part of the reachable boards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boards_found: Option<u64>,
+    /// Maximum depth from the goal, single-tile metric: God's number for this board from the
+    /// standard goal, the goal's eccentricity from another goal, the limit for a partial run.
     pub max_depth: u32,
     /// The boards at the maximum depth.
     pub hardest: HardestSummary,
@@ -375,7 +382,8 @@ impl Summary {
                     Method::Theorem => "theorem".to_string(),
                 },
             },
-            reachable: d.reachable(),
+            reachable: Some(d.reachable()),
+            boards_found: None,
             max_depth: d.max_depth(),
             hardest: HardestSummary {
                 depth: d.max_depth(),
@@ -399,6 +407,30 @@ impl Summary {
     /// True for a depth-limited search that stopped at its limit.
     pub fn is_partial(&self) -> bool {
         self.complete == Some(false)
+    }
+
+    /// Marks the summary of a depth-limited search to `max_depth_searched`: `complete` when it
+    /// ran out of boards first (the figures are then the whole component's), else partial,
+    /// its boards counted as [`Summary::boards_found`], not [`Summary::reachable`].
+    pub fn limit(&mut self, complete: bool, max_depth_searched: u32) {
+        self.complete = Some(complete);
+        self.max_depth_searched = Some(max_depth_searched);
+        if !complete {
+            self.boards_found = self.reachable.take().or(self.boards_found);
+        }
+    }
+
+    /// The boards counted in `depth_counts`: the reachable boards, or the boards found by a
+    /// partial run.
+    pub fn counted(&self) -> u64 {
+        self.reachable.or(self.boards_found).unwrap_or(0)
+    }
+
+    /// True when the distances are from the standard goal (tiles in order, blank last), whose
+    /// radius is God's number.
+    pub fn from_standard_goal(&self) -> bool {
+        Shape::new(self.rows, self.cols)
+            .is_ok_and(|shape| crate::Board::goal(shape).label() == self.goal)
     }
 
     /// Reads `summary.json`.
@@ -458,7 +490,8 @@ pub fn write_summary(path: &Path, summary: &Summary) -> Result<(), ExportError> 
     })
 }
 
-/// Writes `depths.csv`: `depth,count,fraction`, fraction = count / reachable boards.
+/// Writes `depths.csv`: `depth,count,fraction`, fraction = count / the boards counted
+/// ([`Summary::counted`]: the reachable boards, or a partial run's boards found).
 ///
 /// # Errors
 /// [`ExportError`] when the file cannot be written.
@@ -467,7 +500,7 @@ pub fn write_depths(path: &Path, summary: &Summary) -> Result<(), ExportError> {
         let mut csv = csv::Writer::from_writer(out);
         csv.write_record(["depth", "count", "fraction"])?;
         for (depth, &count) in summary.depth_counts.iter().enumerate() {
-            let fraction = count as f64 / summary.reachable as f64;
+            let fraction = count as f64 / summary.counted() as f64;
             csv.write_record([depth.to_string(), count.to_string(), fraction.to_string()])?;
         }
         csv.flush()
@@ -488,7 +521,12 @@ pub fn write_hardest(path: &Path, summary: &Summary) -> Result<(), ExportError> 
                 summary.board, h.depth, h.count
             )?;
             if (h.boards.len() as u64) < h.count {
-                writeln!(out, "# (the first {} in index order)", h.boards.len())?;
+                writeln!(
+                    out,
+                    "# ({} of them listed: the first in the search's index order, which is not \
+                     rank order)",
+                    h.boards.len()
+                )?;
             }
         } else {
             writeln!(

@@ -2,14 +2,15 @@
 //! line per shape, with a legend.
 
 use indicatif::HumanCount;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
-use super::DepthSeries;
 use super::layout::{
-    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, SANS, TEXT, TickedAxis,
+    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, SANS, TEXT, TickedAxis, YMap,
     chart_builder, depth_layout, draw_axes, draw_box_frame, draw_text, font, place_box, share,
-    share_axis, text_size, titled,
+    text_size, titled,
 };
+use super::{DepthSeries, Scale};
 
 /// Line colours of the comparison chart (Tableau 10), reused in order when there are more series.
 const PALETTE: [RGBColor; 10] = [
@@ -26,24 +27,87 @@ const PALETTE: [RGBColor; 10] = [
 ];
 /// Radius of the markers of the comparison chart, in pixels.
 const MARKER_PX: i32 = 4;
+/// Dashes and gaps of a partial run's line, in pixels.
+const DASH_PX: u32 = 8;
+
+/// Draws the line through `points` (in pixels) in `color`: solid, or dashed for a partial run.
+fn draw_line(
+    root: &Area<'_>,
+    points: Vec<(i32, i32)>,
+    color: RGBColor,
+    dashed: bool,
+) -> DrawResult {
+    let style = color.stroke_width(2);
+    if dashed {
+        root.draw(&DashedPathElement::new(points, DASH_PX, DASH_PX, style))?;
+    } else {
+        root.draw(&PathElement::new(points, style))?;
+    }
+    Ok(())
+}
+
+/// The legend's line for `series` (whose counts add up to `total`): "3x3: 181,440 solvable
+/// boards, max depth 31", its goal when it is not the standard one, "partial" when it is.
+fn legend_label(series: &DepthSeries, total: u64) -> String {
+    let goal = series
+        .goal
+        .map_or(String::new(), |g| format!(" from goal {g}"));
+    let max_depth = series.counts.len() - 1;
+    if series.partial {
+        format!(
+            "{}{goal}, partial: {} boards found, depths 0..{max_depth}",
+            series.board,
+            HumanCount(total)
+        )
+    } else {
+        format!(
+            "{}{goal}: {} solvable boards, max depth {max_depth}",
+            series.board,
+            HumanCount(total)
+        )
+    }
+}
+
+/// The comparison chart's words (for the tests): the title, the y axis title, the legend.
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "read by the tests; the charts only draw")
+)]
+pub(super) struct ComparisonTexts {
+    pub(super) title: String,
+    pub(super) y_title: String,
+    pub(super) legend: Vec<String>,
+}
 
 /// Draws the comparison chart of `series` (whose totals are `totals`) on `root`, a white bitmap.
 pub(super) fn render_comparison(
     series: &[DepthSeries],
     totals: &[u64],
+    scale: Scale,
     root: &Area<'_>,
-) -> DrawResult {
-    let body = titled(root, "Depth distributions compared")?;
+) -> Result<ComparisonTexts, Box<dyn std::error::Error>> {
+    let any_partial = series.iter().any(|s| s.partial);
+    let title = if any_partial {
+        "Depth distributions compared (dashed: partial runs)"
+    } else {
+        "Depth distributions compared"
+    };
+    let body = titled(root, title)?;
     let max_depth = series.iter().map(|s| s.counts.len() - 1).max().unwrap_or(0);
     let x_range = (-0.5, max_depth as f64 + 0.5);
-    let points: Vec<Vec<(f64, f64)>> = series
+    let shares: Vec<Vec<f64>> = series
         .iter()
         .zip(totals)
-        .map(|(s, &total)| {
-            s.counts
-                .iter()
+        .map(|(s, &total)| s.counts.iter().map(|&c| share(c, total)).collect())
+        .collect();
+    let y_map = YMap::new(scale, shares.iter().flatten().copied());
+    let points: Vec<Vec<(f64, f64)>> = shares
+        .iter()
+        .map(|s| {
+            s.iter()
                 .enumerate()
-                .map(|(d, &c)| (d as f64, share(c, total)))
+                .map(|(d, &v)| (d as f64, y_map.pos(v)))
                 .collect()
         })
         .collect();
@@ -51,18 +115,11 @@ pub(super) fn render_comparison(
 
     let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
 
-    // Legend: a line sample with a marker, then "3x3: 181,440 boards, max depth 31".
+    // Legend: a line sample with a marker, then "3x3: 181,440 solvable boards, max depth 31".
     let labels: Vec<String> = series
         .iter()
         .zip(totals)
-        .map(|(s, &total)| {
-            format!(
-                "{}: {} solvable boards, max depth {}",
-                s.board,
-                HumanCount(total),
-                s.counts.len() - 1
-            )
-        })
+        .map(|(s, &total)| legend_label(s, total))
         .collect();
     let label_style = font(SANS, BOX_HEADER_PX, &TEXT);
     let sample_w = 30;
@@ -95,23 +152,32 @@ pub(super) fn render_comparison(
         })
         .collect();
     let (legend_left, legend_top) = place_box(plot, x_range, &columns, legend_size, MARKER_PX + 6);
-    let mut needed = highest * 1.08;
-    if legend_top.is_finite() {
-        needed = needed.max(legend_top);
-    }
-    let (y_top, y_ticks, y_decimals) = share_axis(needed);
+    let needed = if legend_top.is_finite() {
+        legend_top
+    } else {
+        0.0
+    };
+    let y_title = if any_partial {
+        "share of each run's boards (%)"
+    } else {
+        "share of solvable boards (%)"
+    };
+    let y_axis = y_map.axis(highest, needed, y_title);
 
     let mut cc = chart_builder(&body).build_cartesian_2d(
         TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
-        TickedAxis::new(0.0..y_top, y_ticks.clone()),
+        TickedAxis::new(0.0..y_axis.top, y_axis.ticks.clone()),
     )?;
-    draw_axes(root, &mut cc, (&x_ticks, &y_ticks), y_decimals)?;
-    for (i, pts) in points.iter().enumerate() {
+    draw_axes(
+        root,
+        &mut cc,
+        (&x_ticks, "depth (moves from the goal)"),
+        &y_axis,
+    )?;
+    for (i, (pts, s)) in points.iter().zip(series).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        cc.draw_series(std::iter::once(PathElement::new(
-            pts.clone(),
-            color.stroke_width(2),
-        )))?;
+        let pixels = pts.iter().map(|p| cc.backend_coord(p)).collect();
+        draw_line(root, pixels, color, s.partial)?;
         cc.draw_series(
             pts.iter()
                 .map(|&p| Circle::new(p, MARKER_PX, color.filled())),
@@ -120,15 +186,17 @@ pub(super) fn render_comparison(
 
     let (lx, ly) = (legend_left, plot.top + INSET_PX);
     draw_box_frame(root, (lx, ly), legend_size)?;
-    for (i, label) in labels.iter().enumerate() {
+    for (i, (label, s)) in labels.iter().zip(series).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let row_y = ly + PAD_PX + i as i32 * row_h;
         let mid = row_y + (BOX_HEADER_PX * 0.45).round() as i32;
         let x0 = lx + PAD_PX;
-        root.draw(&PathElement::new(
+        draw_line(
+            root,
             vec![(x0, mid), (x0 + sample_w, mid)],
-            color.stroke_width(2),
-        ))?;
+            color,
+            s.partial,
+        )?;
         root.draw(&Circle::new(
             (x0 + sample_w / 2, mid),
             MARKER_PX,
@@ -142,5 +210,9 @@ pub(super) fn render_comparison(
             (Align::Start, Align::Start),
         )?;
     }
-    Ok(())
+    Ok(ComparisonTexts {
+        title: title.to_string(),
+        y_title: y_axis.title,
+        legend: labels,
+    })
 }

@@ -6,12 +6,13 @@ use std::error::Error as StdError;
 use indicatif::HumanCount;
 use plotters::prelude::*;
 
-use super::DepthChart;
 use super::layout::{
     Align, Area, Axes, BOX_HEADER_PX, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO, MUTED,
-    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, chart_builder, depth_layout, draw_axes,
-    draw_box_frame, draw_text, font, place_box, share, share_axis, text_size, titled,
+    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, YMap, chart_builder, depth_layout,
+    draw_axes, draw_axis_note, draw_box_frame, draw_text, font, place_box, share, text_size,
+    titled,
 };
+use super::{DepthChart, MIN_BAR_PX, Scale};
 
 /// The bars' colour.
 pub(super) const BAR: RGBColor = RGBColor(76, 120, 168);
@@ -19,9 +20,6 @@ pub(super) const BAR: RGBColor = RGBColor(76, 120, 168);
 const MAX_BOARDS_SHOWN: usize = 6;
 /// Half the width of a bar, in depth units (bars are 0.8 wide, gaps 0.2).
 const BAR_HALF_WIDTH: f64 = 0.4;
-/// Least height of the bar of a depth with boards, in pixels: the last depths hold a handful of
-/// boards out of millions, far less than a pixel, and would not show at all.
-pub(super) const MIN_BAR_PX: i32 = 3;
 /// The count of the last depth is written above its bar when the bar's true height is below
 /// this many pixels (too small to read on the y axis).
 const NOTE_BELOW_PX: i32 = 8;
@@ -69,7 +67,14 @@ const BOARD_GAP_PX: i32 = 16;
 const BOARD_PAD_PX: i32 = 5;
 
 impl HardestBox {
-    fn new(depth: usize, hardest: &[String], partial: bool, max_width: i32) -> Option<HardestBox> {
+    /// The box of `hardest`, some of the `at_depth` boards at `depth` (the rest are counted as
+    /// "+ N more"), at most `max_width` pixels wide; `None` when there are none to show.
+    fn new(
+        (depth, at_depth): (usize, u64),
+        hardest: &[String],
+        partial: bool,
+        max_width: i32,
+    ) -> Option<HardestBox> {
         if hardest.is_empty() {
             return None;
         }
@@ -92,12 +97,8 @@ impl HardestBox {
             .take(MAX_BOARDS_SHOWN)
             .map(|g| aligned_grid(g))
             .collect();
-        let more = (hardest.len() > MAX_BOARDS_SHOWN).then(|| {
-            format!(
-                "+ {} more",
-                HumanCount((hardest.len() - MAX_BOARDS_SHOWN) as u64)
-            )
-        });
+        let shown = boards.len() as u64;
+        let more = (at_depth > shown).then(|| format!("+ {} more", HumanCount(at_depth - shown)));
 
         let mono = font(MONO, GRID_PX, &TEXT);
         let line_px = (GRID_PX * 1.25).round() as i32;
@@ -209,35 +210,51 @@ pub(super) struct HistogramLayout {
     pub(super) x_ticks: Vec<f64>,
     /// The note on the last bar and its box `[left, top, right, bottom]`, if one was written.
     pub(super) note: Option<(String, PixelBox)>,
+    /// Whether a bar was drawn taller than its value (and the chart says so).
+    pub(super) raised: bool,
+    /// The chart's words: the title, the axis titles, the hardest boards' header and "+ N
+    /// more", the notes.
+    pub(super) texts: Vec<String>,
 }
 
-/// Draws the bars: each depth with boards at least [`MIN_BAR_PX`] tall. Returns each bar's
-/// pixels and, for the last depth, its true height in pixels (before the minimum).
+/// The bars as drawn: each one's pixels, the true height of the last one in pixels (before
+/// the minimum), and whether any bar was drawn taller than its value.
+struct Bars {
+    boxes: Vec<Option<PixelBox>>,
+    last_height: i32,
+    raised: bool,
+}
+
+/// Draws the bars: each depth with boards at least [`MIN_BAR_PX`] tall.
 fn draw_bars(
     root: &Area<'_>,
     cc: &ChartContext<BitMapBackend, Axes>,
     counts: &[u64],
     columns: &[Column],
-) -> Drawn<(Vec<Option<PixelBox>>, i32)> {
-    let mut bars = Vec::with_capacity(columns.len());
-    let mut last_height = 0;
+) -> Drawn<Bars> {
+    let mut bars = Bars {
+        boxes: Vec::with_capacity(columns.len()),
+        last_height: 0,
+        raised: false,
+    };
     for (c, &count) in columns.iter().zip(counts) {
         let (left, axis_y) = cc.backend_coord(&(c.x0, 0.0));
         let (right, true_top) = cc.backend_coord(&(c.x1, c.top));
-        last_height = axis_y - true_top;
+        bars.last_height = axis_y - true_top;
         if count == 0 {
-            bars.push(None);
+            bars.boxes.push(None);
             continue;
         }
         // A filled rectangle covers the pixels [left, right) x [top, axis_y).
         let top = true_top.min(axis_y - MIN_BAR_PX);
+        bars.raised |= top < true_top;
         root.draw(&Rectangle::new(
             [(left, top), (right, axis_y)],
             BAR.filled(),
         ))?;
-        bars.push(Some([left, top, right - 1, axis_y - 1]));
+        bars.boxes.push(Some([left, top, right - 1, axis_y - 1]));
     }
-    Ok((bars, last_height))
+    Ok(bars)
 }
 
 /// The last bar is usually a handful of boards, too few to read on the y axis: writes its count
@@ -258,11 +275,7 @@ fn draw_last_bar_note(
     if true_height >= NOTE_BELOW_PX {
         return Ok(None);
     }
-    let note = format!(
-        "{} board{}",
-        HumanCount(count),
-        if count == 1 { "" } else { "s" }
-    );
+    let note = counted(count, "board");
     let style = font(SANS, NOTE_PX, &MUTED);
     let (w, h) = text_size(&note, &style);
     let cx = (bar_left + bar_right) / 2;
@@ -294,77 +307,128 @@ fn draw_last_bar_note(
     Ok(Some((note, [left, top, left + w - 1, bottom - 1])))
 }
 
-/// Draws the depth histogram of `chart` (`total` solvable boards) on `root`, a white bitmap.
+/// `n` and `noun`, pluralized: `1 board`, `2 boards`.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{} {noun}{}", HumanCount(n), if n == 1 { "" } else { "s" })
+}
+
+/// The title of the histogram of `chart`, whose counts add up to `total`.
+fn histogram_title(chart: &DepthChart, total: u64) -> String {
+    let max_depth = chart.counts.len() - 1;
+    if chart.partial {
+        format!(
+            "{} sliding puzzle, partial: depths 0..{max_depth}, {} found",
+            chart.board,
+            counted(total, "board")
+        )
+    } else if chart.goal.is_some() {
+        format!(
+            "{} sliding puzzle: {}, farthest boards {} from this goal",
+            chart.board,
+            counted(total, "solvable board"),
+            counted(max_depth as u64, "move")
+        )
+    } else {
+        format!(
+            "{} sliding puzzle: {}, God's number {max_depth}",
+            chart.board,
+            counted(total, "solvable board"),
+        )
+    }
+}
+
+/// The x axis title: the depth, from the goal named when it is not the standard one.
+pub(super) fn depth_title(goal: Option<&str>) -> String {
+    match goal {
+        Some(label) => format!("depth (moves from the goal {label})"),
+        None => "depth (moves from the goal)".to_string(),
+    }
+}
+
+/// Draws the depth histogram of `chart` (`total` boards counted) on `root`, a white bitmap.
 pub(super) fn render_histogram(
     chart: &DepthChart,
     total: u64,
     root: &Area<'_>,
 ) -> Drawn<HistogramLayout> {
     let max_depth = chart.counts.len() - 1;
-    let title = if chart.partial {
-        format!(
-            "{} sliding puzzle, partial: depths 0..{}, {} board{} found",
-            chart.board,
-            max_depth,
-            HumanCount(total),
-            if total == 1 { "" } else { "s" }
-        )
-    } else {
-        format!(
-            "{} sliding puzzle: {} solvable board{}, God's number {}",
-            chart.board,
-            HumanCount(total),
-            if total == 1 { "" } else { "s" },
-            max_depth
-        )
-    };
+    let title = histogram_title(chart, total);
     let body = titled(root, &title)?;
-    let shares: Vec<f64> = chart.counts.iter().map(|&c| share(c, total)).collect();
-    let highest = shares.iter().copied().fold(0.0, f64::max);
+    // A linear axis shows shares, a log axis counts.
+    let values: Vec<f64> = match chart.scale {
+        Scale::Linear => chart.counts.iter().map(|&c| share(c, total)).collect(),
+        Scale::Log => chart.counts.iter().map(|&c| c as f64).collect(),
+    };
+    let y_map = YMap::new(chart.scale, values.iter().copied());
+    let tops: Vec<f64> = values.iter().map(|&v| y_map.pos(v)).collect();
+    let highest = tops.iter().copied().fold(0.0, f64::max);
     let x_range = (-0.5, max_depth as f64 + 0.5);
 
     // The hardest-boards box is placed in the plotting area the axes leave.
     let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
-    let columns: Vec<Column> = shares
+    let columns: Vec<Column> = tops
         .iter()
         .enumerate()
-        .map(|(d, &s)| Column {
+        .map(|(d, &top)| Column {
             x0: d as f64 - BAR_HALF_WIDTH,
             x1: d as f64 + BAR_HALF_WIDTH,
-            top: s,
+            top,
         })
         .collect();
     let hardest = HardestBox::new(
-        max_depth,
+        (max_depth, chart.counts[max_depth]),
         chart.hardest,
         chart.partial,
         plot.width() * 11 / 20,
     );
-    let mut needed = highest * 1.08;
+    let mut needed = 0.0;
     let mut box_left = plot.left + INSET_PX;
     if let Some(b) = &hardest {
         let (left, top) = place_box(plot, x_range, &columns, b.size, 8);
         box_left = left;
         if top.is_finite() {
-            needed = needed.max(top);
+            needed = top;
         }
     }
-    let (y_top, y_ticks, y_decimals) = share_axis(needed);
+    let y_title = match (chart.scale, chart.partial) {
+        (Scale::Log, _) => "boards at each depth",
+        (Scale::Linear, false) => "share of solvable boards (%)",
+        (Scale::Linear, true) => "share of the boards found (%)",
+    };
+    let y_axis = y_map.axis(highest, needed, y_title);
 
     let mut cc = chart_builder(&body).build_cartesian_2d(
         TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
-        TickedAxis::new(0.0..y_top, y_ticks.clone()),
+        TickedAxis::new(0.0..y_axis.top, y_axis.ticks.clone()),
     )?;
-    draw_axes(root, &mut cc, (&x_ticks, &y_ticks), y_decimals)?;
-    let (bars, last_height) = draw_bars(root, &cc, chart.counts, &columns)?;
-    let note = draw_last_bar_note(root, plot, &bars, last_height, chart.counts[max_depth])?;
+    let x_title = depth_title(chart.goal);
+    draw_axes(root, &mut cc, (&x_ticks, &x_title), &y_axis)?;
+    let mut texts = vec![title, x_title, y_axis.title];
+    let bars = draw_bars(root, &cc, chart.counts, &columns)?;
+    if bars.raised {
+        let raised = format!("bars shorter than {MIN_BAR_PX} px are drawn {MIN_BAR_PX} px tall");
+        draw_axis_note(root, plot, &raised)?;
+        texts.push(raised);
+    }
+    let note = draw_last_bar_note(
+        root,
+        plot,
+        &bars.boxes,
+        bars.last_height,
+        chart.counts[max_depth],
+    )?;
 
     if let Some(b) = &hardest {
         b.draw(root, (box_left, plot.top + INSET_PX))?;
+        texts.push(b.header.clone());
+        texts.extend(b.more.clone());
     }
+    texts.extend(note.as_ref().map(|(text, _)| text.clone()));
     Ok(HistogramLayout {
-        bars,
+        bars: bars.boxes,
         x_ticks,
         note,
+        raised: bars.raised,
+        texts,
     })
 }

@@ -10,9 +10,9 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::PlotError;
 pub(super) use super::text::{Align, Font, draw_text, text_size};
 use super::text::{Family, draw_text_upwards};
+use super::{PlotError, Scale};
 
 /// Width of every chart, in pixels.
 const WIDTH: u32 = 1000;
@@ -184,8 +184,118 @@ pub(super) fn depth_label_gap(max_depth: usize, px_per_depth: f64) -> f64 {
     f64::from(w + 8) / px_per_depth.max(1e-9)
 }
 
-/// The y axis for data up to `needed` (> 0): its top, its ticks and their decimals.
-pub(super) fn share_axis(needed: f64) -> (f64, Vec<f64>, usize) {
+/// The y axis of a chart: where its ticks are, in axis units (`0..top`, the bottom of the
+/// plot at 0), their labels, and its title.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct YAxis {
+    /// The top of the axis, in axis units.
+    pub(super) top: f64,
+    /// The ticks, in axis units.
+    pub(super) ticks: Vec<f64>,
+    /// The label of each tick.
+    pub(super) labels: Vec<String>,
+    /// The axis title, drawn upwards left of the tick labels.
+    pub(super) title: String,
+}
+
+/// How values map to the y axis: as they are (linear, from 0), or by their logarithm
+/// ([`Scale::Log`], from half a decade below the smallest positive value, so that its bar or
+/// point stands clear of the axis). Positions are in axis units, 0 at the bottom of the plot.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum YMap {
+    /// Position = value.
+    Linear,
+    /// Position = log10(value) - `bottom`.
+    Log {
+        /// log10 of the value at the bottom of the plot.
+        bottom: f64,
+    },
+}
+
+impl YMap {
+    /// The map of `scale` for `values` (the smallest positive one sets a log axis's bottom).
+    pub(super) fn new(scale: Scale, values: impl IntoIterator<Item = f64>) -> YMap {
+        match scale {
+            Scale::Linear => YMap::Linear,
+            Scale::Log => {
+                let least = values
+                    .into_iter()
+                    .filter(|v| *v > 0.0 && v.is_finite())
+                    .fold(f64::INFINITY, f64::min);
+                let least = if least.is_finite() { least } else { 1.0 };
+                YMap::Log {
+                    bottom: least.log10() - 0.5,
+                }
+            }
+        }
+    }
+
+    /// The position of `value` on the axis; 0 for a value of 0 (no bar, a point on the axis).
+    pub(super) fn pos(self, value: f64) -> f64 {
+        match self {
+            YMap::Linear => value,
+            YMap::Log { .. } if value <= 0.0 => 0.0,
+            YMap::Log { bottom } => value.log10() - bottom,
+        }
+    }
+
+    /// The axis for data up to position `highest` (its top leaves some room above it) that
+    /// must reach at least position `needed`, titled `title` (with ", log scale" added on a log
+    /// axis): a linear axis ticks every {1, 2, 5} x 10^k; a log axis ticks every power of ten
+    /// ([`power_label`]).
+    pub(super) fn axis(self, highest: f64, needed: f64, title: &str) -> YAxis {
+        match self {
+            YMap::Linear => {
+                let (top, ticks, decimals) = linear_axis(needed.max(highest * 1.08));
+                let labels = ticks.iter().map(|t| format!("{t:.decimals$}")).collect();
+                YAxis {
+                    top,
+                    ticks,
+                    labels,
+                    title: title.to_string(),
+                }
+            }
+            YMap::Log { bottom } => {
+                let first = bottom.ceil() as i32;
+                let top = needed
+                    .max(highest + 0.15)
+                    .max(f64::from(first) - bottom + 0.05);
+                let exps: Vec<i32> = (first..)
+                    .take_while(|&k| f64::from(k) - bottom <= top)
+                    .collect();
+                YAxis {
+                    top,
+                    ticks: exps.iter().map(|&k| f64::from(k) - bottom).collect(),
+                    labels: exps.iter().map(|&k| power_label(k)).collect(),
+                    title: format!("{title}, log scale"),
+                }
+            }
+        }
+    }
+}
+
+/// `10^k` as a tick label: written out from 0.01 to 1,000 (`0.01`, `1`, `1,000`), with a
+/// superscript exponent beyond (`10⁴`, `10⁻³`).
+pub(super) fn power_label(k: i32) -> String {
+    match k {
+        -2..=-1 => format!("{:.*}", k.unsigned_abs() as usize, 10f64.powi(k)),
+        0..=3 => indicatif::HumanCount(10u64.pow(k.unsigned_abs())).to_string(),
+        _ => {
+            const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+            let mut label = String::from("10");
+            if k < 0 {
+                label.push('⁻');
+            }
+            for d in k.unsigned_abs().to_string().bytes() {
+                label.push(DIGITS[usize::from(d - b'0')]);
+            }
+            label
+        }
+    }
+}
+
+/// A linear y axis for data up to `needed` (> 0): its top, its ticks and their decimals.
+pub(super) fn linear_axis(needed: f64) -> (f64, Vec<f64>, usize) {
     let needed = if needed.is_finite() && needed > 0.0 {
         needed
     } else {
@@ -394,13 +504,25 @@ pub(super) fn titled<'a>(root: &Area<'a>, title: &str) -> Result<Area<'a>, Box<d
     Ok(root.margin(TITLE_BAND_PX, 0, 0, 0))
 }
 
+/// Writes `note` in small muted text right-aligned under the plot `plot`, on the line of the x
+/// axis title (e.g. that tiny bars are drawn taller than their value).
+pub(super) fn draw_axis_note(root: &Area<'_>, plot: PlotRect, note: &str) -> DrawResult {
+    draw_text(
+        root,
+        note,
+        &font(SANS, NOTE_PX, &MUTED),
+        (plot.right, plot.bottom + X_LABEL_AREA_PX - 1),
+        (Align::End, Align::End),
+    )
+}
+
 /// Draws the axes with their tick marks, the light horizontal grid, the tick labels (`x_ticks`
-/// as whole depths, `y_ticks` with `y_decimals` decimals) and the axis titles.
+/// as whole depths, `y`'s labels) and the axis titles (`x_title` under the depths).
 pub(super) fn draw_axes(
     root: &Area<'_>,
     chart: &mut ChartContext<BitMapBackend, Axes>,
-    (x_ticks, y_ticks): (&[f64], &[f64]),
-    y_decimals: usize,
+    (x_ticks, x_title): (&[f64], &str),
+    y: &YAxis,
 ) -> DrawResult {
     // plotters draws the lines and tick marks; its labels are left empty (its text drawing
     // spaces letters unevenly) and drawn here instead.
@@ -427,11 +549,11 @@ pub(super) fn draw_axes(
         )?;
     }
     let x_range = chart.x_range();
-    for &y in y_ticks {
-        let (_, py) = chart.backend_coord(&(x_range.start, y));
+    for (&tick, text) in y.ticks.iter().zip(&y.labels) {
+        let (_, py) = chart.backend_coord(&(x_range.start, tick));
         draw_text(
             root,
-            &format!("{y:.y_decimals$}"),
+            text,
             &label,
             (plot.left - TICK_LABEL_GAP_PX - 4, py),
             (Align::End, Align::Center),
@@ -440,7 +562,7 @@ pub(super) fn draw_axes(
     let desc = font(SANS, AXIS_DESC_PX, &TEXT);
     draw_text(
         root,
-        "depth (moves from the goal)",
+        x_title,
         &desc,
         (
             (plot.left + plot.right) / 2,
@@ -451,7 +573,7 @@ pub(super) fn draw_axes(
     let (_, desc_h) = text_size("", &desc);
     draw_text_upwards(
         root,
-        "share of solvable boards (%)",
+        &y.title,
         &desc,
         (MARGIN_LEFT_PX + desc_h / 2, (plot.top + plot.bottom) / 2),
     )?;

@@ -31,11 +31,32 @@ use comparison::render_comparison;
 use histogram::render_histogram;
 use layout::{ensure_fonts, render_png, write_png_atomically};
 
+/// The y axis of a depth chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scale {
+    /// Linear from 0: the histogram shows each depth's share (%) of the boards counted. A bar
+    /// too small to see is drawn [`MIN_BAR_PX`] pixels tall, and the chart says so.
+    #[default]
+    Linear,
+    /// Logarithmic, ticked at powers of ten: the histogram shows the number of boards at each
+    /// depth, which suits layers that grow geometrically (a single board and millions on one
+    /// chart); the comparison shows shares (%).
+    Log,
+}
+
+/// Least height of the bar of a depth with boards on a linear axis, in pixels: the last depths
+/// hold a handful of boards out of millions, far less than a pixel, and would not show at all.
+pub const MIN_BAR_PX: i32 = 3;
+
 /// Data for the depth histogram of one board shape.
 #[derive(Debug, Clone, Copy)]
 pub struct DepthChart<'a> {
     /// Board name for the title, e.g. `"3x3"`.
     pub board: &'a str,
+    /// The goal's label when it is not the standard goal (tiles in order, blank last), e.g.
+    /// `Some("123495678")`: the title then gives the farthest boards from this goal instead of
+    /// God's number (the radius from the standard goal), and the x axis names the goal.
+    pub goal: Option<&'a str>,
     /// `counts[d]` = number of boards at BFS depth `d` from the goal, for `d = 0..=max depth`;
     /// the sum is the number of reachable (solvable) boards. Must not be empty or all zero.
     pub counts: &'a [u64],
@@ -45,8 +66,10 @@ pub struct DepthChart<'a> {
     pub hardest: &'a [String],
     /// A depth-limited search that stopped at its limit (`analyze --max-depth`): the title
     /// says "partial, depths 0..D" instead of God's number, and `hardest` are the boards at
-    /// the limit, not antipodes.
+    /// the limit, not antipodes; the y axis counts the boards found, not the solvable ones.
     pub partial: bool,
+    /// The y axis.
+    pub scale: Scale,
 }
 
 /// One series for the comparison chart ([`write_depth_comparison`]).
@@ -57,6 +80,11 @@ pub struct DepthSeries<'a> {
     /// `counts[d]` = number of boards at BFS depth `d` from the goal, as in
     /// [`DepthChart::counts`]. Must not be empty or all zero.
     pub counts: &'a [u64],
+    /// The goal's label when it is not the standard goal, as in [`DepthChart::goal`].
+    pub goal: Option<&'a str>,
+    /// A depth-limited search that stopped at its limit: drawn dashed, its legend saying
+    /// "partial" and counting the boards found.
+    pub partial: bool,
 }
 
 /// Errors from drawing a chart.
@@ -88,17 +116,21 @@ pub enum PlotError {
     },
 }
 
-/// Draws a bar chart of the share (%) of solvable boards at each depth to `path`, a 1000x600
-/// RGB PNG.
+/// Draws a bar chart of the depth distribution to `path`, a 1000x600 RGB PNG.
 ///
 /// The title gives the board, the number of solvable boards and God's number (the largest
-/// depth, `counts.len() - 1`); x is the depth (moves from the goal), y the share of solvable
-/// boards in percent. The hardest boards are printed as small grids in a box in an upper corner
-/// of the plot (upper left unless the bars leave more room on the right), labelled "hardest
-/// boards (N moves)"; the box is left out when `hardest` is empty. Every depth with boards has a
-/// bar at least 3 pixels tall, however small its share; the x axis labels the last depth; the
-/// count of the last depth, when its bar is too small to read, is written centred above it with
-/// a leader line down to it.
+/// depth, `counts.len() - 1`); with another goal ([`DepthChart::goal`]), the farthest boards
+/// from it; for a partial run, the depths searched and the boards found. x is the depth (moves
+/// from the goal, named when it is not the standard one); y is the share of the solvable boards
+/// (of the boards found, for a partial run) in percent on a linear axis, or the number of
+/// boards on a log axis ([`Scale`]). The hardest boards are printed as small grids in a box in
+/// an upper corner of the plot (upper left unless the bars leave more room on the right),
+/// labelled "hardest boards (N moves)", with "+ N more" counting the rest of the last depth;
+/// the box is left out when `hardest` is empty. On a linear axis every depth with boards has a
+/// bar at least [`MIN_BAR_PX`] pixels tall, however small its share, and a note under the plot
+/// says so when a bar was raised; the x axis labels the last depth; the count of the last
+/// depth, when its bar is too small to read, is written centred above it with a leader line
+/// down to it.
 ///
 /// The PNG is rendered to a temporary file in the folder of `path` and then renamed over `path`,
 /// so `path` is either left as it was or holds the complete new chart. Same input, same bytes.
@@ -116,16 +148,22 @@ pub fn write_depth_histogram(chart: &DepthChart, path: &Path) -> Result<(), Plot
 
 /// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 RGB PNG.
 ///
-/// Each series is normalized to shares (%) of its own solvable boards and drawn as a line with
-/// markers, one colour per board (in the order given), with a legend giving each board's number
-/// of solvable boards and largest depth. x = depth, y = share (%); title "Depth distributions
+/// Each series is normalized to shares (%) of its own boards (the solvable ones; the boards
+/// found, for a partial run) and drawn as a line with markers, one colour per board (in the
+/// order given), dashed for a partial run, with a legend giving each board's goal when it is not
+/// the standard one, its number of boards and largest depth, and "partial" where it is. x =
+/// depth, y = share (%) on a linear or log axis ([`Scale`]); title "Depth distributions
 /// compared". Written atomically and deterministically like [`write_depth_histogram`].
 ///
 /// # Errors
 /// [`PlotError::NoData`] if `series` is empty or any series has empty or all-zero counts;
 /// [`PlotError::Io`] if the folder of `path` does not exist or is not writable;
 /// [`PlotError::Draw`] if plotters fails.
-pub fn write_depth_comparison(series: &[DepthSeries], path: &Path) -> Result<(), PlotError> {
+pub fn write_depth_comparison(
+    series: &[DepthSeries],
+    scale: Scale,
+    path: &Path,
+) -> Result<(), PlotError> {
     if series.is_empty() {
         return Err(PlotError::NoData("no series to compare".to_string()));
     }
@@ -135,7 +173,7 @@ pub fn write_depth_comparison(series: &[DepthSeries], path: &Path) -> Result<(),
         .collect::<Result<Vec<_>, _>>()?;
     ensure_fonts()?;
     write_png_atomically(path, |file| {
-        render_png(file, |root| render_comparison(series, &totals, root))
+        render_png(file, |root| render_comparison(series, &totals, scale, root)).map(drop)
     })
 }
 
@@ -158,8 +196,8 @@ fn checked_total(board: &str, counts: &[u64]) -> Result<u64, PlotError> {
 
 #[cfg(test)]
 mod tests {
-    use super::histogram::{BAR, HistogramLayout, MIN_BAR_PX, aligned_grid};
-    use super::layout::{depth_ticks, pixel, render_rgb, share_axis};
+    use super::histogram::{BAR, HistogramLayout, aligned_grid};
+    use super::layout::{depth_ticks, linear_axis, pixel, render_rgb};
     use super::*;
     use plotters::style::RGBColor;
 
@@ -189,9 +227,11 @@ mod tests {
         let hardest = hardest_3x3();
         let chart = DepthChart {
             board,
+            goal: None,
             counts,
             hardest: &hardest,
             partial: false,
+            scale: Scale::Linear,
         };
         let total = checked_total(board, counts).expect("counts");
         ensure_fonts().expect("fonts");
@@ -293,6 +333,201 @@ mod tests {
         assert!(layout.note.is_none());
     }
 
+    /// 4x4 depth counts to depth 20 (OEIS A089484): a partial run's.
+    const COUNTS_4X4_D20: [u64; 21] = [
+        1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
+        231844, 447342, 859744, 1637383,
+    ];
+
+    /// `chart` rendered in memory: its RGB pixels and layout.
+    fn render_chart(chart: &DepthChart) -> (Vec<u8>, HistogramLayout) {
+        let total = checked_total(chart.board, chart.counts).expect("counts");
+        ensure_fonts().expect("fonts");
+        render_rgb(|root| histogram::render_histogram(chart, total, root)).expect("render")
+    }
+
+    /// Issue 20: a partial run's chart names its figures for what they are (the boards found,
+    /// not the solvable boards; no God's number), on either scale, and "+ N more" counts the
+    /// rest of the last depth, not the rest of the boards listed in hardest.txt.
+    #[test]
+    fn partial_charts_name_the_boards_found() {
+        let listed: Vec<String> = (0..1000)
+            .map(|_| "1 2 3 4\n5 6 7 8\n9 10 . 11\n12 13 15 14".to_string())
+            .collect();
+        for (scale, y_title) in [
+            (Scale::Linear, "share of the boards found (%)"),
+            (Scale::Log, "boards at each depth, log scale"),
+        ] {
+            let chart = DepthChart {
+                board: "4x4",
+                goal: None,
+                counts: &COUNTS_4X4_D20,
+                hardest: &listed,
+                partial: true,
+                scale,
+            };
+            let (_, layout) = render_chart(&chart);
+            let texts = &layout.texts;
+            for expected in [
+                "4x4 sliding puzzle, partial: depths 0..20, 3,418,020 boards found",
+                "depth (moves from the goal)",
+                y_title,
+                "boards at depth 20 (the search stopped there)",
+                "+ 1,637,377 more",
+            ] {
+                assert!(
+                    texts.iter().any(|t| t == expected),
+                    "{scale:?} {expected:?}: {texts:?}"
+                );
+            }
+            assert!(
+                !texts
+                    .iter()
+                    .any(|t| t.contains("solvable") || t.contains("God")),
+                "{texts:?}"
+            );
+        }
+    }
+
+    /// Issue 20: from another goal the chart names the goal and gives the farthest boards, not
+    /// God's number (the radius from the standard goal).
+    #[test]
+    fn another_goal_is_named_and_not_called_gods_number() {
+        let hardest = hardest_3x3();
+        let chart = DepthChart {
+            board: "3x3",
+            goal: Some("123495678"),
+            counts: &COUNTS_3X3,
+            hardest: &hardest,
+            partial: false,
+            scale: Scale::Linear,
+        };
+        let (_, layout) = render_chart(&chart);
+        let texts = &layout.texts;
+        assert_eq!(
+            texts[..2],
+            [
+                "3x3 sliding puzzle: 181,440 solvable boards, farthest boards 31 moves from this goal",
+                "depth (moves from the goal 123495678)"
+            ]
+        );
+        assert!(!texts.iter().any(|t| t.contains("God")), "{texts:?}");
+        let (_, standard) = render_chart(&DepthChart {
+            goal: None,
+            ..chart
+        });
+        assert_eq!(
+            standard.texts[0],
+            "3x3 sliding puzzle: 181,440 solvable boards, God's number 31"
+        );
+    }
+
+    /// Issue 20: on a log axis a bar's height follows its count (depth 0's single board is
+    /// lower than depth 9's 946 boards, unlike the minimum height of a linear axis), and no
+    /// bar is raised; on a linear axis the chart says when bars were raised to the minimum.
+    #[test]
+    fn log_bars_follow_their_counts_and_raised_bars_are_said() {
+        for counts in [&COUNTS_4X4_D20[..], &COUNTS_3X3, &COUNTS_2X5] {
+            let chart = DepthChart {
+                board: "4x4",
+                goal: None,
+                counts,
+                hardest: &[],
+                partial: true,
+                scale: Scale::Log,
+            };
+            let (_, layout) = render_chart(&chart);
+            assert!(!layout.raised);
+            let heights: Vec<i32> = layout
+                .bars
+                .iter()
+                .map(|b| b.map_or(0, |[_, top, _, bottom]| bottom - top + 1))
+                .collect();
+            for (a, &ca) in counts.iter().enumerate() {
+                for (b, &cb) in counts.iter().enumerate() {
+                    if 2 * ca <= cb {
+                        assert!(heights[a] < heights[b], "depths {a} < {b}: {heights:?}");
+                    } else if ca <= cb {
+                        assert!(heights[a] <= heights[b] + 1, "depths {a}, {b}: {heights:?}");
+                    }
+                }
+            }
+            assert!(heights[0] >= 10 && heights[0] < heights[9], "{heights:?}");
+            let note = "bars shorter than 3 px are drawn 3 px tall";
+            assert!(!layout.texts.iter().any(|t| t == note));
+            let (_, linear) = render_chart(&DepthChart {
+                scale: Scale::Linear,
+                ..chart
+            });
+            assert!(linear.raised);
+            assert!(linear.texts.iter().any(|t| t == note), "{:?}", linear.texts);
+        }
+        // 2x3's smallest share is 10 px tall: nothing raised, nothing said.
+        let (_, layout) = rendered("2x3", &COUNTS_2X3);
+        assert!(!layout.raised && !layout.texts.iter().any(|t| t.contains("px")));
+    }
+
+    /// Issue 20: `plot --compare` marks a partial run (dashed, "partial" and its boards found
+    /// in the legend, a title that says what dashes mean, a y axis of each run's boards).
+    #[test]
+    fn comparison_marks_partial_runs() {
+        let series = [
+            DepthSeries {
+                board: "3x3",
+                counts: &COUNTS_3X3,
+                goal: None,
+                partial: false,
+            },
+            DepthSeries {
+                board: "4x4",
+                counts: &COUNTS_4X4_D20,
+                goal: None,
+                partial: true,
+            },
+            DepthSeries {
+                board: "3x3",
+                counts: &COUNTS_3X3,
+                goal: Some("123495678"),
+                partial: false,
+            },
+        ];
+        let totals: Vec<u64> = series.iter().map(|s| s.counts.iter().sum()).collect();
+        ensure_fonts().expect("fonts");
+        let (_, texts) =
+            render_rgb(|root| comparison::render_comparison(&series, &totals, Scale::Log, root))
+                .expect("render");
+        assert_eq!(
+            texts.title,
+            "Depth distributions compared (dashed: partial runs)"
+        );
+        assert_eq!(texts.y_title, "share of each run's boards (%), log scale");
+        assert_eq!(
+            texts.legend,
+            [
+                "3x3: 181,440 solvable boards, max depth 31",
+                "4x4, partial: 3,418,020 boards found, depths 0..20",
+                "3x3 from goal 123495678: 181,440 solvable boards, max depth 31",
+            ]
+        );
+        let (_, texts) = render_rgb(|root| {
+            comparison::render_comparison(&series[..1], &totals[..1], Scale::Linear, root)
+        })
+        .expect("render");
+        assert_eq!(texts.title, "Depth distributions compared");
+        assert_eq!(texts.y_title, "share of solvable boards (%)");
+    }
+
+    #[test]
+    fn power_of_ten_labels() {
+        let labels: Vec<String> = (-4..=5).map(super::layout::power_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "10⁻⁴", "10⁻³", "0.01", "0.1", "1", "10", "100", "1,000", "10⁴", "10⁵"
+            ]
+        );
+    }
+
     fn hardest_3x3() -> Vec<String> {
         vec![
             "8 6 7\n2 5 4\n3 . 1".to_string(),
@@ -325,9 +560,9 @@ mod tests {
         );
         assert_eq!(depth_ticks(38, 1.5).last(), Some(&38.0));
         assert_eq!(depth_ticks(38, 1.5).len(), 9);
-        let (top, ticks, decimals) = share_axis(14.3);
+        let (top, ticks, decimals) = linear_axis(14.3);
         assert_eq!((top, ticks.len(), decimals), (16.0, 9, 0));
-        let (top, _, decimals) = share_axis(0.7);
+        let (top, _, decimals) = linear_axis(0.7);
         assert!((top - 0.7).abs() < 1e-9 && decimals == 1);
     }
 
@@ -346,9 +581,11 @@ mod tests {
         let hardest = hardest_3x3();
         let chart = DepthChart {
             board: "3x3",
+            goal: None,
             counts: &COUNTS_3X3,
             hardest: &hardest,
             partial: false,
+            scale: Scale::Linear,
         };
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_histogram(&chart, &a).expect("first render");
@@ -370,9 +607,11 @@ mod tests {
         std::fs::write(&path, b"old").expect("write");
         let chart = DepthChart {
             board: "3x3",
+            goal: None,
             counts: &COUNTS_3X3,
             hardest: &[],
             partial: false,
+            scale: Scale::Linear,
         };
         write_depth_histogram(&chart, &path).expect("render");
         assert!(is_png(&path));
@@ -396,9 +635,11 @@ mod tests {
             let path = dir.path().join(format!("{name}.png"));
             let chart = DepthChart {
                 board: name,
+                goal: None,
                 counts,
                 hardest,
                 partial: false,
+                scale: Scale::Linear,
             };
             write_depth_histogram(&chart, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(is_png(&path), "{name}");
@@ -410,9 +651,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let empty = DepthChart {
             board: "3x3",
+            goal: None,
             counts: &[],
             hardest: &[],
             partial: false,
+            scale: Scale::Linear,
         };
         let err = write_depth_histogram(&empty, &dir.path().join("e.png"));
         assert!(matches!(err, Err(PlotError::NoData(_))), "{err:?}");
@@ -450,22 +693,28 @@ mod tests {
             DepthSeries {
                 board: "2x3",
                 counts: &COUNTS_2X3,
+                goal: None,
+                partial: false,
             },
             DepthSeries {
                 board: "3x3",
                 counts: &COUNTS_3X3,
+                goal: None,
+                partial: false,
             },
         ];
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
-        write_depth_comparison(&series, &a).expect("first render");
-        write_depth_comparison(&series, &b).expect("second render");
+        write_depth_comparison(&series, Scale::Linear, &a).expect("first render");
+        write_depth_comparison(&series, Scale::Linear, &b).expect("second render");
         assert!(is_png(&a));
         assert_eq!(std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
         let one = [DepthSeries {
             board: "1x2",
             counts: &[1],
+            goal: None,
+            partial: false,
         }];
-        write_depth_comparison(&one, &a).expect("single point");
+        write_depth_comparison(&one, Scale::Linear, &a).expect("single point");
     }
 
     #[test]
@@ -473,26 +722,30 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("c.png");
         assert!(matches!(
-            write_depth_comparison(&[], &path),
+            write_depth_comparison(&[], Scale::Linear, &path),
             Err(PlotError::NoData(_))
         ));
         let series = [
             DepthSeries {
                 board: "2x3",
                 counts: &COUNTS_2X3,
+                goal: None,
+                partial: false,
             },
             DepthSeries {
                 board: "bad",
                 counts: &[],
+                goal: None,
+                partial: false,
             },
         ];
         assert!(matches!(
-            write_depth_comparison(&series, &path),
+            write_depth_comparison(&series, Scale::Linear, &path),
             Err(PlotError::NoData(_))
         ));
         let missing = dir.path().join("nope").join("c.png");
         assert!(matches!(
-            write_depth_comparison(&series[..1], &missing),
+            write_depth_comparison(&series[..1], Scale::Linear, &missing),
             Err(PlotError::Io { .. })
         ));
     }
@@ -508,9 +761,11 @@ mod tests {
         let hardest = hardest_3x3();
         let chart = DepthChart {
             board: "3x3",
+            goal: None,
             counts: &COUNTS_3X3,
             hardest: &hardest,
             partial: false,
+            scale: Scale::Linear,
         };
         let path = dir.join("plot-3x3.png");
         let start = std::time::Instant::now();
@@ -532,13 +787,18 @@ mod tests {
             DepthSeries {
                 board: "2x3",
                 counts: &COUNTS_2X3,
+                goal: None,
+                partial: false,
             },
             DepthSeries {
                 board: "3x3",
                 counts: &COUNTS_3X3,
+                goal: None,
+                partial: false,
             },
         ];
-        write_depth_comparison(&series, &dir.join("plot-compare.png")).expect("comparison");
+        write_depth_comparison(&series, Scale::Linear, &dir.join("plot-compare.png"))
+            .expect("comparison");
 
         // Shapes of other charts: many depths and many hardest boards, a single depth.
         let many_counts: Vec<u64> = (0..81u64).map(|d| 1 + d * d * (80 - d)).collect();
@@ -547,16 +807,20 @@ mod tests {
             .collect();
         let edge = DepthChart {
             board: "2x6 (made up)",
+            goal: None,
             counts: &many_counts,
             hardest: &many_boards,
             partial: false,
+            scale: Scale::Linear,
         };
         write_depth_histogram(&edge, &dir.join("plot-edge-many.png")).expect("many");
         let single = DepthChart {
             board: "1x1",
+            goal: None,
             counts: &[1],
             hardest: &many_boards[..1],
             partial: false,
+            scale: Scale::Linear,
         };
         write_depth_histogram(&single, &dir.join("plot-edge-single.png")).expect("single");
     }
