@@ -184,12 +184,13 @@ fn export_refuses_big_boards_and_bad_folders() {
         .stderr(one_line().and(predicate::str::contains("cannot write")));
 }
 
-/// Without Graphviz on PATH, `draw` writes the DOT, says so in one line, and succeeds.
+/// Without Graphviz on PATH, `draw` writes the DOT, says in one line that no PNG was written
+/// (and no line reads as if one was), and succeeds; a PNG already there is called older.
 #[test]
 fn draw_2x2_without_graphviz_writes_the_dot_and_a_note() {
     let tmp = tempfile::tempdir().unwrap();
     let empty_path = tempfile::tempdir().unwrap();
-    npuzzle()
+    let assert = npuzzle()
         .env("PATH", empty_path.path())
         .args(["draw", "--size", "2", "--output"])
         .arg(tmp.path())
@@ -197,9 +198,17 @@ fn draw_2x2_without_graphviz_writes_the_dot_and_a_note() {
         .success()
         .stdout(
             predicate::str::contains("game_graph.dot: 24 boards, 24 edges").and(
-                predicate::str::contains("note: Graphviz (dot) is not installed"),
+                predicate::str::contains(
+                    "note: no PNG written: Graphviz's dot is not installed; install it",
+                ),
             ),
         );
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("wrote") && l.contains(".png")),
+        "{out}"
+    );
     let dir = tmp.path().join("2x2");
     let dot = fs::read_to_string(dir.join("game_graph.dot")).unwrap();
     assert_eq!(
@@ -219,6 +228,20 @@ fn draw_2x2_without_graphviz_writes_the_dot_and_a_note() {
         "the goal framed"
     );
     assert!(!dir.join("game_graph.png").exists());
+    fs::write(dir.join("game_graph.png"), "an older drawing").unwrap();
+    npuzzle()
+        .env("PATH", empty_path.path())
+        .args(["draw", "--size", "2", "--output"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "game_graph.png is an older drawing, left as it was",
+        ));
+    assert_eq!(
+        fs::read_to_string(dir.join("game_graph.png")).unwrap(),
+        "an older drawing"
+    );
 }
 
 /// With Graphviz installed (skipped otherwise), `draw` renders the PNG of the 3x3 goal's
@@ -241,7 +264,9 @@ fn draw_3x3_neighbourhood_renders_a_png_with_graphviz() {
     let dot = fs::read_to_string(dir.join("goal_neighbourhood_r2.dot")).unwrap();
     assert_eq!(dot.matches("<table").count(), 7);
     if !has_dot {
-        eprintln!("Graphviz's dot is not installed: PNG not checked");
+        eprintln!(
+            "skipped: Graphviz's dot is not installed, so the PNG is not checked (draw_3x3_neighbourhood_renders_a_png_with_graphviz)"
+        );
         return;
     }
     let png = fs::read(dir.join("goal_neighbourhood_r2.png")).unwrap();

@@ -36,7 +36,8 @@ pub struct DrawArgs {
 }
 
 /// Runs `npuzzle draw`: writes `game_graph.dot` or `goal_neighbourhood_r<K>.dot`, then renders
-/// the PNG beside it with Graphviz's `dot` when it is installed (a one-line note otherwise).
+/// the PNG beside it with Graphviz's `dot` when it is installed (otherwise a one-line note says
+/// that no PNG was written, and that a PNG already there is an older one).
 pub fn run(args: DrawArgs) -> Result<(), CliError> {
     let shape = args.board.shape()?;
     let small = shape.board_count().is_some_and(|b| b <= WHOLE_BY_DEFAULT);
@@ -61,9 +62,17 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
     if render_png(&dot_path, &png_path)? {
         println!("wrote {}", png_path.display());
     } else {
+        let older = if png_path.exists() {
+            format!(
+                " ({} is an older drawing, left as it was)",
+                png_path.display()
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "note: Graphviz (dot) is not installed, so no PNG; install it (Debian: apt-get \
-             install graphviz) and run: dot -Tpng {} -o {}",
+            "note: no PNG written: Graphviz's dot is not installed{older}; install it (Debian: \
+             apt-get install graphviz), then draw it with: dot -Tpng {} -o {}",
             dot_path.display(),
             png_path.display()
         );
