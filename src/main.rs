@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use npuzzle::board::printable;
 
 /// Maps the whole state space of sliding-tile puzzles and solves single boards optimally.
@@ -17,6 +17,12 @@ use npuzzle::board::printable;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads for the work on this machine (BFS, exports, pattern databases, batches)
+    /// [default: RAYON_NUM_THREADS, else one per core]. The distributed engine's workers per
+    /// process are analyze's --workers.
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    threads: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -32,6 +38,10 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Draw a small game graph, each board as a small grid: DOT, and PNG with Graphviz.
     Draw(cli::draw::DrawArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
+    Completions(cli::conventions::CompletionsArgs),
+    /// Print the manual page (roff) to stdout, or write every page to a folder.
+    Man(cli::conventions::ManArgs),
 }
 
 /// The system allocator, except that a failed allocation ends the program with one line and
@@ -174,16 +184,22 @@ fn clean_exit_on_signals() {
     });
 }
 
-/// Starts rayon's pool: as many threads as `RAYON_NUM_THREADS` asks (rayon's default, one
-/// per core, without it), capped at [`THREADS_PER_CORE`] per core with a warning when it asks
-/// for more (or is not a number).
+/// Starts rayon's pool: as many threads as `--threads` asks, else `RAYON_NUM_THREADS`
+/// (rayon's default, one per core, without either), capped at [`THREADS_PER_CORE`] per core
+/// with a warning when either asks for more (or the variable is not a number).
 ///
 /// # Errors
 /// When the threads cannot be started (e.g. under a tight `ulimit -v` or `ulimit -u`).
-fn start_threads() -> Result<(), String> {
+fn start_threads(flag: Option<u32>) -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let cap = THREADS_PER_CORE * cores;
-    let asked = std::env::var_os("RAYON_NUM_THREADS");
+    let (name, asked) = match flag {
+        Some(n) => ("--threads".to_string(), Some(n.to_string().into())),
+        None => (
+            "RAYON_NUM_THREADS=".to_string(),
+            std::env::var_os("RAYON_NUM_THREADS"),
+        ),
+    };
     let threads = match asked
         .as_ref()
         .map(|a| (a, a.to_str().map(|s| s.trim().parse::<usize>())))
@@ -191,15 +207,16 @@ fn start_threads() -> Result<(), String> {
         None | Some((_, Some(Ok(0)))) => None,
         Some((_, Some(Ok(n)))) if n <= cap => Some(n),
         Some((_, Some(Ok(n)))) => {
+            let space = if flag.is_some() { " " } else { "" };
             eprintln!(
-                "warning: RAYON_NUM_THREADS={n} is more than {THREADS_PER_CORE} threads per core \
+                "warning: {name}{space}{n} is more than {THREADS_PER_CORE} threads per core \
                  on {cores} cores; using {cap}"
             );
             Some(cap)
         }
         Some((asked, _)) => {
             eprintln!(
-                "warning: RAYON_NUM_THREADS={} is not a number of threads; using {cores}",
+                "warning: {name}{} is not a number of threads; using {cores}",
                 asked.to_string_lossy()
             );
             Some(cores)
@@ -229,11 +246,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("{} (see --help)", first_paragraph(&e.render().to_string()));
+            // clap's suggestion ("tip: a similar subcommand exists") is a later paragraph.
+            let tip = cli::conventions::did_you_mean(&e).map_or(String::new(), |t| t + "; ");
+            let line = first_paragraph(&e.render().to_string());
+            eprintln!("{line} ({}see --help)", printable(&tip));
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = start_threads() {
+    if let Err(e) = start_threads(cli.threads) {
         eprintln!("error: {}", printable(&e));
         return ExitCode::from(1);
     }
@@ -243,6 +263,8 @@ fn main() -> ExitCode {
         Command::Solve(args) => cli::solve::run(&args),
         Command::Export(args) => cli::export::run(args),
         Command::Draw(args) => cli::draw::run(args),
+        Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
+        Command::Man(args) => cli::conventions::man(&args, Cli::command()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

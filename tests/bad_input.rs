@@ -1590,7 +1590,7 @@ fn multi_line_by_design() {
     let help = run(&case("no_subcommand", &[], 2, ""));
     assert_eq!(help.code, Some(2));
     assert!(
-        help.stderr.contains("Usage: npuzzle <COMMAND>"),
+        help.stderr.contains("Usage: npuzzle [OPTIONS] <COMMAND>"),
         "{}",
         help.stderr
     );

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod board;
+pub mod conventions;
 pub mod draw;
 pub mod export;
 pub mod progress;
