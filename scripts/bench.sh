@@ -41,6 +41,8 @@
 #   108, 1 antipode (OEIS A346736), wall <= 30 min (aim <= 12 min), peak RSS <= 14 GB. summary.json
 #   and depths.csv are copied to output/bench/2x7/ (output/bench/7x2/) to be committed.
 set -euo pipefail
+# --help: the comment block above.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}

@@ -14,6 +14,8 @@
 # (Debian: apt-get install graphviz r-base-core r-cran-igraph r-cran-jsonlite; .ci/run
 # installs them). Everything is written to a temporary folder: the work tree stays clean.
 set -euo pipefail
+# --help: the comment block above.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 tmp=$(mktemp -d)

@@ -27,7 +27,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import networkx as nx
+try:
+    import networkx as nx
+except ImportError:  # --help works without it; main() says how to install it.
+    nx = None
 
 
 class Mismatch(Exception):
@@ -149,6 +152,10 @@ def main():
     parser.add_argument("--graphml", action="store_true",
                         help="also check DIR/graph.graphml with read_graphml")
     args = parser.parse_args()
+    if nx is None:
+        print("check_networkx.py: the networkx package is not installed; install it with "
+              "pip install -r scripts/requirements.txt", file=sys.stderr)
+        sys.exit(2)
     failed = False
     for folder in args.dirs:
         try:

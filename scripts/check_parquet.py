@@ -1,6 +1,7 @@
+#!/usr/bin/env python3
 """DuckDB reads npuzzle's Parquet exports unchanged, and they hold what the CSV exports hold.
 
-    python check_parquet.py PARQUET_DIR CSV_DIR
+    python scripts/check_parquet.py PARQUET_DIR CSV_DIR
 
 PARQUET_DIR is `analyze --edges parquet --nodes parquet` output (e.g. out/3x3), CSV_DIR the
 same board's `analyze --edges ranks --nodes ranks` output. Checks, with DuckDB's own Parquet
@@ -13,16 +14,57 @@ reader:
   distribution equals depths.csv; board labels are the R analysis' labels of the ranks
   (rank 0 is the goal).
 
-Exits 1 with a line per mismatch.
+Needs the duckdb package (pip install -r scripts/requirements.txt); pyarrow is not needed.
+Exit status: 0 when everything agrees, 1 with a line per mismatch, 2 on bad usage, a missing
+file or a missing duckdb.
 """
 
+import argparse
 import sys
+from pathlib import Path
 
-import duckdb
+try:
+    import duckdb
+except ImportError:  # --help works without it; main() says how to install it.
+    duckdb = None
+
+PARQUET_FILES = ("edges.parquet", "nodes.parquet")
+CSV_FILES = ("edges.csv", "nodes.csv", "depths.csv")
 
 
-def main() -> int:
-    pq, csv = sys.argv[1], sys.argv[2]
+def sql_path(path: Path) -> str:
+    """`path` as a DuckDB string literal's contents (a quote doubled)."""
+    return str(path).replace("'", "''")
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Exit status: 0 when everything agrees, 1 on a mismatch, 2 on bad usage, a "
+        "missing file or a missing duckdb package.",
+    )
+    parser.add_argument("parquet_dir", type=Path, metavar="PARQUET_DIR",
+                        help="output of `npuzzle analyze --edges parquet --nodes parquet` "
+                        "(e.g. out/3x3): edges.parquet, nodes.parquet")
+    parser.add_argument("csv_dir", type=Path, metavar="CSV_DIR",
+                        help="the same board's `--edges ranks --nodes ranks` output: edges.csv, "
+                        "nodes.csv, depths.csv")
+    args = parser.parse_args()
+    missing = [str(d / f) for d, files in ((args.parquet_dir, PARQUET_FILES),
+                                             (args.csv_dir, CSV_FILES)) for f in files
+               if not (d / f).is_file()]
+    if missing:
+        parser.error("missing: " + ", ".join(missing))
+    if duckdb is None:
+        print("check_parquet.py: the duckdb package is not installed; install it with "
+              "pip install -r scripts/requirements.txt", file=sys.stderr)
+        sys.exit(2)
+    return args
+
+
+def check(args) -> int:
+    """Runs every check on the two folders; returns the exit status (0 or 1)."""
+    pq, csv = sql_path(args.parquet_dir), sql_path(args.csv_dir)
     con = duckdb.connect()
     problems = []
 
@@ -73,5 +115,14 @@ def main() -> int:
     return 1 if problems else 0
 
 
+def main():
+    args = parse_args()
+    try:
+        sys.exit(check(args))
+    except duckdb.Error as e:
+        print(f"check_parquet.py: DuckDB cannot read the files: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

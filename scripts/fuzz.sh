@@ -9,6 +9,8 @@
 #
 # Usage: scripts/fuzz.sh [TARGET] [libFuzzer flags...]     e.g. FUZZ_SECONDS=300 scripts/fuzz.sh
 set -euo pipefail
+# --help: the comment block above.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}

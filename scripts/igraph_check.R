@@ -17,9 +17,18 @@
 # elsewhere: install.packages(c("igraph", "jsonlite"))). Exit status: 0 when everything
 # agrees, 1 on a disagreement, 2 on bad usage.
 
+args <- commandArgs(trailingOnly = TRUE)
+if (any(args %in% c("-h", "--help"))) {
+  # The comment block at the top of this file.
+  file <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1])
+  header <- readLines(file)[-1]
+  header <- header[seq_len(which(!startsWith(header, "#"))[1] - 1)]
+  cat(sub("^# ?", "", header), sep = "\n")
+  quit(status = 0)
+}
+
 suppressPackageStartupMessages(library(igraph))
 
-args <- commandArgs(trailingOnly = TRUE)
 with_graphml <- "--graphml" %in% args
 args <- setdiff(args, "--graphml")
 if (length(args) != 1) {
