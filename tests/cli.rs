@@ -639,8 +639,14 @@ fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
             let result = child.wait_with_output().unwrap();
             let got = result.status.code();
             let stderr = String::from_utf8_lossy(&result.stderr);
+            // On a loaded machine the earliest signals can arrive before main has installed
+            // its handler: the default action then ends the process before it wrote anything.
+            let before_handler = std::os::unix::process::ExitStatusExt::signal(&result.status)
+                == Some(signal)
+                && stderr.is_empty()
+                && delay_ms <= 20;
             assert!(
-                got == Some(code) || got == Some(0),
+                got == Some(code) || got == Some(0) || before_handler,
                 "signal {signal} after {delay_ms} ms: exit {got:?}, {stderr}"
             );
             if got == Some(code) {
