@@ -100,13 +100,21 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
         builder.permissions(fs::Permissions::from_mode(0o644));
     }
     // Created and registered under the lock: once `abandon` holds it, every temporary file
-    // that exists is in the list.
+    // that exists is in the list. Between the file's creation and its registration nothing
+    // allocates: an allocation that failed there would call `abandon` on this thread, which
+    // holds the lock, and the file would be left behind. So the two copies of its path and
+    // the list's slot are allocated first, with room for the name tempfile will choose.
+    let room = dir.as_os_str().len() + prefix.len() + RANDOM + suffix.len() + 16;
+    let (mut registered, mut tmp_path) =
+        (PathBuf::with_capacity(room), PathBuf::with_capacity(room));
     let mut pending = pending();
+    pending.reserve(1);
     // The OS's error alone: tempfile adds the temporary file's name, which means nothing to
     // a user (the callers name the output).
     let file = builder.tempfile_in(dir).map_err(without_temporary_name)?;
-    let tmp_path = file.path().to_path_buf();
-    pending.push(tmp_path.clone());
+    registered.push(file.path());
+    tmp_path.push(file.path());
+    pending.push(registered);
     Ok(TempFile {
         file: Some(file),
         path: tmp_path,
@@ -201,8 +209,9 @@ impl Write for WriteBehind<'_> {
 ///
 /// Whatever else runs, no output is left half written: a commit that races with this call
 /// either renamed its complete file first, or finds its temporary file gone. When the list is
-/// held for more than a second (this very thread failed to allocate while adding to it), it
-/// gives up and returns 0 rather than wait forever.
+/// held for more than a second (this very thread failed to allocate in [`temp_beside`] before
+/// creating its file, so there is none to remove), it gives up and returns 0 rather than wait
+/// forever.
 pub fn abandon() -> usize {
     let mut tries = 0;
     let pending = loop {
