@@ -38,6 +38,9 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Draw a small game graph, each board as a small grid: DOT, and PNG with Graphviz.
     Draw(cli::draw::DrawArgs),
+    /// Build a shape's pattern databases into the cache, once (4x4: the 7-8 ones, which solve
+    /// boards several times faster than the 6-6-3 ones `solve` uses until they exist).
+    Pdb(cli::solve::PdbArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
     Completions(cli::conventions::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write every page to a folder.
@@ -263,6 +266,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => cli::solve::run(&args),
         Command::Export(args) => cli::export::run(args),
         Command::Draw(args) => cli::draw::run(args),
+        Command::Pdb(args) => cli::solve::build_databases(&args),
         Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
         Command::Man(args) => cli::conventions::man(&args, Cli::command()),
     };

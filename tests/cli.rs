@@ -708,7 +708,7 @@ fn address_space_limits_are_refusals_not_aborts() {
     );
     let korf1 = "0 12 9 13 15 11 10 14 3 7 2 5 4 8 6 1";
     let (code, stderr) = run(&format!(
-        "ulimit -v 300000; NPUZZLE solve --cache OUT/cache --board '{korf1}'"
+        "ulimit -v 300000; NPUZZLE solve --cache OUT/cache --pdb 7-8 --board '{korf1}'"
     ));
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -718,6 +718,20 @@ fn address_space_limits_are_refusals_not_aborts() {
             && stderr.lines().count() == 1,
         "{stderr}"
     );
+    // Issue 20: a batch of 20,000 4x4 boards asks for the 7-8 databases by itself (refused
+    // here before anything is built); one board fewer uses the 6-6-3 ones, which fit.
+    for (lines, code, partition) in [(20_000, 2, "7-8"), (19_999, 0, "6-6-3")] {
+        let line = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15\n";
+        fs::write(tmp.path().join("batch.txt"), line.repeat(lines)).unwrap();
+        let (got, stderr) = run(
+            "ulimit -v 300000; NPUZZLE solve --cache OUT/cache --batch OUT/batch.txt >/dev/null",
+        );
+        assert_eq!(got, Some(code), "{lines} boards: {stderr}");
+        assert!(
+            stderr.contains(&format!("the {partition} pattern databases")),
+            "{lines} boards: {stderr}"
+        );
+    }
     let (code, stderr) = run(&format!(
         "ulimit -v 300000; NPUZZLE solve --algorithm astar --heuristic manhattan --board '{korf1}'"
     ));

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use indicatif::{HumanBytes, HumanCount};
+use indicatif::{DecimalBytes, HumanBytes, HumanCount};
 use npuzzle::solve::cache::{self, CacheEvent};
 use npuzzle::solve::pdb::{Partition, PatternDb};
 use npuzzle::solve::{
@@ -62,9 +62,10 @@ pub struct SolveArgs {
     #[arg(long, value_name = "NAME", value_parser = heuristic_parser())]
     pub heuristic: Option<HeuristicKind>,
 
-    /// The pattern databases of `--heuristic pdb`: `default` (4x4: 7-8, about 6 minutes and
-    /// 1.6 GB to build the first time, 577 MB cached; other shapes: runs of at most 6
-    /// tiles), or for 4x4 `7-8` or `6-6-3` (34 MB, built in about 5 s).
+    /// The pattern databases of `--heuristic pdb`: `default` chooses (4x4: 6-6-3, 34 MB built
+    /// in about 5 s, until the 7-8 ones are in the cache or a batch holds at least 20,000
+    /// 4x4 boards; other shapes: runs of at most 6 tiles); for 4x4, `7-8` (577 MB, about 6
+    /// minutes and up to 2.1 GB to build, once; then several times faster) or `6-6-3`.
     #[arg(long = "pdb", alias = "method", value_name = "PARTITION",
           value_parser = PossibleValuesParser::new(Partition::NAMES))]
     pub partition: Option<String>,
@@ -209,6 +210,11 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         quiet: config.quiet,
         bars: &bars,
         prepared: HashMap::new(),
+        work: match &config.source {
+            Source::Batch(path) => batch_work(path, config.shape),
+            Source::Single(_) => HashMap::new(),
+        },
+        chosen: HashMap::new(),
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -335,6 +341,11 @@ struct Heuristics<'a> {
     quiet: bool,
     bars: &'a Bars,
     prepared: HashMap<(Shape, HeuristicKind), Heuristic>,
+    /// The boards of each shape the run will solve (a batch's, counted before it starts); 1
+    /// for a shape not listed. `--pdb default` builds large databases only for many boards.
+    work: HashMap<Shape, u64>,
+    /// The partition whose pattern databases were prepared, per shape.
+    chosen: HashMap<Shape, Partition>,
 }
 
 impl Heuristics<'_> {
@@ -354,8 +365,42 @@ impl Heuristics<'_> {
         Ok(heuristic)
     }
 
-    fn pattern_databases(&self, shape: Shape) -> Result<Heuristic, CliError> {
-        let partition = Partition::named(shape, &self.partition).map_err(CliError::usage)?;
+    /// The partition asked for; for `default`, [`Partition::for_work`]'s choice for the
+    /// boards of `shape` in the run, with a note when it is not the shape's best.
+    fn partition(&self, shape: Shape) -> Result<Partition, CliError> {
+        if self.partition != "default" {
+            return Partition::named(shape, &self.partition).map_err(CliError::usage);
+        }
+        let best = Partition::default_for(shape).map_err(CliError::usage)?;
+        let cached = cache::is_cached(self.cache_dir.as_deref(), &best);
+        let boards = self.work.get(&shape).copied().unwrap_or(1);
+        let chosen = Partition::for_work(shape, boards, cached).map_err(CliError::usage)?;
+        if chosen != best && !self.quiet {
+            eprintln!(
+                "note: {shape} boards are solved with the {} pattern databases ({}, built in \
+                 seconds); the {} ones solve them several times faster but take about {} \
+                 minutes and {} of memory to build, once ({} cached): build them with \
+                 `npuzzle pdb {}`, or ask with --pdb {} (a batch of at least {} {shape} boards \
+                 builds them by itself)",
+                chosen.name(),
+                DecimalBytes(chosen.table_bytes()),
+                best.name(),
+                best.build_estimate(rayon::current_num_threads())
+                    .as_secs()
+                    .div_ceil(60),
+                DecimalBytes(best.build_bytes()),
+                DecimalBytes(best.table_bytes()),
+                shape_flags(shape),
+                best.name(),
+                HumanCount(solve::pdb::LARGE_PAYS_FROM),
+            );
+        }
+        Ok(chosen)
+    }
+
+    fn pattern_databases(&mut self, shape: Shape) -> Result<Heuristic, CliError> {
+        let partition = self.partition(shape)?;
+        self.chosen.insert(shape, partition.clone());
         let dir = self.cache_dir.as_deref();
         let cached = cache::is_cached(dir, &partition);
         check_memory(&partition, cached, analysis::available_memory())?;
@@ -366,13 +411,13 @@ impl Heuristics<'_> {
             });
             eprintln!(
                 "note: building the {} pattern databases for {shape} once: about {} minutes on \
-                 {} threads, {} of memory, {} saved {place}; later runs load them in a \
-                 fraction of a second (--pdb 6-6-3 builds smaller ones in seconds)",
+                 {} threads, up to {} of memory, {} saved {place}; later runs load them in a \
+                 fraction of a second",
                 partition.name(),
                 estimate.as_secs().div_ceil(60),
                 rayon::current_num_threads(),
-                HumanBytes(partition.build_bytes()),
-                HumanBytes(partition.table_bytes()),
+                DecimalBytes(partition.build_bytes()),
+                DecimalBytes(partition.table_bytes()),
             );
         }
         let (databases, events) =
@@ -408,13 +453,13 @@ fn check_memory(partition: &Partition, cached: bool, available: u64) -> Result<(
         .filter(|&(_, bytes)| bytes <= available)
         .min_by_key(|&(_, bytes)| bytes)
         .map_or(String::new(), |(name, bytes)| {
-            format!("; --pdb {name} needs {}", HumanBytes(bytes))
+            format!("; --pdb {name} needs {}", DecimalBytes(bytes))
         });
     Err(CliError::usage(format!(
         "the {} pattern databases of {shape} need {} of memory {what}, {} available{smaller}",
         partition.name(),
-        HumanBytes(needed),
-        HumanBytes(available),
+        DecimalBytes(needed),
+        DecimalBytes(available),
     )))
 }
 
@@ -555,9 +600,10 @@ fn run_one(
         }
     )?;
     let mut method = method_name(algorithm, kind);
-    if algorithm.uses_heuristic() && kind == HeuristicKind::Pdb {
-        let partition =
-            Partition::named(board.shape(), &config.partition).map_err(CliError::usage)?;
+    if algorithm.uses_heuristic()
+        && kind == HeuristicKind::Pdb
+        && let Some(partition) = heuristics.chosen.get(&board.shape())
+    {
         method = format!("{method} ({})", partition.name());
     }
     writeln!(out, "Method: {method}")?;
@@ -570,6 +616,97 @@ fn method_name(algorithm: Algorithm, kind: HeuristicKind) -> String {
     } else {
         algorithm.to_string()
     }
+}
+
+/// The boards of each shape in the batch file `path` (lines that do not read as boards are
+/// not counted): read once before solving, so that `--pdb default` knows whether large
+/// pattern databases pay for themselves. Empty for a file that cannot be read twice (a pipe).
+fn batch_work(path: &Path, shape: Option<Shape>) -> HashMap<Shape, u64> {
+    let mut work = HashMap::new();
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return work;
+    }
+    let Ok(lines) = batch_lines(path) else {
+        return work;
+    };
+    for line in lines.map_while(Result::ok) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Ok(board) = input::parse_flat(line, shape) {
+            *work.entry(board.shape()).or_insert(0) += 1;
+        }
+    }
+    work
+}
+
+/// The flags that name `shape`: `--size 4`, `--rows 3 --cols 4`.
+fn shape_flags(shape: Shape) -> String {
+    if shape.rows() == shape.cols() {
+        format!("--size {}", shape.rows())
+    } else {
+        format!("--rows {} --cols {}", shape.rows(), shape.cols())
+    }
+}
+
+/// Arguments of `npuzzle pdb`.
+#[derive(Debug, clap::Args)]
+pub struct PdbArgs {
+    /// The board shape whose databases to build: --size N, or --rows R --cols C.
+    #[command(flatten)]
+    shape: BoardArgs,
+    /// Which databases [default: the shape's best: 4x4 7-8, else runs of at most 6 tiles];
+    /// for 4x4 also 6-6-3.
+    #[arg(long = "pdb", value_name = "PARTITION",
+          value_parser = PossibleValuesParser::new(Partition::NAMES))]
+    partition: Option<String>,
+    /// Folder for the pattern databases [default: $NPUZZLE_CACHE, else
+    /// $XDG_CACHE_HOME/npuzzle, else $HOME/.cache/npuzzle].
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// No progress bars and no notes.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `npuzzle pdb`: builds the pattern databases of a shape into the cache folder (or
+/// checks and loads them when they are there), so that `solve` loads them from then on.
+///
+/// # Errors
+/// A usage error for a bad shape or partition, or databases that cannot fit in memory; a
+/// runtime error when there is no cache folder or a build fails.
+pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
+    let shape = args.shape.shape()?;
+    let Some(cache_dir) = args.cache.clone().or_else(cache::default_dir) else {
+        return Err(CliError::runtime(
+            "no cache folder for the pattern databases: give --cache DIR, or set NPUZZLE_CACHE \
+             or HOME",
+        ));
+    };
+    let name = args.partition.clone().unwrap_or_else(|| "default".into());
+    let partition = Partition::named(shape, &name).map_err(CliError::usage)?;
+    let bars = Bars::new(!args.quiet);
+    let mut heuristics = Heuristics {
+        cache_dir: Some(cache_dir.clone()),
+        partition: name,
+        quiet: args.quiet,
+        bars: &bars,
+        prepared: HashMap::new(),
+        // As for the largest batch: the shape's best, not the quick choice for a few boards.
+        work: HashMap::from([(shape, u64::MAX)]),
+        chosen: HashMap::new(),
+    };
+    heuristics.pattern_databases(shape)?;
+    if !args.quiet {
+        println!(
+            "the {} pattern databases of {shape} are in {} ({}); solve loads them from now on",
+            partition.name(),
+            cache_dir.display(),
+            DecimalBytes(partition.table_bytes())
+        );
+    }
+    Ok(())
 }
 
 /// `--batch`: CSV on stdout, bad lines on stderr.

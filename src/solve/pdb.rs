@@ -182,6 +182,28 @@ impl Partition {
         Partition::new(shape, groups)
     }
 
+    /// The partition `solve` uses when none is named, for `boards` boards of `shape` to be
+    /// solved: the default ([`Partition::default_for`]) when its tables are `cached`, when
+    /// the shape has no quicker one, or when the work is large enough to repay its build
+    /// ([`LARGE_PAYS_FROM`] boards); else the quicker one. Only 4x4 has a quicker one: 6-6-3
+    /// (34 MB, built in about 5 s on 2 cores) against the default 7-8 (577 MB, about 6 minutes
+    /// and up to 2.1 GB to build), which solves random boards about 6 times faster.
+    ///
+    /// # Errors
+    /// [`PdbError::TooLarge`] above [`MAX_CELLS`] cells.
+    pub fn for_work(shape: Shape, boards: u64, cached: bool) -> Result<Partition, PdbError> {
+        let best = Partition::default_for(shape)?;
+        match Partition::quicker_than_default(shape) {
+            Some(quick) if !cached && boards < LARGE_PAYS_FROM => Ok(quick),
+            _ => Ok(best),
+        }
+    }
+
+    /// The partition quicker to build than the default one, where there is one: 6-6-3 on 4x4.
+    pub fn quicker_than_default(shape: Shape) -> Option<Partition> {
+        Partition::named(shape, "6-6-3").ok()
+    }
+
     /// The names of [`Partition::named`], with the shape each is for.
     pub const NAMES: [&'static str; 3] = ["default", "7-8", "6-6-3"];
 
@@ -285,6 +307,13 @@ impl Partition {
         &self.groups
     }
 }
+
+/// Boards from which building the default pattern databases pays for itself when a quicker
+/// partition exists ([`Partition::for_work`]): the 4x4 7-8 build (330 to 350 s on 2 cores)
+/// over what 6-6-3 costs more per board (about 18 ms on random 4x4 boards: the 100 boards of
+/// `benches/data/4x4_random100.txt` take 2.8 s with 6-6-3 and 1.0 s with 7-8, end to end
+/// with the tables cached; `scripts/bench_solve.sh`), that is about 19,000 boards, rounded.
+pub const LARGE_PAYS_FROM: u64 = 20_000;
 
 /// `n! / (n - k)!`, the number of placements of `k` distinct tiles on `n` cells
 /// ([`crate::rank::partial_count`]; 0 when it does not fit in a `u64`).
@@ -1036,6 +1065,24 @@ impl Estimator for PatternDatabases {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 20: on 4x4 the quick 6-6-3 databases until the 7-8 ones are cached or the work
+    /// repays their build; other shapes have their default whatever the work.
+    #[test]
+    fn the_large_databases_are_chosen_when_they_pay() {
+        let s4 = Shape::square(4).unwrap();
+        let name = |boards, cached| Partition::for_work(s4, boards, cached).unwrap().name();
+        assert_eq!(name(1, false), "6-6-3");
+        assert_eq!(name(LARGE_PAYS_FROM - 1, false), "6-6-3");
+        assert_eq!(name(LARGE_PAYS_FROM, false), "7-8");
+        assert_eq!(name(1, true), "7-8");
+        for shape in [Shape::square(3).unwrap(), Shape::new(3, 4).unwrap()] {
+            assert_eq!(
+                Partition::for_work(shape, 1, false).unwrap(),
+                Partition::default_for(shape).unwrap()
+            );
+        }
+    }
     use crate::progress::NoProgress;
     use crate::solve::Heuristic;
     use std::collections::{HashMap, VecDeque};
