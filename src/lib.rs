@@ -28,7 +28,8 @@
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
-//!   Manhattan, linear conflict, pattern databases (the 4x4 7-8 partition by default; each
+//!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
+//!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
 //!   built by [`bfs::run`] over its pattern's abstract space, [`solve::pattern_space`], and
 //!   cached in files by [`solve::cache`]), the exact table; reading boards as users write
 //!   them.
