@@ -309,10 +309,11 @@ impl Partition {
 }
 
 /// Boards from which building the default pattern databases pays for itself when a quicker
-/// partition exists ([`Partition::for_work`]): the 4x4 7-8 build (330 to 350 s on 2 cores)
-/// over what 6-6-3 costs more per board (about 18 ms on random 4x4 boards: the 100 boards of
-/// `benches/data/4x4_random100.txt` take 2.8 s with 6-6-3 and 1.0 s with 7-8, end to end
-/// with the tables cached; `scripts/bench_solve.sh`), that is about 19,000 boards, rounded.
+/// partition exists ([`Partition::for_work`]): the 4x4 7-8 build (240 to 350 s on 2 cores,
+/// quiet or busy) over what 6-6-3 costs more per board (about 16 ms on random 4x4 boards: the
+/// 100 boards of `benches/data/4x4_random100.txt` take 2.6 s with 6-6-3 and 1.0 s with 7-8,
+/// end to end with the tables cached; `scripts/bench_solve.sh`), that is 15,000 to 22,000
+/// boards.
 pub const LARGE_PAYS_FROM: u64 = 20_000;
 
 /// `n! / (n - k)!`, the number of placements of `k` distinct tiles on `n` cells
