@@ -51,7 +51,7 @@
 //! - Algorithms never print or touch files; they report progress through a callback. Only
 //!   [`export`], [`interop`], [`plot`], [`solve::cache`] (the pattern databases) and the
 //!   binary do I/O, always to a temporary file, synced, then renamed
-//!   ([`export::commit`]; a signal removes the temporary files, [`export::abandon`]); [`drawing`] returns DOT text,
+//!   ([`durable::commit`]; a signal removes the temporary files, [`durable::abandon`]); [`drawing`] returns DOT text,
 //!   and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 //! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised
@@ -65,6 +65,7 @@ pub mod board;
 pub mod components;
 pub mod distances;
 pub mod drawing;
+pub mod durable;
 pub mod export;
 pub mod graph;
 pub mod interop;

@@ -96,7 +96,7 @@ static ALLOCATOR: RefuseOnExhaustion = RefuseOnExhaustion;
 /// Ends the program after a failed allocation of `bytes`: temporary files removed, one line on
 /// stderr, exit 1. Allocates nothing.
 fn out_of_memory(bytes: usize) -> ! {
-    npuzzle::export::abandon();
+    npuzzle::durable::abandon();
     let mut digits = itoa::Buffer::new();
     let parts: [&[u8]; 3] = [
         b"error: out of memory: an allocation of ",
@@ -161,7 +161,7 @@ fn quiet_on_broken_pipe() {
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP end the program with exit `128 + signal` (130, 143,
 /// 129) after removing the temporary files of the outputs being written
-/// ([`npuzzle::export::abandon`]): the outputs committed so far, and the previous versions of
+/// ([`npuzzle::durable::abandon`]): the outputs committed so far, and the previous versions of
 /// the others, are left as they are.
 fn clean_exit_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -172,7 +172,7 @@ fn clean_exit_on_signals() {
     // Without the thread (none can be started), the default action applies, as before.
     let _ = watcher.spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            npuzzle::export::abandon();
+            npuzzle::durable::abandon();
             // Over a progress bar's line, when there is one.
             let clear = if std::io::stderr().is_terminal() {
                 "\r\x1b[2K"

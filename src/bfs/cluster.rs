@@ -42,11 +42,10 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 use super::codec::{decode_sorted, encode_sorted};
-use super::driver::code;
 use super::marks::{FIELDS_PER_WORD, LOW_BITS};
-use super::{Parity, ParitySpace, StateIndex, StateMarks, StateSpace, list_limit};
+use super::step::code;
+use super::{DepthArray, Parity, ParitySpace, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
-use crate::distances::DepthArray;
 use crate::progress::Progress;
 
 /// Boards handed to the kernel at once.
@@ -1199,10 +1198,10 @@ impl Checkpoints {
         let json = serde_json::to_vec(&header).map_err(|e| fail(std::io::Error::other(e)))?;
         let path = self.path(phase.step);
         // npuzzle's one writer: removed on SIGINT/SIGTERM, synced before the rename.
-        let file = crate::export::temp_beside(&path).map_err(fail)?;
+        let file = crate::durable::temp_beside(&path).map_err(fail)?;
         let mut w = std::io::BufWriter::with_capacity(
             1 << 20,
-            crate::export::WriteBehind::new(file.as_file()),
+            crate::durable::WriteBehind::new(file.as_file()),
         );
         let mut crc = crc32fast::Hasher::new();
         w.write_all(&(json.len() as u64).to_le_bytes())
@@ -1221,7 +1220,7 @@ impl Checkpoints {
         w.write_all(&crc.finalize().to_le_bytes()).map_err(fail)?;
         w.flush().map_err(fail)?;
         drop(w);
-        crate::export::commit(file, &path).map_err(fail)?;
+        crate::durable::commit(file, &path).map_err(fail)?;
         #[cfg(unix)]
         File::open(&self.dir)
             .and_then(|d| d.sync_all())

@@ -29,12 +29,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 
 use super::marks::{FIELDS_PER_WORD, LOW_BITS};
-use super::{Lanes, OnVisit, StateIndex, StateMarks, StateSpace};
+use super::step::{self, BATCH, Expander, LaneMasks, Owner, code};
+use super::{OnVisit, StateIndex, StateMarks, StateSpace};
 
 /// Words per parallel work item in dense scans (65,536 boards).
 const CHUNK_WORDS: usize = 2048;
-/// Frontier boards handed to the kernel at once.
-const BATCH: usize = 512;
 /// Lists shorter than this are expanded on the calling thread.
 const PARALLEL_LIST: usize = 4096;
 /// How many claims ahead a neighbour's word is prefetched.
@@ -145,55 +144,41 @@ fn run_with_limit<S: StateSpace>(
     }
 }
 
-/// The frontier code of layer `depth` (shared with the distributed driver).
-pub(super) fn code(depth: u32) -> u64 {
-    1 + u64::from(depth % 2)
-}
-
-/// One worker's expansion of part of a layer: frontier boards are batched for the kernel, and
-/// the neighbours it returns are claimed for the next layer.
-struct Expander<'a, S: StateSpace, V: OnVisit> {
-    space: &'a S,
+/// The one-machine owner: every neighbour is claimed in the marks at once (one atomic
+/// test-and-set each, its word prefetched a few claims ahead so that cache misses overlap).
+struct Local<'a, V: OnVisit> {
     marks: &'a StateMarks,
     visit: &'a V,
     code: u64,
     depth: u32,
     keep: bool,
-    /// The lane moves are claimed by the caller: ask the kernel for the others only.
-    across: bool,
-    batch: Vec<StateIndex>,
-    neighbours: Vec<StateIndex>,
     found: u64,
     next: Vec<StateIndex>,
 }
 
-impl<'a, S: StateSpace, V: OnVisit> Expander<'a, S, V> {
+impl<'a, V: OnVisit> Local<'a, V> {
     /// Claims for layer `depth` (keeping the claimed indices when `keep`).
-    fn new(space: &'a S, marks: &'a StateMarks, visit: &'a V, depth: u32, keep: bool) -> Self {
-        Expander {
-            space,
+    fn new(marks: &'a StateMarks, visit: &'a V, depth: u32, keep: bool) -> Self {
+        Local {
             marks,
             visit,
             code: code(depth),
             depth,
             keep,
-            across: false,
-            batch: Vec::with_capacity(BATCH),
-            neighbours: Vec::with_capacity(space.degree() * BATCH),
             found: 0,
             next: Vec::new(),
         }
     }
+}
 
+impl<V: OnVisit> Owner for Local<'_, V> {
     #[inline(always)]
-    fn push(&mut self, index: StateIndex) {
-        self.batch.push(index);
-        if self.batch.len() == BATCH {
-            self.flush();
+    fn route(&mut self, index: StateIndex) {
+        if self.marks.claim(index, self.code) {
+            self.found(index);
         }
     }
 
-    /// Records board `index`, just claimed for the next layer.
     #[inline(always)]
     fn found(&mut self, index: StateIndex) {
         self.visit.visit(index, self.depth);
@@ -203,43 +188,9 @@ impl<'a, S: StateSpace, V: OnVisit> Expander<'a, S, V> {
         }
     }
 
-    /// Claims one board for the next layer.
     #[inline(always)]
-    fn claim(&mut self, index: StateIndex) {
-        if self.marks.claim(index, self.code) {
-            self.found(index);
-        }
-    }
-
-    /// Expands the batch and claims its neighbours.
-    fn flush(&mut self) {
-        self.neighbours.clear();
-        if self.across {
-            self.space.expand_across(&self.batch, &mut self.neighbours);
-        } else {
-            self.space.expand(&self.batch, &mut self.neighbours);
-        }
-        self.batch.clear();
-        let nbs = std::mem::take(&mut self.neighbours);
-        for &nb in &nbs[..nbs.len().min(AHEAD)] {
-            self.marks.prefetch(nb);
-        }
-        for (k, &nb) in nbs.iter().enumerate() {
-            if let Some(&ahead) = nbs.get(k + AHEAD) {
-                self.marks.prefetch(ahead);
-            }
-            // (Compacted in `across` mode: the test is then always true, and predicted.)
-            if nb != StateIndex::NONE && self.marks.claim(nb, self.code) {
-                self.found(nb);
-            }
-        }
-        self.neighbours = nbs;
-    }
-
-    /// Claims what is pending; returns (boards claimed, their indices if kept).
-    fn finish(mut self) -> (u64, Vec<StateIndex>) {
-        self.flush();
-        (self.found, self.next)
+    fn prefetch(&self, index: StateIndex) {
+        self.marks.prefetch(index);
     }
 }
 
@@ -254,12 +205,13 @@ fn expand_list<S: StateSpace>(
     visit: &impl OnVisit,
 ) -> (u64, Option<Vec<StateIndex>>) {
     let expand = |chunk: &[StateIndex]| -> (u64, Vec<StateIndex>) {
-        let mut expander = Expander::new(space, marks, visit, depth + 1, keep_next);
+        let mut expander = Expander::new(space, Local::new(marks, visit, depth + 1, keep_next));
         for &r in chunk {
             expander.push(r);
             marks.retire(r);
         }
-        expander.finish()
+        let owner = expander.finish();
+        (owner.found, owner.next)
     };
     let (found, next) = if current.len() < PARALLEL_LIST {
         expand(current)
@@ -278,38 +230,10 @@ fn expand_list<S: StateSpace>(
 /// What a dense expansion returns: the next layer's size, its list, this layer's list.
 type Found = (u64, Option<Vec<StateIndex>>, Option<Vec<StateIndex>>);
 
-/// Per word of the marks, which of its 32 boards have a lane move (see [`Lanes`]) to the
-/// board after them and to the board before them, by the word's first index modulo the period.
-struct LaneMasks {
-    period: u64,
-    /// `right[rho]`: low bit of field `f` set when board `32w + f` (with `32w % period == rho`)
-    /// and the next board are neighbours.
-    right: Vec<u64>,
-    /// `left[rho]`: likewise with the previous board.
-    left: Vec<u64>,
-}
-
-impl LaneMasks {
-    fn new(lanes: Lanes) -> LaneMasks {
-        let p = lanes.period;
-        let edge = |i: u64| lanes.right >> (i % p) & 1 == 1;
-        fn mask(rho: u64, f: impl Fn(u64) -> bool) -> u64 {
-            (0..FIELDS_PER_WORD)
-                .filter(|&k| f(rho + k))
-                .fold(0u64, |m, k| m | 1 << (2 * k))
-        }
-        LaneMasks {
-            period: p,
-            right: (0..p).map(|rho| mask(rho, edge)).collect(),
-            left: (0..p).map(|rho| mask(rho, |i| edge(i + p - 1))).collect(),
-        }
-    }
-}
-
 /// Finds layer `depth` by scanning the marks and expands it. Returns the next layer's size,
 /// its list when `keep_next`, and this layer's list (ascending) when `keep_current`.
 ///
-/// When the space has [`Lanes`], the lane moves of a whole word of frontier boards are
+/// When the space has [`super::Lanes`], the lane moves of a whole word of frontier boards are
 /// claimed at once with shifts and masks (one atomic OR per word, which also retires the
 /// frontier), and the kernel is asked only for the other moves.
 fn expand_dense<S: StateSpace>(
@@ -320,8 +244,6 @@ fn expand_dense<S: StateSpace>(
     keep_current: bool,
     visit: &impl OnVisit,
 ) -> Found {
-    let pattern = code(depth) * LOW_BITS;
-    let next_bit = code(depth + 1) - 1;
     let size = marks.len();
     let lanes = space.lanes().map(LaneMasks::new);
     let (found, next, current) = marks
@@ -329,72 +251,20 @@ fn expand_dense<S: StateSpace>(
         .par_chunks(CHUNK_WORDS)
         .enumerate()
         .map(|(chunk_index, words)| {
-            let mut expander = Expander::new(space, marks, visit, depth + 1, keep_next);
-            expander.across = lanes.is_some();
+            let mut expander = Expander::new(space, Local::new(marks, visit, depth + 1, keep_next));
             let mut current = Vec::new();
-            // The first index of the word modulo the lanes' period, kept up to date word by
-            // word rather than divided out.
-            let period = lanes.as_ref().map_or(1, |l| l.period);
-            let step = FIELDS_PER_WORD % period;
-            let mut rho =
-                (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD % period + period - step;
-            for (k, word) in words.iter().enumerate() {
-                rho += step;
-                if rho >= period {
-                    rho -= period;
-                }
-                let x = word.load(Relaxed);
-                let xf = x ^ pattern;
-                let matches = !(xf | (xf >> 1)) & LOW_BITS;
-                if matches == 0 {
-                    continue;
-                }
-                let base = (chunk_index * CHUNK_WORDS + k) as u64 * FIELDS_PER_WORD;
-                match &lanes {
-                    Some(l) => {
-                        let rho = rho as usize;
-                        let right = matches & l.right[rho];
-                        let left = matches & l.left[rho];
-                        let unseen = !(x | (x >> 1)) & LOW_BITS;
-                        let targets = ((right << 2) | (left >> 2)) & unseen;
-                        // Claim the lane neighbours in this word and retire the frontier (01
-                        // or 10 become 11) in one atomic OR; the bits that were clear before
-                        // are ours.
-                        let set = targets << next_bit;
-                        let old = word.fetch_or(set | (matches * 3), Relaxed);
-                        let mut won = (set & !old) >> next_bit;
-                        while won != 0 {
-                            expander.found(StateIndex(base + u64::from(won.trailing_zeros() / 2)));
-                            won &= won - 1;
-                        }
-                        // Lane neighbours in the next or the previous word.
-                        if right >> 62 != 0 && base + FIELDS_PER_WORD < size {
-                            expander.claim(StateIndex(base + FIELDS_PER_WORD));
-                        }
-                        if left & 1 != 0 && base > 0 {
-                            expander.claim(StateIndex(base - 1));
-                        }
-                    }
-                    // Frontier fields (01 or 10) become DONE (11).
-                    None => {
-                        word.fetch_or(matches * 3, Relaxed);
-                    }
-                }
-                let mut m = matches;
-                while m != 0 {
-                    let r = StateIndex(base + u64::from(m.trailing_zeros() / 2));
-                    m &= m - 1;
-                    if r.0 >= size {
-                        break;
-                    }
-                    if keep_current {
-                        current.push(r);
-                    }
-                    expander.push(r);
-                }
-            }
-            let (found, next) = expander.finish();
-            (found, next, current)
+            let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
+            step::scan(
+                words,
+                first,
+                size,
+                depth,
+                lanes.as_ref().map(|l| (l, size)),
+                &mut expander,
+                keep_current.then_some(&mut current),
+            );
+            let owner = expander.finish();
+            (owner.found, owner.next, current)
         })
         .reduce(
             || (0, Vec::new(), Vec::new()),

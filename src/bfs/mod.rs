@@ -28,12 +28,15 @@
 
 pub mod cluster;
 pub mod codec;
+mod depths;
 mod driver;
 pub mod frontier;
 mod lex;
 mod marks;
 mod parity;
+mod step;
 
+pub use depths::{DepthArray, UNREACHABLE};
 pub use driver::{Layers, list_limit, run};
 
 pub use lex::LexSpace;

@@ -2,17 +2,16 @@
 //! `summary.json` (and, through [`crate::plot`], `depth_histogram.png`).
 //!
 //! Every file is written to a temporary name in its folder, synced, and renamed over the final
-//! name when complete ([`atomic`]: npuzzle's one writer, also used by the charts, the pattern
-//! database cache and the cluster checkpoints), so an interrupted run leaves the previous file
+//! name when complete ([`crate::durable`]: npuzzle's one writer, also used by the charts, the
+//! pattern database cache and the checkpoints), so an interrupted run leaves the previous file
 //! intact. Outputs are
 //! deterministic: large files are formatted in parallel in fixed rank chunks and written in
 //! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
 
-pub mod atomic;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 
-pub use atomic::{TempFile, WriteBehind, abandon, commit, temp_beside};
+use crate::durable::{WriteBehind, commit, temp_beside};
 
 use std::fs;
 use std::io::{self, BufWriter, Write};

@@ -145,7 +145,7 @@ fn pipeline<T: Send>(
 }
 
 /// The sink every Parquet file is written to (see [`write_atomically`]).
-type Sink<'a, 'b> = &'a mut io::BufWriter<super::WriteBehind<'b>>;
+type Sink<'a, 'b> = &'a mut io::BufWriter<crate::durable::WriteBehind<'b>>;
 
 /// Writes the Parquet file `path` of the rows of `boards` boards with `schema` (`ranks`: its
 /// rank columns): row groups are gathered by `gather(lo, hi)`, in parallel, and written

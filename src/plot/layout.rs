@@ -115,12 +115,12 @@ pub(super) fn write_png_atomically(
         path: path.to_path_buf(),
         source,
     };
-    let tmp = crate::export::temp_beside(path).map_err(io_error)?;
+    let tmp = crate::durable::temp_beside(path).map_err(io_error)?;
     render(tmp.path()).map_err(|e| PlotError::Draw {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    crate::export::commit(tmp, path).map_err(io_error)?;
+    crate::durable::commit(tmp, path).map_err(io_error)?;
     Ok(())
 }
 

@@ -192,10 +192,10 @@ pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuil
 pub fn save(dir: &Path, db: &PatternDb) -> io::Result<PathBuf> {
     fs::create_dir_all(dir)?;
     let path = dir.join(file_name(db.shape(), &db.tiles()));
-    let mut file = crate::export::temp_beside(&path)?;
+    let mut file = crate::durable::temp_beside(&path)?;
     file.write_all(&encode(db))?;
     // Synced to the disk before it takes the real name.
-    crate::export::commit(file, &path)?;
+    crate::durable::commit(file, &path)?;
     Ok(path)
 }
 

@@ -1,0 +1,218 @@
+//! The one layer step every marks driver takes: find the frontier (a dense scan of the marks'
+//! words for the frontier code, or a sorted list), expand it with the space's kernel in
+//! ascending batches, claim lane moves word-wide where the word is local, and hand every other
+//! neighbour to its owner ([`Owner::route`]).
+//!
+//! What differs between the drivers is only the owner: the one-machine driver
+//! ([`super::run`]) claims every neighbour in its marks at once; a distributed worker
+//! ([`super::cluster`]) claims the neighbours its process holds and buffers the others for
+//! their owners, who claim them when they arrive.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::marks::{FIELDS_PER_WORD, LOW_BITS};
+use super::{Lanes, StateIndex, StateSpace};
+
+/// Frontier boards handed to the kernel at once.
+pub(super) const BATCH: usize = 512;
+/// How many neighbours ahead an owner is told of a neighbour ([`Owner::prefetch`]).
+const AHEAD: usize = 16;
+
+/// The frontier code of layer `depth` (layers alternate between codes 1 and 2).
+pub(super) fn code(depth: u32) -> u64 {
+    1 + u64::from(depth % 2)
+}
+
+/// Where the neighbours of a frontier go.
+pub(super) trait Owner {
+    /// `index`, a neighbour of the frontier, is to be claimed for the next layer: here, or by
+    /// whoever holds it.
+    fn route(&mut self, index: StateIndex);
+    /// Board `index` has just been claimed for the next layer by a word-wide lane claim.
+    fn found(&mut self, index: StateIndex);
+    /// `index` will be routed soon (a hint, e.g. to prefetch its word).
+    #[inline(always)]
+    fn prefetch(&self, _index: StateIndex) {}
+}
+
+/// One thread's expansion of part of a layer: frontier boards are batched for the kernel and
+/// their neighbours handed to the owner.
+pub(super) struct Expander<'a, S: StateSpace, O: Owner> {
+    space: &'a S,
+    /// Where the neighbours go.
+    pub owner: O,
+    /// The lane moves are claimed by the scan: ask the kernel for the others only.
+    across: bool,
+    batch: Vec<StateIndex>,
+    neighbours: Vec<StateIndex>,
+    /// Frontier boards expanded.
+    pub expanded: u64,
+}
+
+impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
+    pub fn new(space: &'a S, owner: O) -> Self {
+        Expander {
+            space,
+            owner,
+            across: false,
+            batch: Vec::with_capacity(BATCH),
+            neighbours: Vec::with_capacity(space.degree() * BATCH),
+            expanded: 0,
+        }
+    }
+
+    /// Expands frontier board `index` (in ascending order within a batch, for speed).
+    #[inline(always)]
+    pub fn push(&mut self, index: StateIndex) {
+        self.batch.push(index);
+        if self.batch.len() == BATCH {
+            self.flush();
+        }
+    }
+
+    /// Expands the batch and routes its neighbours.
+    pub fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        self.expanded += self.batch.len() as u64;
+        self.neighbours.clear();
+        if self.across {
+            self.space.expand_across(&self.batch, &mut self.neighbours);
+        } else {
+            self.space.expand(&self.batch, &mut self.neighbours);
+        }
+        self.batch.clear();
+        let nbs = std::mem::take(&mut self.neighbours);
+        for &nb in &nbs[..nbs.len().min(AHEAD)] {
+            self.owner.prefetch(nb);
+        }
+        for (k, &nb) in nbs.iter().enumerate() {
+            if let Some(&ahead) = nbs.get(k + AHEAD) {
+                self.owner.prefetch(ahead);
+            }
+            // (Compacted in `across` mode: the test is then always true, and predicted.)
+            if nb != StateIndex::NONE {
+                self.owner.route(nb);
+            }
+        }
+        self.neighbours = nbs;
+    }
+
+    /// Expands what is pending; returns the owner.
+    pub fn finish(mut self) -> O {
+        self.flush();
+        self.owner
+    }
+}
+
+/// Per word of the marks, which of its 32 boards have a lane move (see [`Lanes`]) to the
+/// board after them and to the board before them, by the word's first index modulo the period.
+pub(super) struct LaneMasks {
+    period: u64,
+    /// `right[rho]`: low bit of field `f` set when board `32w + f` (with `32w % period == rho`)
+    /// and the next board are neighbours.
+    right: Vec<u64>,
+    /// `left[rho]`: likewise with the previous board.
+    left: Vec<u64>,
+}
+
+impl LaneMasks {
+    pub fn new(lanes: Lanes) -> LaneMasks {
+        let p = lanes.period;
+        let edge = |i: u64| lanes.right >> (i % p) & 1 == 1;
+        fn mask(rho: u64, f: impl Fn(u64) -> bool) -> u64 {
+            (0..FIELDS_PER_WORD)
+                .filter(|&k| f(rho + k))
+                .fold(0u64, |m, k| m | 1 << (2 * k))
+        }
+        LaneMasks {
+            period: p,
+            right: (0..p).map(|rho| mask(rho, edge)).collect(),
+            left: (0..p).map(|rho| mask(rho, |i| edge(i + p - 1))).collect(),
+        }
+    }
+}
+
+/// The dense scan: finds the boards of layer `depth` in `words` (board `first + 32k + f` is
+/// field `f` of `words[k]`; `first` a multiple of 32; boards at or past `end` ignored), retires
+/// them, and expands them through `expander`, pushing each onto `current` when given. With
+/// `lanes` (and `size`, the space's size), the lane moves of a whole word of frontier boards
+/// are claimed at once with shifts and masks (one atomic OR per word, which also retires the
+/// frontier) and the kernel is asked only for the other moves; a lane neighbour in the next or
+/// the previous word is routed like any other.
+pub(super) fn scan<S: StateSpace, O: Owner>(
+    words: &[AtomicU64],
+    first: u64,
+    end: u64,
+    depth: u32,
+    lanes: Option<(&LaneMasks, u64)>,
+    expander: &mut Expander<'_, S, O>,
+    mut current: Option<&mut Vec<StateIndex>>,
+) {
+    debug_assert_eq!(first % FIELDS_PER_WORD, 0);
+    let pattern = code(depth) * LOW_BITS;
+    let next_bit = code(depth + 1) - 1;
+    expander.across = lanes.is_some();
+    // The first index of the word modulo the lanes' period, kept up to date word by word
+    // rather than divided out.
+    let period = lanes.map_or(1, |(l, _)| l.period);
+    let step = FIELDS_PER_WORD % period;
+    let mut rho = first % period + period - step;
+    for (k, word) in words.iter().enumerate() {
+        rho += step;
+        if rho >= period {
+            rho -= period;
+        }
+        let x = word.load(Relaxed);
+        let xf = x ^ pattern;
+        let matches = !(xf | (xf >> 1)) & LOW_BITS;
+        if matches == 0 {
+            continue;
+        }
+        let base = first + k as u64 * FIELDS_PER_WORD;
+        match lanes {
+            Some((l, size)) => {
+                let rho = rho as usize;
+                let right = matches & l.right[rho];
+                let left = matches & l.left[rho];
+                let unseen = !(x | (x >> 1)) & LOW_BITS;
+                let targets = ((right << 2) | (left >> 2)) & unseen;
+                // Claim the lane neighbours in this word and retire the frontier (01 or 10
+                // become 11) in one atomic OR; the bits that were clear before are ours.
+                let set = targets << next_bit;
+                let old = word.fetch_or(set | (matches * 3), Relaxed);
+                let mut won = (set & !old) >> next_bit;
+                while won != 0 {
+                    expander
+                        .owner
+                        .found(StateIndex(base + u64::from(won.trailing_zeros() / 2)));
+                    won &= won - 1;
+                }
+                // Lane neighbours in the next or the previous word.
+                if right >> 62 != 0 && base + FIELDS_PER_WORD < size {
+                    expander.owner.route(StateIndex(base + FIELDS_PER_WORD));
+                }
+                if left & 1 != 0 && base > 0 {
+                    expander.owner.route(StateIndex(base - 1));
+                }
+            }
+            // Frontier fields (01 or 10) become DONE (11).
+            None => {
+                word.fetch_or(matches * 3, Relaxed);
+            }
+        }
+        let mut m = matches;
+        while m != 0 {
+            let r = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+            m &= m - 1;
+            if r.0 >= end {
+                break;
+            }
+            if let Some(c) = current.as_deref_mut() {
+                c.push(r);
+            }
+            expander.push(r);
+        }
+    }
+}
