@@ -342,14 +342,14 @@ pub fn analyze_unchecked(goal: &Board, options: Options, progress: &dyn Progress
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
 /// marks, the exchange buffers, and on process 0 the gathered per-board depths), or `None`
-/// when the distributed engine does not run the shape.
+/// when the distributed engine does not run the shape (per-board results of a one-row board
+/// need component ids, which only the one-machine engine records).
 pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Option<u64> {
-    if Engine::for_shape(shape)? != Engine::Parity
-        || (options.per_board && shape.cells() > SEARCH_CELLS)
-    {
+    let engine = Engine::for_shape(shape)?;
+    if options.per_board && (shape.cells() > SEARCH_CELLS || engine == Engine::Lex) {
         return None;
     }
-    let size = Engine::Parity.index_size(shape.cells())?;
+    let size = engine.index_size(shape.cells())?;
     let share = size.div_ceil(cluster.processes.max(1) as u64);
     let marks = share.div_ceil(4);
     let buffers = (cluster.workers as u64) * (cluster::SEND_BUDGET as u64) * 2;
@@ -362,8 +362,9 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
 }
 
 /// [`analyze_unchecked`] spread over the processes and workers of `cluster` (the distributed
-/// driver, [`bfs::cluster`]): the same figures, for a board of at least 2 rows and 2 columns.
-/// Returns the analysis on process 0 and `None` on the others, once every process is done.
+/// driver, [`bfs::cluster`]): the same figures. Returns the analysis on process 0 and `None`
+/// on the others, once every process is done. One-row boards: their components are counted
+/// by the theorem ((n-1)! paths of n boards), not searched one by one over the network.
 ///
 /// # Errors
 /// [`ClusterError::Config`] when this process's share does not fit in the memory available or
@@ -377,11 +378,22 @@ pub fn analyze_cluster(
 ) -> Result<Option<Analysis>, ClusterError> {
     let shape = goal.shape();
     let Some(bytes) = cluster_bytes(shape, options, cluster) else {
-        return Err(ClusterError::Config(format!(
-            "the distributed engine runs boards of at least 2 rows and 2 columns up to {} cells \
-             (per-board results up to {SEARCH_CELLS}); {shape} is not one",
-            ParitySpace::MAX_CELLS
-        )));
+        return Err(ClusterError::Config(match Engine::for_shape(shape) {
+            Some(Engine::Lex) => format!(
+                "per-board results (nodes.csv) of one-row boards are computed on one machine \
+                 only; run {shape} with --nodes none, or without --processes and --workers"
+            ),
+            Some(Engine::Parity) if options.per_board => format!(
+                "per-board results (nodes.csv) are kept up to {SEARCH_CELLS} cells; run {shape} \
+                 with --nodes none"
+            ),
+            _ => format!(
+                "the distributed engine runs boards up to {} cells ({} in one row); {shape} \
+                 is not one",
+                ParitySpace::MAX_CELLS,
+                LexSpace::MAX_CELLS
+            ),
+        }));
     };
     let available = available_memory();
     if bytes > available {
@@ -395,32 +407,61 @@ pub fn analyze_cluster(
         )));
     }
     let search_rest = shape.cells() <= SEARCH_CELLS;
-    let job = Job {
-        goal: goal.clone(),
-        per_board: options.per_board,
-        search_rest,
+    let outcome = match Engine::for_shape(shape) {
+        Some(Engine::Parity) => {
+            let class = Parity::of(goal);
+            let spaces = [class, class.flipped()]
+                .into_iter()
+                .filter_map(|c| ParitySpace::new(shape, c))
+                .collect();
+            let job = Job {
+                spaces,
+                goal: goal.clone(),
+                per_board: options.per_board,
+                search_rest,
+            };
+            cluster::run(cluster, job, progress)?
+        }
+        _ => {
+            let space = LexSpace::new(shape).expect("checked by cluster_bytes");
+            let job = Job {
+                spaces: vec![space],
+                goal: goal.clone(),
+                per_board: false,
+                search_rest: false,
+            };
+            cluster::run(cluster, job, progress)?
+        }
     };
-    let Some(outcome) = cluster::run(cluster, job, progress)? else {
+    let Some(outcome) = outcome else {
         return Ok(None);
     };
     let distances = Distances {
         layer_sizes: outcome.layer_sizes,
         antipodes: outcome.antipodes,
     };
-    let space = ParitySpace::new(shape, Parity::of(goal)).expect("checked by cluster_bytes");
     let mut components = Components::default();
-    if search_rest {
-        for &size in &outcome.components {
-            components.add(size);
+    match Engine::for_shape(shape) {
+        Some(Engine::Parity) if search_rest => {
+            for &size in &outcome.components {
+                components.add(size);
+            }
         }
-    } else {
-        components.method = Method::Theorem;
-        components.add(distances.reachable());
-        components.add(space.size());
+        Some(Engine::Parity) => {
+            components.method = Method::Theorem;
+            components.add(distances.reachable());
+            components.add(distances.reachable());
+        }
+        _ => {
+            components.method = Method::Theorem;
+            let lines = crate::rank::factorial(shape.cells() - 1).unwrap_or(0);
+            components.count = lines;
+            components.sizes.insert(shape.cells() as u64, lines);
+        }
     }
     let per_board = outcome.depths.map(|raw| PerBoard {
         lookup: Lookup::Parity {
-            space,
+            space: ParitySpace::new(shape, Parity::of(goal)).expect("a grid"),
             depths: DepthArray::from_raw_bytes(raw),
         },
     });

@@ -136,6 +136,64 @@ fn two_processes_write_what_one_writes() {
     }
 }
 
+/// More processes than words of marks: 2x2 (12 boards per class, one word) on 3 processes x 2
+/// threads, two of them owning nothing; the one-machine files.
+#[test]
+fn more_processes_than_mark_words() {
+    let board = ["--rows", "2", "--cols", "2"];
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 3);
+    let reference = one_process(&board, dir.path(), "2x2");
+    let outputs = run_cluster(
+        &board,
+        dir.path(),
+        &hosts,
+        3,
+        2,
+        &["--edges", "none", "--nodes", "none"],
+        |_| Vec::new(),
+    );
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    same_files(&dir.path().join("p0").join("2x2"), &reference);
+}
+
+/// A one-row board (the lexicographic space) on 2 processes x 2 threads: depths.csv and
+/// hardest.txt byte-identical to the one-machine engine's; summary.json the same but for how
+/// the components were found (the theorem: (n-1)! paths of n boards, not a search of each).
+#[test]
+fn one_row_boards_run_distributed() {
+    let board = ["--rows", "1", "--cols", "6"];
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let reference = one_process(&board, dir.path(), "1x6");
+    let outputs = run_cluster(
+        &board,
+        dir.path(),
+        &hosts,
+        2,
+        2,
+        &["--edges", "none", "--nodes", "none"],
+        |_| Vec::new(),
+    );
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let p0 = dir.path().join("p0").join("1x6");
+    for file in ["depths.csv", "hardest.txt"] {
+        assert!(
+            fs::read(p0.join(file)).unwrap() == fs::read(reference.join(file)).unwrap(),
+            "{file} differs"
+        );
+    }
+    let summary = |d: &Path| fs::read_to_string(d.join("summary.json")).unwrap();
+    assert_eq!(
+        summary(&p0),
+        summary(&reference).replace("\"found_by\": \"search\"", "\"found_by\": \"theorem\"")
+    );
+}
+
 /// Process 1 kills itself (SIGKILL) after checkpoint step 20 of 2x5: process 0 stops with a
 /// one-line error; both restarted with --resume finish with the one-machine files, per-board
 /// depths (nodes.csv) included.
@@ -234,7 +292,7 @@ fn bad_cluster_flags_are_usage_errors() {
         (vec!["--size", "3", "--process", "1"], "need --processes"),
         (
             vec!["--rows", "1", "--cols", "5", "--workers", "2"],
-            "at least 2 rows",
+            "one-row boards are computed on one machine only",
         ),
         (vec!["--size", "3", "--resume"], "--checkpoint"),
     ] {

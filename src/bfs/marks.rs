@@ -105,6 +105,64 @@ impl StateMarks {
         let _ = i;
     }
 
+    /// Writes the words (32 fields each, 8 bytes little-endian per word) to `out`, in large
+    /// slices. Call it while no thread changes the marks (between layers).
+    ///
+    /// # Errors
+    /// The writer's.
+    pub(crate) fn write_words(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: `AtomicU64` has the size and bit validity of `u64`, whose bytes on a
+            // little-endian machine are the file's; no thread writes the words meanwhile (the
+            // caller's contract), so reading them as plain bytes races with nothing.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.words.len() * 8)
+            };
+            out.write_all(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            for w in &self.words {
+                out.write_all(&w.load(Relaxed).to_le_bytes())?;
+            }
+            Ok(())
+        }
+    }
+
+    /// Reads the words written by [`StateMarks::write_words`] (`len / 32` words, rounded up).
+    ///
+    /// # Errors
+    /// The reader's (`UnexpectedEof` when it ends early).
+    pub(crate) fn read_words(&mut self, input: &mut impl std::io::Read) -> std::io::Result<()> {
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: as in `write_words`; `&mut self` makes the access exclusive, and every
+            // byte pattern is a valid `u64`.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(
+                    self.words.as_mut_ptr().cast::<u8>(),
+                    self.words.len() * 8,
+                )
+            };
+            input.read_exact(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            let mut b = [0u8; 8];
+            for w in &self.words {
+                input.read_exact(&mut b)?;
+                w.store(u64::from_le_bytes(b), Relaxed);
+            }
+            Ok(())
+        }
+    }
+
+    /// Bytes of [`StateMarks::write_words`].
+    pub(crate) fn word_bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
     /// The first `UNSEEN` board at or after `from`, if any.
     pub fn next_unseen(&self, from: u64) -> Option<StateIndex> {
         let mut w = (from / FIELDS_PER_WORD) as usize;
@@ -175,5 +233,24 @@ mod tests {
         assert_eq!(marks.get(StateIndex(37)), 1);
         marks.retire(StateIndex(37));
         assert_eq!(marks.get(StateIndex(37)), DONE);
+    }
+
+    #[test]
+    fn words_round_trip_as_little_endian_bytes() {
+        let marks = StateMarks::new(70);
+        marks.claim(StateIndex(0), 1);
+        marks.claim(StateIndex(33), 2);
+        marks.retire(StateIndex(69));
+        let mut bytes = Vec::new();
+        marks.write_words(&mut bytes).unwrap();
+        assert_eq!(bytes.len() as u64, marks.word_bytes());
+        assert_eq!(bytes[..8], 1u64.to_le_bytes());
+        assert_eq!(bytes[8..16], (2u64 << 2).to_le_bytes());
+        assert_eq!(bytes[16..], (3u64 << 10).to_le_bytes());
+        let mut back = StateMarks::new(70);
+        back.read_words(&mut &bytes[..]).unwrap();
+        for i in 0..70 {
+            assert_eq!(back.get(StateIndex(i)), marks.get(StateIndex(i)), "{i}");
+        }
     }
 }

@@ -1,0 +1,233 @@
+//! The checkpoint files of a distributed run: after each layer, every process saves its range
+//! (marks and depths) and the search's position into one [`crate::durable::container`], in
+//! two alternating slots `process-P.{0,1}.ckpt`, so that the previous step survives a crash
+//! during a write.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::state::{Held, Phase, slice_bounds};
+use super::{ClusterError, Job};
+use crate::bfs::{DepthArray, StateMarks};
+use crate::durable::container;
+
+/// The header of a checkpoint: whose run it belongs to, and what its body holds: the range's
+/// mark words (8 bytes each, little-endian), then its depths (one byte per board) when kept.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Header {
+    format: u32,
+    board: String,
+    goal: String,
+    spaces: Vec<u64>,
+    per_board: bool,
+    search_rest: bool,
+    processes: usize,
+    process: usize,
+    lo: u64,
+    len: u64,
+    has_depths: bool,
+    phase: Phase,
+}
+
+/// Version of [`Header`] and its body.
+const FORMAT: u32 = 3;
+
+/// One process's checkpoint files.
+pub(super) struct Checkpoints {
+    dir: PathBuf,
+    process: usize,
+    processes: usize,
+    board: String,
+    goal: String,
+    spaces: Vec<u64>,
+    per_board: bool,
+    search_rest: bool,
+}
+
+impl Checkpoints {
+    pub fn new<S: crate::bfs::StateSpace>(
+        dir: &Path,
+        process: usize,
+        processes: usize,
+        job: &Job<S>,
+    ) -> Checkpoints {
+        Checkpoints {
+            dir: dir.to_path_buf(),
+            process,
+            processes,
+            board: job.goal.shape().to_string(),
+            goal: job.goal.label(),
+            spaces: job.spaces.iter().map(|s| s.size()).collect(),
+            per_board: job.per_board,
+            search_rest: job.search_rest,
+        }
+    }
+
+    fn path(&self, slot: u64) -> PathBuf {
+        self.dir
+            .join(format!("process-{}.{}.ckpt", self.process, slot % 2))
+    }
+
+    fn error(&self, what: &str, e: impl std::fmt::Display) -> ClusterError {
+        ClusterError::Checkpoint(format!("{what} checkpoint in {}: {e}", self.dir.display()))
+    }
+
+    /// Creates the folder; a fresh run (not resuming) removes this process's old files, so
+    /// that a later `--resume` never finds another run's.
+    pub fn prepare(&self, resume: bool) -> Result<(), ClusterError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| self.error("cannot create the", e))?;
+        // (A killed run's temporary files are swept by the next save, as every output's.)
+        if !resume {
+            for path in [self.path(0), self.path(1)] {
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        return Err(self.error("cannot remove an old", e));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the checkpoint of `phase.step` over the older of the two slots and syncs the
+    /// folder.
+    pub fn save(&self, held: &Held, phase: &Phase) -> Result<(), ClusterError> {
+        let fail = |e: io::Error| self.error("cannot write a", e);
+        let header = Header {
+            format: FORMAT,
+            board: self.board.clone(),
+            goal: self.goal.clone(),
+            spaces: self.spaces.clone(),
+            per_board: self.per_board,
+            search_rest: self.search_rest,
+            processes: self.processes,
+            process: self.process,
+            lo: held.lo,
+            len: held.marks.len(),
+            has_depths: held.depths.is_some(),
+            phase: phase.clone(),
+        };
+        let depth_bytes = if header.has_depths { header.len } else { 0 };
+        let body = held.marks.word_bytes() + depth_bytes;
+        container::write(&self.path(phase.step), &header, body, |w| {
+            held.marks.write_words(w)?;
+            if let Some(d) = &held.depths {
+                w.write_all(&d.raw_bytes())?;
+            }
+            Ok(())
+        })
+        .map_err(fail)?;
+        #[cfg(unix)]
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(fail)?;
+        Ok(())
+    }
+
+    /// The header of slot `slot`; `None` when there is no file or it is not a whole
+    /// checkpoint; an error when it belongs to another run.
+    fn header(&self, slot: u64) -> Result<Option<container::Opened<Header>>, ClusterError> {
+        let path = self.path(slot);
+        let opened = match container::open::<Header>(&path) {
+            Ok(o) => o,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(None),
+            Err(e) => return Err(self.error("cannot read a", e)),
+        };
+        let h = &opened.header;
+        if h.format != FORMAT
+            || h.board != self.board
+            || h.goal != self.goal
+            || h.spaces != self.spaces
+            || h.per_board != self.per_board
+            || h.search_rest != self.search_rest
+            || h.processes != self.processes
+            || h.process != self.process
+        {
+            return Err(ClusterError::Checkpoint(format!(
+                "{} belongs to another run ({} goal {} on {} processes); resume with the same \
+                 board, goal, options and --processes, or use another --checkpoint folder",
+                path.display(),
+                h.board,
+                h.goal,
+                h.processes
+            )));
+        }
+        Ok(Some(opened))
+    }
+
+    /// The steps this process can resume from.
+    pub fn available(&self) -> Result<Vec<u64>, ClusterError> {
+        let mut steps = Vec::new();
+        for slot in 0..2 {
+            if let Some(o) = self.header(slot)? {
+                steps.push(o.header.phase.step);
+            }
+        }
+        Ok(steps)
+    }
+
+    /// Loads step `step` (its CRC checked before anything is used); `size(space)` is the
+    /// size of the job's space of that index.
+    pub fn load(
+        &self,
+        step: u64,
+        size: impl Fn(u8) -> Option<u64>,
+    ) -> Result<(Held, Phase), ClusterError> {
+        let opened = self
+            .header(step)?
+            .filter(|o| o.header.phase.step == step)
+            .ok_or_else(|| self.error("lost the", format!("step {step} vanished")))?;
+        let h = &opened.header;
+        let space_size = size(h.phase.space).ok_or_else(|| {
+            self.error(
+                "a mismatched",
+                format!("step {step} names no space of this run"),
+            )
+        })?;
+        let (lo, hi) = slice_bounds(space_size, self.processes, self.process);
+        let mut marks = StateMarks::new(hi - lo);
+        let depth_bytes = if h.has_depths { h.len } else { 0 };
+        if h.lo != lo || h.len != hi - lo || opened.body_len != marks.word_bytes() + depth_bytes {
+            return Err(self.error(
+                "a mismatched",
+                format!("step {step} does not match this run's ranges"),
+            ));
+        }
+        let has_depths = h.has_depths;
+        let (header, depths) = opened
+            .read_body(|r| {
+                marks.read_words(r)?;
+                if has_depths {
+                    let mut raw = vec![0u8; (hi - lo) as usize];
+                    r.read_exact(&mut raw)?;
+                    Ok(Some(DepthArray::from_raw_bytes(raw)))
+                } else {
+                    Ok(None)
+                }
+            })
+            .map_err(|e| self.error("a corrupt", format!("step {step}: {e}")))?;
+        Ok((Held { lo, marks, depths }, header.phase))
+    }
+}
+
+/// For the tests of `--resume`: `NPUZZLE_KILL_AFTER_STEP=N` makes the process kill itself
+/// (SIGKILL, no cleanup) right after checkpoint step `N`, as a crashed machine would.
+pub(super) fn fault_injection(step: u64) {
+    if let Some(n) = std::env::var("NPUZZLE_KILL_AFTER_STEP")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        && n == step
+    {
+        #[cfg(unix)]
+        // SAFETY: raising a signal on this process has no memory-safety preconditions.
+        unsafe {
+            libc::raise(libc::SIGKILL);
+        }
+        std::process::abort();
+    }
+}

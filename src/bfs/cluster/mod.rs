@@ -1,0 +1,564 @@
+//! The distributed driver: the same BFS over any [`StateSpace`] on several processes, with
+//! timely-dataflow (McSherry et al., "Naiad", SOSP 2013) as the transport between them and
+//! per-layer checkpoints.
+//!
+//! **Ownership.** The index `0..size` is cut into one contiguous range per process (whole
+//! 64-bit words of marks). A process holds its range's [`StateMarks`] (and, for per-board
+//! results, its range's depths) once, shared by its worker threads (a rayon pool of
+//! `--workers` threads): threads of one process claim each other's boards with atomic
+//! operations, as on one machine, and only neighbours owned by another process are sent.
+//! Each process is one timely worker.
+//!
+//! **A layer** is the one layer step of every marks driver ([`super::step`]): the frontier
+//! (a dense scan of the range with lane claims, or a sorted list while layers are small) is
+//! expanded by the kernel, each neighbour in the range is claimed at once, and the others are
+//! buffered per owning process and sent, sorted, deduplicated and gap-encoded
+//! ([`super::codec`]), after every window of the range. Received lists are claimed in
+//! parallel. The layer ends when timely's progress tracking says every message of the round
+//! has been delivered (one global barrier); then the processes exchange their counts, so each
+//! knows the layer's size.
+//!
+//! **Checkpoints** (`--checkpoint DIR`): after each layer every process writes its range's
+//! marks and depths and the search's state to `DIR/process-P.{0,1}.ckpt` (alternating, so
+//! the previous one survives a crash during the write), one [`crate::durable::container`]
+//! each (CRC-32 over header and body). A resumed run loads, on every process, the latest step
+//! that every process has saved.
+//!
+//! **Failures** are fail-stop: timely's network threads panic when a peer's connection
+//! breaks ("timely communication error"); the panic is caught, the process's worker stops
+//! within a fraction of a second, and [`run`] returns [`ClusterError::Peer`]. A peer that
+//! never connects gives [`ClusterError::Connect`] after the connect timeout.
+//!
+//! Files: this one (configuration, the job, the calling thread's side of a run), `net`
+//! (timely's dataflow, the rounds, the panic hook), `state` (what a process holds between
+//! layers), `worker` (the search on one process), `checkpoint` (the checkpoint files).
+
+mod checkpoint;
+mod net;
+mod state;
+mod worker;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::StateSpace;
+use crate::board::Board;
+use crate::progress::Progress;
+use net::{QuietStdout, install_panic_hook};
+use worker::{Setup, worker_main};
+
+/// Bytes of outgoing indices a process buffers per worker thread before sending.
+pub(crate) const SEND_BUDGET: usize = 32 << 20;
+/// How long a waiting worker parks before it looks for a failure again.
+const PARK: Duration = Duration::from_millis(20);
+
+/// The processes and workers of a distributed run, in timely's own terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    /// Number of processes (`-n` in timely).
+    pub processes: usize,
+    /// This process, `0..processes` (`-p`); process 0 gathers the results.
+    pub process: usize,
+    /// Worker threads per process, sharing the process's marks (timely runs one worker per
+    /// process).
+    pub workers: usize,
+    /// `host:port` of every process, in order (the hostfile's lines); unused for one process.
+    pub addresses: Vec<String>,
+    /// Folder for per-layer checkpoints.
+    pub checkpoint: Option<PathBuf>,
+    /// Start from the latest checkpoint that every worker completed.
+    pub resume: bool,
+    /// How long to wait for every peer to connect.
+    pub connect_timeout: Duration,
+}
+
+impl Cluster {
+    /// Total workers over all processes.
+    pub fn peers(&self) -> usize {
+        self.processes * self.workers
+    }
+
+    /// Reads a hostfile: one `host:port` per line (blank lines and `#` comments skipped), the
+    /// first `processes` used.
+    ///
+    /// # Errors
+    /// A one-line message when the file cannot be read or has fewer lines.
+    pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read hostfile {}: {e}", path.display()))?;
+        let hosts: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .take(processes)
+            .collect();
+        if hosts.len() < processes {
+            return Err(format!(
+                "hostfile {} has {} addresses, {processes} processes need one each",
+                path.display(),
+                hosts.len()
+            ));
+        }
+        Ok(hosts)
+    }
+
+    /// timely's default addresses: `localhost:2101`, `localhost:2102`, ...
+    pub fn default_addresses(processes: usize) -> Vec<String> {
+        (0..processes)
+            .map(|i| format!("localhost:{}", 2101 + i))
+            .collect()
+    }
+
+    fn timely_config(&self) -> timely::Config {
+        // One timely worker per process: the process's threads share its marks instead.
+        let communication = if self.processes > 1 {
+            timely::CommunicationConfig::Cluster {
+                threads: 1,
+                process: self.process,
+                addresses: self.addresses.clone(),
+                report: false,
+                zerocopy: false,
+            }
+        } else {
+            timely::CommunicationConfig::Thread
+        };
+        timely::Config {
+            communication,
+            worker: timely::WorkerConfig::default(),
+        }
+    }
+}
+
+/// What a distributed run searches.
+#[derive(Debug, Clone)]
+pub struct Job<S> {
+    /// The spaces searched, in order: the BFS from the goal runs in the first; with
+    /// [`Job::search_rest`] every other component of every space is then explored. For a
+    /// board of at least 2 rows and 2 columns, the goal's parity class and the other class
+    /// ([`super::ParitySpace`]); for a one-row board, all its boards ([`super::LexSpace`]).
+    /// With [`Job::per_board`] every space must have the first's size.
+    pub spaces: Vec<S>,
+    /// The BFS starts here (a board of the first space).
+    pub goal: Board,
+    /// Gather every board's depth (in the first space) on process 0.
+    pub per_board: bool,
+    /// Also explore every other component by BFS, as the one-machine analysis does up to 12
+    /// cells.
+    pub search_rest: bool,
+}
+
+/// What process 0 gets back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Boards per depth from the goal.
+    pub layer_sizes: Vec<u64>,
+    /// The last layer's boards (ascending lexicographic rank) when it has at most
+    /// [`super::list_limit`] boards, else empty.
+    pub antipodes: Vec<Board>,
+    /// Sizes of the components searched, the goal's first.
+    pub components: Vec<u64>,
+    /// Per board of the first space (by its index): depth + 1, 0 when not reached; when
+    /// [`Job::per_board`].
+    pub depths: Option<Vec<u8>>,
+    /// Boards expanded and bytes of indices sent between processes, over all processes.
+    pub traffic: Traffic,
+}
+
+/// Work and network volume of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Traffic {
+    /// Boards expanded by the kernel.
+    pub expanded: u64,
+    /// Neighbour indices sent to another process.
+    pub sent_indices: u64,
+    /// Bytes of those indices once encoded.
+    pub sent_bytes: u64,
+    /// The checkpoint step (layers completed) this run resumed from, if it did.
+    #[serde(default)]
+    pub resumed_from: Option<u64>,
+}
+
+/// Why a distributed run stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    /// Bad flags (process out of range, no addresses, ...).
+    #[error("{0}")]
+    Config(String),
+    /// A peer did not connect in time.
+    #[error("{0}")]
+    Connect(String),
+    /// A peer or a worker failed during the run.
+    #[error("{0}")]
+    Peer(String),
+    /// A checkpoint could not be written or read.
+    #[error("{0}")]
+    Checkpoint(String),
+}
+
+/// Progress events from worker 0 to the calling thread.
+enum Event {
+    Connected,
+    Begin(String, u64),
+    Layer {
+        depth: u32,
+        size: u64,
+        reached: u64,
+    },
+    End,
+    Done(Result<Option<Outcome>, ClusterError>),
+    /// Every thread of the run, network threads included, has ended cleanly.
+    Finished,
+}
+
+/// State shared by the workers of this process and the calling thread.
+struct Shared {
+    failed: AtomicBool,
+    message: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn fail(&self, message: String) {
+        if let Ok(mut slot) = self.message.lock()
+            && slot.is_none()
+        {
+            *slot = Some(message);
+        }
+        self.failed.store(true, Relaxed);
+    }
+
+    fn message(&self) -> String {
+        self.message
+            .lock()
+            .ok()
+            .and_then(|m| m.clone())
+            .unwrap_or_else(|| "a worker failed".to_string())
+    }
+}
+
+/// Runs `job` as this process of `cluster`; returns the outcome on process 0 and `None` on
+/// the others. Blocks until every worker of this process is done.
+///
+/// # Errors
+/// [`ClusterError`]: bad configuration, a peer that does not connect within
+/// `connect_timeout`, a peer or worker failure during the run, a checkpoint failure.
+pub fn run<S: StateSpace + Clone + Send + 'static>(
+    cluster: &Cluster,
+    job: Job<S>,
+    progress: &dyn Progress,
+) -> Result<Option<Outcome>, ClusterError> {
+    if cluster.processes == 0 || cluster.workers == 0 {
+        return Err(ClusterError::Config(
+            "--processes and --workers must be at least 1".into(),
+        ));
+    }
+    if cluster.process >= cluster.processes {
+        return Err(ClusterError::Config(format!(
+            "--process {} is out of range for --processes {} (0..{})",
+            cluster.process, cluster.processes, cluster.processes
+        )));
+    }
+    if cluster.processes > 1 && cluster.addresses.len() != cluster.processes {
+        return Err(ClusterError::Config(format!(
+            "{} processes need {} addresses, got {}",
+            cluster.processes,
+            cluster.processes,
+            cluster.addresses.len()
+        )));
+    }
+    let Some(first) = job.spaces.first() else {
+        return Err(ClusterError::Config("a job needs a space to search".into()));
+    };
+    if first.rank(&job.goal).is_none() {
+        return Err(ClusterError::Config(format!(
+            "the goal {} is not in the space searched",
+            job.goal.label()
+        )));
+    }
+    if job.per_board && job.spaces.iter().any(|s| s.size() != first.size()) {
+        return Err(ClusterError::Config(
+            "per-board results need spaces of one size".into(),
+        ));
+    }
+    let shared = Arc::new(Shared {
+        failed: AtomicBool::new(false),
+        message: Mutex::new(None),
+    });
+    install_panic_hook(Arc::clone(&shared));
+    let (events, inbox) = mpsc::channel::<Event>();
+    let config = cluster.timely_config();
+    // timely prints its connection attempts on stdout ("awaiting connections", "retrying"),
+    // where the report goes: silence it until every peer is connected.
+    let mut quiet = (cluster.processes > 1).then(QuietStdout::new).flatten();
+    let setup = Setup {
+        job,
+        checkpoint: cluster.checkpoint.clone(),
+        resume: cluster.resume,
+        threads: cluster.workers,
+    };
+    {
+        let shared = Arc::clone(&shared);
+        let on_error = Arc::clone(&shared);
+        let finished = events.clone();
+        let events = Mutex::new(events);
+        std::thread::Builder::new()
+            .name("npuzzle-cluster".into())
+            .spawn(move || {
+                let result = timely::execute(config, move |worker| {
+                    let Ok(sender) = events.lock().map(|e| e.clone()) else {
+                        return;
+                    };
+                    let _ = sender.send(Event::Connected);
+                    let outcome = worker_main(worker, &setup, &shared, &sender);
+                    if let Err(e) = &outcome {
+                        shared.fail(e.to_string());
+                    }
+                    let _ = sender.send(Event::Done(outcome));
+                });
+                match result {
+                    // Joining the workers, then dropping the guards, waits for the network
+                    // threads' orderly shutdown with every peer.
+                    Ok(guards) => {
+                        drop(guards.join());
+                        let _ = finished.send(Event::Finished);
+                    }
+                    Err(e) => on_error.fail(format!("cannot start the cluster: {e}")),
+                }
+            })
+            .map_err(|e| ClusterError::Config(format!("cannot start a thread: {e}")))?;
+    }
+    // Wait for the connections, then relay the progress until every local worker is done.
+    let deadline = Instant::now() + cluster.connect_timeout;
+    let mut connected = false;
+    let mut done = 0;
+    let mut result: Option<Outcome> = None;
+    let mut begun = false;
+    loop {
+        let event = inbox.recv_timeout(Duration::from_millis(100));
+        match event {
+            Ok(Event::Connected) => {
+                connected = true;
+                drop(quiet.take());
+            }
+            Ok(Event::Begin(task, total)) => {
+                if begun {
+                    progress.end();
+                }
+                progress.begin(&task, total, "boards");
+                begun = true;
+            }
+            Ok(Event::Layer {
+                depth,
+                size,
+                reached,
+            }) => progress.update(
+                reached,
+                &format!("depth {depth}: {} boards", indicatif::HumanCount(size)),
+            ),
+            Ok(Event::End) => {
+                if begun {
+                    progress.end();
+                    begun = false;
+                }
+            }
+            Ok(Event::Done(outcome)) => {
+                done += 1;
+                match outcome {
+                    Ok(Some(o)) => result = Some(o),
+                    Ok(None) => {}
+                    Err(e) => {
+                        if begun {
+                            progress.end();
+                        }
+                        return Err(e);
+                    }
+                }
+                if begun {
+                    progress.end();
+                    begun = false;
+                }
+            }
+            Ok(Event::Finished) => {
+                if shared.failed.load(Relaxed) || done < 1 {
+                    return Err(ClusterError::Peer(shared.message()));
+                }
+                if cluster.process == 0 && result.is_none() {
+                    return Err(ClusterError::Peer("worker 0 returned no result".into()));
+                }
+                return Ok(result);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(ClusterError::Peer(shared.message()));
+            }
+        }
+        if shared.failed.load(Relaxed) {
+            // Give the workers a moment to report their own error, then stop.
+            std::thread::sleep(PARK * 5);
+            while let Ok(event) = inbox.try_recv() {
+                if let Event::Done(Err(e)) = event {
+                    return Err(e);
+                }
+            }
+            return Err(ClusterError::Peer(shared.message()));
+        }
+        if !connected && Instant::now() > deadline {
+            return Err(ClusterError::Connect(format!(
+                "not every process connected within {} s (this is process {} of {}, addresses {}); \
+                 start all of them with the same --processes and --hostfile",
+                cluster.connect_timeout.as_secs(),
+                cluster.process,
+                cluster.processes,
+                cluster.addresses.join(" ")
+            )));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
+    use crate::progress::NoProgress;
+    use crate::shape::Shape;
+
+    fn local(workers: usize) -> Cluster {
+        Cluster {
+            processes: 1,
+            process: 0,
+            workers,
+            addresses: Vec::new(),
+            checkpoint: None,
+            resume: false,
+            connect_timeout: Duration::from_secs(30),
+        }
+    }
+
+    fn parity_job(goal: &Board, per_board: bool, search_rest: bool) -> Job<ParitySpace> {
+        let class = Parity::of(goal);
+        Job {
+            spaces: vec![
+                ParitySpace::new(goal.shape(), class).unwrap(),
+                ParitySpace::new(goal.shape(), class.flipped()).unwrap(),
+            ],
+            goal: goal.clone(),
+            per_board,
+            search_rest,
+        }
+    }
+
+    /// One process, 1 and 3 threads: the 3x3 layer sizes (OEIS A089473), the two antipodes,
+    /// both components searched, and every board's depth equal to the one-machine driver's.
+    #[test]
+    fn threads_of_one_process_agree_with_the_published_3x3_figures() {
+        let shape = Shape::new(3, 3).unwrap();
+        let goal = Board::goal(shape);
+        let a089473 = [
+            1u64, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638,
+            9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+        ];
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let reference = crate::bfs::DepthArray::new(space.size());
+        let marks = StateMarks::new(space.size());
+        let seed = space.rank(&goal).unwrap();
+        crate::bfs::run(&space, &marks, seed, &reference, |_, _, _| {});
+        for workers in [1, 3] {
+            let job = parity_job(&goal, true, true);
+            let o = run(&local(workers), job, &NoProgress).unwrap().unwrap();
+            assert_eq!(o.layer_sizes, a089473, "{workers} workers");
+            let labels: Vec<String> = o.antipodes.iter().map(Board::label).collect();
+            assert_eq!(labels, ["647859321", "867254391"]);
+            assert_eq!(o.components, [181_440, 181_440]);
+            assert_eq!(o.depths.unwrap(), reference.raw_bytes());
+            assert_eq!(o.traffic.expanded, 362_880);
+            assert_eq!(o.traffic.sent_indices, 0, "one process sends nothing");
+        }
+    }
+
+    /// Every grid up to 10 cells, from the standard goal and from a goal in the other parity
+    /// class (two tiles swapped) and with the blank inside: the layer sizes and last layer of
+    /// the one-machine driver, with 1 and 3 threads (3 threads and more than the words of a
+    /// 2x2 or 2x3 board's marks).
+    #[test]
+    fn every_small_grid_and_both_classes_agree_with_the_one_machine_driver() {
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut other = Board::goal(shape).permutation().to_vec();
+            other.swap(0, 1);
+            other.swap(shape.cells() - 1, shape.cols() + 1);
+            let goals = [
+                Board::goal(shape),
+                Board::from_permutation(shape, other).unwrap(),
+            ];
+            for goal in &goals {
+                let space = ParitySpace::new(shape, Parity::of(goal)).unwrap();
+                let marks = StateMarks::new(space.size());
+                let want =
+                    crate::bfs::run(&space, &marks, space.rank(goal).unwrap(), &(), |_, _, _| {});
+                let mut want_last: Vec<Board> =
+                    want.last.iter().map(|&i| space.unrank(i)).collect();
+                want_last.sort_by_cached_key(Board::rank);
+                for workers in [1, 3] {
+                    let o = run(&local(workers), parity_job(goal, false, false), &NoProgress)
+                        .unwrap()
+                        .unwrap();
+                    assert_eq!(
+                        o.layer_sizes,
+                        want.sizes,
+                        "{shape} {} {workers}",
+                        goal.label()
+                    );
+                    assert_eq!(o.antipodes, want_last, "{shape} {}", goal.label());
+                }
+            }
+        }
+    }
+
+    /// The cluster on the lexicographic space of one-row boards: every component by BFS
+    /// (1x5: 4! = 24 paths of 5 boards), and the goal's layers (one board per depth).
+    #[test]
+    fn one_row_boards_run_on_the_lexicographic_space() {
+        for n in [4usize, 5] {
+            let shape = Shape::new(1, n).unwrap();
+            let job = Job {
+                spaces: vec![LexSpace::new(shape).unwrap()],
+                goal: Board::goal(shape),
+                per_board: true,
+                search_rest: true,
+            };
+            let o = run(&local(2), job, &NoProgress).unwrap().unwrap();
+            assert_eq!(o.layer_sizes, vec![1; n]);
+            let factorial: u64 = (1..n as u64).product();
+            assert_eq!(o.components, vec![n as u64; factorial as usize]);
+            let depths = o.depths.unwrap();
+            assert_eq!(depths.iter().filter(|&&d| d > 0).count(), n);
+        }
+    }
+
+    #[test]
+    fn bad_configurations_are_refused() {
+        let job = parity_job(&Board::goal(Shape::new(3, 3).unwrap()), false, false);
+        let mut c = local(1);
+        c.process = 1;
+        assert!(matches!(
+            run(&c, job.clone(), &NoProgress),
+            Err(ClusterError::Config(_))
+        ));
+        let mut c = local(1);
+        c.processes = 2;
+        assert!(matches!(
+            run(&c, job.clone(), &NoProgress),
+            Err(ClusterError::Config(_))
+        ));
+        let mut wrong = job;
+        wrong.spaces.reverse();
+        assert!(matches!(
+            run(&local(1), wrong, &NoProgress),
+            Err(ClusterError::Config(_))
+        ));
+    }
+}

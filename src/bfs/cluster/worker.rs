@@ -1,0 +1,587 @@
+//! The search on one process: its range of each space, the layer loop (the one layer step of
+//! [`crate::bfs::step`] with an owner that routes neighbours by process), the components after
+//! the goal's, resuming, and gathering the results on process 0.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+use timely::worker::Worker;
+
+use super::checkpoint::{Checkpoints, fault_injection};
+use super::net::{Net, read_u64};
+use super::state::{Held, Phase, slice_bounds, words_per_process};
+use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic};
+use crate::bfs::codec::{decode_sorted, encode_sorted};
+use crate::bfs::marks::FIELDS_PER_WORD;
+use crate::bfs::step::{self, Expander, LaneMasks, Owner, code};
+use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
+use crate::board::Board;
+
+/// Largest message of depths sent to process 0 at the end.
+const GATHER_CHUNK: usize = 16 << 20;
+/// Words per parallel work item of a dense scan (65,536 boards).
+const CHUNK_WORDS: usize = 2048;
+/// Frontier boards of a list per parallel work item.
+const CHUNK_LIST: usize = 4096;
+
+/// What the process's worker needs to know.
+pub(super) struct Setup<S> {
+    pub job: Job<S>,
+    pub checkpoint: Option<PathBuf>,
+    pub resume: bool,
+    /// Threads sharing this process's marks.
+    pub threads: usize,
+}
+
+/// The distributed owner: a neighbour in this process's range is claimed at once (any thread
+/// of the process, atomically, as on one machine); the others are buffered for their process.
+struct Routed<'a> {
+    held: &'a Held,
+    /// Where claims record their depth (the goal's BFS, per-board results).
+    depths: Option<&'a DepthArray>,
+    code: u64,
+    depth: u32,
+    keep: bool,
+    found: u64,
+    /// Boards claimed (global indices), when `keep`.
+    next: Vec<StateIndex>,
+    /// Per process: neighbours it owns, not yet sent.
+    outbox: Vec<Vec<u64>>,
+    /// Boards per process range.
+    per: u64,
+    /// An index outside every range arrived (a corrupt message).
+    corrupt: bool,
+}
+
+impl<'a> Routed<'a> {
+    fn new(held: &'a Held, record: bool, peers: usize, size: u64, depth: u32, keep: bool) -> Self {
+        Routed {
+            held,
+            depths: held.depths.as_ref().filter(|_| record),
+            code: code(depth),
+            depth,
+            keep,
+            found: 0,
+            next: Vec::new(),
+            outbox: vec![Vec::new(); peers],
+            per: words_per_process(size, peers) * FIELDS_PER_WORD,
+            corrupt: false,
+        }
+    }
+
+    /// Claims board `index` of this process's range.
+    #[inline(always)]
+    fn claim(&mut self, index: u64) {
+        if self
+            .held
+            .marks
+            .claim(StateIndex(index - self.held.lo), self.code)
+        {
+            self.found(StateIndex(index));
+        }
+    }
+}
+
+impl Owner for Routed<'_> {
+    #[inline(always)]
+    fn route(&mut self, index: StateIndex) {
+        let i = index.0;
+        if i.wrapping_sub(self.held.lo) < self.held.marks.len() {
+            self.claim(i);
+        } else {
+            self.outbox[(i / self.per) as usize].push(i);
+        }
+    }
+
+    #[inline(always)]
+    fn found(&mut self, index: StateIndex) {
+        self.found += 1;
+        if let Some(d) = self.depths {
+            d.visit(StateIndex(index.0 - self.held.lo), self.depth);
+        }
+        if self.keep {
+            self.next.push(index);
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, index: StateIndex) {
+        self.held
+            .marks
+            .prefetch(StateIndex(index.0.wrapping_sub(self.held.lo)));
+    }
+}
+
+/// What one layer step gives this process.
+struct Step {
+    /// Boards of the next layer claimed here.
+    found: u64,
+    /// Those boards (global indices, ascending), when kept.
+    next: Option<Vec<StateIndex>>,
+    /// This layer's boards of this process (ascending), when kept.
+    current: Option<Vec<StateIndex>>,
+}
+
+/// The space being searched and how this process walks it.
+struct Walk<'a, S: StateSpace> {
+    space: &'a S,
+    lanes: Option<&'a LaneMasks>,
+    pool: &'a rayon::ThreadPool,
+    threads: usize,
+    /// The goal's BFS: claims record their depth.
+    record: bool,
+}
+
+impl<S: StateSpace> Walk<'_, S> {
+    /// Expands layer `depth` of this process (`list`: its boards, global indices ascending;
+    /// else found by scanning the range), in windows of work items: after each window the
+    /// neighbours of other processes are sent and the lists received so far are claimed.
+    fn layer(
+        &self,
+        net: &mut Net<'_>,
+        held: &Held,
+        depth: u32,
+        list: Option<&[StateIndex]>,
+        keep_next: bool,
+        keep_current: bool,
+    ) -> Result<Step, ClusterError> {
+        let size = self.space.size();
+        let round = net.round;
+        let peers = net.peers;
+        let me = net.me;
+        let items = match list {
+            Some(l) => l.len().div_ceil(CHUNK_LIST),
+            None => held.marks.words().len().div_ceil(CHUNK_WORDS),
+        };
+        // A window's neighbours for other processes stay within the send budget (at most
+        // 4 per board, 8 bytes each).
+        let per_item = match list {
+            Some(_) => CHUNK_LIST,
+            None => CHUNK_WORDS * FIELDS_PER_WORD as usize,
+        } * self.space.degree()
+            * 8;
+        let window = (SEND_BUDGET * self.threads / per_item).max(self.threads);
+        let lanes = self.lanes.map(|l| (l, size));
+        let mut out = Step {
+            found: 0,
+            next: keep_next.then(Vec::new),
+            current: (keep_current && list.is_none()).then(Vec::new),
+        };
+        let mut collect = |out: &mut Step, owner: Routed<'_>| {
+            out.found += owner.found;
+            if let Some(n) = &mut out.next {
+                n.extend(owner.next);
+            }
+            owner.corrupt
+        };
+        for start in (0..items).step_by(window) {
+            net.check()?;
+            let end = (start + window).min(items);
+            let done: Vec<(Routed<'_>, u64, Vec<StateIndex>)> = self.pool.install(|| {
+                (start..end)
+                    .into_par_iter()
+                    .map(|item| {
+                        let owner =
+                            Routed::new(held, self.record, peers, size, depth + 1, keep_next);
+                        let mut expander = Expander::new(self.space, owner);
+                        let mut current = Vec::new();
+                        match list {
+                            Some(l) => {
+                                let chunk =
+                                    &l[item * CHUNK_LIST..((item + 1) * CHUNK_LIST).min(l.len())];
+                                for &r in chunk {
+                                    expander.push(r);
+                                    held.marks.retire(StateIndex(r.0 - held.lo));
+                                }
+                            }
+                            None => {
+                                let words = held.marks.words();
+                                let w = &words[item * CHUNK_WORDS
+                                    ..((item + 1) * CHUNK_WORDS).min(words.len())];
+                                let first = held.lo + (item * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
+                                step::scan(
+                                    w,
+                                    first,
+                                    held.hi(),
+                                    depth,
+                                    lanes,
+                                    &mut expander,
+                                    keep_current.then_some(&mut current),
+                                );
+                            }
+                        }
+                        expander.flush();
+                        let expanded = expander.expanded;
+                        (expander.finish(), expanded, current)
+                    })
+                    .collect()
+            });
+            let mut outboxes: Vec<Vec<Vec<u64>>> = vec![Vec::new(); peers];
+            for (mut owner, expanded, current) in done {
+                net.traffic.expanded += expanded;
+                if let Some(c) = &mut out.current {
+                    c.extend(current);
+                }
+                for (p, o) in owner.outbox.iter_mut().enumerate() {
+                    if !o.is_empty() {
+                        outboxes[p].push(std::mem::take(o));
+                    }
+                }
+                collect(&mut out, owner);
+            }
+            for (p, parts) in outboxes.into_iter().enumerate() {
+                if parts.is_empty() || p == me {
+                    continue;
+                }
+                let mut all = parts.concat();
+                self.pool.install(|| all.par_sort_unstable());
+                all.dedup();
+                net.send_indices(p, slice_bounds(size, peers, p).0, &all);
+            }
+            net.step();
+            let received = net.take_claims(round);
+            if self.apply(
+                held,
+                peers,
+                depth,
+                keep_next,
+                received,
+                &mut out,
+                &mut collect,
+            ) {
+                return Err(corrupt());
+            }
+        }
+        net.sync()?;
+        let received = net.take_claims(round);
+        if self.apply(
+            held,
+            peers,
+            depth,
+            keep_next,
+            received,
+            &mut out,
+            &mut collect,
+        ) {
+            return Err(corrupt());
+        }
+        if let Some(n) = &mut out.next {
+            self.pool.install(|| n.par_sort_unstable());
+        }
+        if list.is_some() && keep_current {
+            out.current = list.map(<[StateIndex]>::to_vec);
+        }
+        Ok(out)
+    }
+
+    /// Claims the lists of indices that other processes sent (in parallel); true when one
+    /// is corrupt.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        held: &Held,
+        peers: usize,
+        depth: u32,
+        keep_next: bool,
+        received: Vec<Vec<u8>>,
+        out: &mut Step,
+        collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
+    ) -> bool {
+        if received.is_empty() {
+            return false;
+        }
+        let size = self.space.size();
+        let owners: Vec<Routed<'_>> = self.pool.install(|| {
+            received
+                .par_iter()
+                .map(|bytes| {
+                    let mut owner =
+                        Routed::new(held, self.record, peers, size, depth + 1, keep_next);
+                    let base = read_u64(bytes);
+                    let ok = bytes.len() >= 8
+                        && decode_sorted(&bytes[8..], base, |i| {
+                            if i.wrapping_sub(held.lo) < held.marks.len() {
+                                owner.claim(i);
+                            } else {
+                                owner.corrupt = true;
+                            }
+                        })
+                        .is_ok();
+                    owner.corrupt |= !ok;
+                    owner
+                })
+                .collect()
+        });
+        let mut corrupt = false;
+        for owner in owners {
+            corrupt |= collect(out, owner);
+        }
+        corrupt
+    }
+}
+
+fn corrupt() -> ClusterError {
+    ClusterError::Peer("a corrupt message of board indices arrived".into())
+}
+
+/// The search of one process: every space of the job in turn, the goal's BFS first, then
+/// (when asked) the other components; returns the outcome on process 0.
+pub(super) fn worker_main<S: StateSpace>(
+    worker: &mut Worker,
+    setup: &Setup<S>,
+    shared: &Shared,
+    events: &mpsc::Sender<Event>,
+) -> Result<Option<Outcome>, ClusterError> {
+    let mut net = Net::new(worker, shared);
+    let (me, peers) = (net.me, net.peers);
+    let job = &setup.job;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(setup.threads)
+        .thread_name(|i| format!("npuzzle-cluster-{i}"))
+        .build()
+        .map_err(|e| ClusterError::Config(format!("cannot start the worker threads: {e}")))?;
+    let checkpoints = setup
+        .checkpoint
+        .as_ref()
+        .map(|dir| Checkpoints::new(dir, me, peers, job));
+    // Resume: the latest step every process has.
+    let mut phase = Phase::default();
+    let mut loaded: Option<Held> = None;
+    if let Some(ck) = &checkpoints {
+        ck.prepare(setup.resume)?;
+        if setup.resume {
+            let mine = ck.available()?;
+            let encoded = serde_json::to_vec(&mine).unwrap_or_default();
+            let all = net.all_gather(&encoded)?;
+            let mut common: Option<Vec<u64>> = None;
+            for bytes in &all {
+                let theirs: Vec<u64> = serde_json::from_slice(bytes).unwrap_or_default();
+                common = Some(match common {
+                    None => theirs,
+                    Some(c) => c.into_iter().filter(|s| theirs.contains(s)).collect(),
+                });
+            }
+            if let Some(step) = common.and_then(|c| c.into_iter().max()) {
+                let (held, p) = ck.load(step, |space| {
+                    job.spaces.get(usize::from(space)).map(StateSpace::size)
+                })?;
+                phase = p;
+                net.traffic = phase.traffic;
+                net.traffic.resumed_from = Some(step);
+                loaded = Some(held);
+            }
+        }
+    }
+    let last_space = if job.search_rest {
+        job.spaces.len() - 1
+    } else {
+        0
+    };
+    // The first space's depths, carried from one space to the next.
+    let mut depths: Option<DepthArray> = None;
+    while usize::from(phase.space) <= last_space {
+        let space = &job.spaces[usize::from(phase.space)];
+        let (lo, hi) = slice_bounds(space.size(), peers, me);
+        let held = match loaded.take() {
+            Some(held) => held,
+            None => Held {
+                lo,
+                marks: StateMarks::new(hi - lo),
+                depths: if phase.space == 0 {
+                    job.per_board.then(|| DepthArray::new(hi - lo))
+                } else {
+                    depths.take()
+                },
+            },
+        };
+        let lanes = space.lanes().map(LaneMasks::new);
+        if me == 0 {
+            let task = if phase.space == 0 && phase.goal_layers.is_empty() {
+                "distances"
+            } else {
+                "components"
+            };
+            let _ = events.send(Event::Begin(task.into(), space.size()));
+        }
+        loop {
+            let record = phase.space == 0 && phase.goal_layers.is_empty();
+            let walk = Walk {
+                space,
+                lanes: lanes.as_ref(),
+                pool: &pool,
+                threads: setup.threads,
+                record,
+            };
+            let mut list = None;
+            if phase.current.is_empty() {
+                // A new BFS: from the goal first, then from the first unseen board.
+                let seed = if phase.space == 0 && phase.goal_layers.is_empty() {
+                    space.rank(&job.goal).map(|i| i.0)
+                } else {
+                    let local = held.marks.next_unseen(0).map_or(u64::MAX, |i| i.0 + lo);
+                    let all = net.all_gather(&local.to_le_bytes())?;
+                    all.iter()
+                        .map(|b| read_u64(b))
+                        .min()
+                        .filter(|&m| m != u64::MAX)
+                };
+                let Some(seed) = seed else { break };
+                let mut seeds = Vec::new();
+                if (lo..hi).contains(&seed) {
+                    let mut owner = Routed::new(&held, record, peers, space.size(), 0, true);
+                    owner.claim(seed);
+                    seeds = owner.next;
+                }
+                list = Some(seeds);
+                phase.current = vec![1];
+            }
+            let earlier: u64 = job.spaces[..usize::from(phase.space)]
+                .iter()
+                .map(StateSpace::size)
+                .sum();
+            let last = bfs_layers(
+                &mut net,
+                &walk,
+                &held,
+                list,
+                &mut phase,
+                earlier,
+                &checkpoints,
+                events,
+            )?;
+            let size: u64 = phase.current.iter().sum();
+            if phase.space == 0 && phase.goal_layers.is_empty() {
+                phase.goal_layers = std::mem::take(&mut phase.current);
+                phase.antipodes = last;
+            }
+            phase.current.clear();
+            phase.done.push(size);
+        }
+        if me == 0 {
+            let _ = events.send(Event::End);
+        }
+        // Keep the depths, free the marks.
+        depths = held.depths;
+        phase.space += 1;
+    }
+    let first = &job.spaces[0];
+    // Per-board depths to process 0, in chunks.
+    let depths = match depths {
+        Some(d) if job.per_board => {
+            let raw = d.raw_bytes();
+            drop(d);
+            let lo = slice_bounds(first.size(), peers, me).0;
+            let chunks: Vec<Vec<u8>> = raw
+                .chunks(GATHER_CHUNK)
+                .enumerate()
+                .map(|(k, c)| {
+                    let mut p = (lo + (k * GATHER_CHUNK) as u64).to_le_bytes().to_vec();
+                    p.extend_from_slice(c);
+                    p
+                })
+                .collect();
+            let got = net.gather(chunks)?;
+            (me == 0).then(|| {
+                let mut all = vec![0u8; first.size() as usize];
+                for (_, p) in got {
+                    let at = read_u64(&p) as usize;
+                    all[at..at + p.len() - 8].copy_from_slice(&p[8..]);
+                }
+                all
+            })
+        }
+        _ => None,
+    };
+    // Traffic totals, and a last barrier so that no process leaves while others still talk.
+    let traffic = net.all_gather(&serde_json::to_vec(&net.traffic).unwrap_or_default())?;
+    let traffic = traffic
+        .iter()
+        .filter_map(|b| serde_json::from_slice::<Traffic>(b).ok())
+        .fold(Traffic::default(), |a, t| Traffic {
+            expanded: a.expanded + t.expanded,
+            sent_indices: a.sent_indices + t.sent_indices,
+            sent_bytes: a.sent_bytes + t.sent_bytes,
+            resumed_from: a.resumed_from.or(t.resumed_from),
+        });
+    net.sync()?;
+    if me != 0 {
+        return Ok(None);
+    }
+    let mut antipodes: Vec<Board> = phase
+        .antipodes
+        .iter()
+        .map(|&i| first.unrank(StateIndex(i)))
+        .collect();
+    antipodes.sort_by_cached_key(Board::rank);
+    Ok(Some(Outcome {
+        layer_sizes: phase.goal_layers,
+        antipodes,
+        components: phase.done,
+        depths,
+        traffic,
+    }))
+}
+
+/// Runs the BFS of `phase.current` to its end (`list`: this process's boards of its current
+/// layer, when known); returns its last layer's indices (on process 0, when that layer has at
+/// most [`list_limit`] boards). `earlier`: the boards of the spaces searched before.
+#[allow(clippy::too_many_arguments)]
+fn bfs_layers<S: StateSpace>(
+    net: &mut Net<'_>,
+    walk: &Walk<'_, S>,
+    held: &Held,
+    mut list: Option<Vec<StateIndex>>,
+    phase: &mut Phase,
+    earlier: u64,
+    checkpoints: &Option<Checkpoints>,
+    events: &mpsc::Sender<Event>,
+) -> Result<Vec<u64>, ClusterError> {
+    let space_size = walk.space.size();
+    let limit = list_limit(space_size) as u64;
+    // Boards of this space already reached (the spaces before it are explored whole).
+    let before: u64 = phase.done.iter().sum::<u64>() - earlier;
+    loop {
+        let depth = (phase.current.len() - 1) as u32;
+        let size = *phase.current.last().expect("a BFS has a first layer");
+        let keep_next = size.saturating_mul(4) <= limit;
+        let step = walk.layer(net, held, depth, list.as_deref(), keep_next, size <= limit)?;
+        let next = net.sum(step.found)?;
+        if next == 0 {
+            // The last layer: its boards to process 0 when few.
+            let Some(kept) = step.current else {
+                return Ok(Vec::new());
+            };
+            let kept: Vec<u64> = kept.iter().map(|i| i.0).collect();
+            let mut bytes = Vec::new();
+            encode_sorted(&kept, 0, &mut bytes);
+            let got = net.gather(vec![bytes])?;
+            let mut last = Vec::new();
+            for (_, p) in got {
+                decode_sorted(&p, 0, |i| last.push(i))
+                    .map_err(|e| ClusterError::Peer(e.to_string()))?;
+            }
+            last.sort_unstable();
+            return Ok(last);
+        }
+        list = step.next;
+        phase.current.push(next);
+        phase.step += 1;
+        if net.me == 0 {
+            let reached = before + phase.current.iter().sum::<u64>();
+            let _ = events.send(Event::Layer {
+                depth: depth + 1,
+                size: next,
+                reached,
+            });
+        }
+        if let Some(ck) = checkpoints {
+            phase.traffic = net.traffic;
+            ck.save(held, phase)?;
+            // Every process has saved this step before any goes on (so the latest common
+            // step is never more than one behind).
+            net.sync()?;
+            fault_injection(phase.step);
+        }
+    }
+}
