@@ -84,7 +84,7 @@ pub struct Plan {
 }
 
 /// Bytes an analysis of `shape` needs with `options` (the dominant terms: marks, layer lists,
-/// per-board arrays), or `None` when no engine supports it.
+/// the buckets of bucketed claims, per-board arrays), or `None` when no engine supports it.
 pub fn bytes_needed(shape: Shape, options: Options) -> Option<u64> {
     let engine = Engine::for_shape(shape)?;
     if options.per_board && shape.cells() > SEARCH_CELLS {
@@ -92,7 +92,7 @@ pub fn bytes_needed(shape: Shape, options: Options) -> Option<u64> {
     }
     let size = engine.index_size(shape.cells())?;
     let marks = size.div_ceil(4);
-    let lists = bfs::list_limit(size) as u64 * 2 * 8;
+    let lists = bfs::list_limit(size) as u64 * 2 * 8 + bfs::Claims::for_size(size).memory();
     let per_board = match (options.per_board, engine) {
         (false, _) => 0,
         (true, Engine::Parity) => size,

@@ -14,9 +14,17 @@
 //! - [`bfs`]: the engine. [`bfs::StateIndex`] (u64), the [`bfs::StateSpace`] trait (size,
 //!   rank/unrank, the kernel from a batch of indices to neighbour indices), two spaces
 //!   ([`bfs::ParitySpace`]: one component, `n!/2` boards, up to 20 cells; [`bfs::LexSpace`]:
-//!   all `n!` boards, up to 12), two-bit marks, the one-machine layer driver ([`bfs::run`],
-//!   rayon), the distributed driver ([`bfs::cluster`], timely-dataflow, per-layer
-//!   checkpoints) and the gap encoding of sorted index lists ([`bfs::codec`]).
+//!   all `n!` boards, up to 12), two-bit marks, the layer step every marks driver takes
+//!   (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
+//!   owner per neighbour), the one-machine driver ([`bfs::run`], rayon; random or bucketed
+//!   claims, [`bfs::Claims`]), the distributed driver ([`bfs::cluster`], timely-dataflow, one
+//!   worker per process whose threads share its marks, per-layer checkpoints), the
+//!   depth-limited frontier search ([`bfs::frontier`]), [`bfs::DepthArray`] and the gap
+//!   encoding of sorted index lists ([`bfs::codec`]). The engine imports nothing above it but
+//!   [`durable`], [`board`], [`shape`] and [`rank`].
+//! - [`durable`]: below the engine and the exporters: files written to a temporary name,
+//!   synced and renamed, the temporary-file sweep on a signal, and the checksummed checkpoint
+//!   container (one CRC-32 over header and body).
 //! - [`distances`]: BFS from a goal: depth per board, depth distribution, antipodes.
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
@@ -51,8 +59,8 @@
 //! - Algorithms never print or touch files; they report progress through a callback. Only
 //!   [`export`], [`interop`], [`plot`], [`solve::cache`] (the pattern databases) and the
 //!   binary do I/O, always to a temporary file, synced, then renamed
-//!   ([`durable::commit`]; a signal removes the temporary files, [`durable::abandon`]); [`drawing`] returns DOT text,
-//!   and the binary runs Graphviz on it.
+//!   ([`durable::commit`]; a signal removes the temporary files, [`durable::abandon`]);
+//!   [`drawing`] returns DOT text, and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 //! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised
 //!   by parity before any search.

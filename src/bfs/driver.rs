@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 
 use super::marks::{FIELDS_PER_WORD, LOW_BITS};
-use super::step::{self, BATCH, Expander, LaneMasks, Owner, code};
+use super::step::{self, BATCH, Buckets, Expander, LaneMasks, Owner, code};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
 
 /// Words per parallel work item in dense scans (65,536 boards).
@@ -40,6 +40,64 @@ const PARALLEL_LIST: usize = 4096;
 const AHEAD: usize = 16;
 /// Pull once the frontier is at least this many times the boards left.
 const PULL_RATIO: u64 = 1;
+
+/// How the neighbours of a dense layer are claimed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claims {
+    /// At once, one atomic test-and-set each anywhere in the marks, the words prefetched a few
+    /// claims ahead.
+    Random,
+    /// Lane moves at once; the other neighbours filed per segment of `2^segment_bits` boards
+    /// ([`step::Buckets`]) while a window of the frontier is expanded, then claimed segment by
+    /// segment, one thread per segment, with plain writes. A window holds at most about
+    /// `window` filed neighbours (4 bytes each).
+    Bucketed {
+        /// log2 of the boards per segment (5 to 32).
+        segment_bits: u32,
+        /// Filed neighbours per window (the buckets' memory is about 4 bytes each, twice that
+        /// at worst while vectors grow).
+        window: usize,
+    },
+}
+
+impl Claims {
+    /// Segments of 2^22 boards (1 MiB of marks, within a core's L2 here).
+    pub const SEGMENT_BITS: u32 = 22;
+    /// Neighbours filed per window: 2^26 (256 MiB).
+    pub const WINDOW: usize = 1 << 26;
+
+    /// The claims measured faster for a space of `size` boards on the machines of
+    /// `scripts/bench.sh`: random claims while the marks (`size / 4` bytes) stay in the last
+    /// level cache, bucketed above. The environment variable `NPUZZLE_CLAIMS` (`random` or
+    /// `bucketed`) overrides the choice, for benchmarks.
+    pub fn for_size(size: u64) -> Claims {
+        let bucketed = Claims::Bucketed {
+            segment_bits: Self::SEGMENT_BITS,
+            window: Self::WINDOW,
+        };
+        match std::env::var("NPUZZLE_CLAIMS").as_deref() {
+            Ok("random") => return Claims::Random,
+            Ok("bucketed") => return bucketed,
+            _ => {}
+        }
+        if size / 4 <= BUCKETS_ABOVE {
+            Claims::Random
+        } else {
+            bucketed
+        }
+    }
+
+    /// Bytes of memory these claims use beyond the marks at most.
+    pub fn memory(self) -> u64 {
+        match self {
+            Claims::Random => 0,
+            Claims::Bucketed { window, .. } => window as u64 * 8,
+        }
+    }
+}
+
+/// Marks larger than this many bytes are claimed in buckets ([`Claims::for_size`]).
+const BUCKETS_ABOVE: u64 = 1 << 30;
 
 /// What one BFS found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,26 +133,53 @@ pub fn run<S: StateSpace>(
     visit: &impl OnVisit,
     on_layer: impl FnMut(u32, u64, u64),
 ) -> Layers {
-    run_with_limit(
+    run_with(
         space,
         marks,
         seed,
         visit,
         on_layer,
-        list_limit(space.size()),
-        PULL_RATIO,
+        Tuning::for_size(space.size()),
     )
 }
 
-fn run_with_limit<S: StateSpace>(
+/// The driver's parameters (tests use small ones to reach every path on small boards).
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// Layers up to this many boards are kept as sorted lists ([`list_limit`]).
+    pub list_limit: usize,
+    /// Pull once the frontier is at least this many times the boards left (0: pull from the
+    /// first layer on).
+    pub pull_ratio: u64,
+    /// How dense layers claim their neighbours.
+    pub claims: Claims,
+}
+
+impl Tuning {
+    /// The defaults for a space of `size` boards.
+    pub fn for_size(size: u64) -> Tuning {
+        Tuning {
+            list_limit: list_limit(size),
+            pull_ratio: PULL_RATIO,
+            claims: Claims::for_size(size),
+        }
+    }
+}
+
+/// [`run`] with explicit [`Tuning`].
+pub fn run_with<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
     seed: StateIndex,
     visit: &impl OnVisit,
     mut on_layer: impl FnMut(u32, u64, u64),
-    list_limit: usize,
-    pull_ratio: u64,
+    tuning: Tuning,
 ) -> Layers {
+    let Tuning {
+        list_limit,
+        pull_ratio,
+        claims,
+    } = tuning;
     debug_assert_eq!(marks.len(), space.size());
     let claimed = marks.claim(seed, code(0));
     debug_assert!(claimed, "seed already visited");
@@ -121,7 +206,22 @@ fn run_with_limit<S: StateSpace>(
             }
             None => {
                 let keep_current = size <= list_limit as u64;
-                expand_dense(space, marks, depth, keep_next, keep_current, visit)
+                match claims {
+                    Claims::Random => {
+                        expand_dense(space, marks, depth, keep_next, keep_current, visit)
+                    }
+                    Claims::Bucketed {
+                        segment_bits,
+                        window,
+                    } => expand_bucketed(
+                        space,
+                        marks,
+                        depth,
+                        (keep_next, keep_current),
+                        (segment_bits, window),
+                        visit,
+                    ),
+                }
             }
         };
         if next_size == 0 {
@@ -274,6 +374,118 @@ fn expand_dense<S: StateSpace>(
                 (fa + fb, na, ca)
             },
         );
+    (
+        found,
+        keep_next.then_some(next),
+        keep_current.then_some(current),
+    )
+}
+
+/// [`expand_dense`] with [`Claims::Bucketed`]: the marks are scanned in windows; in each, the
+/// frontier is expanded in parallel parts that claim lane moves at once and file the other
+/// neighbours per segment, then the segments are claimed in parallel, one thread each. The
+/// window adapts so that it files about `window` neighbours.
+fn expand_bucketed<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    depth: u32,
+    (keep_next, keep_current): (bool, bool),
+    (segment_bits, window): (u32, usize),
+    visit: &impl OnVisit,
+) -> Found {
+    /// Files every neighbour but the lane moves of a word, which it claims as [`Local`] does.
+    struct Filing<'a, V: OnVisit> {
+        local: Local<'a, V>,
+        buckets: Buckets,
+    }
+    impl<V: OnVisit> Owner for Filing<'_, V> {
+        #[inline(always)]
+        fn route(&mut self, index: StateIndex) {
+            self.buckets.push(index);
+        }
+        #[inline(always)]
+        fn found(&mut self, index: StateIndex) {
+            self.local.found(index);
+        }
+    }
+
+    let size = marks.len();
+    let words = marks.words();
+    let lanes = space.lanes().map(LaneMasks::new);
+    let parts_count = 4 * rayon::current_num_threads();
+    let mut parts: Vec<Buckets> = (0..parts_count)
+        .map(|_| Buckets::new(size, segment_bits))
+        .collect();
+    let segment_words = 1usize << (segment_bits - 5);
+    let mut found = 0u64;
+    let mut next = Vec::new();
+    let mut current = Vec::new();
+    // Words per window: a first guess from the degree, then from what the last window filed.
+    let per_word = (space.degree() as u64 * FIELDS_PER_WORD).max(1);
+    let mut window_words = (window as u64 / per_word).max(parts_count as u64) as usize;
+    let mut start = 0usize;
+    while start < words.len() {
+        let end = (start + window_words).min(words.len());
+        let part_words = (end - start).div_ceil(parts_count);
+        // Expand the window's frontier, part by part.
+        let expanded: Vec<(u64, Vec<StateIndex>, Vec<StateIndex>)> = parts
+            .par_iter_mut()
+            .enumerate()
+            .map(|(p, buckets)| {
+                let from = (start + p * part_words).min(end);
+                let to = (from + part_words).min(end);
+                let owner = Filing {
+                    local: Local::new(marks, visit, depth + 1, keep_next),
+                    buckets: std::mem::replace(buckets, Buckets::new(0, segment_bits)),
+                };
+                let mut expander = Expander::new(space, owner);
+                let mut current = Vec::new();
+                step::scan(
+                    &words[from..to],
+                    from as u64 * FIELDS_PER_WORD,
+                    size,
+                    depth,
+                    lanes.as_ref().map(|l| (l, size)),
+                    &mut expander,
+                    keep_current.then_some(&mut current),
+                );
+                let owner = expander.finish();
+                *buckets = owner.buckets;
+                (owner.local.found, owner.local.next, current)
+            })
+            .collect();
+        for (f, n, c) in expanded {
+            found += f;
+            next.extend(n);
+            current.extend(c);
+        }
+        // Claim what was filed, segment by segment.
+        let filed: usize = parts.iter().map(Buckets::len).sum();
+        let claimed = words
+            .par_chunks(segment_words)
+            .enumerate()
+            .map(|(segment, segment_words)| {
+                let mut local = Local::new(marks, visit, depth + 1, keep_next);
+                step::claim_segment(segment_words, &parts, segment, code(depth + 1), |i| {
+                    local.found(i)
+                });
+                (local.found, local.next)
+            })
+            .reduce(
+                || (0, Vec::new()),
+                |(fa, mut na), (fb, nb)| {
+                    na.extend(nb);
+                    (fa + fb, na)
+                },
+            );
+        found += claimed.0;
+        next.extend(claimed.1);
+        parts.par_iter_mut().for_each(Buckets::clear);
+        // The next window files about `window` neighbours at this window's rate.
+        let rate = window as u128 * (end - start) as u128 / filed.max(1) as u128;
+        window_words = rate.clamp(parts_count as u128, words.len() as u128) as usize;
+        start = end;
+    }
     (
         found,
         keep_next.then_some(next),
@@ -457,9 +669,18 @@ mod tests {
     }
 
     fn bfs<S: StateSpace>(space: &S, goal: &Board, limit: usize) -> Layers {
+        bfs_with(space, goal, limit, Claims::Random)
+    }
+
+    fn bfs_with<S: StateSpace>(space: &S, goal: &Board, limit: usize, claims: Claims) -> Layers {
         let marks = StateMarks::new(space.size());
         let seed = space.rank(goal).unwrap();
-        run_with_limit(space, &marks, seed, &(), |_, _, _| {}, limit, PULL_RATIO)
+        let tuning = Tuning {
+            list_limit: limit,
+            pull_ratio: PULL_RATIO,
+            claims,
+        };
+        run_with(space, &marks, seed, &(), |_, _, _| {}, tuning)
     }
 
     /// Pull steps from the first layer on, over both components of 2x3 in turn on the same
@@ -475,7 +696,7 @@ mod tests {
         let goal = lex.rank(&Board::goal(shape)).unwrap();
         for limit in [1usize, 1 << 20] {
             let marks = StateMarks::new(lex.size());
-            let first = run_with_limit(&lex, &marks, goal, &(), |_, _, _| {}, limit, 0);
+            let first = run_with(&lex, &marks, goal, &(), |_, _, _| {}, pulling(limit));
             assert_eq!(first.sizes, a090034, "limit {limit}");
             // The goal with tiles 1 and 2 swapped: the image of the goal under relabelling,
             // so the same distribution.
@@ -484,11 +705,60 @@ mod tests {
             let other = lex
                 .rank(&Board::from_permutation(shape, swapped).unwrap())
                 .unwrap();
-            let second = run_with_limit(&lex, &marks, other, &(), |_, _, _| {}, limit, 0);
+            let second = run_with(&lex, &marks, other, &(), |_, _, _| {}, pulling(limit));
             assert_eq!(second.sizes, a090034, "limit {limit}");
             assert_eq!(marks.next_unseen(0), None);
             if limit > 1 {
                 assert_eq!(first.last.len(), 1);
+            }
+        }
+    }
+
+    fn pulling(limit: usize) -> Tuning {
+        Tuning {
+            list_limit: limit,
+            pull_ratio: 0,
+            claims: Claims::Random,
+        }
+    }
+
+    /// Bucketed claims (with windows and segments small enough that a layer spans several of
+    /// each) give the layers and antipodes of random claims on every grid up to 10 cells, for
+    /// the standard goal and a goal in the other parity class, on both indices.
+    #[test]
+    fn bucketed_and_random_claims_agree() {
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let lex = LexSpace::new(shape).unwrap();
+            let mut swapped = Board::goal(shape).permutation().to_vec();
+            swapped.swap(0, 1);
+            let goals = [
+                Board::goal(shape),
+                Board::from_permutation(shape, swapped).unwrap(),
+            ];
+            let small = shape.cells() <= 8;
+            let claims = [
+                Claims::Bucketed {
+                    segment_bits: if small { 5 } else { 8 },
+                    window: if small { 16 } else { 1 << 12 },
+                },
+                Claims::Bucketed {
+                    segment_bits: 20,
+                    window: 1 << 20,
+                },
+            ];
+            for goal in &goals {
+                let parity = ParitySpace::new(shape, Parity::of(goal)).unwrap();
+                let want_p = bfs(&parity, goal, 100);
+                let want_l = bfs(&lex, goal, 100);
+                assert!(want_p.sizes.len() > 5, "{shape}");
+                for c in claims {
+                    let p = bfs_with(&parity, goal, 100, c);
+                    assert_eq!(p.sizes, want_p.sizes, "{shape} {} {c:?}", goal.label());
+                    assert_eq!(labels(&parity, &p), labels(&parity, &want_p), "{shape}");
+                    let l = bfs_with(&lex, goal, 100, c);
+                    assert_eq!(l.sizes, want_l.sizes, "{shape} {} {c:?}", goal.label());
+                    assert_eq!(labels(&lex, &l), labels(&lex, &want_l), "{shape} {c:?}");
+                }
             }
         }
     }

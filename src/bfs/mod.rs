@@ -16,15 +16,18 @@
 //! - [`StateMarks`]: two bits per index, shared between threads.
 //! - Three drivers of the one kernel: [`run`], the level-synchronous parallel (rayon) BFS over
 //!   the marks, reporting each newly reached board through [`OnVisit`] and each layer through
-//!   a callback; [`cluster`], the same BFS over processes and machines (timely-dataflow, each
-//!   worker owning a slice of the marks, per-layer checkpoints); [`frontier`], a depth-limited
-//!   search that keeps three layers as compressed index lists instead of whole-space marks.
+//!   a callback; [`cluster`], the same BFS over processes and machines (timely-dataflow, one
+//!   worker per process owning a slice of the marks, shared by its threads; per-layer
+//!   checkpoints); [`frontier`], a depth-limited search that keeps three layers as compressed
+//!   index lists instead of whole-space marks. The two marks drivers take the one layer step
+//!   of `step.rs` (scan or list, expand, claim lanes word-wide, hand every other neighbour to
+//!   its owner); they differ only in the owner.
 //! - [`codec`]: sorted index lists as gap-encoded varints (exchanges, layers).
 //!
 //! Invariants: `rank` and `unrank` are inverse bijections between the space's boards and
 //! `0..size` (an abstract space may leave indices unused: the kernel gives them no
-//! neighbours, so no search reaches them); `v` is among the neighbours of `u` iff `u` is among those of `v`; the kernel
-//! never leaves the space (a neighbour of an index is an index of the same space).
+//! neighbours, so no search reaches them); `v` is among the neighbours of `u` iff `u` is
+//! among those of `v`; the kernel never leaves the space (a neighbour of an index is an index of the same space).
 
 pub mod cluster;
 pub mod codec;
@@ -37,7 +40,7 @@ mod parity;
 mod step;
 
 pub use depths::{DepthArray, UNREACHABLE};
-pub use driver::{Layers, list_limit, run};
+pub use driver::{Claims, Layers, Tuning, list_limit, run, run_with};
 
 pub use lex::LexSpace;
 pub(crate) use marks::advise_huge_pages;

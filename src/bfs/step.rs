@@ -17,6 +17,8 @@ use super::{Lanes, StateIndex, StateSpace};
 pub(super) const BATCH: usize = 512;
 /// How many neighbours ahead an owner is told of a neighbour ([`Owner::prefetch`]).
 const AHEAD: usize = 16;
+/// How many words ahead of the dense scan its words are prefetched (1 KiB).
+const SCAN_AHEAD: usize = 128;
 
 /// The frontier code of layer `depth` (layers alternate between codes 1 and 2).
 pub(super) fn code(depth: u32) -> u64 {
@@ -164,6 +166,9 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
         if rho >= period {
             rho -= period;
         }
+        if k % 8 == 0 {
+            prefetch(words, k + SCAN_AHEAD);
+        }
         let x = word.load(Relaxed);
         let xf = x ^ pattern;
         let matches = !(xf | (xf >> 1)) & LOW_BITS;
@@ -215,4 +220,94 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
             expander.push(r);
         }
     }
+}
+
+/// The neighbours one thread found for the other threads' segments of the marks: per segment
+/// of `2^bits` boards, the offsets within it, in the order found. A layer's claims then run
+/// segment by segment ([`claim_segment`]), each segment's words in cache and written by one
+/// thread, instead of one random atomic OR per neighbour over the whole array.
+pub(super) struct Buckets {
+    bits: u32,
+    buckets: Vec<Vec<u32>>,
+    len: usize,
+}
+
+impl Buckets {
+    /// Empty buckets for the segments of `2^bits` boards (`5 <= bits <= 32`) of `0..size`.
+    pub fn new(size: u64, bits: u32) -> Buckets {
+        debug_assert!((5..=32).contains(&bits));
+        Buckets {
+            bits,
+            buckets: vec![Vec::new(); size.div_ceil(1 << bits).max(1) as usize],
+            len: 0,
+        }
+    }
+
+    /// Offsets held, over all segments.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Empties every bucket, keeping its allocation.
+    pub fn clear(&mut self) {
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        self.len = 0;
+    }
+
+    /// Files `index` under its segment.
+    #[inline(always)]
+    pub fn push(&mut self, index: StateIndex) {
+        let segment = (index.0 >> self.bits) as usize;
+        self.buckets[segment].push((index.0 & ((1 << self.bits) - 1)) as u32);
+        self.len += 1;
+    }
+}
+
+/// Claims for frontier `code` the boards filed under segment `segment` by every one of
+/// `parts` (all made with the same `bits`), in the segment's words `words` (board
+/// `segment * 2^bits + 32k + f` is field `f` of `words[k]`); calls `found` with each board it
+/// claims, once per board. The caller guarantees that no other thread touches these words
+/// meanwhile, so a claim is a plain read and write, not an atomic operation.
+pub(super) fn claim_segment(
+    words: &[AtomicU64],
+    parts: &[Buckets],
+    segment: usize,
+    code: u64,
+    mut found: impl FnMut(StateIndex),
+) {
+    let Some(first) = parts.first() else { return };
+    let base = (segment as u64) << first.bits;
+    let bit = code - 1;
+    for part in parts {
+        let offsets = &part.buckets[segment];
+        for (k, &off) in offsets.iter().enumerate() {
+            if let Some(&ahead) = offsets.get(k + AHEAD) {
+                prefetch(words, (ahead >> 5) as usize);
+            }
+            let word = &words[(off >> 5) as usize];
+            let shift = (off & 31) * 2;
+            let x = word.load(Relaxed);
+            if (x >> shift) & 3 == 0 {
+                word.store(x | (1 << (shift as u64 + bit)), Relaxed);
+                found(StateIndex(base + u64::from(off)));
+            }
+        }
+    }
+}
+
+/// Asks the CPU to bring `words[k]` into cache (a hint; never faults).
+#[inline(always)]
+fn prefetch(words: &[AtomicU64], k: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = words.as_ptr().wrapping_add(k);
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults, whatever
+        // the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (words, k);
 }
