@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{Held, Phase, slice_bounds};
+use super::state::{Deal, Held, Phase};
 use super::{ClusterError, Job};
 use crate::bfs::{DepthArray, StateMarks};
 use crate::durable::container;
 
-/// The header of a checkpoint: whose run it belongs to, and what its body holds: the range's
-/// mark words (8 bytes each, little-endian), then its depths (one byte per board) when kept.
+/// The header of a checkpoint: whose run it belongs to, and what its body holds: the mark words
+/// of the process's share ([`Deal`], 8 bytes each, little-endian, by local index), then its
+/// depths (one byte per board) when kept.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Header {
     format: u32,
@@ -26,14 +27,14 @@ struct Header {
     search_rest: bool,
     processes: usize,
     process: usize,
-    lo: u64,
+    /// Boards of the share ([`Deal::held`]).
     len: u64,
     has_depths: bool,
     phase: Phase,
 }
 
-/// Version of [`Header`] and its body.
-const FORMAT: u32 = 3;
+/// Version of [`Header`] and its body (4: shares dealt in blocks, not contiguous ranges).
+const FORMAT: u32 = 4;
 
 /// One process's checkpoint files.
 pub(super) struct Checkpoints {
@@ -106,7 +107,6 @@ impl Checkpoints {
             search_rest: self.search_rest,
             processes: self.processes,
             process: self.process,
-            lo: held.lo,
             len: held.marks.len(),
             has_depths: held.depths.is_some(),
             phase: phase.clone(),
@@ -189,10 +189,10 @@ impl Checkpoints {
                 format!("step {step} names no space of this run"),
             )
         })?;
-        let (lo, hi) = slice_bounds(space_size, self.processes, self.process);
-        let mut marks = StateMarks::new(hi - lo);
+        let deal = Deal::new(space_size, self.processes, self.process);
+        let mut marks = StateMarks::new(deal.held());
         let depth_bytes = if h.has_depths { h.len } else { 0 };
-        if h.lo != lo || h.len != hi - lo || opened.body_len != marks.word_bytes() + depth_bytes {
+        if h.len != deal.held() || opened.body_len != marks.word_bytes() + depth_bytes {
             return Err(self.error(
                 "a mismatched",
                 format!("step {step} does not match this run's ranges"),
@@ -203,7 +203,7 @@ impl Checkpoints {
             .read_body(|r| {
                 marks.read_words(r)?;
                 if has_depths {
-                    let mut raw = vec![0u8; (hi - lo) as usize];
+                    let mut raw = vec![0u8; deal.held() as usize];
                     r.read_exact(&mut raw)?;
                     Ok(Some(DepthArray::from_raw_bytes(raw)))
                 } else {
@@ -211,7 +211,14 @@ impl Checkpoints {
                 }
             })
             .map_err(|e| self.error("a corrupt", format!("step {step}: {e}")))?;
-        Ok((Held { lo, marks, depths }, header.phase))
+        Ok((
+            Held {
+                deal,
+                marks,
+                depths,
+            },
+            header.phase,
+        ))
     }
 }
 

@@ -10,7 +10,7 @@ use timely::worker::Worker;
 
 use super::checkpoint::{Checkpoints, fault_injection};
 use super::net::{Net, read_u64};
-use super::state::{Held, Phase, slice_bounds, words_per_process};
+use super::state::{Deal, Held, ITEM, Phase};
 use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::marks::FIELDS_PER_WORD;
@@ -20,8 +20,9 @@ use crate::board::Board;
 
 /// Largest message of depths sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
-/// Words per parallel work item of a dense scan (65,536 boards).
-const CHUNK_WORDS: usize = 2048;
+const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
+/// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
+const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
 /// Frontier boards of a list per parallel work item.
 const CHUNK_LIST: usize = 4096;
 
@@ -34,8 +35,9 @@ pub(super) struct Setup<S> {
     pub threads: usize,
 }
 
-/// The distributed owner: a neighbour in this process's range is claimed at once (any thread
-/// of the process, atomically, as on one machine); the others are buffered for their process.
+/// The distributed owner: a neighbour this process holds is claimed at once (any thread of the
+/// process, atomically, as on one machine); the others are buffered for their process, by
+/// their local index there.
 struct Routed<'a> {
     held: &'a Held,
     /// Where claims record their depth (the goal's BFS, per-board results).
@@ -46,16 +48,14 @@ struct Routed<'a> {
     found: u64,
     /// Boards claimed (global indices), when `keep`.
     next: Vec<StateIndex>,
-    /// Per process: neighbours it owns, not yet sent.
+    /// Per process: neighbours it holds (their local indices there), not yet sent.
     outbox: Vec<Vec<u64>>,
-    /// Boards per process range.
-    per: u64,
-    /// An index outside every range arrived (a corrupt message).
+    /// A local index outside this process's share arrived (a corrupt message).
     corrupt: bool,
 }
 
 impl<'a> Routed<'a> {
-    fn new(held: &'a Held, record: bool, peers: usize, size: u64, depth: u32, keep: bool) -> Self {
+    fn new(held: &'a Held, record: bool, depth: u32, keep: bool) -> Self {
         Routed {
             held,
             depths: held.depths.as_ref().filter(|_| record),
@@ -64,20 +64,15 @@ impl<'a> Routed<'a> {
             keep,
             found: 0,
             next: Vec::new(),
-            outbox: vec![Vec::new(); peers],
-            per: words_per_process(size, peers) * FIELDS_PER_WORD,
+            outbox: vec![Vec::new(); held.deal.peers as usize],
             corrupt: false,
         }
     }
 
-    /// Claims board `index` of this process's range.
+    /// Claims this process's board of local index `local` (board `index`).
     #[inline(always)]
-    fn claim(&mut self, index: u64) {
-        if self
-            .held
-            .marks
-            .claim(StateIndex(index - self.held.lo), self.code)
-        {
+    fn claim(&mut self, local: u64, index: u64) {
+        if self.held.marks.claim(StateIndex(local), self.code) {
             self.found(StateIndex(index));
         }
     }
@@ -86,11 +81,12 @@ impl<'a> Routed<'a> {
 impl Owner for Routed<'_> {
     #[inline(always)]
     fn route(&mut self, index: StateIndex) {
-        let i = index.0;
-        if i.wrapping_sub(self.held.lo) < self.held.marks.len() {
-            self.claim(i);
+        let deal = &self.held.deal;
+        let (owner, local) = (deal.owner(index.0), deal.local(index.0));
+        if owner as u64 == deal.me {
+            self.claim(local, index.0);
         } else {
-            self.outbox[(i / self.per) as usize].push(i);
+            self.outbox[owner].push(local);
         }
     }
 
@@ -98,7 +94,7 @@ impl Owner for Routed<'_> {
     fn found(&mut self, index: StateIndex) {
         self.found += 1;
         if let Some(d) = self.depths {
-            d.visit(StateIndex(index.0 - self.held.lo), self.depth);
+            d.visit(StateIndex(self.held.deal.local(index.0)), self.depth);
         }
         if self.keep {
             self.next.push(index);
@@ -107,9 +103,10 @@ impl Owner for Routed<'_> {
 
     #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
+        // (A board of another process: a harmless prefetch of one of ours.)
         self.held
             .marks
-            .prefetch(StateIndex(index.0.wrapping_sub(self.held.lo)));
+            .prefetch(StateIndex(self.held.deal.local(index.0)));
     }
 }
 
@@ -182,8 +179,7 @@ impl<S: StateSpace> Walk<'_, S> {
                 (start..end)
                     .into_par_iter()
                     .map(|item| {
-                        let owner =
-                            Routed::new(held, self.record, peers, size, depth + 1, keep_next);
+                        let owner = Routed::new(held, self.record, depth + 1, keep_next);
                         let mut expander = Expander::new(self.space, owner);
                         let mut current = Vec::new();
                         match list {
@@ -192,18 +188,18 @@ impl<S: StateSpace> Walk<'_, S> {
                                     &l[item * CHUNK_LIST..((item + 1) * CHUNK_LIST).min(l.len())];
                                 for &r in chunk {
                                     expander.push(r);
-                                    held.marks.retire(StateIndex(r.0 - held.lo));
+                                    held.marks.retire(StateIndex(held.deal.local(r.0)));
                                 }
                             }
                             None => {
                                 let words = held.marks.words();
                                 let w = &words[item * CHUNK_WORDS
                                     ..((item + 1) * CHUNK_WORDS).min(words.len())];
-                                let first = held.lo + (item * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
+                                let first = held.deal.global(item as u64 * ITEM);
                                 step::scan(
                                     w,
                                     first,
-                                    held.hi(),
+                                    size,
                                     depth,
                                     lanes,
                                     &mut expander,
@@ -237,33 +233,17 @@ impl<S: StateSpace> Walk<'_, S> {
                 let mut all = parts.concat();
                 self.pool.install(|| all.par_sort_unstable());
                 all.dedup();
-                net.send_indices(p, slice_bounds(size, peers, p).0, &all);
+                net.send_indices(p, 0, &all);
             }
             net.step();
             let received = net.take_claims(round);
-            if self.apply(
-                held,
-                peers,
-                depth,
-                keep_next,
-                received,
-                &mut out,
-                &mut collect,
-            ) {
+            if self.apply(held, depth, keep_next, received, &mut out, &mut collect) {
                 return Err(corrupt());
             }
         }
         net.sync()?;
         let received = net.take_claims(round);
-        if self.apply(
-            held,
-            peers,
-            depth,
-            keep_next,
-            received,
-            &mut out,
-            &mut collect,
-        ) {
+        if self.apply(held, depth, keep_next, received, &mut out, &mut collect) {
             return Err(corrupt());
         }
         if let Some(n) = &mut out.next {
@@ -281,7 +261,6 @@ impl<S: StateSpace> Walk<'_, S> {
     fn apply(
         &self,
         held: &Held,
-        peers: usize,
         depth: u32,
         keep_next: bool,
         received: Vec<Vec<u8>>,
@@ -291,18 +270,16 @@ impl<S: StateSpace> Walk<'_, S> {
         if received.is_empty() {
             return false;
         }
-        let size = self.space.size();
         let owners: Vec<Routed<'_>> = self.pool.install(|| {
             received
                 .par_iter()
                 .map(|bytes| {
-                    let mut owner =
-                        Routed::new(held, self.record, peers, size, depth + 1, keep_next);
+                    let mut owner = Routed::new(held, self.record, depth + 1, keep_next);
                     let base = read_u64(bytes);
                     let ok = bytes.len() >= 8
                         && decode_sorted(&bytes[8..], base, |i| {
-                            if i.wrapping_sub(held.lo) < held.marks.len() {
-                                owner.claim(i);
+                            if i < held.marks.len() {
+                                owner.claim(i, held.deal.global(i));
                             } else {
                                 owner.corrupt = true;
                             }
@@ -382,14 +359,14 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut depths: Option<DepthArray> = None;
     while usize::from(phase.space) <= last_space {
         let space = &job.spaces[usize::from(phase.space)];
-        let (lo, hi) = slice_bounds(space.size(), peers, me);
+        let deal = Deal::new(space.size(), peers, me);
         let held = match loaded.take() {
             Some(held) => held,
             None => Held {
-                lo,
-                marks: StateMarks::new(hi - lo),
+                deal,
+                marks: StateMarks::new(deal.held()),
                 depths: if phase.space == 0 {
-                    job.per_board.then(|| DepthArray::new(hi - lo))
+                    job.per_board.then(|| DepthArray::new(deal.held()))
                 } else {
                     depths.take()
                 },
@@ -419,7 +396,10 @@ pub(super) fn worker_main<S: StateSpace>(
                 let seed = if phase.space == 0 && phase.goal_layers.is_empty() {
                     space.rank(&job.goal).map(|i| i.0)
                 } else {
-                    let local = held.marks.next_unseen(0).map_or(u64::MAX, |i| i.0 + lo);
+                    let local = held
+                        .marks
+                        .next_unseen(0)
+                        .map_or(u64::MAX, |i| deal.global(i.0));
                     let all = net.all_gather(&local.to_le_bytes())?;
                     all.iter()
                         .map(|b| read_u64(b))
@@ -428,9 +408,9 @@ pub(super) fn worker_main<S: StateSpace>(
                 };
                 let Some(seed) = seed else { break };
                 let mut seeds = Vec::new();
-                if (lo..hi).contains(&seed) {
-                    let mut owner = Routed::new(&held, record, peers, space.size(), 0, true);
-                    owner.claim(seed);
+                if deal.owner(seed) as u64 == deal.me {
+                    let mut owner = Routed::new(&held, record, 0, true);
+                    owner.claim(deal.local(seed), seed);
                     seeds = owner.next;
                 }
                 list = Some(seeds);
@@ -471,22 +451,27 @@ pub(super) fn worker_main<S: StateSpace>(
         Some(d) if job.per_board => {
             let raw = d.raw_bytes();
             drop(d);
-            let lo = slice_bounds(first.size(), peers, me).0;
+            // Each chunk: its first local index, then whole blocks of depths.
             let chunks: Vec<Vec<u8>> = raw
                 .chunks(GATHER_CHUNK)
                 .enumerate()
                 .map(|(k, c)| {
-                    let mut p = (lo + (k * GATHER_CHUNK) as u64).to_le_bytes().to_vec();
+                    let mut p = ((k * GATHER_CHUNK) as u64).to_le_bytes().to_vec();
                     p.extend_from_slice(c);
                     p
                 })
                 .collect();
             let got = net.gather(chunks)?;
+            let deal = Deal::new(first.size(), peers, me);
             (me == 0).then(|| {
                 let mut all = vec![0u8; first.size() as usize];
-                for (_, p) in got {
-                    let at = read_u64(&p) as usize;
-                    all[at..at + p.len() - 8].copy_from_slice(&p[8..]);
+                for (sender, p) in got {
+                    let theirs = deal.of(sender as usize);
+                    let at = read_u64(&p);
+                    for (b, block) in p[8..].chunks(ITEM as usize).enumerate() {
+                        let from = theirs.global(at + b as u64 * ITEM) as usize;
+                        all[from..from + block.len()].copy_from_slice(block);
+                    }
                 }
                 all
             })
