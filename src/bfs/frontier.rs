@@ -207,13 +207,22 @@ impl<'a> Chunks<'a> {
             }
             let layer = self.layer;
             if found > PART as u64 {
-                let decoded: Vec<Vec<StateIndex>> = (first..self.segment)
-                    .into_par_iter()
-                    .map(|s| layer.cursor(s).map(StateIndex).collect())
-                    .collect();
-                for d in decoded {
-                    self.pending.extend_from_slice(&d);
+                // Each segment decoded in parallel into its place.
+                let old = self.pending.len();
+                self.pending.resize(old + found as usize, StateIndex(0));
+                let mut rest = &mut self.pending[old..];
+                let mut places = Vec::with_capacity(self.segment - first);
+                for s in first..self.segment {
+                    let (place, after) =
+                        std::mem::take(&mut rest).split_at_mut(layer.counts[s] as usize);
+                    places.push((s, place));
+                    rest = after;
                 }
+                places.into_par_iter().for_each(|(s, place)| {
+                    for (slot, x) in place.iter_mut().zip(layer.cursor(s)) {
+                        *slot = StateIndex(x);
+                    }
+                });
             } else {
                 for s in first..self.segment {
                     self.pending.extend(layer.cursor(s).map(StateIndex));
@@ -273,6 +282,17 @@ impl Iterator for Cursor<'_> {
         self.previous += gap;
         Some(self.previous)
     }
+}
+
+/// Appends `gap` to `out` as [`encode_sorted`] does (LEB128: 7 bits a byte, low first, the
+/// high bit set on every byte but the last), without its slice and loop per index.
+#[inline]
+fn push_gap(out: &mut Vec<u8>, mut gap: u64) {
+    while gap >= 0x80 {
+        out.push(gap as u8 | 0x80);
+        gap >>= 7;
+    }
+    out.push(gap as u8);
 }
 
 /// A gap-encoded stretch of a run: the indices of one bucket of a chunk's sort in one segment.
@@ -363,7 +383,7 @@ impl PieceWriter {
             self.end = (segment + 1) * self.span;
             self.previous = base;
         }
-        encode_sorted(std::slice::from_ref(&x), self.previous, &mut self.bytes);
+        push_gap(&mut self.bytes, x - self.previous);
         self.previous = x;
     }
 
@@ -450,54 +470,57 @@ impl<I: Iterator<Item = u64>> Iterator for Tournament<I> {
 /// allowed) minus `older` and `newer` (the same segment of layers `d - 1` and `d`), encoded
 /// from `base`, and its number of boards.
 fn merge_segment<I: Iterator<Item = u64>>(
-    sources: Vec<I>,
+    mut sources: Vec<I>,
     older: Cursor<'_>,
     newer: Cursor<'_>,
     base: u64,
 ) -> (Vec<u8>, u64) {
-    let mut older = older.peekable();
-    let mut newer = newer.peekable();
+    let (mut older, mut newer) = (older, newer);
+    let mut old = older.next().unwrap_or(EXHAUSTED);
+    let mut new = newer.next().unwrap_or(EXHAUSTED);
     let mut out = Vec::new();
     let (mut previous, mut count) = (base, 0u64);
-    let mut last = None;
-    for x in Tournament::new(sources) {
-        if last == Some(x) {
-            continue;
+    let mut last = EXHAUSTED;
+    let mut keep = |x: u64| {
+        if x == last {
+            return;
         }
-        last = Some(x);
-        while older.next_if(|&y| y < x).is_some() {}
-        while newer.next_if(|&y| y < x).is_some() {}
-        if older.peek() == Some(&x) || newer.peek() == Some(&x) {
-            continue;
+        last = x;
+        while old < x {
+            old = older.next().unwrap_or(EXHAUSTED);
         }
-        encode_sorted(std::slice::from_ref(&x), previous, &mut out);
-        previous = x;
-        count += 1;
+        while new < x {
+            new = newer.next().unwrap_or(EXHAUSTED);
+        }
+        if old != x && new != x {
+            push_gap(&mut out, x - previous);
+            previous = x;
+            count += 1;
+        }
+    };
+    if sources.len() == 1 {
+        sources.pop().into_iter().flatten().for_each(&mut keep);
+    } else {
+        Tournament::new(sources).for_each(&mut keep);
     }
     out.shrink_to_fit();
     (out, count)
 }
 
-/// Ascending, distinct: the union of three ascending, distinct streams, passed to `f`.
-fn union3(
-    a: impl Iterator<Item = u64>,
-    b: impl Iterator<Item = u64>,
-    c: impl Iterator<Item = u64>,
-    mut f: impl FnMut(u64),
-) {
-    let (mut a, mut b, mut c) = (a.peekable(), b.peekable(), c.peekable());
+/// Ascending, distinct: the union of three ascending, distinct lists, each ending with
+/// [`EXHAUSTED`], passed to `f`.
+#[inline]
+fn union3(a: &[u64], b: &[u64], c: &[u64], mut f: impl FnMut(u64)) {
+    debug_assert!([a, b, c].iter().all(|l| l.last() == Some(&EXHAUSTED)));
+    let (mut i, mut j, mut k) = (0, 0, 0);
     loop {
-        let x = *[a.peek(), b.peek(), c.peek()]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(&EXHAUSTED);
+        let x = a[i].min(b[j]).min(c[k]);
         if x == EXHAUSTED {
             return;
         }
-        a.next_if_eq(&x);
-        b.next_if_eq(&x);
-        c.next_if_eq(&x);
+        i += usize::from(a[i] == x);
+        j += usize::from(b[j] == x);
+        k += usize::from(c[k] == x);
         f(x);
     }
 }
@@ -602,33 +625,31 @@ impl<S: StateSpace> Plan<'_, S> {
             values.sort_unstable();
             values.dedup();
             let mut writer = PieceWriter::new(self.span, lo);
-            match self.lanes {
-                None => values.into_iter().for_each(|x| writer.push(x)),
-                Some(lanes) => {
-                    let linked = |x: u64| lanes.right >> (x % lanes.period) & 1 == 1;
-                    // Boards whose right neighbour x + 1 is in lo..hi, and whose left neighbour
-                    // x - 1 is.
-                    let right = {
-                        let from = boards.partition_point(|i| i.0 + 1 < lo);
-                        let to = boards.partition_point(|i| i.0 + 1 < hi);
-                        boards[from..to]
-                            .iter()
-                            .map(|i| i.0)
-                            .filter(|&x| x + 1 < self.size && linked(x))
-                            .map(|x| x + 1)
-                    };
-                    let left = {
-                        let from = boards.partition_point(|i| i.0 < lo.saturating_add(1));
-                        let to = boards.partition_point(|i| i.0 < hi.saturating_add(1));
-                        boards[from..to]
-                            .iter()
-                            .map(|i| i.0)
-                            .filter(|&x| x > 0 && linked(x - 1))
-                            .map(|x| x - 1)
-                    };
-                    union3(values.into_iter(), right, left, |x| writer.push(x));
+            writer.bytes.reserve(2 * values.len());
+            values.push(EXHAUSTED);
+            // The lane neighbours in lo..hi: x + 1 and x - 1 of the boards x in lo - 1..hi + 1,
+            // each list ascending as the boards are.
+            let (mut right, mut left) = (Vec::new(), Vec::new());
+            if let Some(lanes) = self.lanes {
+                let from = boards.partition_point(|i| i.0 + 1 < lo);
+                let to = boards.partition_point(|i| i.0 < hi.saturating_add(1));
+                right.reserve(to - from + 1);
+                left.reserve(to - from + 1);
+                let p = lanes.period;
+                for &StateIndex(x) in &boards[from..to] {
+                    let r = x % p;
+                    if lanes.right >> r & 1 == 1 && x + 1 >= lo && x + 1 < hi && x + 1 < self.size {
+                        right.push(x + 1);
+                    }
+                    let before = if r == 0 { p - 1 } else { r - 1 };
+                    if x > lo && x <= hi && lanes.right >> before & 1 == 1 {
+                        left.push(x - 1);
+                    }
                 }
             }
+            right.push(EXHAUSTED);
+            left.push(EXHAUSTED);
+            union3(&values, &right, &left, |x| writer.push(x));
             writer.finish()
         };
         if parallel {
@@ -1258,7 +1279,7 @@ mod tests {
     }
 
     /// The cursor reads what the codec writes, gaps of 1 to 10 bytes included, one piece or
-    /// several in a row with their own bases.
+    /// several in a row with their own bases; `push_gap` writes what the codec writes.
     #[test]
     fn the_cursor_reads_the_codec() {
         let xs = [
@@ -1280,6 +1301,14 @@ mod tests {
             assert_eq!(Cursor::new(&bytes, base).collect::<Vec<_>>(), xs);
         }
         assert_eq!(Cursor::new(&[], 9).next(), None);
+        // The writer of runs and layers writes the codec's bytes.
+        let mut written = Vec::new();
+        let mut previous = 0;
+        for &x in &xs {
+            push_gap(&mut written, x - previous);
+            previous = x;
+        }
+        assert_eq!(written, encode(&xs, 0));
         // Two pieces, the second from its own base, in bytes that start at byte 1000.
         let (a, b) = (encode(&[10, 12], 0), encode(&[101, 150], 100));
         let bytes = [a.clone(), b.clone()].concat();
