@@ -4,37 +4,93 @@
 //!
 //! In an undirected graph, layer `d + 1` is the set of neighbours of layer `d` minus layers `d`
 //! and `d - 1`, so only three layers are live. A layer is a sorted set of indices cut into
-//! [`SEGMENTS`] segments by index range, each gap-encoded ([`super::codec`], about 2-3 bytes
-//! per board on the large layers). The next layer is built in two passes:
+//! [`FrontierConfig::segments`] segments by index range, each gap-encoded ([`super::codec`],
+//! about 1.4-3 bytes per board on the large layers). The next layer is built in two passes:
 //!
-//! 1. the current layer is expanded in chunks of at most [`CHUNK`] boards with the shared
-//!    kernel ([`StateSpace::expand`], in parallel); each chunk's neighbours are sorted,
-//!    deduplicated, stripped of the boards of layer `d - 1` (the parents, most of the
-//!    neighbours that are not new), and kept as one sorted *run* per segment (in memory, or in
-//!    a file under the scratch folder);
-//! 2. each segment's runs are merged (deduplicated, stripped of layer `d`) into the new layer's
-//!    segment, the segments in parallel.
+//! 1. **Runs.** The current layer is expanded in chunks of at most [`FrontierConfig::chunk`]
+//!    boards with the shared kernel, in parallel. Where the space has [`Lanes`] (the moves
+//!    between consecutive indices), the kernel is asked only for the other moves
+//!    ([`StateSpace::expand_across`]); those neighbours are sorted by a bucket sort (a counting
+//!    pass on the top bits of the index, then each bucket sorted on its own, up to 1,024 of them
+//!    in parallel) and deduplicated, and the lane neighbours, which come out of the ascending
+//!    chunk already sorted, are merged in. Nothing is subtracted here: the chunk's sorted,
+//!    distinct neighbours are written as one *run* (gap-encoded pieces, each within one bucket
+//!    and one segment), in memory or appended to one file per layer under the scratch folder.
+//! 2. **Merge.** For each segment (in parallel), a tournament merge of every run's pieces in
+//!    that segment, minus the same segment of layers `d - 1` and `d`, is layer `d + 1`'s
+//!    segment. Each run and each segment of layers `d - 1` and `d` is decoded exactly once per
+//!    layer, so a layer costs time linear in its neighbours (times `log2` of the bucket for the
+//!    sort and of the number of chunks for the merge), whatever the number of chunks.
 //!
-//! Memory: the three layers (about 1.4 bytes per board on 4x4's deep layers), one chunk's
-//! neighbours (up to `4 * CHUNK` indices, 4 GiB, twice that while they are gathered) and the
-//! runs of the layer being built (unless they spill to disk).
+//! Memory: the three layers; one chunk's boards and their non-lane neighbours (8 bytes each:
+//! about 2.5 GiB for a chunk of 2^27 4x4 boards); the runs of the layer being built unless
+//! they are on disk (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus
+//! the neighbours that two chunks share).
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::codec::{decode_sorted, encode_sorted};
-use super::{StateIndex, StateSpace};
+use super::codec::encode_sorted;
+use super::{Lanes, StateIndex, StateSpace};
 
-/// Segments per layer (by index range).
+/// Segments per layer (by index range) of [`FrontierConfig::default`].
 pub const SEGMENTS: usize = 1024;
-/// Boards of the current layer expanded at once.
+/// Boards of the current layer expanded at once in [`FrontierConfig::default`].
 pub const CHUNK: usize = 1 << 27;
+/// Most segments per layer [`FrontierConfig::clamped`] allows (2^20).
+pub const MAX_SEGMENTS: usize = 1 << 20;
+/// Most boards per chunk [`FrontierConfig::clamped`] allows (2^31).
+pub const MAX_CHUNK: usize = 1 << 31;
 /// Boards of the last layer listed (the first ones in index order).
 pub const LAST_LISTED: usize = 1000;
+
+/// Most buckets of a chunk's sort.
+const MAX_BUCKETS: usize = 1024;
+/// Boards of a chunk per bucket of its sort, at least (so small chunks take few buckets).
+const BOARDS_PER_BUCKET: usize = 2048;
+/// Boards expanded by one parallel task (each keeps its neighbours in its own block).
+const PART: usize = 1 << 16;
+/// Boards handed to the kernel at once.
+const BATCH: usize = 4096;
+/// Exhausted source of a [`Tournament`] (above every index).
+const EXHAUSTED: u64 = u64::MAX;
+
+/// How a [`search_with`] cuts its work: how many boards it expands at once and how many index
+/// ranges a layer is cut into. Neither changes the result, only time and memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrontierConfig {
+    /// Boards of the current layer expanded at once; each chunk gives one run. Default
+    /// [`CHUNK`] (2^27): its boards and their neighbours take up to about 2.5 GiB on 4x4.
+    pub chunk: usize,
+    /// Segments per layer, by index range (the unit of the parallel merge). Default
+    /// [`SEGMENTS`] (1,024).
+    pub segments: usize,
+}
+
+impl Default for FrontierConfig {
+    fn default() -> Self {
+        FrontierConfig {
+            chunk: CHUNK,
+            segments: SEGMENTS,
+        }
+    }
+}
+
+impl FrontierConfig {
+    /// The same configuration in range: `chunk` in `1..=`[`MAX_CHUNK`], `segments` in
+    /// `1..=`[`MAX_SEGMENTS`]. [`search_with`] clamps what it is given.
+    pub fn clamped(self) -> Self {
+        FrontierConfig {
+            chunk: self.chunk.clamp(1, MAX_CHUNK),
+            segments: self.segments.clamp(1, MAX_SEGMENTS),
+        }
+    }
+}
 
 /// Why a depth-limited search stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -56,13 +112,17 @@ pub struct LayerReport {
     pub depth: u32,
     /// Its boards.
     pub size: u64,
-    /// Bytes of the three live layers in memory.
+    /// Bytes of the live layers in memory once it is built (layers `depth - 1` and `depth`).
     pub bytes_in_memory: u64,
-    /// Bytes of runs written to the scratch folder for it.
+    /// Bytes of runs written to the scratch folder for it (0 without a scratch folder).
     pub bytes_on_disk: u64,
+    /// Chunks the layer before it was expanded in (runs merged into it; 0 at depth 0).
+    pub chunks: u64,
+    /// Bytes of all its runs, in memory or on disk.
+    pub bytes_of_runs: u64,
 }
 
-/// The result of [`search`].
+/// The result of [`search`] and [`search_with`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frontier {
     /// `layer_sizes[d]` = boards at depth `d`, for `d = 0..=` the last depth reached.
@@ -74,22 +134,26 @@ pub struct Frontier {
     /// The first [`LAST_LISTED`] boards of the last layer, ascending index.
     pub last: Vec<StateIndex>,
     /// Largest number of bytes of layers and runs held in memory at once (not counting one
-    /// chunk's neighbours).
+    /// chunk's boards and neighbours). During a merge, layer `d - 1` is freed segment by
+    /// segment as layer `d + 1` is written, and the larger of the two is counted.
     pub peak_bytes: u64,
 }
 
-/// A sorted set of indices of a space of `size` boards, in [`SEGMENTS`] gap-encoded segments.
+/// A sorted set of indices of a space of `size` boards, in gap-encoded segments of `span`
+/// indices each (segment `s` holds `s * span..(s + 1) * span`, encoded from `s * span`).
 struct Layer {
     span: u64,
     segments: Vec<Vec<u8>>,
+    counts: Vec<u64>,
     len: u64,
 }
 
 impl Layer {
-    fn new(size: u64) -> Layer {
+    fn new(size: u64, segments: usize) -> Layer {
         Layer {
-            span: size.div_ceil(SEGMENTS as u64).max(1),
-            segments: vec![Vec::new(); SEGMENTS],
+            span: size.div_ceil(segments as u64).max(1),
+            segments: vec![Vec::new(); segments],
+            counts: vec![0; segments],
             len: 0,
         }
     }
@@ -103,127 +167,649 @@ impl Layer {
     }
 
     /// The indices of `segment`, ascending.
-    fn decode(&self, segment: usize) -> Vec<u64> {
-        let mut out = Vec::new();
-        decode_sorted(&self.segments[segment], self.base(segment), |i| out.push(i))
-            .expect("layers are written by this module");
-        out
-    }
-
-    /// Boards in index order, in runs of at most `chunk`.
-    fn chunks(&self, chunk: usize) -> impl Iterator<Item = Vec<StateIndex>> + '_ {
-        let mut segment = 0;
-        let mut pending: Vec<StateIndex> = Vec::new();
-        std::iter::from_fn(move || {
-            while pending.len() < chunk && segment < SEGMENTS {
-                pending.extend(self.decode(segment).into_iter().map(StateIndex));
-                segment += 1;
-            }
-            if pending.is_empty() {
-                return None;
-            }
-            let rest = pending.split_off(pending.len().min(chunk));
-            Some(std::mem::replace(&mut pending, rest))
-        })
+    fn cursor(&self, segment: usize) -> Cursor<'_> {
+        Cursor::new(&self.segments[segment], self.base(segment))
     }
 }
 
-/// Where the runs of the layer being built are kept.
-enum Runs {
-    Memory(Vec<Vec<Vec<u8>>>),
-    Disk {
-        dir: PathBuf,
-        files: Vec<(File, Vec<(u64, u64)>)>,
-        written: u64,
-    },
+/// The boards of a layer in index order, in chunks of at most `chunk` (decoded a group of
+/// segments at a time, in parallel when large).
+struct Chunks<'a> {
+    layer: &'a Layer,
+    chunk: usize,
+    segment: usize,
+    pending: Vec<StateIndex>,
+    at: usize,
+}
+
+impl<'a> Chunks<'a> {
+    fn new(layer: &'a Layer, chunk: usize) -> Chunks<'a> {
+        Chunks {
+            layer,
+            chunk: chunk.max(1),
+            segment: 0,
+            pending: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// The next chunk, or `None` after the last.
+    fn next_chunk(&mut self) -> Option<&[StateIndex]> {
+        if self.pending.len() - self.at < self.chunk {
+            self.pending.drain(..self.at);
+            self.at = 0;
+            let need = (self.chunk - self.pending.len()) as u64;
+            let first = self.segment;
+            let mut found = 0u64;
+            while self.segment < self.layer.segments.len() && found < need {
+                found += self.layer.counts[self.segment];
+                self.segment += 1;
+            }
+            let layer = self.layer;
+            if found > PART as u64 {
+                // Each segment decoded in parallel into its place.
+                let old = self.pending.len();
+                self.pending.resize(old + found as usize, StateIndex(0));
+                let mut rest = &mut self.pending[old..];
+                let mut places = Vec::with_capacity(self.segment - first);
+                for s in first..self.segment {
+                    let (place, after) =
+                        std::mem::take(&mut rest).split_at_mut(layer.counts[s] as usize);
+                    places.push((s, place));
+                    rest = after;
+                }
+                places.into_par_iter().for_each(|(s, place)| {
+                    for (slot, x) in place.iter_mut().zip(layer.cursor(s)) {
+                        *slot = StateIndex(x);
+                    }
+                });
+            } else {
+                for s in first..self.segment {
+                    self.pending.extend(layer.cursor(s).map(StateIndex));
+                }
+            }
+        }
+        if self.at == self.pending.len() {
+            return None;
+        }
+        let start = self.at;
+        self.at = (start + self.chunk).min(self.pending.len());
+        Some(&self.pending[start..self.at])
+    }
+}
+
+/// Reads a list written by [`encode_sorted`] from `base`, one index at a time.
+#[derive(Debug, Clone)]
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    previous: u64,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
+        Cursor {
+            bytes,
+            previous: base,
+        }
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        // LEB128, as `integer-encoding` writes a u64: 7 bits a byte, low first, the high bit
+        // set on every byte but the last.
+        let (&first, rest) = self.bytes.split_first()?;
+        self.bytes = rest;
+        let mut gap = u64::from(first & 0x7f);
+        if first >= 0x80 {
+            let mut shift = 7;
+            loop {
+                let (&b, rest) = self
+                    .bytes
+                    .split_first()
+                    .expect("runs and layers are written by this module");
+                self.bytes = rest;
+                gap |= u64::from(b & 0x7f) << shift;
+                if b < 0x80 {
+                    break;
+                }
+                shift += 7;
+            }
+        }
+        self.previous += gap;
+        Some(self.previous)
+    }
+}
+
+/// Appends `gap` to `out` as [`encode_sorted`] does (LEB128: 7 bits a byte, low first, the
+/// high bit set on every byte but the last), without its slice and loop per index.
+#[inline]
+fn push_gap(out: &mut Vec<u8>, mut gap: u64) {
+    while gap >= 0x80 {
+        out.push(gap as u8 | 0x80);
+        gap >>= 7;
+    }
+    out.push(gap as u8);
+}
+
+/// A gap-encoded stretch of a run: the indices of one bucket of a chunk's sort in one segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Piece {
+    /// The segment it lies in.
+    segment: u32,
+    /// The base its first gap is counted from (the start of the segment or of the bucket).
+    base: u64,
+    /// Its first byte: in the run's bytes in memory, or in the layer's run file.
+    start: u64,
+    /// Its bytes.
+    len: u64,
+}
+
+/// The indices of consecutive pieces, one after the other (`bytes` starts at byte `origin`
+/// of the run or of the file the pieces' `start` count in).
+struct PieceCursor<'a> {
+    bytes: &'a [u8],
+    origin: u64,
+    pieces: std::slice::Iter<'a, Piece>,
+    current: Cursor<'a>,
+}
+
+impl<'a> PieceCursor<'a> {
+    fn new(bytes: &'a [u8], origin: u64, pieces: &'a [Piece]) -> PieceCursor<'a> {
+        PieceCursor {
+            bytes,
+            origin,
+            pieces: pieces.iter(),
+            current: Cursor::new(&[], 0),
+        }
+    }
+}
+
+impl Iterator for PieceCursor<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if let Some(x) = self.current.next() {
+                return Some(x);
+            }
+            let p = self.pieces.next()?;
+            let at = (p.start - self.origin) as usize;
+            self.current = Cursor::new(&self.bytes[at..at + p.len as usize], p.base);
+        }
+    }
+}
+
+/// Writes ascending, distinct indices of one bucket (`lo..`) as pieces, one per segment of
+/// `span` indices it touches.
+struct PieceWriter {
+    span: u64,
+    lo: u64,
+    bytes: Vec<u8>,
+    pieces: Vec<Piece>,
+    /// First index past the open piece's segment (0: no piece open).
+    end: u64,
+    previous: u64,
+}
+
+impl PieceWriter {
+    fn new(span: u64, lo: u64) -> PieceWriter {
+        PieceWriter {
+            span,
+            lo,
+            bytes: Vec::new(),
+            pieces: Vec::new(),
+            end: 0,
+            previous: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, x: u64) {
+        if x >= self.end {
+            self.close();
+            let segment = x / self.span;
+            let base = (segment * self.span).max(self.lo);
+            self.pieces.push(Piece {
+                segment: segment as u32,
+                base,
+                start: self.bytes.len() as u64,
+                len: 0,
+            });
+            self.end = (segment + 1) * self.span;
+            self.previous = base;
+        }
+        push_gap(&mut self.bytes, x - self.previous);
+        self.previous = x;
+    }
+
+    fn close(&mut self) {
+        if let Some(p) = self.pieces.last_mut() {
+            p.len = self.bytes.len() as u64 - p.start;
+        }
+    }
+
+    fn finish(mut self) -> (Vec<u8>, Vec<Piece>) {
+        self.close();
+        (self.bytes, self.pieces)
+    }
+}
+
+/// A k-way merge of ascending sources by a tournament of losers (Knuth, "The Art of Computer
+/// Programming", vol. 3, 5.4.1): every value of every source, duplicates included, ascending,
+/// at `log2 k` comparisons each. Sources must not yield `u64::MAX`.
+struct Tournament<I> {
+    sources: Vec<I>,
+    /// The head of each leaf (padded to a power of two), [`EXHAUSTED`] once it is empty.
+    heads: Vec<u64>,
+    /// `losers[n]`: the leaf that lost at internal node `n` (`1..leaves`); `losers[0]`: the
+    /// winner.
+    losers: Vec<usize>,
+}
+
+impl<I: Iterator<Item = u64>> Tournament<I> {
+    fn new(mut sources: Vec<I>) -> Tournament<I> {
+        let leaves = sources.len().max(1).next_power_of_two();
+        let mut heads: Vec<u64> = sources
+            .iter_mut()
+            .map(|s| s.next().unwrap_or(EXHAUSTED))
+            .collect();
+        heads.resize(leaves, EXHAUSTED);
+        let mut winners = vec![0usize; 2 * leaves];
+        let mut losers = vec![0usize; leaves];
+        for (leaf, w) in winners[leaves..].iter_mut().enumerate() {
+            *w = leaf;
+        }
+        for n in (1..leaves).rev() {
+            let (a, b) = (winners[2 * n], winners[2 * n + 1]);
+            let (w, l) = if heads[b] < heads[a] { (b, a) } else { (a, b) };
+            winners[n] = w;
+            losers[n] = l;
+        }
+        losers[0] = if leaves > 1 { winners[1] } else { 0 };
+        Tournament {
+            sources,
+            heads,
+            losers,
+        }
+    }
+}
+
+impl<I: Iterator<Item = u64>> Iterator for Tournament<I> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        let mut winner = self.losers[0];
+        let value = self.heads[winner];
+        if value == EXHAUSTED {
+            return None;
+        }
+        let head = self.sources[winner].next().unwrap_or(EXHAUSTED);
+        debug_assert!(head >= value, "sources ascend");
+        self.heads[winner] = head;
+        let mut n = (winner + self.heads.len()) / 2;
+        while n > 0 {
+            let l = self.losers[n];
+            if self.heads[l] < self.heads[winner] {
+                self.losers[n] = winner;
+                winner = l;
+            }
+            n /= 2;
+        }
+        self.losers[0] = winner;
+        Some(value)
+    }
+}
+
+/// The layer `d + 1` segment from `base`: the union of `sources` (ascending, duplicates
+/// allowed) minus `older` and `newer` (the same segment of layers `d - 1` and `d`), encoded
+/// from `base`, and its number of boards.
+fn merge_segment<I: Iterator<Item = u64>>(
+    mut sources: Vec<I>,
+    older: Cursor<'_>,
+    newer: Cursor<'_>,
+    base: u64,
+) -> (Vec<u8>, u64) {
+    let (mut older, mut newer) = (older, newer);
+    let mut old = older.next().unwrap_or(EXHAUSTED);
+    let mut new = newer.next().unwrap_or(EXHAUSTED);
+    let mut out = Vec::new();
+    let (mut previous, mut count) = (base, 0u64);
+    let mut last = EXHAUSTED;
+    let mut keep = |x: u64| {
+        if x == last {
+            return;
+        }
+        last = x;
+        while old < x {
+            old = older.next().unwrap_or(EXHAUSTED);
+        }
+        while new < x {
+            new = newer.next().unwrap_or(EXHAUSTED);
+        }
+        if old != x && new != x {
+            push_gap(&mut out, x - previous);
+            previous = x;
+            count += 1;
+        }
+    };
+    if sources.len() == 1 {
+        sources.pop().into_iter().flatten().for_each(&mut keep);
+    } else {
+        Tournament::new(sources).for_each(&mut keep);
+    }
+    out.shrink_to_fit();
+    (out, count)
+}
+
+/// Ascending, distinct: the union of three ascending, distinct lists, each ending with
+/// [`EXHAUSTED`], passed to `f`.
+#[inline]
+fn union3(a: &[u64], b: &[u64], c: &[u64], mut f: impl FnMut(u64)) {
+    debug_assert!([a, b, c].iter().all(|l| l.last() == Some(&EXHAUSTED)));
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    loop {
+        let x = a[i].min(b[j]).min(c[k]);
+        if x == EXHAUSTED {
+            return;
+        }
+        i += usize::from(a[i] == x);
+        j += usize::from(b[j] == x);
+        k += usize::from(c[k] == x);
+        f(x);
+    }
+}
+
+/// What the expansion of every chunk of a layer shares.
+struct Plan<'a, S> {
+    space: &'a S,
+    size: u64,
+    /// Of the layers (and so of the pieces).
+    span: u64,
+    lanes: Option<Lanes>,
+}
+
+/// Buckets for a chunk of `boards` boards: a power of two, at most [`MAX_BUCKETS`] and at
+/// most what the bits of an index of a space of `size` boards can address; and the shift
+/// that takes an index to its bucket.
+fn buckets(boards: usize, size: u64) -> (usize, u32) {
+    let bits = 64 - size.saturating_sub(1).leading_zeros();
+    let log = (boards / BOARDS_PER_BUCKET)
+        .max(1)
+        .next_power_of_two()
+        .min(MAX_BUCKETS)
+        .trailing_zeros()
+        .min(bits);
+    (1 << log, bits - log)
+}
+
+/// `values` in bucket order (bucket of `x`: `x >> shift`, below `buckets`), by one counting
+/// pass; and where each bucket starts (`buckets + 1` offsets).
+fn sort_into_buckets(values: Vec<u64>, buckets: usize, shift: u32) -> (Vec<u64>, Vec<u32>) {
+    let mut starts = vec![0u32; buckets + 1];
+    if buckets == 1 {
+        starts[1] = values.len() as u32;
+        return (values, starts);
+    }
+    for &x in &values {
+        starts[(x >> shift) as usize + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut at = starts.clone();
+    let mut sorted = vec![0u64; values.len()];
+    for x in values {
+        let b = (x >> shift) as usize;
+        sorted[at[b] as usize] = x;
+        at[b] += 1;
+    }
+    (sorted, starts)
+}
+
+impl<S: StateSpace> Plan<'_, S> {
+    /// The neighbours of `boards` (ascending) but the lane moves, in bucket order.
+    fn expand_part(
+        &self,
+        boards: &[StateIndex],
+        buckets: usize,
+        shift: u32,
+    ) -> (Vec<u64>, Vec<u32>) {
+        let mut out: Vec<StateIndex> = Vec::with_capacity(2 * boards.len());
+        if self.lanes.is_some() {
+            for batch in boards.chunks(BATCH) {
+                self.space.expand_across(batch, &mut out);
+            }
+        } else {
+            let mut slots = Vec::with_capacity(self.space.degree() * BATCH.min(boards.len()));
+            for batch in boards.chunks(BATCH) {
+                slots.clear();
+                self.space.expand(batch, &mut slots);
+                out.extend(slots.iter().filter(|&&i| i != StateIndex::NONE));
+            }
+        }
+        let values: Vec<u64> = out.into_iter().map(|i| i.0).collect();
+        sort_into_buckets(values, buckets, shift)
+    }
+
+    /// One chunk's run: the distinct neighbours of `boards` (ascending, distinct), as the
+    /// bytes and pieces of each bucket in index order.
+    fn run(&self, boards: &[StateIndex]) -> Vec<(Vec<u8>, Vec<Piece>)> {
+        let (buckets, shift) = buckets(boards.len(), self.size);
+        let parallel = boards.len() > PART;
+        let parts: Vec<(Vec<u64>, Vec<u32>)> = if parallel {
+            boards
+                .par_chunks(PART)
+                .map(|b| self.expand_part(b, buckets, shift))
+                .collect()
+        } else {
+            vec![self.expand_part(boards, buckets, shift)]
+        };
+        let bucket = |b: usize| {
+            let lo = if b == 0 { 0 } else { (b as u64) << shift };
+            let hi = if b + 1 == buckets {
+                u64::MAX
+            } else {
+                (b as u64 + 1) << shift
+            };
+            let mut values =
+                Vec::with_capacity(parts.iter().map(|(_, s)| (s[b + 1] - s[b]) as usize).sum());
+            for (part, starts) in &parts {
+                values.extend_from_slice(&part[starts[b] as usize..starts[b + 1] as usize]);
+            }
+            values.sort_unstable();
+            values.dedup();
+            let mut writer = PieceWriter::new(self.span, lo);
+            writer.bytes.reserve(2 * values.len());
+            values.push(EXHAUSTED);
+            // The lane neighbours in lo..hi: x + 1 and x - 1 of the boards x in lo - 1..hi + 1,
+            // each list ascending as the boards are.
+            let (mut right, mut left) = (Vec::new(), Vec::new());
+            if let Some(lanes) = self.lanes {
+                let from = boards.partition_point(|i| i.0 + 1 < lo);
+                let to = boards.partition_point(|i| i.0 < hi.saturating_add(1));
+                right.reserve(to - from + 1);
+                left.reserve(to - from + 1);
+                let p = lanes.period;
+                for &StateIndex(x) in &boards[from..to] {
+                    let r = x % p;
+                    if lanes.right >> r & 1 == 1 && x + 1 >= lo && x + 1 < hi && x + 1 < self.size {
+                        right.push(x + 1);
+                    }
+                    let before = if r == 0 { p - 1 } else { r - 1 };
+                    if x > lo && x <= hi && lanes.right >> before & 1 == 1 {
+                        left.push(x - 1);
+                    }
+                }
+            }
+            right.push(EXHAUSTED);
+            left.push(EXHAUSTED);
+            union3(&values, &right, &left, |x| writer.push(x));
+            writer.finish()
+        };
+        if parallel {
+            (0..buckets).into_par_iter().map(bucket).collect()
+        } else {
+            (0..buckets).map(bucket).collect()
+        }
+    }
+}
+
+/// The runs of the layer being built: their pieces, and their bytes in memory or in one file
+/// (unnamed, deleted when closed) under the scratch folder.
+struct Runs {
+    file: Option<(PathBuf, BufWriter<File>)>,
+    /// Per run, its bytes (empty when on disk).
+    memory: Vec<Vec<u8>>,
+    /// Per run, its pieces in index order.
+    pieces: Vec<Vec<Piece>>,
+    /// Bytes of all runs.
+    bytes: u64,
+    /// Bytes of runs and pieces held in memory.
+    in_memory: u64,
 }
 
 impl Runs {
     fn new(scratch: Option<&Path>) -> Result<Runs, FrontierError> {
-        Ok(match scratch {
-            None => Runs::Memory(vec![Vec::new(); SEGMENTS]),
+        let file = match scratch {
+            None => None,
             Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|source| FrontierError::Scratch {
+                let fail = |source| FrontierError::Scratch {
                     path: dir.to_path_buf(),
                     source,
-                })?;
-                Runs::Disk {
-                    dir: dir.to_path_buf(),
-                    files: Vec::new(),
-                    written: 0,
-                }
+                };
+                std::fs::create_dir_all(dir).map_err(fail)?;
+                let file = tempfile::tempfile_in(dir).map_err(fail)?;
+                Some((dir.to_path_buf(), BufWriter::with_capacity(1 << 20, file)))
             }
+        };
+        Ok(Runs {
+            file,
+            memory: Vec::new(),
+            pieces: Vec::new(),
+            bytes: 0,
+            in_memory: 0,
         })
     }
 
-    fn bytes_in_memory(&self) -> u64 {
-        match self {
-            Runs::Memory(runs) => runs.iter().flatten().map(|r| r.len() as u64).sum(),
-            Runs::Disk { .. } => 0,
+    fn fail(&self, source: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self
+                .file
+                .as_ref()
+                .map(|(p, _)| p.clone())
+                .unwrap_or_default(),
+            source,
         }
+    }
+
+    fn bytes_in_memory(&self) -> u64 {
+        self.in_memory
     }
 
     fn bytes_on_disk(&self) -> u64 {
-        match self {
-            Runs::Memory(_) => 0,
-            Runs::Disk { written, .. } => *written,
-        }
+        if self.file.is_some() { self.bytes } else { 0 }
     }
 
-    /// Adds one run per segment (`encoded[s]` for segment `s`).
-    fn add(&mut self, encoded: Vec<Vec<u8>>) -> Result<(), FrontierError> {
-        match self {
-            Runs::Memory(runs) => {
-                for (s, bytes) in encoded.into_iter().enumerate() {
-                    if !bytes.is_empty() {
-                        runs[s].push(bytes);
+    /// Adds one run, given as the bytes and pieces of each bucket in index order (pieces
+    /// counted from the bucket's first byte).
+    fn add(&mut self, buckets: Vec<(Vec<u8>, Vec<Piece>)>) -> Result<(), FrontierError> {
+        let total: usize = buckets.iter().map(|(b, _)| b.len()).sum();
+        let mut pieces = Vec::with_capacity(buckets.iter().map(|(_, p)| p.len()).sum());
+        let mut memory = Vec::new();
+        if self.file.is_none() {
+            memory.reserve_exact(total);
+        }
+        for (bytes, ps) in buckets {
+            let origin = match &mut self.file {
+                Some((_, w)) => {
+                    let at = self.bytes;
+                    if let Err(e) = w.write_all(&bytes) {
+                        return Err(self.fail(e));
                     }
+                    at
                 }
-            }
-            Runs::Disk {
-                dir,
-                files,
-                written,
-            } => {
-                let fail = |source| FrontierError::Scratch {
-                    path: dir.clone(),
-                    source,
-                };
-                let file = tempfile::tempfile_in(&*dir).map_err(fail)?;
-                let mut offsets = Vec::with_capacity(SEGMENTS);
-                let mut at = 0u64;
-                {
-                    let mut w = BufWriter::new(&file);
-                    for bytes in &encoded {
-                        w.write_all(bytes).map_err(fail)?;
-                        offsets.push((at, bytes.len() as u64));
-                        at += bytes.len() as u64;
-                    }
-                    w.flush().map_err(fail)?;
+                None => {
+                    let at = memory.len() as u64;
+                    memory.extend_from_slice(&bytes);
+                    at
                 }
-                *written += at;
-                files.push((file, offsets));
+            };
+            self.bytes += bytes.len() as u64;
+            pieces.extend(ps.into_iter().map(|p| Piece {
+                start: p.start + origin,
+                ..p
+            }));
+        }
+        self.in_memory +=
+            (memory.capacity() + pieces.capacity() * std::mem::size_of::<Piece>()) as u64;
+        self.memory.push(memory);
+        self.pieces.push(pieces);
+        Ok(())
+    }
+
+    /// Writes out what is buffered, before the merge reads the file.
+    fn flush(&mut self) -> Result<(), FrontierError> {
+        if let Some((_, w)) = &mut self.file {
+            if let Err(e) = w.flush() {
+                return Err(self.fail(e));
             }
         }
         Ok(())
     }
 
-    /// The runs of `segment` (borrowed when in memory, read when on disk).
-    fn of(&self, segment: usize) -> Result<Vec<Cow<'_, [u8]>>, FrontierError> {
-        match self {
-            Runs::Memory(runs) => Ok(runs[segment].iter().map(|r| Cow::from(&r[..])).collect()),
-            Runs::Disk { dir, files, .. } => files
-                .iter()
-                .map(|(file, offsets)| {
-                    let (at, len) = offsets[segment];
-                    let mut bytes = vec![0u8; len as usize];
-                    read_at(file, &mut bytes, at).map_err(|source| FrontierError::Scratch {
-                        path: dir.clone(),
-                        source,
-                    })?;
-                    Ok(Cow::from(bytes))
-                })
-                .collect(),
+    /// For each of `segments` segments, the runs with pieces in it: `(starts, entries)`, where
+    /// `entries[starts[s]..starts[s + 1]]` are `(run, first piece..end piece)`.
+    fn index(&self, segments: usize) -> (Vec<usize>, Vec<(usize, Range<usize>)>) {
+        let groups = |pieces: &[Piece]| {
+            pieces
+                .chunk_by(|a, b| a.segment == b.segment)
+                .map(|g| g[0].segment as usize)
+                .collect::<Vec<_>>()
+        };
+        let mut starts = vec![0usize; segments + 1];
+        for pieces in &self.pieces {
+            for s in groups(pieces) {
+                starts[s + 1] += 1;
+            }
+        }
+        for s in 0..segments {
+            starts[s + 1] += starts[s];
+        }
+        let mut at = starts.clone();
+        let mut entries = vec![(0, 0..0); starts[segments]];
+        for (run, pieces) in self.pieces.iter().enumerate() {
+            let mut first = 0;
+            for g in pieces.chunk_by(|a, b| a.segment == b.segment) {
+                let s = g[0].segment as usize;
+                entries[at[s]] = (run, first..first + g.len());
+                at[s] += 1;
+                first += g.len();
+            }
+        }
+        (starts, entries)
+    }
+
+    /// The bytes of pieces `range` of `run` (contiguous), and where they start.
+    fn read(&self, run: usize, range: Range<usize>) -> Result<(Cow<'_, [u8]>, u64), FrontierError> {
+        let pieces = &self.pieces[run][range];
+        let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+        let (start, end) = (first.start, last.start + last.len);
+        match &self.file {
+            None => Ok((
+                Cow::from(&self.memory[run][start as usize..end as usize]),
+                start,
+            )),
+            Some((_, w)) => {
+                let mut bytes = vec![0u8; (end - start) as usize];
+                read_at(w.get_ref(), &mut bytes, start).map_err(|e| self.fail(e))?;
+                Ok((Cow::from(bytes), start))
+            }
         }
     }
 }
@@ -242,26 +828,52 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
     f.read_exact(buf)
 }
 
-/// `sorted` (ascending, distinct) minus the boards of `a` and `b` in the same index range.
-fn subtract(sorted: Vec<u64>, a: &[u64], b: &[u64]) -> Vec<u64> {
-    let (mut i, mut j) = (0, 0);
-    sorted
-        .into_iter()
-        .filter(|&x| {
-            while i < a.len() && a[i] < x {
-                i += 1;
-            }
-            while j < b.len() && b[j] < x {
-                j += 1;
-            }
-            !(a.get(i) == Some(&x) || b.get(j) == Some(&x))
+/// Layer `d + 1` from the runs of layer `d`'s chunks, minus `older` (layer `d - 1`, freed
+/// segment by segment) and `newer` (layer `d`).
+fn merge(runs: &Runs, older: Layer, newer: &Layer) -> Result<Layer, FrontierError> {
+    let segments = newer.segments.len();
+    let (starts, entries) = runs.index(segments);
+    let merged: Vec<(Vec<u8>, u64)> = older
+        .segments
+        .into_par_iter()
+        .enumerate()
+        .map(|(s, old)| {
+            let entries = &entries[starts[s]..starts[s + 1]];
+            let data = entries
+                .iter()
+                .map(|(run, range)| runs.read(*run, range.clone()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let sources = entries
+                .iter()
+                .zip(&data)
+                .map(|((run, range), (bytes, origin))| {
+                    PieceCursor::new(bytes, *origin, &runs.pieces[*run][range.clone()])
+                })
+                .collect();
+            let base = newer.base(s);
+            Ok(merge_segment(
+                sources,
+                Cursor::new(&old, base),
+                newer.cursor(s),
+                base,
+            ))
         })
-        .collect()
+        .collect::<Result<_, FrontierError>>()?;
+    let mut next = Layer {
+        span: newer.span,
+        segments: Vec::with_capacity(segments),
+        counts: Vec::with_capacity(segments),
+        len: 0,
+    };
+    for (bytes, n) in merged {
+        next.segments.push(bytes);
+        next.counts.push(n);
+        next.len += n;
+    }
+    Ok(next)
 }
 
-/// BFS from `seed` over `space` to depth `max_depth` (or until the component is exhausted),
-/// keeping only three layers. `scratch`: a folder for the runs of the layer being built (else
-/// they stay in memory). `on_layer` is called after each layer is built.
+/// [`search_with`] with [`FrontierConfig::default`].
 ///
 /// # Errors
 /// [`FrontierError::Scratch`] when the scratch folder fails.
@@ -270,92 +882,81 @@ pub fn search<S: StateSpace>(
     seed: StateIndex,
     max_depth: u32,
     scratch: Option<&Path>,
+    on_layer: impl FnMut(LayerReport),
+) -> Result<Frontier, FrontierError> {
+    search_with(
+        space,
+        seed,
+        max_depth,
+        scratch,
+        FrontierConfig::default(),
+        on_layer,
+    )
+}
+
+/// BFS from `seed` over `space` to depth `max_depth` (or until the component is exhausted),
+/// keeping only three layers (frontier search: Korf, Zhang, Thayer & Hohwald, JACM 2005).
+/// `scratch`: a folder for the runs of the layer being built, one unnamed file per layer
+/// (else they stay in memory). `config` (clamped, [`FrontierConfig::clamped`]) sets the
+/// chunk and segment sizes; the result does not depend on it. `on_layer` is called after each
+/// layer is built, depth 0 included.
+///
+/// Time per layer: linear in the neighbours of layer `d` (each run and each segment of layers
+/// `d - 1` and `d` decoded once), times `log2` of a bucket for the sort and of the number of
+/// chunks for the merge. Memory: see the module documentation.
+///
+/// # Errors
+/// [`FrontierError::Scratch`] when the scratch folder fails.
+pub fn search_with<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    scratch: Option<&Path>,
+    config: FrontierConfig,
     mut on_layer: impl FnMut(LayerReport),
 ) -> Result<Frontier, FrontierError> {
+    let config = config.clamped();
     let size = space.size();
-    let mut previous = Layer::new(size);
-    let mut current = Layer::new(size);
+    let mut previous = Layer::new(size, config.segments);
+    let mut current = Layer::new(size, config.segments);
     let s = (seed.0 / current.span) as usize;
     encode_sorted(&[seed.0], current.base(s), &mut current.segments[s]);
+    current.counts[s] = 1;
     current.len = 1;
+    let plan = Plan {
+        space,
+        size,
+        span: current.span,
+        lanes: space.lanes(),
+    };
     let mut sizes = vec![1u64];
-    let mut peak = 0u64;
+    let mut peak = current.bytes();
     on_layer(LayerReport {
         depth: 0,
         size: 1,
         bytes_in_memory: current.bytes(),
         bytes_on_disk: 0,
+        chunks: 0,
+        bytes_of_runs: 0,
     });
     let mut depth = 0u32;
     let mut complete = false;
     while depth < max_depth {
         let mut runs = Runs::new(scratch)?;
-        for chunk in current.chunks(CHUNK) {
-            let mut neighbours: Vec<u64> = chunk
-                .par_chunks(4096)
-                .flat_map_iter(|boards| {
-                    let mut out = Vec::with_capacity(space.degree() * boards.len());
-                    space.expand(boards, &mut out);
-                    out.into_iter()
-                        .filter(|&i| i != StateIndex::NONE)
-                        .map(|i| i.0)
-                })
-                .collect();
-            neighbours.par_sort_unstable();
-            neighbours.dedup();
-            // Cut by segment, strip layers d and d - 1, encode.
-            let mut cuts = Vec::with_capacity(SEGMENTS + 1);
-            for seg in 0..=SEGMENTS {
-                cuts.push(neighbours.partition_point(|&x| x < current.base(seg)));
-            }
-            let encoded: Vec<Vec<u8>> = (0..SEGMENTS)
-                .into_par_iter()
-                .map(|seg| {
-                    let part = neighbours[cuts[seg]..cuts[seg + 1]].to_vec();
-                    if part.is_empty() {
-                        return Vec::new();
-                    }
-                    // Layer d - 1 here, for each chunk (most neighbours of layer d that are
-                    // not new are its parents); layer d once per segment, at the merge.
-                    let fresh = subtract(part, &previous.decode(seg), &[]);
-                    let mut bytes = Vec::new();
-                    encode_sorted(&fresh, current.base(seg), &mut bytes);
-                    bytes
-                })
-                .collect();
-            drop(neighbours);
-            runs.add(encoded)?;
-            peak = peak.max(previous.bytes() + current.bytes() + runs.bytes_in_memory());
+        let mut chunks = Chunks::new(&current, config.chunk);
+        let mut count = 0u64;
+        let layers = previous.bytes() + current.bytes();
+        while let Some(boards) = chunks.next_chunk() {
+            runs.add(plan.run(boards))?;
+            count += 1;
+            peak = peak.max(layers + runs.bytes_in_memory());
         }
-        // Layer d - 1 is no longer needed: free it before the merge.
-        peak = peak.max(previous.bytes() + current.bytes() + runs.bytes_in_memory());
-        drop(std::mem::replace(&mut previous, Layer::new(size)));
-        // Merge each segment's runs into the next layer.
-        let merged: Result<Vec<(Vec<u8>, u64)>, FrontierError> = (0..SEGMENTS)
-            .into_par_iter()
-            .map(|seg| {
-                let base = current.base(seg);
-                let mut all = Vec::new();
-                for run in runs.of(seg)? {
-                    decode_sorted(&run, base, |i| all.push(i))
-                        .expect("runs are written by this module");
-                }
-                // The runs are sorted: the stable sort merges them (it finds the runs).
-                all.sort();
-                all.dedup();
-                let all = subtract(all, &current.decode(seg), &[]);
-                let mut bytes = Vec::new();
-                encode_sorted(&all, base, &mut bytes);
-                bytes.shrink_to_fit();
-                Ok((bytes, all.len() as u64))
-            })
-            .collect();
-        let mut next = Layer::new(size);
-        for (seg, (bytes, n)) in merged?.into_iter().enumerate() {
-            next.segments[seg] = bytes;
-            next.len += n;
-        }
-        peak = peak.max(current.bytes() + next.bytes() + runs.bytes_in_memory());
+        drop(chunks);
+        runs.flush()?;
+        let older = std::mem::replace(&mut previous, Layer::new(0, 1));
+        let older_bytes = older.bytes();
+        let next = merge(&runs, older, &current)?;
+        peak = peak.max(current.bytes() + runs.bytes_in_memory() + older_bytes.max(next.bytes()));
         if next.len == 0 {
             complete = true;
             break;
@@ -367,11 +968,16 @@ pub fn search<S: StateSpace>(
             size: next.len,
             bytes_in_memory: current.bytes() + next.bytes(),
             bytes_on_disk: runs.bytes_on_disk(),
+            chunks: count,
+            bytes_of_runs: runs.bytes,
         });
         drop(runs);
         previous = std::mem::replace(&mut current, next);
     }
-    let last = current.chunks(LAST_LISTED).next().unwrap_or_default();
+    let last = Chunks::new(&current, LAST_LISTED)
+        .next_chunk()
+        .map(<[StateIndex]>::to_vec)
+        .unwrap_or_default();
     Ok(Frontier {
         layer_sizes: sizes,
         complete,
@@ -383,9 +989,32 @@ pub fn search<S: StateSpace>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::{Parity, ParitySpace};
+    use crate::bfs::codec::decode_sorted;
+    use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
     use crate::board::Board;
     use crate::shape::Shape;
+
+    /// OEIS A089484: 4x4, d = 0..20.
+    const A089484: [u64; 21] = [
+        1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
+        231844, 447342, 859744, 1637383,
+    ];
+    /// OEIS A090036: 2x5, the whole component (radius 55).
+    const A090036: [u64; 56] = [
+        1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567, 4996,
+        6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725, 104896,
+        116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119, 45840, 33422,
+        23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
+    ];
+    /// OEIS A089473: 3x3, the whole component (radius 31).
+    const A089473: [u64; 32] = [
+        1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529,
+        10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+    ];
+
+    fn config(chunk: usize, segments: usize) -> FrontierConfig {
+        FrontierConfig { chunk, segments }
+    }
 
     fn run(r: usize, c: usize, d: u32, scratch: Option<&Path>) -> Frontier {
         let shape = Shape::new(r, c).unwrap();
@@ -394,17 +1023,142 @@ mod tests {
         search(&space, seed, d, scratch, |_| {}).unwrap()
     }
 
+    /// The one-machine driver's layers from `goal`, and its last layer.
+    fn driver<S: StateSpace>(space: &S, goal: &Board) -> (Vec<u64>, Vec<StateIndex>) {
+        let marks = StateMarks::new(space.size());
+        let layers = crate::bfs::run(space, &marks, space.rank(goal).unwrap(), &(), |_, _, _| {});
+        (layers.sizes, layers.last)
+    }
+
+    /// Every configuration of the grid tests gives the driver's layers, complete, and its
+    /// last layer.
+    fn check_against_driver<S: StateSpace>(space: &S, goal: &Board, what: &str) {
+        let (sizes, last) = driver(space, goal);
+        let seed = space.rank(goal).unwrap();
+        for chunk in [1, 7, 64] {
+            for segments in [1, 3, 1024] {
+                let f =
+                    search_with(space, seed, 1000, None, config(chunk, segments), |_| {}).unwrap();
+                let at = format!("{what}, chunk {chunk}, segments {segments}");
+                assert_eq!(f.layer_sizes, sizes, "{at}");
+                assert!(f.complete, "{at}");
+                if last.len() <= LAST_LISTED {
+                    assert_eq!(f.last, last, "{at}");
+                }
+            }
+        }
+    }
+
+    /// Every grid up to 10 cells, from the standard goal and from a goal with the blank inside
+    /// (the other parity class on some shapes), in chunks of 1, 7 and 64 boards and 1, 3 and
+    /// 1,024 segments: the one-machine driver's layers and antipodes.
+    #[test]
+    fn every_small_grid_matches_the_one_machine_driver() {
+        let mut shapes = 0;
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut goals = vec![Board::goal(shape)];
+            let mut inside = Board::goal(shape).permutation().to_vec();
+            inside.swap(shape.cells() - 1, shape.cols() + 1);
+            goals.push(Board::from_permutation(shape, inside).unwrap());
+            for goal in &goals {
+                let space = ParitySpace::new(shape, Parity::of(goal)).unwrap();
+                check_against_driver(&space, goal, &format!("{shape} from {}", goal.label()));
+            }
+            shapes += 1;
+        }
+        // 2x2, 2x3, 3x2, 2x4, 4x2, 3x3, 2x5, 5x2.
+        assert_eq!(shapes, 8);
+    }
+
+    /// The lexicographic space has no lanes: every move goes through the kernel. One-row
+    /// boards (a path of `n` boards from the goal) and 3x3 over all `9!` boards (OEIS
+    /// A089473 from the goal's component) match the driver.
+    #[test]
+    fn lexicographic_space_without_lanes() {
+        for n in 2..=8 {
+            let shape = Shape::new(1, n).unwrap();
+            let space = LexSpace::new(shape).unwrap();
+            assert!(space.lanes().is_none());
+            let goal = Board::goal(shape);
+            check_against_driver(&space, &goal, &format!("{shape}"));
+            let f = search(&space, space.rank(&goal).unwrap(), 100, None, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, vec![1; n], "{shape}");
+        }
+        let shape = Shape::new(3, 3).unwrap();
+        let space = LexSpace::new(shape).unwrap();
+        let goal = space.rank(&Board::goal(shape)).unwrap();
+        for c in [config(1, 3), config(1000, 1024), FrontierConfig::default()] {
+            let f = search_with(&space, goal, 100, None, c, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, A089473, "{c:?}");
+        }
+    }
+
     /// 4x4 to depth 20: OEIS A089484, d = 0..20; not complete.
     #[test]
     fn four_by_four_to_depth_20_is_a089484() {
-        let a089484 = [
-            1u64, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842,
-            119000, 231844, 447342, 859744, 1637383,
-        ];
         let f = run(4, 4, 20, None);
-        assert_eq!(f.layer_sizes, a089484);
+        assert_eq!(f.layer_sizes, A089484);
         assert!(!f.complete);
         assert_eq!(f.last.len(), LAST_LISTED);
+        assert!(f.last.is_sorted());
+    }
+
+    /// Many chunks and segments, runs in memory and on disk: 4x4 to depth 20 (OEIS A089484)
+    /// in chunks of 10,007 boards and 97 segments, 2x5 to the end (OEIS A090036) in chunks of
+    /// 3,001 and 1,024 segments; the reports count the chunks and the runs' bytes, and the
+    /// last layer is the same as in one chunk.
+    #[test]
+    fn many_chunks_and_segments_in_memory_and_on_disk() {
+        let four = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let two = ParitySpace::new(Shape::new(2, 5).unwrap(), Parity::Even).unwrap();
+        let cases: [(&ParitySpace, u32, FrontierConfig, &[u64], bool); 2] = [
+            (&four, 20, config(10_007, 97), &A089484, false),
+            (&two, 100, config(3_001, 1024), &A090036, true),
+        ];
+        for (space, depth, c, expected, complete) in cases {
+            let seed = space.rank(&Board::goal(space.shape())).unwrap();
+            let one = search(space, seed, depth, None, |_| {}).unwrap();
+            for disk in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let scratch = disk.then(|| dir.path().join("runs"));
+                let mut reports = Vec::new();
+                let f = search_with(space, seed, depth, scratch.as_deref(), c, |r| {
+                    reports.push(r)
+                })
+                .unwrap();
+                let at = format!("{} {c:?} on disk {disk}", space.shape());
+                assert_eq!(f.layer_sizes, expected, "{at}");
+                assert_eq!(f.complete, complete, "{at}");
+                assert_eq!(f.last, one.last, "{at}");
+                assert_eq!(reports.len(), expected.len(), "{at}");
+                for (d, r) in reports.iter().enumerate() {
+                    assert_eq!((r.depth as usize, r.size), (d, expected[d]), "{at}");
+                    let chunks = if d == 0 {
+                        0
+                    } else {
+                        expected[d - 1].div_ceil(c.chunk as u64)
+                    };
+                    assert_eq!(r.chunks, chunks, "{at} depth {d}");
+                    // At least a byte per board of the new layer, at most ten per neighbour
+                    // (four per board of the layer expanded); none at depth 0.
+                    if d == 0 {
+                        assert_eq!(r.bytes_of_runs, 0, "{at}");
+                    } else {
+                        assert!(r.bytes_of_runs >= r.size, "{at} depth {d}");
+                        assert!(r.bytes_of_runs <= 40 * expected[d - 1], "{at} depth {d}");
+                    }
+                    let on_disk = if disk { r.bytes_of_runs } else { 0 };
+                    assert_eq!(r.bytes_on_disk, on_disk, "{at} depth {d}");
+                }
+                // At least a byte per board of the last layer.
+                assert!(f.peak_bytes >= expected[expected.len() - 1], "{at}");
+                if disk {
+                    // The run files are unnamed: nothing is left in the folder.
+                    let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
+                    assert_eq!(left, 0, "{at}");
+                }
+            }
+        }
     }
 
     /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
@@ -413,7 +1167,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = run(3, 3, 40, Some(dir.path()));
         assert!(f.complete);
-        assert_eq!(f.layer_sizes.len(), 32);
+        assert_eq!(f.layer_sizes, A089473);
         assert_eq!(f.layer_sizes.iter().sum::<u64>(), 181_440);
         assert_eq!(f.last.len(), 2);
         let space = ParitySpace::new(Shape::new(3, 3).unwrap(), Parity::Even).unwrap();
@@ -422,8 +1176,236 @@ mod tests {
         assert_eq!(labels, ["647859321", "867254391"]);
     }
 
+    /// A scratch path that is a file fails with the folder named.
     #[test]
-    fn subtract_removes_both_layers() {
-        assert_eq!(subtract(vec![1, 2, 3, 5, 8], &[2, 8], &[3, 4]), [1, 5]);
+    fn a_scratch_folder_that_cannot_be_made_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let shape = Shape::new(2, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(shape)).unwrap();
+        let err = search(&space, seed, 5, Some(&file), |_| {}).unwrap_err();
+        let FrontierError::Scratch { path, .. } = &err;
+        assert_eq!(path, &file);
+        assert!(err.to_string().starts_with("scratch folder "), "{err}");
+    }
+
+    /// Out-of-range configurations are brought into range, and search with them.
+    #[test]
+    fn the_configuration_is_clamped() {
+        assert_eq!(
+            FrontierConfig::default(),
+            config(1 << 27, 1024),
+            "today's values"
+        );
+        assert_eq!(
+            FrontierConfig::default().clamped(),
+            FrontierConfig::default()
+        );
+        assert_eq!(config(0, 0).clamped(), config(1, 1));
+        assert_eq!(
+            config(usize::MAX, usize::MAX).clamped(),
+            config(MAX_CHUNK, MAX_SEGMENTS)
+        );
+        assert_eq!(config(5, 1 << 20).clamped(), config(5, 1 << 20));
+        assert_eq!(config(5, (1 << 20) + 1).clamped(), config(5, 1 << 20));
+        let shape = Shape::new(2, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(shape)).unwrap();
+        let f = search_with(&space, seed, 100, None, config(0, 0), |_| {}).unwrap();
+        let a090034 = [
+            1u64, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ];
+        assert_eq!(f.layer_sizes, a090034, "OEIS A090034");
+    }
+
+    fn encode(xs: &[u64], base: u64) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        encode_sorted(xs, base, &mut bytes);
+        bytes
+    }
+
+    /// The merge of a segment is the union of the runs (with their duplicates) minus layers
+    /// `d - 1` and `d`, encoded from the segment's base.
+    #[test]
+    fn the_merge_gives_the_union_minus_both_layers() {
+        let runs = vec![
+            vec![101u64, 104, 109, 130],
+            vec![102, 104, 107, 109],
+            vec![],
+            vec![103, 105],
+            vec![108, 130],
+        ];
+        let older = encode(&[102, 108, 140], 100);
+        let newer = encode(&[103, 105, 106], 100);
+        let (bytes, n) = merge_segment(
+            runs.into_iter().map(Vec::into_iter).collect(),
+            Cursor::new(&older, 100),
+            Cursor::new(&newer, 100),
+            100,
+        );
+        assert_eq!(n, 5);
+        assert_eq!(bytes, encode(&[101, 104, 107, 109, 130], 100));
+        // Nothing to merge: an empty segment.
+        let none: Vec<std::vec::IntoIter<u64>> = Vec::new();
+        assert_eq!(
+            merge_segment(none, Cursor::new(&older, 100), Cursor::new(&[], 0), 100),
+            (Vec::new(), 0)
+        );
+    }
+
+    /// The tournament yields every value of every source, ascending, for 0 to 9 sources
+    /// (empty ones, duplicates within and between sources, a source longer than the rest).
+    #[test]
+    fn the_tournament_merges_sorted_sources() {
+        for k in 0..10u64 {
+            let sources: Vec<Vec<u64>> = (0..k)
+                .map(|s| {
+                    let len = if s == 2 { 0 } else { 3 + 5 * (s % 3) };
+                    let mut v: Vec<u64> = (0..len).map(|j| (j * (s + 3) + s * 7) % 41).collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect();
+            let mut expected: Vec<u64> = sources.iter().flatten().copied().collect();
+            expected.sort_unstable();
+            let merged: Vec<u64> =
+                Tournament::new(sources.into_iter().map(Vec::into_iter).collect()).collect();
+            assert_eq!(merged, expected, "{k} sources");
+        }
+        let t = Tournament::new(vec![vec![5u64, 5, 9].into_iter(), vec![1, 5].into_iter()]);
+        assert_eq!(t.collect::<Vec<_>>(), [1, 5, 5, 5, 9]);
+    }
+
+    /// The cursor reads what the codec writes, gaps of 1 to 10 bytes included, one piece or
+    /// several in a row with their own bases; `push_gap` writes what the codec writes.
+    #[test]
+    fn the_cursor_reads_the_codec() {
+        let xs = [
+            7u64,
+            8,
+            200,
+            1 << 14,
+            (1 << 21) + 3,
+            1 << 35,
+            1 << 56,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+        ];
+        for base in [0u64, 5, 7] {
+            let bytes = encode(&xs, base);
+            let mut decoded = Vec::new();
+            decode_sorted(&bytes, base, |x| decoded.push(x)).unwrap();
+            assert_eq!(decoded, xs);
+            assert_eq!(Cursor::new(&bytes, base).collect::<Vec<_>>(), xs);
+        }
+        assert_eq!(Cursor::new(&[], 9).next(), None);
+        // The writer of runs and layers writes the codec's bytes.
+        let mut written = Vec::new();
+        let mut previous = 0;
+        for &x in &xs {
+            push_gap(&mut written, x - previous);
+            previous = x;
+        }
+        assert_eq!(written, encode(&xs, 0));
+        // Two pieces, the second from its own base, in bytes that start at byte 1000.
+        let (a, b) = (encode(&[10, 12], 0), encode(&[101, 150], 100));
+        let bytes = [a.clone(), b.clone()].concat();
+        let pieces = [
+            Piece {
+                segment: 0,
+                base: 0,
+                start: 1000,
+                len: a.len() as u64,
+            },
+            Piece {
+                segment: 1,
+                base: 100,
+                start: 1000 + a.len() as u64,
+                len: b.len() as u64,
+            },
+        ];
+        let read: Vec<u64> = PieceCursor::new(&bytes, 1000, &pieces).collect();
+        assert_eq!(read, [10, 12, 101, 150]);
+    }
+
+    /// The counting pass puts every value in its bucket (its top bits), and the buckets'
+    /// count and shift fit the space.
+    #[test]
+    fn blocks_are_sorted_by_bucket() {
+        let values: Vec<u64> = (0..1000u64).map(|i| (i * 7919) % 1024).collect();
+        let (sorted, starts) = sort_into_buckets(values.clone(), 16, 6);
+        assert_eq!(starts.len(), 17);
+        assert_eq!(starts[16] as usize, values.len());
+        for b in 0..16 {
+            let bucket = &sorted[starts[b] as usize..starts[b + 1] as usize];
+            assert!(bucket.iter().all(|&x| x >> 6 == b as u64), "bucket {b}");
+        }
+        let (mut a, mut b) = (sorted, values);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        // One bucket: unchanged.
+        assert_eq!(sort_into_buckets(vec![3, 1, 2], 1, 0).0, [3, 1, 2]);
+        // Buckets: 1 for small chunks, 1,024 at most, never past the index's bits.
+        assert_eq!(buckets(100, 1 << 40), (1, 40));
+        assert_eq!(buckets(1 << 27, 1 << 40), (1024, 30));
+        assert_eq!(buckets(1 << 27, 12), (16, 0));
+        assert_eq!(buckets(1 << 27, 1), (1, 0));
+    }
+
+    /// A chunk's run holds exactly its boards' distinct neighbours, lane moves included,
+    /// sorted, each piece within its bucket and segment, whether the chunk is sorted in one
+    /// bucket or many.
+    #[test]
+    fn a_run_is_the_sorted_distinct_neighbours() {
+        let shape = Shape::new(3, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let boards: Vec<StateIndex> = (0..space.size()).step_by(3).map(StateIndex).collect();
+        let mut expected = Vec::new();
+        space.expand(&boards, &mut expected);
+        let mut expected: Vec<u64> = expected
+            .into_iter()
+            .filter(|&i| i != StateIndex::NONE)
+            .map(|i| i.0)
+            .collect();
+        expected.sort_unstable();
+        expected.dedup();
+        for segments in [1u64, 3, 1024] {
+            let plan = Plan {
+                space: &space,
+                size: space.size(),
+                span: space.size().div_ceil(segments),
+                lanes: space.lanes(),
+            };
+            for cut in [boards.len(), 1000] {
+                let mut all = Vec::new();
+                let mut pieces = 0;
+                for part in boards.chunks(cut) {
+                    let buckets = plan.run(part);
+                    for (bytes, ps) in &buckets {
+                        for p in ps {
+                            let from = p.start as usize;
+                            let xs: Vec<u64> =
+                                Cursor::new(&bytes[from..from + p.len as usize], p.base).collect();
+                            assert!(!xs.is_empty());
+                            assert!(xs.iter().all(|&x| x / plan.span == u64::from(p.segment)));
+                            assert!(xs.is_sorted());
+                            pieces += 1;
+                            all.extend(xs);
+                        }
+                    }
+                }
+                if cut == boards.len() {
+                    assert!(pieces > 1 || segments == 1);
+                    assert_eq!(all, expected, "segments {segments}");
+                } else {
+                    all.sort_unstable();
+                    all.dedup();
+                    assert_eq!(all, expected, "segments {segments}, chunks of {cut}");
+                }
+            }
+        }
     }
 }
