@@ -125,7 +125,8 @@ PY
 
 # 4x4 (and 3x5, 2x8 with BOARD="--rows 3 --cols 5"): analyze --max-depth DEPTH (default 31), one
 #   run, per-layer progress lines in output/bench/4x4-d$DEPTH/analyze.log. Must (4x4, depth 31):
-#   wall <= 30 min, peak RSS <= 20 GB, depths 0..20 equal to OEIS A089484. Prints the boards per
+#   wall <= 30 min, peak RSS <= 20 GB; (depth 33, issue 21) wall <= 8 min, peak RSS <= 11 GB, the
+#   rate at depth 33 at least 0.85 x the rate at depth 27; depths 0..20 equal to OEIS A089484. Prints the boards per
 #   second of each layer and the bytes per stored board.
 bench_limited() {
     local depth=${DEPTH:-31} board=${BOARD:---size 4}
@@ -160,7 +161,22 @@ if name == "4x4":
     ok = counts[:21] == a089484[:len(counts[:21])]
     print(f"{'PASS' if ok else 'FAIL'} depths 0..20 equal OEIS A089484")
     fails += not ok
-    if depth >= 31:
+    if depth == 33:
+        # Issue 21: the frontier search in linear time.
+        ok = wall <= 480
+        print(f"{'PASS' if ok else 'FAIL'} wall {wall/60:.1f} min  (must <= 8 min for depth 33)")
+        fails += not ok
+        ok = kb * 1024 <= 11e9
+        print(f"{'PASS' if ok else 'FAIL'} peak RSS {kb*1024/1e9:.2f} GB  (must <= 11 GB)")
+        fails += not ok
+        rates = {int(m.group(1)): int(m.group(2).replace(",", "")) for m in
+                 re.finditer(r"depth (\d+): [\d,]+ boards, ([\d,]+)/s", log)}
+        if 27 in rates and 33 in rates:
+            r = rates[33] / rates[27]
+            ok = r >= 0.85
+            print(f"{'PASS' if ok else 'FAIL'} rate at depth 33 / rate at depth 27 = {r:.2f}  (must >= 0.85)")
+            fails += not ok
+    elif depth >= 31:
         ok = wall <= 1800
         print(f"{'PASS' if ok else 'FAIL'} wall {wall/60:.1f} min  (must <= 30 min for depth 31)")
         fails += not ok
