@@ -136,26 +136,38 @@ fn two_processes_write_what_one_writes() {
     }
 }
 
-/// More processes than words of marks: 2x2 (12 boards per class, one word) on 3 processes x 2
-/// threads, two of them owning nothing; the one-machine files.
-#[test]
-fn more_processes_than_mark_words() {
-    let board = ["--rows", "2", "--cols", "2"];
+/// Runs `board` on one process and on `processes` x `workers` (without edges.csv and
+/// nodes.csv), each successful; returns the folder (process `i` wrote to `p{i}`) and the
+/// one-process output folder.
+fn beside_one_process(
+    board: &[&str],
+    folder: &str,
+    processes: usize,
+    workers: usize,
+) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), 3);
-    let reference = one_process(&board, dir.path(), "2x2");
+    let hosts = hostfile(dir.path(), processes);
+    let reference = one_process(board, dir.path(), folder);
     let outputs = run_cluster(
-        &board,
+        board,
         dir.path(),
         &hosts,
-        3,
-        2,
+        processes,
+        workers,
         &["--edges", "none", "--nodes", "none"],
         |_| Vec::new(),
     );
     for o in &outputs {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
+    (dir, reference)
+}
+
+/// More processes than words of marks: 2x2 (12 boards per class, one word) on 3 processes x 2
+/// threads, two of them owning nothing; the one-machine files.
+#[test]
+fn more_processes_than_mark_words() {
+    let (dir, reference) = beside_one_process(&["--rows", "2", "--cols", "2"], "2x2", 3, 2);
     same_files(&dir.path().join("p0").join("2x2"), &reference);
 }
 
@@ -164,22 +176,7 @@ fn more_processes_than_mark_words() {
 /// the components were found (the theorem: (n-1)! paths of n boards, not a search of each).
 #[test]
 fn one_row_boards_run_distributed() {
-    let board = ["--rows", "1", "--cols", "6"];
-    let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), 2);
-    let reference = one_process(&board, dir.path(), "1x6");
-    let outputs = run_cluster(
-        &board,
-        dir.path(),
-        &hosts,
-        2,
-        2,
-        &["--edges", "none", "--nodes", "none"],
-        |_| Vec::new(),
-    );
-    for o in &outputs {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
+    let (dir, reference) = beside_one_process(&["--rows", "1", "--cols", "6"], "1x6", 2, 2);
     let p0 = dir.path().join("p0").join("1x6");
     for file in ["depths.csv", "hardest.txt"] {
         assert!(

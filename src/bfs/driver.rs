@@ -92,7 +92,6 @@ impl Claims {
     }
 }
 
-
 /// What one BFS found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layers {
