@@ -26,7 +26,8 @@ fn pending() -> MutexGuard<'static, Vec<PathBuf>> {
 /// [`commit`]. Writes go straight to the file (wrap it in a `BufWriter` for small writes).
 #[derive(Debug)]
 pub struct TempFile {
-    file: Option<tempfile::NamedTempFile>,
+    /// The open file; `None` once renamed by [`commit`].
+    file: Option<File>,
     path: PathBuf,
 }
 
@@ -41,10 +42,7 @@ impl TempFile {
     /// # Panics
     /// Never: the file is present until the value is consumed by [`commit`].
     pub fn as_file(&self) -> &File {
-        self.file
-            .as_ref()
-            .expect("present until committed")
-            .as_file()
+        self.file.as_ref().expect("present until committed")
     }
 }
 
@@ -62,7 +60,9 @@ impl Drop for TempFile {
     fn drop(&mut self) {
         // Removed (if not renamed) before it leaves the registry, so that an interrupt in
         // between still finds it.
-        drop(self.file.take());
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.path);
+        }
         let mut pending = pending();
         if let Some(i) = pending.iter().position(|p| *p == self.path) {
             pending.swap_remove(i);
@@ -91,46 +91,39 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
         .map_or(String::new(), |e| format!(".{e}"));
     let prefix = format!(".{name}.{}.", std::process::id());
     let suffix = format!(".tmp{extension}");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(&suffix).rand_bytes(RANDOM);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // Ordinary output files, readable by all (tempfile's default is owner-only).
-        builder.permissions(fs::Permissions::from_mode(0o644));
-    }
     // Created and registered under the lock: once `abandon` holds it, every temporary file
     // that exists is in the list. Between the file's creation and its registration nothing
     // allocates: an allocation that failed there would call `abandon` on this thread, which
-    // holds the lock, and the file would be left behind. So the two copies of its path and
-    // the list's slot are allocated first, with room for the name tempfile will choose.
-    let room = dir.as_os_str().len() + prefix.len() + RANDOM + suffix.len() + 16;
-    let (mut registered, mut tmp_path) =
-        (PathBuf::with_capacity(room), PathBuf::with_capacity(room));
-    let mut pending = pending();
-    pending.reserve(1);
-    // The OS's error alone: tempfile adds the temporary file's name, which means nothing to
-    // a user (the callers name the output).
-    let file = builder.tempfile_in(dir).map_err(without_temporary_name)?;
-    registered.push(file.path());
-    tmp_path.push(file.path());
-    pending.push(registered);
-    Ok(TempFile {
-        file: Some(file),
-        path: tmp_path,
-    })
-}
-
-/// `e` without the temporary file's name that tempfile appends to the OS's error
-/// (`Not a directory (os error 20) at path "..."`).
-fn without_temporary_name(e: io::Error) -> io::Error {
-    if e.raw_os_error().is_some() {
-        return e;
-    }
-    let text = e.to_string();
-    match text.rsplit_once(" at path ") {
-        Some((cause, _)) => io::Error::new(e.kind(), cause.to_owned()),
-        None => e,
+    // holds the lock, and the file would be left behind. So the name is made, and the two
+    // copies of its path allocated, before; the list's slot is reserved before the file is
+    // created; and the file is opened by std, which converts a path of usual length on the
+    // stack. (The tempfile crate allocates after creating its file, when it boxes the path.)
+    loop {
+        let random: String = (0..RANDOM).map(|_| fastrand::alphanumeric()).collect();
+        let tmp_path = dir.join(format!("{prefix}{random}{suffix}"));
+        let registered = tmp_path.clone();
+        let mut pending = pending();
+        pending.reserve(1);
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Ordinary output files, readable by all (narrowed by the umask).
+            options.mode(0o644);
+        }
+        match options.open(&tmp_path) {
+            Ok(file) => {
+                pending.push(registered);
+                return Ok(TempFile {
+                    file: Some(file),
+                    path: tmp_path,
+                });
+            }
+            // Another file took the name: draw another.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -144,9 +137,10 @@ const RANDOM: usize = 6;
 /// # Errors
 /// When the sync or the rename fails; `path` is then untouched and the temporary file removed.
 pub fn commit(mut tmp: TempFile, path: &Path) -> io::Result<()> {
-    let file = tmp.file.take().expect("present until committed");
-    file.as_file().sync_data()?;
-    file.persist(path).map_err(|e| e.error)?;
+    tmp.as_file().sync_data()?;
+    fs::rename(&tmp.path, path)?;
+    // Renamed: nothing for the drop to remove (it leaves the registry then).
+    tmp.file = None;
     Ok(())
 }
 
