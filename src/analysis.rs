@@ -92,7 +92,7 @@ pub fn bytes_needed(shape: Shape, options: Options) -> Option<u64> {
     }
     let size = engine.index_size(shape.cells())?;
     let marks = size.div_ceil(4);
-    let lists = bfs::list_limit(size) as u64 * 2 * 8 + bfs::Claims::for_size(size).memory();
+    let lists = bfs::list_limit(size) as u64 * 2 * 8 + bfs::Claims::configured().memory();
     let per_board = match (options.per_board, engine) {
         (false, _) => 0,
         (true, Engine::Parity) => size,

@@ -1,8 +1,9 @@
-//! Sorted index lists as bytes: the gaps between ascending `u64` indices as LEB128 varints
-//! (the `integer-encoding` crate), the usual posting-list encoding (Witten, Moffat & Bell,
-//! "Managing Gigabytes", 1999). Used by the distributed driver for the indices it sends to
-//! other workers; a batch of `k` indices spread over a slice of `s` boards costs about
-//! `log128(s / k) + 1` bytes per index.
+//! Sorted index lists as bytes: the gaps between ascending `u64` indices as LEB128 varints,
+//! the usual posting-list encoding (Witten, Moffat & Bell, "Managing Gigabytes", 1999). Used
+//! by the distributed driver for the indices it sends to other workers (decoded with checks,
+//! by the `integer-encoding` crate) and by the frontier search for its layers and runs (read
+//! back unchecked by [`Cursor`]); a batch of `k` indices spread over a slice of `s` boards
+//! costs about `log128(s / k) + 1` bytes per index.
 
 use integer_encoding::VarInt;
 
@@ -15,13 +16,71 @@ pub struct CodecError(&'static str);
 /// from `base`.
 pub fn encode_sorted(indices: &[u64], base: u64, out: &mut Vec<u8>) {
     let mut previous = base;
-    let mut buffer = [0u8; 10];
     for &x in indices {
         debug_assert!(x >= previous, "indices must ascend from the base");
-        let n = (x - previous).encode_var(&mut buffer);
-        out.extend_from_slice(&buffer[..n]);
+        push_gap(out, x - previous);
         previous = x;
     }
+}
+
+/// Reads a list written by [`encode_sorted`] from `base`, one index at a time, for bytes this
+/// process wrote itself (runs and layers of the frontier search): unlike [`decode_sorted`] it
+/// does not check them, and panics on a truncated list.
+#[derive(Debug, Clone)]
+pub(crate) struct Cursor<'a> {
+    bytes: &'a [u8],
+    previous: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// Reads `bytes`, the first gap counted from `base`.
+    pub(crate) fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
+        Cursor {
+            bytes,
+            previous: base,
+        }
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        // LEB128, as `integer-encoding` writes a u64: 7 bits a byte, low first, the high bit
+        // set on every byte but the last.
+        let (&first, rest) = self.bytes.split_first()?;
+        self.bytes = rest;
+        let mut gap = u64::from(first & 0x7f);
+        if first >= 0x80 {
+            let mut shift = 7;
+            loop {
+                let (&b, rest) = self
+                    .bytes
+                    .split_first()
+                    .expect("runs and layers are written by this module");
+                self.bytes = rest;
+                gap |= u64::from(b & 0x7f) << shift;
+                if b < 0x80 {
+                    break;
+                }
+                shift += 7;
+            }
+        }
+        self.previous += gap;
+        Some(self.previous)
+    }
+}
+
+/// Appends `gap` to `out` as LEB128 (7 bits a byte, low first, the high bit set on every byte
+/// but the last: what `integer-encoding` writes for a `u64`), the writer of [`encode_sorted`].
+#[inline]
+pub(crate) fn push_gap(out: &mut Vec<u8>, mut gap: u64) {
+    while gap >= 0x80 {
+        out.push(gap as u8 | 0x80);
+        gap >>= 7;
+    }
+    out.push(gap as u8);
 }
 
 /// Calls `f` on each index of a list written by [`encode_sorted`] with the same `base`.

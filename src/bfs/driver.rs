@@ -66,14 +66,12 @@ impl Claims {
     /// Neighbours filed per window: 2^26 (256 MiB).
     pub const WINDOW: usize = 1 << 26;
 
-    /// The claims measured faster for a space of `size` boards on the machines of
-    /// `scripts/bench.sh`: random claims on every shape measured (3x4: equal within noise,
-    /// with a third of the memory; 2x7: bucketed 5-24% slower per layer, because with the
-    /// scan prefetched the random claims' misses overlap well and filing costs as much as
-    /// claiming). The environment variable `NPUZZLE_CLAIMS` (`random` or `bucketed`)
-    /// overrides the choice, for benchmarks.
-    pub fn for_size(size: u64) -> Claims {
-        let _ = size;
+    /// The claims of every run: random claims, measured faster on every shape (3x4: 16.9
+    /// against 18.9 ns per board, with a third of the memory; 2x7: bucketed 4-24% slower per
+    /// layer, because with the scan prefetched the random claims' misses overlap well and
+    /// filing a neighbour costs about as much as claiming it). The environment variable
+    /// `NPUZZLE_CLAIMS=bucketed` chooses [`Claims::Bucketed`] instead, for benchmarks.
+    pub fn configured() -> Claims {
         match std::env::var("NPUZZLE_CLAIMS").as_deref() {
             Ok("bucketed") => Claims::Bucketed {
                 segment_bits: Self::SEGMENT_BITS,
@@ -154,7 +152,7 @@ impl Tuning {
         Tuning {
             list_limit: list_limit(size),
             pull_ratio: PULL_RATIO,
-            claims: Claims::for_size(size),
+            claims: Claims::configured(),
         }
     }
 }
@@ -337,26 +335,23 @@ fn expand_dense<S: StateSpace>(
     keep_current: bool,
     visit: &impl OnVisit,
 ) -> Found {
-    let size = marks.len();
     let lanes = space.lanes().map(LaneMasks::new);
     let (found, next, current) = marks
         .words()
         .par_chunks(CHUNK_WORDS)
         .enumerate()
         .map(|(chunk_index, words)| {
-            let mut expander = Expander::new(space, Local::new(marks, visit, depth + 1, keep_next));
-            let mut current = Vec::new();
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
-            step::scan(
+            let owner = Local::new(marks, visit, depth + 1, keep_next);
+            let (owner, current) = scan_part(
+                space,
+                lanes.as_ref(),
                 words,
                 first,
-                size,
                 depth,
-                lanes.as_ref().map(|l| (l, size)),
-                &mut expander,
-                keep_current.then_some(&mut current),
+                owner,
+                keep_current,
             );
-            let owner = expander.finish();
             (owner.found, owner.next, current)
         })
         .reduce(
@@ -372,6 +367,33 @@ fn expand_dense<S: StateSpace>(
         keep_next.then_some(next),
         keep_current.then_some(current),
     )
+}
+
+/// One thread's part of a dense layer: scans `words` (board `first + 32k + f` is field `f`
+/// of `words[k]`) for layer `depth` with [`step::scan`] and expands what it finds into
+/// `owner`. Returns the owner and, when `keep_current`, the boards of the layer found.
+fn scan_part<S: StateSpace, O: Owner>(
+    space: &S,
+    lanes: Option<&LaneMasks>,
+    words: &[std::sync::atomic::AtomicU64],
+    first: u64,
+    depth: u32,
+    owner: O,
+    keep_current: bool,
+) -> (O, Vec<StateIndex>) {
+    let size = space.size();
+    let mut expander = Expander::new(space, owner);
+    let mut current = Vec::new();
+    step::scan(
+        words,
+        first,
+        size,
+        depth,
+        lanes.map(|l| (l, size)),
+        &mut expander,
+        keep_current.then_some(&mut current),
+    );
+    (expander.finish(), current)
 }
 
 /// [`expand_dense`] with [`Claims::Bucketed`]: the marks are scanned in windows; in each, the
@@ -431,18 +453,16 @@ fn expand_bucketed<S: StateSpace>(
                     local: Local::new(marks, visit, depth + 1, keep_next),
                     buckets: std::mem::replace(buckets, Buckets::new(0, segment_bits)),
                 };
-                let mut expander = Expander::new(space, owner);
-                let mut current = Vec::new();
-                step::scan(
+                let first = from as u64 * FIELDS_PER_WORD;
+                let (owner, current) = scan_part(
+                    space,
+                    lanes.as_ref(),
                     &words[from..to],
-                    from as u64 * FIELDS_PER_WORD,
-                    size,
+                    first,
                     depth,
-                    lanes.as_ref().map(|l| (l, size)),
-                    &mut expander,
-                    keep_current.then_some(&mut current),
+                    owner,
+                    keep_current,
                 );
-                let owner = expander.finish();
                 *buckets = owner.buckets;
                 (owner.local.found, owner.local.next, current)
             })

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::codec::encode_sorted;
+use super::codec::{Cursor, encode_sorted, push_gap};
 use super::{Lanes, StateIndex, StateSpace};
 
 /// Segments per layer (by index range) of [`FrontierConfig::default`].
@@ -236,63 +236,6 @@ impl<'a> Chunks<'a> {
         self.at = (start + self.chunk).min(self.pending.len());
         Some(&self.pending[start..self.at])
     }
-}
-
-/// Reads a list written by [`encode_sorted`] from `base`, one index at a time.
-#[derive(Debug, Clone)]
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    previous: u64,
-}
-
-impl<'a> Cursor<'a> {
-    fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
-        Cursor {
-            bytes,
-            previous: base,
-        }
-    }
-}
-
-impl Iterator for Cursor<'_> {
-    type Item = u64;
-
-    #[inline]
-    fn next(&mut self) -> Option<u64> {
-        // LEB128, as `integer-encoding` writes a u64: 7 bits a byte, low first, the high bit
-        // set on every byte but the last.
-        let (&first, rest) = self.bytes.split_first()?;
-        self.bytes = rest;
-        let mut gap = u64::from(first & 0x7f);
-        if first >= 0x80 {
-            let mut shift = 7;
-            loop {
-                let (&b, rest) = self
-                    .bytes
-                    .split_first()
-                    .expect("runs and layers are written by this module");
-                self.bytes = rest;
-                gap |= u64::from(b & 0x7f) << shift;
-                if b < 0x80 {
-                    break;
-                }
-                shift += 7;
-            }
-        }
-        self.previous += gap;
-        Some(self.previous)
-    }
-}
-
-/// Appends `gap` to `out` as [`encode_sorted`] does (LEB128: 7 bits a byte, low first, the
-/// high bit set on every byte but the last), without its slice and loop per index.
-#[inline]
-fn push_gap(out: &mut Vec<u8>, mut gap: u64) {
-    while gap >= 0x80 {
-        out.push(gap as u8 | 0x80);
-        gap >>= 7;
-    }
-    out.push(gap as u8);
 }
 
 /// A gap-encoded stretch of a run: the indices of one bucket of a chunk's sort in one segment.

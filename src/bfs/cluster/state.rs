@@ -28,8 +28,9 @@ pub(super) const ITEM: u64 = 1 << 16;
 /// most of the early layers and the others most of the late ones, and every layer waits for
 /// the busiest; dealt blocks spread the layers. Smaller blocks would spread them further but
 /// send more neighbours away (a vertical move changes the index by up to a few times
-/// `(cells - 2)!`): 3x4 over 2 processes on loopback measured 14.35 s contiguous, 13.05 s with
-/// blocks of 2^22 boards, 14.67 s with 2^16.
+/// `(cells - 2)!`): 3x4 over 2 processes x 1 worker on loopback, alternating, measured
+/// 15.12/15.94/14.75 s contiguous against 13.42/15.72/13.82 s with blocks of 2^22 boards (and
+/// 14.67 s with 2^16 in a noisier run), for about twice the indices sent.
 ///
 /// Process `me` numbers its boards locally: its `k`-th block holds local indices
 /// `k * block..(k + 1) * block`.
@@ -69,23 +70,28 @@ impl Deal {
         }
     }
 
-    /// The process holding board `i`.
+    /// The process holding board `i`, and `i`'s local index there.
     #[inline(always)]
-    pub fn owner(&self, i: u64) -> usize {
-        let (b, _) = self.split(i);
-        if self.peers == 1 {
-            0
+    pub fn locate(&self, i: u64) -> (usize, u64) {
+        let (b, off) = self.split(i);
+        let (round, owner) = if self.peers == 1 {
+            (b, 0)
         } else {
-            (b % self.peers) as usize
-        }
+            (b / self.peers, b % self.peers)
+        };
+        (owner as usize, round * self.block + off)
+    }
+
+    /// The process holding board `i`.
+    #[cfg(test)]
+    pub fn owner(&self, i: u64) -> usize {
+        self.locate(i).0
     }
 
     /// Board `i`'s local index at its owner.
     #[inline(always)]
     pub fn local(&self, i: u64) -> u64 {
-        let (b, off) = self.split(i);
-        let round = if self.peers == 1 { b } else { b / self.peers };
-        round * self.block + off
+        self.locate(i).1
     }
 
     /// The board of this process's local index `l`.

@@ -82,7 +82,7 @@ impl Owner for Routed<'_> {
     #[inline(always)]
     fn route(&mut self, index: StateIndex) {
         let deal = &self.held.deal;
-        let (owner, local) = (deal.owner(index.0), deal.local(index.0));
+        let (owner, local) = deal.locate(index.0);
         if owner as u64 == deal.me {
             self.claim(local, index.0);
         } else {
@@ -408,9 +408,10 @@ pub(super) fn worker_main<S: StateSpace>(
                 };
                 let Some(seed) = seed else { break };
                 let mut seeds = Vec::new();
-                if deal.owner(seed) as u64 == deal.me {
+                let (owner_of_seed, local) = deal.locate(seed);
+                if owner_of_seed as u64 == deal.me {
                     let mut owner = Routed::new(&held, record, 0, true);
-                    owner.claim(deal.local(seed), seed);
+                    owner.claim(local, seed);
                     seeds = owner.next;
                 }
                 list = Some(seeds);
