@@ -42,6 +42,14 @@ pub enum AnalyzeError {
     /// The dense index does not fit in memory, or the engines do not support the shape.
     #[error("{0}")]
     TooLarge(String),
+    /// A depth-limited search's scratch or checkpoint folder failed, or its checkpoint is
+    /// another search's.
+    #[error("{0}")]
+    Storage(String),
+    /// The flags of a depth-limited search cannot work: `--resume` with nothing to resume
+    /// from, a `--memory` budget too small for one chunk.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// The engine that runs a shape.
@@ -475,7 +483,7 @@ pub fn analyze_cluster(
 }
 
 /// What a depth-limited analysis ([`analyze_limited`]) adds to an [`Analysis`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limited {
     /// The depth limit asked for.
     pub max_depth_searched: u32,
@@ -485,25 +493,46 @@ pub struct Limited {
     pub complete: bool,
     /// Largest number of bytes of layers held in memory at once.
     pub peak_bytes: u64,
+    /// The depth of the checkpoint the search resumed from, if it did.
+    pub resumed_from: Option<u32>,
+    /// Why the search stopped before the limit (memory budget, disk), if it did; the depth
+    /// searched is then the last layer it finished.
+    pub stopped: Option<String>,
+    /// Boards per chunk expanded at once.
+    pub chunk: usize,
 }
 
 /// The depth distribution from `goal` up to depth `max_depth`, by frontier search
 /// ([`bfs::frontier`]): no whole-space marks, three layers live, so any board of up to 20
-/// cells (the index's limit) can be searched as deep as memory and time allow. `scratch`:
-/// a folder for the runs of the layer being built. The components are stated (parity theorem
-/// for grids; `(n-1)!` components of `n` boards for a line); the antipodes are the boards of
+/// cells (the index's limit) can be searched as deep as memory and time allow. `storage`:
+/// where the layers and the runs of the layer being built go (memory, a scratch folder), and
+/// the checkpoint folder to save the search to after each layer or resume it from (its
+/// [`bfs::frontier::CheckpointAt::run`] is filled in from `goal`), and the memory budget. The
+/// plan (memory, chunk, where the layers go) is told to `progress` first
+/// ([`Progress::note`]). The components are stated (parity theorem for grids; `(n-1)!` components of `n` boards for a line); the antipodes are the boards of
 /// the last layer reached, all of them when at most 1,000 (by lexicographic rank), else the
 /// first 1,000 in index order.
 ///
 /// # Errors
-/// [`AnalyzeError::TooLarge`] when no engine indexes the shape; a scratch folder failure.
+/// [`AnalyzeError::TooLarge`] when no engine indexes the shape; [`AnalyzeError::Storage`]
+/// when a folder fails or holds another search's checkpoint;
+/// [`AnalyzeError::Refused`].
 pub fn analyze_limited(
     goal: &Board,
     max_depth: u32,
-    scratch: Option<&std::path::Path>,
+    storage: &bfs::frontier::Storage,
     progress: &dyn Progress,
 ) -> Result<(Analysis, Limited), AnalyzeError> {
     let shape = goal.shape();
+    let mut storage = storage.clone();
+    if let Some(c) = &mut storage.checkpoint {
+        c.run = bfs::frontier::RunLabel {
+            board: shape.to_string(),
+            goal: goal.label(),
+            metric: "stm".into(),
+        };
+    }
+    let warn = |line: &str| progress.warn(line);
     let too_large = || {
         AnalyzeError::TooLarge(format!(
             "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
@@ -536,12 +565,15 @@ pub fn analyze_limited(
         progress.update(
             u64::from(r.depth),
             &format!(
-                "depth {}: {} boards, {}/s, {} in memory, {} on disk, about {} more",
+                "depth {}: {} boards, {}/s, {} in memory, {} on disk{}, about {} more",
                 r.depth,
                 HumanCount(r.size),
                 HumanCount(rate as u64),
                 DecimalBytes(r.bytes_in_memory),
                 DecimalBytes(r.bytes_on_disk),
+                r.disk_free
+                    .map(|f| format!(" ({} free)", DecimalBytes(f)))
+                    .unwrap_or_default(),
                 if r.depth == 0 {
                     "?".to_string()
                 } else {
@@ -552,13 +584,27 @@ pub fn analyze_limited(
             ),
         );
     };
-    let scratch_error = |e: bfs::frontier::FrontierError| AnalyzeError::TooLarge(e.to_string());
+    let scratch_error = |e: bfs::frontier::FrontierError| match e {
+        bfs::frontier::FrontierError::NothingToResume(m)
+        | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
+        e => AnalyzeError::Storage(e.to_string()),
+    };
+    let config = bfs::frontier::FrontierConfig::default();
     let (frontier, labels, components) = match Engine::for_shape(shape) {
         Some(Engine::Parity) | None if shape.is_grid() => {
             let space = ParitySpace::new(shape, Parity::of(goal)).ok_or_else(too_large)?;
             let seed = space.rank(goal).expect("the goal is in its class");
-            let f = bfs::frontier::search(&space, seed, max_depth, scratch, &mut report)
-                .map_err(scratch_error)?;
+            progress.note(&frontier_plan(&space, &storage));
+            let f = bfs::frontier::search_stored(
+                &space,
+                seed,
+                max_depth,
+                &storage,
+                config,
+                &mut report,
+                warn,
+            )
+            .map_err(scratch_error)?;
             let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
             let mut c = Components {
                 method: Method::Theorem,
@@ -571,8 +617,17 @@ pub fn analyze_limited(
         Some(Engine::Lex) => {
             let space = LexSpace::new(shape).ok_or_else(too_large)?;
             let seed = space.rank(goal).expect("every board is in the space");
-            let f = bfs::frontier::search(&space, seed, max_depth, scratch, &mut report)
-                .map_err(scratch_error)?;
+            progress.note(&frontier_plan(&space, &storage));
+            let f = bfs::frontier::search_stored(
+                &space,
+                seed,
+                max_depth,
+                &storage,
+                config,
+                &mut report,
+                warn,
+            )
+            .map_err(scratch_error)?;
             let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
             let n = shape.cells() as u64;
             let mut c = Components {
@@ -593,9 +648,16 @@ pub fn analyze_limited(
         antipodes.sort_by_cached_key(Board::rank);
     }
     let limited = Limited {
-        max_depth_searched: max_depth,
+        max_depth_searched: if frontier.stopped.is_some() {
+            (frontier.layer_sizes.len() - 1) as u32
+        } else {
+            max_depth
+        },
         complete: frontier.complete,
         peak_bytes: frontier.peak_bytes,
+        resumed_from: frontier.resumed_from,
+        stopped: frontier.stopped,
+        chunk: frontier.chunk,
     };
     Ok((
         Analysis::new(
@@ -610,6 +672,40 @@ pub fn analyze_limited(
         ),
         limited,
     ))
+}
+
+/// One line: the memory a depth-limited search of `space` will use and where its layers go.
+fn frontier_plan<S: StateSpace>(space: &S, storage: &bfs::frontier::Storage) -> String {
+    let config = bfs::frontier::FrontierConfig::default();
+    let per_board = bfs::frontier::chunk_bytes_per_board(space);
+    let chunk = match storage.memory {
+        Some(m) => (config.chunk as u64).min(m.saturating_sub(bfs::frontier::RESERVE) / per_board),
+        None => config.chunk as u64,
+    };
+    let budget = match storage.memory {
+        Some(m) => format!("a memory budget of {}", DecimalBytes(m)),
+        None => "no memory budget".into(),
+    };
+    let dir = storage
+        .checkpoint
+        .as_ref()
+        .map(|c| c.dir.as_path())
+        .or(storage.scratch.as_deref());
+    let layers = match dir {
+        Some(d) => format!(
+            "layers on disk in {}{}",
+            d.display(),
+            bfs::frontier::disk_free(d)
+                .map(|f| format!(" ({} free)", DecimalBytes(f)))
+                .unwrap_or_default()
+        ),
+        None => "layers in memory".into(),
+    };
+    format!(
+        "plan: {budget}; chunks of up to {} boards, about {} with the buffers; {layers}",
+        HumanCount(chunk),
+        DecimalBytes(chunk * per_board + bfs::frontier::RESERVE)
+    )
 }
 
 fn analyze_parity(

@@ -15,6 +15,13 @@ pub trait Progress: Sync {
     fn update(&self, done: u64, note: &str);
     /// The current task is finished.
     fn end(&self);
+    /// Something the user should know that does not stop the work (e.g. a corrupt checkpoint
+    /// passed over for an older one): one line, without a `warning:` prefix. Ignored by
+    /// default.
+    fn warn(&self, _message: &str) {}
+    /// A line about how the work will run (e.g. the memory and disk a search plans to use),
+    /// shown where the progress is. Ignored by default.
+    fn note(&self, _line: &str) {}
 }
 
 /// A [`Progress`] that ignores everything.

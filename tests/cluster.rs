@@ -204,6 +204,8 @@ fn a_killed_process_resumes_from_the_checkpoints() {
     let extra = [
         "--checkpoint",
         ck.as_str(),
+        "--checkpoint-every",
+        "layer",
         "--nodes",
         "ranks",
         "--edges",
@@ -319,6 +321,8 @@ fn one_process_resumes_too() {
         "2",
         "--checkpoint",
         ck.as_str(),
+        "--checkpoint-every",
+        "layer",
         "--edges",
         "none",
         "--nodes",
@@ -432,3 +436,149 @@ fn every_small_grid_on_two_processes_of_two_workers() {
         }
     }
 }
+
+/// The checkpoints of a run killed after layer step 10 of 3x3 (one process, one worker), then
+/// damaged: a flipped byte in the newest slot's header or body, or the slot truncated, is
+/// passed over with one warning and the run resumes from step 9, with the one-machine files; a
+/// deleted newest slot resumes from step 9 silently; both slots damaged, or an empty folder,
+/// make `--resume` a usage error (exit 2); another board's checkpoint is a one-line error.
+#[test]
+fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
+    let board = ["--size", "3"];
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("one");
+    assert!(
+        command(&board, &reference, &["--edges", "none"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let ck = dir.path().join("ck");
+    let flags = |ck: &Path| -> Vec<String> {
+        [
+            "--workers",
+            "1",
+            "--edges",
+            "none",
+            "--checkpoint",
+            &ck.display().to_string(),
+            "--checkpoint-every",
+            "layer",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let killed = command(&board, &dir.path().join("killed"), &[])
+        .args(flags(&ck))
+        .env("NPUZZLE_KILL_AFTER_STEP", "10")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    // Step 10 is in slot 0, step 9 in slot 1.
+    let newest = |ck: &Path| ck.join("process-0.0.ckpt");
+    let resume = |name: &str, damage: &dyn Fn(&Path)| -> Output {
+        let copy = dir.path().join(format!("ck-{name}"));
+        fs::create_dir_all(&copy).unwrap();
+        for e in fs::read_dir(&ck).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), copy.join(e.file_name())).unwrap();
+        }
+        damage(&copy);
+        // Without --quiet: the report says where it resumed.
+        Command::new(binary())
+            .env_clear()
+            .arg("analyze")
+            .args(board)
+            .arg("--output")
+            .arg(dir.path().join(name))
+            .arg("--resume")
+            .args(flags(&copy))
+            .output()
+            .unwrap()
+    };
+    let flip = |at: fn(usize) -> usize| {
+        move |ck: &Path| {
+            let path = ck.join("process-0.0.ckpt");
+            let mut bytes = fs::read(&path).unwrap();
+            let k = at(bytes.len());
+            bytes[k] ^= 0x20;
+            fs::write(&path, bytes).unwrap();
+        }
+    };
+    let truncate = |ck: &Path| {
+        let path = ck.join("process-0.0.ckpt");
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+    };
+    let cases: [(&str, Damage, bool); 4] = [
+        ("header", Box::new(flip(|_| 30)), true),
+        ("body", Box::new(flip(|len| len - 1000)), true),
+        ("truncated", Box::new(truncate), true),
+        (
+            "deleted",
+            Box::new(|ck: &Path| fs::remove_file(newest(ck)).unwrap()),
+            false,
+        ),
+    ];
+    for (name, damage, warns) in cases {
+        let out = resume(name, &*damage);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {err}");
+        let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+        assert_eq!(warnings.len(), usize::from(warns), "{name}: {err}");
+        if warns {
+            assert!(
+                warnings[0].contains("process-0.0.ckpt passed over"),
+                "{err}"
+            );
+        }
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            report.contains("resumed from the checkpoint after layer step 9 "),
+            "{name}: {report}"
+        );
+        same_files(&dir.path().join(name).join("3x3"), &reference.join("3x3"));
+    }
+    // Both slots damaged: nothing to resume from.
+    let out = resume("both", &|ck: &Path| {
+        flip(|len| len - 1000)(ck);
+        fs::remove_file(ck.join("process-0.1.ckpt")).unwrap();
+    });
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = err.lines().filter(|l| !l.starts_with("warning:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("holds no checkpoint of this run"),
+        "{err}"
+    );
+    // An empty folder.
+    let out = resume("empty", &|ck: &Path| {
+        for e in fs::read_dir(ck).unwrap() {
+            fs::remove_file(e.unwrap().path()).unwrap();
+        }
+    });
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Another board's checkpoints.
+    let out = command(
+        &["--rows", "2", "--cols", "4"],
+        &dir.path().join("foreign"),
+        &["--resume"],
+    )
+    .args(flags(&ck))
+    .output()
+    .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("belongs to another run"), "{err}");
+}
+
+/// Something done to a copy of a checkpoint folder.
+type Damage<'a> = Box<dyn Fn(&Path) + 'a>;

@@ -179,3 +179,219 @@ fn the_refusal_names_max_depth_and_conflicts_are_usage_errors() {
         analyze(dir.path(), &args).failure().code(2);
     }
 }
+
+/// The analyze command without --quiet (the report says where a search resumed).
+fn loud(out: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+        .env_clear()
+        .arg("analyze")
+        .args(args)
+        .arg("--output")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+/// A depth-limited search with its layers in a checkpoint folder, killed (SIGKILL) after
+/// depth 12 and resumed, equals an unbroken run byte for byte (3x3 and 2x5, searched to the
+/// end); a damaged newest state or layer file falls back to the older slot with one warning;
+/// both slots damaged or an empty folder make --resume a usage error (exit 2); another
+/// board's checkpoint is a one-line error.
+#[test]
+fn a_killed_search_resumes_from_its_checkpoint() {
+    for (board, folder) in [
+        (vec!["--size", "3"], "3x3"),
+        (vec!["--rows", "2", "--cols", "5"], "2x5"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("one");
+        let mut args = board.clone();
+        args.extend(["--max-depth", "1000", "--edges", "none"]);
+        analyze(&reference, &args).success();
+        let ck = dir.path().join("ck");
+        let ck_arg = ck.display().to_string();
+        let mut with_ck = args.clone();
+        with_ck.extend(["--checkpoint", &ck_arg]);
+        let killed = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .env_clear()
+            .env("NPUZZLE_KILL_AFTER_STEP", "12")
+            .arg("analyze")
+            .args(&with_ck)
+            .arg("--output")
+            .arg(dir.path().join("killed"))
+            .output()
+            .unwrap();
+        assert!(!killed.status.success());
+        // Copies the checkpoint, damages the copy, resumes from it.
+        let resume = |name: &str, damage: &dyn Fn(&Path)| {
+            let copy = dir.path().join(format!("ck-{name}"));
+            fs::create_dir_all(&copy).unwrap();
+            for e in fs::read_dir(&ck).unwrap() {
+                let e = e.unwrap();
+                fs::copy(e.path(), copy.join(e.file_name())).unwrap();
+            }
+            damage(&copy);
+            let copy_arg = copy.display().to_string();
+            let mut a = args.clone();
+            a.extend(["--checkpoint", &copy_arg, "--resume"]);
+            loud(&dir.path().join(name), &a)
+        };
+        let flip = |path: std::path::PathBuf| {
+            let mut bytes = fs::read(&path).unwrap();
+            let k = bytes.len() / 2;
+            bytes[k] ^= 0x10;
+            fs::write(&path, bytes).unwrap();
+        };
+        // Depth 12's state is in slot 0, depth 11's in slot 1.
+        let cases: [(&str, Damage, u32, usize); 4] = [
+            ("intact", Box::new(|_: &Path| {}), 12, 0),
+            (
+                "state",
+                Box::new(|c: &Path| flip(c.join("frontier.0.ckpt"))),
+                11,
+                1,
+            ),
+            (
+                "layer",
+                Box::new(|c: &Path| flip(c.join("layer-12.npl"))),
+                11,
+                1,
+            ),
+            (
+                "deleted",
+                Box::new(|c: &Path| fs::remove_file(c.join("frontier.0.ckpt")).unwrap()),
+                11,
+                0,
+            ),
+        ];
+        for (name, damage, from, warnings) in cases {
+            let out = resume(name, &*damage);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{folder} {name}: {err}");
+            let warned: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+            assert_eq!(warned.len(), warnings, "{folder} {name}: {err}");
+            let report = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                report.contains(&format!("resumed from the checkpoint after depth {from} ")),
+                "{folder} {name}: {report}"
+            );
+            for file in ["depths.csv", "hardest.txt", "summary.json"] {
+                assert!(
+                    fs::read(dir.path().join(name).join(folder).join(file)).unwrap()
+                        == fs::read(reference.join(folder).join(file)).unwrap(),
+                    "{folder} {name}: {file} differs"
+                );
+            }
+        }
+        let out = resume("both", &|c: &Path| {
+            flip(c.join("frontier.0.ckpt"));
+            flip(c.join("frontier.1.ckpt"));
+        });
+        assert_eq!(out.status.code(), Some(2), "{folder}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("warning:")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(
+            lines[0].contains("holds no checkpoint of this search"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 3, "a warning for each slot: {err}");
+        let out = resume("empty", &|c: &Path| {
+            for e in fs::read_dir(c).unwrap() {
+                fs::remove_file(e.unwrap().path()).unwrap();
+            }
+        });
+        assert_eq!(out.status.code(), Some(2), "{folder}");
+    }
+    // Another board's checkpoint.
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    analyze(
+        &dir.path().join("a"),
+        &["--size", "3", "--max-depth", "5", "--checkpoint", &ck],
+    )
+    .success();
+    let out = loud(
+        &dir.path().join("b"),
+        &[
+            "--rows",
+            "2",
+            "--cols",
+            "4",
+            "--max-depth",
+            "5",
+            "--checkpoint",
+            &ck,
+            "--resume",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("belongs to another search (board 3x3)"),
+        "{err}"
+    );
+}
+
+/// Something done to a copy of a checkpoint folder.
+type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
+
+/// The budget: a --memory too small for one chunk is refused up front (exit 2, one line); a
+/// scratch folder whose free space (faked: NPUZZLE_FAKE_DISK_FREE) cannot hold the next layer,
+/// or a budget that cannot hold the layers in memory, stops the search cleanly with the depths
+/// it finished written (OEIS A089484's first terms), "complete": false and the depth reached.
+#[test]
+fn the_memory_and_disk_budget_stop_cleanly() {
+    const A089484: [u64; 21] = [
+        1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
+        231844, 447342, 859744, 1637383,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let four = ["--size", "4", "--max-depth", "22", "--edges", "none"];
+    let mut args = four.to_vec();
+    args.extend(["--memory", "100M"]);
+    let out = loud(&dir.path().join("small"), &args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--memory 100.00 MB is too small"), "{err}");
+    let scratch = dir.path().join("scratch").display().to_string();
+    // (case, flags, the faked free disk space, the reason reported)
+    let cases: [(&str, Vec<&str>, Option<&str>, &str); 2] = [
+        (
+            "disk",
+            vec!["--scratch", &scratch],
+            Some("3000000"),
+            "of disk in",
+        ),
+        ("memory", vec!["--memory", "300M"], None, "over the budget"),
+    ];
+    for (name, extra, free, why) in cases {
+        let out_dir = dir.path().join(name);
+        let mut args = four.to_vec();
+        args.extend(extra);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .env_clear()
+            .envs(free.map(|f| ("NPUZZLE_FAKE_DISK_FREE", f)))
+            .arg("analyze")
+            .args(&args)
+            .arg("--output")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(report.contains(why), "{name}: {report}");
+        let sizes = counts(&out_dir.join("4x4/depths.csv"));
+        assert!(sizes.len() > 10 && sizes.len() < 21, "{name}: {sizes:?}");
+        assert_eq!(sizes, A089484[..sizes.len()], "{name}");
+        let summary = json(&out_dir.join("4x4/summary.json"));
+        assert_eq!(summary["complete"], false, "{name}");
+        assert_eq!(
+            summary["max_depth_searched"],
+            (sizes.len() - 1) as u64,
+            "{name}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::analysis::{self, Options};
-use npuzzle::bfs::cluster::{Cluster, ClusterError};
+use npuzzle::bfs::cluster::{CheckpointEvery, Cluster, ClusterError};
 use npuzzle::export::{self, BoardFormat, Summary};
 use npuzzle::{Board, Shape, plot};
 
@@ -68,9 +68,17 @@ pub struct AnalyzeArgs {
     /// results say whether the search ran out of boards first ("complete").
     #[arg(long, value_name = "D")]
     max_depth: Option<u32>,
-    /// With --max-depth: keep the layer being built on disk in DIR rather than in memory.
+    /// With --max-depth: keep the layers and the runs of the layer being built on disk in DIR
+    /// (streamed; memory then holds buffers only) rather than in memory. With --checkpoint,
+    /// the layers are kept in the checkpoint folder instead.
     #[arg(long, value_name = "DIR", requires = "max_depth")]
     scratch: Option<PathBuf>,
+    /// With --max-depth: the memory the search may use, e.g. `12G` (decimal units; `GiB`
+    /// for binary ones) [default: the memory available now]. Chunks are cut to fit; a budget
+    /// too small for one chunk is refused; a search whose next layer would not fit stops
+    /// before it, keeping the depths it finished ("complete": false).
+    #[arg(long, value_name = "BYTES", requires = "max_depth", value_parser = parse_bytes)]
+    memory: Option<u64>,
     #[command(flatten)]
     scale: ScaleArgs,
     #[command(flatten)]
@@ -121,10 +129,18 @@ pub struct ClusterArgs {
     /// For threads on one machine, without switching engines, use --threads.
     #[arg(long, value_name = "W")]
     workers: Option<usize>,
-    /// Save every process's state after each BFS layer into DIR (resumable with --resume).
+    /// Save every process's state into DIR after a BFS layer, as often as --checkpoint-every
+    /// says (resumable with --resume). With --max-depth: keep the search's two live layers in
+    /// DIR and its state after every layer.
     #[arg(long, value_name = "DIR")]
     checkpoint: Option<PathBuf>,
-    /// Restart from the last layer that every process saved in --checkpoint DIR.
+    /// When to save: `layer` (after every layer), a number of seconds (after the first layer
+    /// that ends that long after the last save), or `auto`: nine times as long as the last
+    /// save took and at least a minute, so that saving costs at most about a tenth of the run.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = parse_every, requires = "checkpoint")]
+    checkpoint_every: CheckpointEvery,
+    /// Restart from the last layer that every process saved in --checkpoint DIR (with
+    /// --max-depth: the last layer the search finished; a larger --max-depth goes deeper).
     #[arg(long, requires = "checkpoint")]
     resume: bool,
     /// Seconds to wait for every process to connect.
@@ -133,9 +149,24 @@ pub struct ClusterArgs {
 }
 
 impl ClusterArgs {
-    /// The cluster, when any distributed flag is given.
-    fn cluster(&self) -> Result<Option<Cluster>, CliError> {
-        if self.processes.is_none() && self.workers.is_none() && self.checkpoint.is_none() {
+    /// The checkpoint folder of a depth-limited search, and whether to resume from it.
+    fn frontier_checkpoint(&self) -> Option<npuzzle::bfs::frontier::CheckpointAt> {
+        self.checkpoint
+            .as_ref()
+            .map(|dir| npuzzle::bfs::frontier::CheckpointAt {
+                dir: dir.clone(),
+                resume: self.resume,
+                run: Default::default(),
+            })
+    }
+
+    /// The cluster, when any distributed flag is given (`--checkpoint` too, unless the search
+    /// is depth-limited).
+    fn cluster(&self, depth_limited: bool) -> Result<Option<Cluster>, CliError> {
+        if self.processes.is_none()
+            && self.workers.is_none()
+            && (self.checkpoint.is_none() || depth_limited)
+        {
             if self.process != 0 || self.hostfile.is_some() {
                 return Err(CliError::usage("--process and --hostfile need --processes"));
             }
@@ -169,9 +200,29 @@ impl ClusterArgs {
             workers,
             addresses,
             checkpoint: self.checkpoint.clone(),
+            checkpoint_every: self.checkpoint_every,
             resume: self.resume,
             connect_timeout: std::time::Duration::from_secs(self.connect_timeout),
         }))
+    }
+}
+
+/// Parses `--memory`: a size with decimal (`12G`, `500MB`) or binary (`12GiB`) units.
+fn parse_bytes(value: &str) -> Result<u64, String> {
+    parse_size::parse_size(value).map_err(|e| format!("{e} (a size such as 12G or 500MB)"))
+}
+
+/// Parses `--checkpoint-every`: `auto`, `layer`, or whole seconds (at most a year).
+fn parse_every(value: &str) -> Result<CheckpointEvery, String> {
+    match value {
+        "auto" => Ok(CheckpointEvery::Auto),
+        "layer" => Ok(CheckpointEvery::Layer),
+        _ => match value.parse::<u64>() {
+            Ok(s) if s <= 366 * 86_400 => {
+                Ok(CheckpointEvery::Interval(std::time::Duration::from_secs(s)))
+            }
+            _ => Err("expected auto, layer, or whole seconds up to a year".into()),
+        },
     }
 }
 
@@ -286,10 +337,10 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let options = Options {
         per_board: nodes.is_some(),
     };
-    let cluster = args.cluster.cluster()?;
+    let cluster = args.cluster.cluster(args.max_depth.is_some())?;
     if cluster.is_some() && args.max_depth.is_some() {
         return Err(CliError::usage(
-            "--max-depth runs on one machine: run without --processes, --workers and --checkpoint",
+            "--max-depth runs on one machine: run without --processes and --workers",
         ));
     }
     if cluster.is_none() && args.max_depth.is_none() {
@@ -311,9 +362,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let result = match &cluster {
         None if args.max_depth.is_some() => {
             let depth = args.max_depth.unwrap_or_default();
+            let storage = npuzzle::bfs::frontier::Storage {
+                scratch: args.scratch.clone(),
+                checkpoint: args.cluster.frontier_checkpoint(),
+                memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
+            };
             let (result, l) =
-                analysis::analyze_limited(&goal, depth, args.scratch.as_deref(), &bars)
-                    .map_err(CliError::runtime)?;
+                analysis::analyze_limited(&goal, depth, &storage, &bars).map_err(|e| match e {
+                    analysis::AnalyzeError::Refused(_) => CliError::usage(e),
+                    e => CliError::runtime(e),
+                })?;
             limited = Some(l);
             result
         }
@@ -334,7 +392,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         },
     };
     let mut summary = Summary::of(&result);
-    if let Some(l) = limited {
+    if let Some(l) = &limited {
         summary.limit(l.complete, l.max_depth_searched);
     }
     let scale = args.scale.scale(summary.is_partial());
@@ -351,13 +409,22 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             DecimalBytes(t.sent_bytes),
             t.sent_bytes as f64 / t.expanded.max(1) as f64
         ));
+        if t.saves > 0 {
+            notes.push(format!(
+                "{} checkpoint(s) saved: {} in {:.1} s ({}/s, syncs included)",
+                t.saves,
+                DecimalBytes(t.saved_bytes),
+                t.save_micros as f64 / 1e6,
+                DecimalBytes((t.saved_bytes as f64 / (t.save_micros.max(1) as f64 / 1e6)) as u64)
+            ));
+        }
         if let Some(step) = t.resumed_from {
             notes.push(format!(
                 "resumed from the checkpoint after layer step {step} (the counts include the work before it)"
             ));
         }
     }
-    if let Some(l) = limited {
+    if let Some(l) = &limited {
         notes.push(format!(
             "depth-limited search to depth {}: {}; at most {} of layers in memory",
             l.max_depth_searched,
@@ -368,6 +435,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             },
             DecimalBytes(l.peak_bytes)
         ));
+        if let Some(why) = &l.stopped {
+            notes.push(why.clone());
+        }
+        if let Some(depth) = l.resumed_from {
+            notes.push(format!(
+                "resumed from the checkpoint after depth {depth} (the layers before it were found by the run it resumes)"
+            ));
+        }
     }
     let path = |name: &str| dir.join(name);
 

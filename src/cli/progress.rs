@@ -153,6 +153,24 @@ impl Progress for Bars {
             bar.finish_and_clear();
         }
     }
+
+    fn note(&self, line: &str) {
+        if self.lines.is_some() {
+            eprintln!("{line}");
+        } else if self.enabled {
+            let _ = self.screen.println(line);
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        // Printed above the bars (or plainly when they are off), never through them.
+        let line = format!("warning: {message}");
+        if self.enabled {
+            let _ = self.screen.println(&line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -209,6 +209,17 @@ impl<H> Opened<H> {
     }
 }
 
+/// Opens the container at `path` and checks it whole (its length, then its CRC over every
+/// byte); returns its header. Reads the whole file.
+///
+/// # Errors
+/// As [`open`] and [`Opened::read_body`].
+pub fn verify<H: DeserializeOwned>(path: &Path) -> io::Result<H> {
+    let opened = open::<H>(path)?;
+    let (header, ()) = opened.read_body(|r| io::copy(r, &mut io::sink()).map(|_| ()))?;
+    Ok(header)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

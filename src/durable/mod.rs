@@ -7,3 +7,21 @@ pub mod atomic;
 pub mod container;
 
 pub use atomic::{TempFile, WriteBehind, abandon, commit, temp_beside};
+
+/// For the tests of `--resume`: `NPUZZLE_KILL_AFTER_STEP=N` makes the process kill itself
+/// (SIGKILL, no cleanup) right after checkpoint step `N` (a layer of the distributed engine or of the frontier
+/// search), as a crashed machine would.
+pub fn fault_injection(step: u64) {
+    if let Some(n) = std::env::var("NPUZZLE_KILL_AFTER_STEP")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        && n == step
+    {
+        #[cfg(unix)]
+        // SAFETY: raising a signal on this process has no memory-safety preconditions.
+        unsafe {
+            libc::raise(libc::SIGKILL);
+        }
+        std::process::abort();
+    }
+}

@@ -1,16 +1,17 @@
-//! The checkpoint files of a distributed run: after each layer, every process saves its range
-//! (marks and depths) and the search's position into one [`crate::durable::container`], in
-//! two alternating slots `process-P.{0,1}.ckpt`, so that the previous step survives a crash
-//! during a write.
+//! The checkpoint files of a distributed run: after a layer (every layer, or as often as
+//! [`CheckpointEvery`] says), every process saves its range (marks and depths) and the search's
+//! position into one [`crate::durable::container`], in two alternating slots
+//! `process-P.{0,1}.ckpt`, so that the previous save survives a crash during a write.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use super::state::{Deal, Held, Phase};
-use super::{ClusterError, Job};
+use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job};
 use crate::bfs::{DepthArray, StateMarks};
 use crate::durable::container;
 
@@ -46,16 +47,25 @@ pub(super) struct Checkpoints {
     spaces: Vec<u64>,
     per_board: bool,
     search_rest: bool,
+    every: CheckpointEvery,
+    /// When the last save ended (or the run started).
+    last: Instant,
+    /// How long the last save took.
+    took: Duration,
 }
 
 impl Checkpoints {
     pub fn new<S: crate::bfs::StateSpace>(
         dir: &Path,
+        every: CheckpointEvery,
         process: usize,
         processes: usize,
         job: &Job<S>,
     ) -> Checkpoints {
         Checkpoints {
+            every,
+            last: Instant::now(),
+            took: Duration::ZERO,
             dir: dir.to_path_buf(),
             process,
             processes,
@@ -94,9 +104,21 @@ impl Checkpoints {
         Ok(())
     }
 
+    /// Whether this process would save now, by its schedule (the processes then agree: one
+    /// saves when any would).
+    pub fn due(&self) -> bool {
+        let since = self.last.elapsed();
+        match self.every {
+            CheckpointEvery::Layer => true,
+            CheckpointEvery::Interval(every) => since >= every,
+            CheckpointEvery::Auto => since >= AUTO_MIN.max(self.took * AUTO_RATIO),
+        }
+    }
+
     /// Writes the checkpoint of `phase.step` over the older of the two slots and syncs the
-    /// folder.
-    pub fn save(&self, held: &Held, phase: &Phase) -> Result<(), ClusterError> {
+    /// folder; returns the bytes written and the time taken (the syncs included).
+    pub fn save(&mut self, held: &Held, phase: &Phase) -> Result<(u64, Duration), ClusterError> {
+        let start = Instant::now();
         let fail = |e: io::Error| self.error("cannot write a", e);
         let header = Header {
             format: FORMAT,
@@ -125,6 +147,33 @@ impl Checkpoints {
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
             .map_err(fail)?;
+        self.last = Instant::now();
+        self.took = self.last - start;
+        Ok((body, self.took))
+    }
+
+    /// Refuses `header`, read from `path`, when it belongs to another run.
+    fn check_owner(&self, path: &Path, h: &Header) -> Result<(), ClusterError> {
+        if h.format != FORMAT
+            || h.board != self.board
+            || h.goal != self.goal
+            || h.spaces != self.spaces
+            || h.per_board != self.per_board
+            || h.search_rest != self.search_rest
+            || h.processes != self.processes
+            || h.process != self.process
+        {
+            return Err(ClusterError::Checkpoint(format!(
+                "{} belongs to another run ({} goal {} on {} processes, format {}); resume \
+                 with the same board, goal, options and --processes, or use another \
+                 --checkpoint folder",
+                path.display(),
+                h.board,
+                h.goal,
+                h.processes,
+                h.format
+            )));
+        }
         Ok(())
     }
 
@@ -138,37 +187,30 @@ impl Checkpoints {
             Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(None),
             Err(e) => return Err(self.error("cannot read a", e)),
         };
-        let h = &opened.header;
-        if h.format != FORMAT
-            || h.board != self.board
-            || h.goal != self.goal
-            || h.spaces != self.spaces
-            || h.per_board != self.per_board
-            || h.search_rest != self.search_rest
-            || h.processes != self.processes
-            || h.process != self.process
-        {
-            return Err(ClusterError::Checkpoint(format!(
-                "{} belongs to another run ({} goal {} on {} processes); resume with the same \
-                 board, goal, options and --processes, or use another --checkpoint folder",
-                path.display(),
-                h.board,
-                h.goal,
-                h.processes
-            )));
-        }
+        self.check_owner(&path, &opened.header)?;
         Ok(Some(opened))
     }
 
-    /// The steps this process can resume from.
-    pub fn available(&self) -> Result<Vec<u64>, ClusterError> {
-        let mut steps = Vec::new();
+    /// The steps this process can resume from, each slot checked whole (CRC) first, and a
+    /// warning for each slot passed over as corrupt or truncated (the other slot, one step
+    /// older, is then used).
+    pub fn available(&self) -> Result<(Vec<u64>, Vec<String>), ClusterError> {
+        let (mut steps, mut warnings) = (Vec::new(), Vec::new());
         for slot in 0..2 {
-            if let Some(o) = self.header(slot)? {
-                steps.push(o.header.phase.step);
+            let path = self.path(slot);
+            match container::verify::<Header>(&path) {
+                Ok(h) => {
+                    self.check_owner(&path, &h)?;
+                    steps.push(h.phase.step);
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    warnings.push(format!("{} passed over: {e}", path.display()));
+                }
+                Err(e) => return Err(self.error("cannot read a", e)),
             }
         }
-        Ok(steps)
+        Ok((steps, warnings))
     }
 
     /// Loads step `step` (its CRC checked before anything is used); `size(space)` is the
@@ -219,22 +261,5 @@ impl Checkpoints {
             },
             header.phase,
         ))
-    }
-}
-
-/// For the tests of `--resume`: `NPUZZLE_KILL_AFTER_STEP=N` makes the process kill itself
-/// (SIGKILL, no cleanup) right after checkpoint step `N`, as a crashed machine would.
-pub(super) fn fault_injection(step: u64) {
-    if let Some(n) = std::env::var("NPUZZLE_KILL_AFTER_STEP")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        && n == step
-    {
-        #[cfg(unix)]
-        // SAFETY: raising a signal on this process has no memory-safety preconditions.
-        unsafe {
-            libc::raise(libc::SIGKILL);
-        }
-        std::process::abort();
     }
 }

@@ -69,13 +69,36 @@ pub struct Cluster {
     pub workers: usize,
     /// `host:port` of every process, in order (the hostfile's lines); unused for one process.
     pub addresses: Vec<String>,
-    /// Folder for per-layer checkpoints.
+    /// Folder for checkpoints.
     pub checkpoint: Option<PathBuf>,
+    /// When to checkpoint.
+    pub checkpoint_every: CheckpointEvery,
     /// Start from the latest checkpoint that every worker completed.
     pub resume: bool,
     /// How long to wait for every peer to connect.
     pub connect_timeout: Duration,
 }
+
+/// When the processes of a run with `--checkpoint` save: the choice trades the work a crash
+/// loses against the time the saves take (a save writes every process's whole share of the
+/// marks, e.g. 10.9 GB over all processes on 2x7, whatever the layer's size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CheckpointEvery {
+    /// After every layer.
+    Layer,
+    /// After the first layer that ends at least this long after the last save ended (or after
+    /// the run started).
+    Interval(Duration),
+    /// Like `Interval`, the interval being [`AUTO_RATIO`] times as long as the last save took,
+    /// and at least [`AUTO_MIN`]: the saves then cost at most about a tenth of the run.
+    #[default]
+    Auto,
+}
+
+/// The least interval between saves of [`CheckpointEvery::Auto`].
+pub const AUTO_MIN: Duration = Duration::from_secs(60);
+/// How many times its own duration [`CheckpointEvery::Auto`] waits after a save.
+pub const AUTO_RATIO: u32 = 9;
 
 impl Cluster {
     /// Total workers over all processes.
@@ -182,6 +205,16 @@ pub struct Traffic {
     /// The checkpoint step (layers completed) this run resumed from, if it did.
     #[serde(default)]
     pub resumed_from: Option<u64>,
+    /// Checkpoints saved (per process: every process saves at the same steps).
+    #[serde(default)]
+    pub saves: u64,
+    /// Bytes of checkpoints saved, over all processes.
+    #[serde(default)]
+    pub saved_bytes: u64,
+    /// Microseconds spent saving them, syncs included, by the slowest process (they save at
+    /// once, each its own share).
+    #[serde(default)]
+    pub save_micros: u64,
 }
 
 /// Why a distributed run stopped.
@@ -211,6 +244,8 @@ enum Event {
         reached: u64,
     },
     End,
+    /// A line for [`Progress::warn`] (from any process, about its own state).
+    Warning(String),
     Done(Result<Option<Outcome>, ClusterError>),
     /// Every thread of the run, network threads included, has ended cleanly.
     Finished,
@@ -298,6 +333,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     let setup = Setup {
         job,
         checkpoint: cluster.checkpoint.clone(),
+        checkpoint_every: cluster.checkpoint_every,
         resume: cluster.resume,
         threads: cluster.workers,
     };
@@ -360,6 +396,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
                 reached,
                 &format!("depth {depth}: {} boards", indicatif::HumanCount(size)),
             ),
+            Ok(Event::Warning(line)) => progress.warn(&line),
             Ok(Event::End) => {
                 if begun {
                     progress.end();
@@ -434,6 +471,7 @@ mod tests {
             workers,
             addresses: Vec::new(),
             checkpoint: None,
+            checkpoint_every: CheckpointEvery::Layer,
             resume: false,
             connect_timeout: Duration::from_secs(30),
         }

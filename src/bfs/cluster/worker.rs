@@ -2,13 +2,13 @@
 //! [`crate::bfs::step`] with an owner that routes neighbours by process), the components after
 //! the goal's, resuming, and gathering the results on process 0.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 use rayon::prelude::*;
 use timely::worker::Worker;
 
-use super::checkpoint::{Checkpoints, fault_injection};
+use super::checkpoint::Checkpoints;
 use super::net::{Net, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic};
@@ -17,6 +17,7 @@ use crate::bfs::marks::FIELDS_PER_WORD;
 use crate::bfs::step::{self, Expander, LaneMasks, Owner, code};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
+use crate::durable::fault_injection;
 
 /// Largest message of depths sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
@@ -30,6 +31,7 @@ const CHUNK_LIST: usize = 4096;
 pub(super) struct Setup<S> {
     pub job: Job<S>,
     pub checkpoint: Option<PathBuf>,
+    pub checkpoint_every: super::CheckpointEvery,
     pub resume: bool,
     /// Threads sharing this process's marks.
     pub threads: usize,
@@ -318,17 +320,20 @@ pub(super) fn worker_main<S: StateSpace>(
         .thread_name(|i| format!("npuzzle-cluster-{i}"))
         .build()
         .map_err(|e| ClusterError::Config(format!("cannot start the worker threads: {e}")))?;
-    let checkpoints = setup
+    let mut checkpoints = setup
         .checkpoint
         .as_ref()
-        .map(|dir| Checkpoints::new(dir, me, peers, job));
+        .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, me, peers, job));
     // Resume: the latest step every process has.
     let mut phase = Phase::default();
     let mut loaded: Option<Held> = None;
     if let Some(ck) = &checkpoints {
         ck.prepare(setup.resume)?;
         if setup.resume {
-            let mine = ck.available()?;
+            let (mine, warnings) = ck.available()?;
+            for w in warnings {
+                let _ = events.send(Event::Warning(w));
+            }
             let encoded = serde_json::to_vec(&mine).unwrap_or_default();
             let all = net.all_gather(&encoded)?;
             let mut common: Option<Vec<u64>> = None;
@@ -339,15 +344,24 @@ pub(super) fn worker_main<S: StateSpace>(
                     Some(c) => c.into_iter().filter(|s| theirs.contains(s)).collect(),
                 });
             }
-            if let Some(step) = common.and_then(|c| c.into_iter().max()) {
-                let (held, p) = ck.load(step, |space| {
-                    job.spaces.get(usize::from(space)).map(StateSpace::size)
-                })?;
-                phase = p;
-                net.traffic = phase.traffic;
-                net.traffic.resumed_from = Some(step);
-                loaded = Some(held);
-            }
+            let Some(step) = common.and_then(|c| c.into_iter().max()) else {
+                return Err(ClusterError::Config(format!(
+                    "--resume: {} holds no checkpoint of this run that every process saved \
+                     (run without --resume to start afresh)",
+                    setup
+                        .checkpoint
+                        .as_deref()
+                        .unwrap_or(Path::new(""))
+                        .display()
+                )));
+            };
+            let (held, p) = ck.load(step, |space| {
+                job.spaces.get(usize::from(space)).map(StateSpace::size)
+            })?;
+            phase = p;
+            net.traffic = phase.traffic;
+            net.traffic.resumed_from = Some(step);
+            loaded = Some(held);
         }
     }
     let last_space = if job.search_rest {
@@ -428,7 +442,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 list,
                 &mut phase,
                 earlier,
-                &checkpoints,
+                &mut checkpoints,
                 events,
             )?;
             let size: u64 = phase.current.iter().sum();
@@ -489,6 +503,9 @@ pub(super) fn worker_main<S: StateSpace>(
             sent_indices: a.sent_indices + t.sent_indices,
             sent_bytes: a.sent_bytes + t.sent_bytes,
             resumed_from: a.resumed_from.or(t.resumed_from),
+            saves: a.saves.max(t.saves),
+            saved_bytes: a.saved_bytes + t.saved_bytes,
+            save_micros: a.save_micros.max(t.save_micros),
         });
     net.sync()?;
     if me != 0 {
@@ -520,7 +537,7 @@ fn bfs_layers<S: StateSpace>(
     mut list: Option<Vec<StateIndex>>,
     phase: &mut Phase,
     earlier: u64,
-    checkpoints: &Option<Checkpoints>,
+    checkpoints: &mut Option<Checkpoints>,
     events: &mpsc::Sender<Event>,
 ) -> Result<Vec<u64>, ClusterError> {
     let space_size = walk.space.size();
@@ -561,12 +578,20 @@ fn bfs_layers<S: StateSpace>(
                 reached,
             });
         }
-        if let Some(ck) = checkpoints {
+        if let Some(ck) = checkpoints
+            // Save when any process's schedule says so (all save the same steps).
+            && net.sum(u64::from(ck.due()))? > 0
+        {
             phase.traffic = net.traffic;
-            ck.save(held, phase)?;
+            let (bytes, took) = ck.save(held, phase)?;
+            net.traffic.saves += 1;
+            net.traffic.saved_bytes += bytes;
+            net.traffic.save_micros += took.as_micros() as u64;
             // Every process has saved this step before any goes on (so the latest common
             // step is never more than one behind).
             net.sync()?;
+        }
+        if checkpoints.is_some() {
             fault_injection(phase.step);
         }
     }

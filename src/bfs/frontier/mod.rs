@@ -35,6 +35,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+mod resume;
+mod store;
+
+pub use resume::RunLabel;
+use resume::{Checkpoint, layer_name};
+use store::{Layer, Sink};
+
 use super::codec::{Cursor, encode_sorted, push_gap};
 use super::{Lanes, StateIndex, StateSpace};
 
@@ -95,14 +102,23 @@ impl FrontierConfig {
 /// Why a depth-limited search stopped early.
 #[derive(Debug, thiserror::Error)]
 pub enum FrontierError {
-    /// The scratch folder could not be written or read.
-    #[error("scratch folder {}: {source}", path.display())]
+    /// The scratch or checkpoint folder could not be written or read.
+    #[error("folder {}: {source}", path.display())]
     Scratch {
         /// The folder.
         path: PathBuf,
         /// What failed.
         source: std::io::Error,
     },
+    /// A checkpoint of another search.
+    #[error("{0}")]
+    Checkpoint(String),
+    /// `resume` with no checkpoint that checks out.
+    #[error("{0}")]
+    NothingToResume(String),
+    /// The memory budget cannot hold one chunk's buffers.
+    #[error("{0}")]
+    Budget(String),
 }
 
 /// What one layer cost, reported after it is built.
@@ -114,8 +130,11 @@ pub struct LayerReport {
     pub size: u64,
     /// Bytes of the live layers in memory once it is built (layers `depth - 1` and `depth`).
     pub bytes_in_memory: u64,
-    /// Bytes of runs written to the scratch folder for it (0 without a scratch folder).
+    /// Bytes on disk once it is built: the layers' files (with a scratch or checkpoint
+    /// folder) and the runs written for it (with a scratch folder).
     pub bytes_on_disk: u64,
+    /// Bytes free in the folder of the layers (or of the runs), when on disk.
+    pub disk_free: Option<u64>,
     /// Chunks the layer before it was expanded in (runs merged into it; 0 at depth 0).
     pub chunks: u64,
     /// Bytes of all its runs, in memory or on disk.
@@ -137,39 +156,15 @@ pub struct Frontier {
     /// chunk's boards and neighbours). During a merge, layer `d - 1` is freed segment by
     /// segment as layer `d + 1` is written, and the larger of the two is counted.
     pub peak_bytes: u64,
-}
-
-/// A sorted set of indices of a space of `size` boards, in gap-encoded segments of `span`
-/// indices each (segment `s` holds `s * span..(s + 1) * span`, encoded from `s * span`).
-struct Layer {
-    span: u64,
-    segments: Vec<Vec<u8>>,
-    counts: Vec<u64>,
-    len: u64,
-}
-
-impl Layer {
-    fn new(size: u64, segments: usize) -> Layer {
-        Layer {
-            span: size.div_ceil(segments as u64).max(1),
-            segments: vec![Vec::new(); segments],
-            counts: vec![0; segments],
-            len: 0,
-        }
-    }
-
-    fn base(&self, segment: usize) -> u64 {
-        segment as u64 * self.span
-    }
-
-    fn bytes(&self) -> u64 {
-        self.segments.iter().map(|s| s.capacity() as u64).sum()
-    }
-
-    /// The indices of `segment`, ascending.
-    fn cursor(&self, segment: usize) -> Cursor<'_> {
-        Cursor::new(&self.segments[segment], self.base(segment))
-    }
+    /// The depth of the checkpoint the search resumed from, if it did.
+    pub resumed_from: Option<u32>,
+    /// Why the search stopped before `max_depth` and before running out of boards, if it
+    /// did: the next layer would not fit in the memory budget or on the disk. The layers
+    /// found until then are exact.
+    pub stopped: Option<String>,
+    /// Boards per chunk the search expanded at once (the configuration's, or fewer to fit
+    /// the memory budget).
+    pub chunk: usize,
 }
 
 /// The boards of a layer in index order, in chunks of at most `chunk` (decoded a group of
@@ -194,14 +189,14 @@ impl<'a> Chunks<'a> {
     }
 
     /// The next chunk, or `None` after the last.
-    fn next_chunk(&mut self) -> Option<&[StateIndex]> {
+    fn next_chunk(&mut self) -> std::io::Result<Option<&[StateIndex]>> {
         if self.pending.len() - self.at < self.chunk {
             self.pending.drain(..self.at);
             self.at = 0;
             let need = (self.chunk - self.pending.len()) as u64;
             let first = self.segment;
             let mut found = 0u64;
-            while self.segment < self.layer.segments.len() && found < need {
+            while self.segment < self.layer.segments() && found < need {
                 found += self.layer.counts[self.segment];
                 self.segment += 1;
             }
@@ -218,23 +213,28 @@ impl<'a> Chunks<'a> {
                     places.push((s, place));
                     rest = after;
                 }
-                places.into_par_iter().for_each(|(s, place)| {
-                    for (slot, x) in place.iter_mut().zip(layer.cursor(s)) {
-                        *slot = StateIndex(x);
-                    }
-                });
+                places
+                    .into_par_iter()
+                    .try_for_each(|(s, place)| -> std::io::Result<()> {
+                        let bytes = layer.segment(s)?;
+                        for (slot, x) in place.iter_mut().zip(layer.cursor(s, &bytes)) {
+                            *slot = StateIndex(x);
+                        }
+                        Ok(())
+                    })?;
             } else {
                 for s in first..self.segment {
-                    self.pending.extend(layer.cursor(s).map(StateIndex));
+                    let bytes = layer.segment(s)?;
+                    self.pending.extend(layer.cursor(s, &bytes).map(StateIndex));
                 }
             }
         }
         if self.at == self.pending.len() {
-            return None;
+            return Ok(None);
         }
         let start = self.at;
         self.at = (start + self.chunk).min(self.pending.len());
-        Some(&self.pending[start..self.at])
+        Ok(Some(&self.pending[start..self.at]))
     }
 }
 
@@ -606,7 +606,7 @@ impl<S: StateSpace> Plan<'_, S> {
 /// The runs of the layer being built: their pieces, and their bytes in memory or in one file
 /// (unnamed, deleted when closed) under the scratch folder.
 struct Runs {
-    file: Option<(PathBuf, BufWriter<File>)>,
+    file: Option<BufWriter<File>>,
     /// Per run, its bytes (empty when on disk).
     memory: Vec<Vec<u8>>,
     /// Per run, its pieces in index order.
@@ -618,17 +618,13 @@ struct Runs {
 }
 
 impl Runs {
-    fn new(scratch: Option<&Path>) -> Result<Runs, FrontierError> {
+    fn new(scratch: Option<&Path>) -> std::io::Result<Runs> {
         let file = match scratch {
             None => None,
             Some(dir) => {
-                let fail = |source| FrontierError::Scratch {
-                    path: dir.to_path_buf(),
-                    source,
-                };
-                std::fs::create_dir_all(dir).map_err(fail)?;
-                let file = tempfile::tempfile_in(dir).map_err(fail)?;
-                Some((dir.to_path_buf(), BufWriter::with_capacity(1 << 20, file)))
+                std::fs::create_dir_all(dir)?;
+                let file = tempfile::tempfile_in(dir)?;
+                Some(BufWriter::with_capacity(1 << 20, file))
             }
         };
         Ok(Runs {
@@ -638,17 +634,6 @@ impl Runs {
             bytes: 0,
             in_memory: 0,
         })
-    }
-
-    fn fail(&self, source: std::io::Error) -> FrontierError {
-        FrontierError::Scratch {
-            path: self
-                .file
-                .as_ref()
-                .map(|(p, _)| p.clone())
-                .unwrap_or_default(),
-            source,
-        }
     }
 
     fn bytes_in_memory(&self) -> u64 {
@@ -661,7 +646,7 @@ impl Runs {
 
     /// Adds one run, given as the bytes and pieces of each bucket in index order (pieces
     /// counted from the bucket's first byte).
-    fn add(&mut self, buckets: Vec<(Vec<u8>, Vec<Piece>)>) -> Result<(), FrontierError> {
+    fn add(&mut self, buckets: Vec<(Vec<u8>, Vec<Piece>)>) -> std::io::Result<()> {
         let total: usize = buckets.iter().map(|(b, _)| b.len()).sum();
         let mut pieces = Vec::with_capacity(buckets.iter().map(|(_, p)| p.len()).sum());
         let mut memory = Vec::new();
@@ -670,11 +655,9 @@ impl Runs {
         }
         for (bytes, ps) in buckets {
             let origin = match &mut self.file {
-                Some((_, w)) => {
+                Some(w) => {
                     let at = self.bytes;
-                    if let Err(e) = w.write_all(&bytes) {
-                        return Err(self.fail(e));
-                    }
+                    w.write_all(&bytes)?;
                     at
                 }
                 None => {
@@ -697,11 +680,9 @@ impl Runs {
     }
 
     /// Writes out what is buffered, before the merge reads the file.
-    fn flush(&mut self) -> Result<(), FrontierError> {
-        if let Some((_, w)) = &mut self.file {
-            if let Err(e) = w.flush() {
-                return Err(self.fail(e));
-            }
+    fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(w) = &mut self.file {
+            w.flush()?;
         }
         Ok(())
     }
@@ -739,7 +720,7 @@ impl Runs {
     }
 
     /// The bytes of pieces `range` of `run` (contiguous), and where they start.
-    fn read(&self, run: usize, range: Range<usize>) -> Result<(Cow<'_, [u8]>, u64), FrontierError> {
+    fn read(&self, run: usize, range: Range<usize>) -> std::io::Result<(Cow<'_, [u8]>, u64)> {
         let pieces = &self.pieces[run][range];
         let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
         let (start, end) = (first.start, last.start + last.len);
@@ -748,9 +729,9 @@ impl Runs {
                 Cow::from(&self.memory[run][start as usize..end as usize]),
                 start,
             )),
-            Some((_, w)) => {
+            Some(w) => {
                 let mut bytes = vec![0u8; (end - start) as usize];
-                read_at(w.get_ref(), &mut bytes, start).map_err(|e| self.fail(e))?;
+                read_at(w.get_ref(), &mut bytes, start)?;
                 Ok((Cow::from(bytes), start))
             }
         }
@@ -758,62 +739,60 @@ impl Runs {
 }
 
 #[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     file.read_exact_at(buf, at)
 }
 
 #[cfg(not(unix))]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = file.try_clone()?;
     f.seek(SeekFrom::Start(at))?;
     f.read_exact(buf)
 }
 
-/// Layer `d + 1` from the runs of layer `d`'s chunks, minus `older` (layer `d - 1`, freed
-/// segment by segment) and `newer` (layer `d`).
-fn merge(runs: &Runs, older: Layer, newer: &Layer) -> Result<Layer, FrontierError> {
-    let segments = newer.segments.len();
+/// Layer `d + 1` from the runs of layer `d`'s chunks, minus `older` (layer `d - 1`, its
+/// memory freed segment by segment) and `newer` (layer `d`), written into `sink` a window of
+/// [`WINDOW`] segments at a time (the segments of a window in parallel).
+fn merge(runs: &Runs, older: &mut Layer, newer: &Layer, mut sink: Sink) -> std::io::Result<Layer> {
+    let segments = newer.segments();
     let (starts, entries) = runs.index(segments);
-    let merged: Vec<(Vec<u8>, u64)> = older
-        .segments
-        .into_par_iter()
-        .enumerate()
-        .map(|(s, old)| {
-            let entries = &entries[starts[s]..starts[s + 1]];
-            let data = entries
-                .iter()
-                .map(|(run, range)| runs.read(*run, range.clone()))
-                .collect::<Result<Vec<_>, _>>()?;
-            let sources = entries
-                .iter()
-                .zip(&data)
-                .map(|((run, range), (bytes, origin))| {
-                    PieceCursor::new(bytes, *origin, &runs.pieces[*run][range.clone()])
-                })
-                .collect();
-            let base = newer.base(s);
-            Ok(merge_segment(
-                sources,
-                Cursor::new(&old, base),
-                newer.cursor(s),
-                base,
-            ))
-        })
-        .collect::<Result<_, FrontierError>>()?;
-    let mut next = Layer {
-        span: newer.span,
-        segments: Vec::with_capacity(segments),
-        counts: Vec::with_capacity(segments),
-        len: 0,
-    };
-    for (bytes, n) in merged {
-        next.segments.push(bytes);
-        next.counts.push(n);
-        next.len += n;
+    for first in (0..segments).step_by(WINDOW) {
+        let window = first..(first + WINDOW).min(segments);
+        let merged: Vec<(Vec<u8>, u64)> = window
+            .clone()
+            .into_par_iter()
+            .map(|s| {
+                let entries = &entries[starts[s]..starts[s + 1]];
+                let data = entries
+                    .iter()
+                    .map(|(run, range)| runs.read(*run, range.clone()))
+                    .collect::<std::io::Result<Vec<_>>>()?;
+                let sources = entries
+                    .iter()
+                    .zip(&data)
+                    .map(|((run, range), (bytes, origin))| {
+                        PieceCursor::new(bytes, *origin, &runs.pieces[*run][range.clone()])
+                    })
+                    .collect();
+                let (old, new) = (older.segment(s)?, newer.segment(s)?);
+                Ok(merge_segment(
+                    sources,
+                    older.cursor(s, &old),
+                    newer.cursor(s, &new),
+                    newer.base(s),
+                ))
+            })
+            .collect::<std::io::Result<_>>()?;
+        for s in window {
+            older.free(s);
+        }
+        for (bytes, n) in merged {
+            sink.push(bytes, n)?;
+        }
     }
-    Ok(next)
+    sink.finish()
 }
 
 /// [`search_with`] with [`FrontierConfig::default`].
@@ -839,10 +818,10 @@ pub fn search<S: StateSpace>(
 
 /// BFS from `seed` over `space` to depth `max_depth` (or until the component is exhausted),
 /// keeping only three layers (frontier search: Korf, Zhang, Thayer & Hohwald, JACM 2005).
-/// `scratch`: a folder for the runs of the layer being built, one unnamed file per layer
-/// (else they stay in memory). `config` (clamped, [`FrontierConfig::clamped`]) sets the
+/// `scratch`: a folder for the runs of the layer being built and the layers, unnamed files
+/// there (else they stay in memory). `config` (clamped, [`FrontierConfig::clamped`]) sets the
 /// chunk and segment sizes; the result does not depend on it. `on_layer` is called after each
-/// layer is built, depth 0 included.
+/// layer is built, depth 0 included. [`search_stored`] also checkpoints and resumes.
 ///
 /// Time per layer: linear in the neighbours of layer `d` (each run and each segment of layers
 /// `d - 1` and `d` decoded once), times `log2` of a bucket for the sort and of the number of
@@ -856,69 +835,351 @@ pub fn search_with<S: StateSpace>(
     max_depth: u32,
     scratch: Option<&Path>,
     config: FrontierConfig,
-    mut on_layer: impl FnMut(LayerReport),
+    on_layer: impl FnMut(LayerReport),
 ) -> Result<Frontier, FrontierError> {
-    let config = config.clamped();
+    let storage = Storage {
+        scratch: scratch.map(Path::to_path_buf),
+        checkpoint: None,
+        memory: None,
+    };
+    search_stored(space, seed, max_depth, &storage, config, on_layer, |_| {})
+}
+
+/// Where a search keeps its layers, and whether it saves its state to resume from.
+#[derive(Debug, Clone, Default)]
+pub struct Storage {
+    /// Folder for the runs of the layer being built and, without a checkpoint, the layers
+    /// themselves (unnamed files, gone when closed). `None`: memory (unless checkpointing).
+    pub scratch: Option<PathBuf>,
+    /// Keep the layers in this checkpoint folder, and its state after each layer.
+    pub checkpoint: Option<CheckpointAt>,
+    /// The memory budget in bytes: chunks are cut to fit it ([`chunk_bytes_per_board`]),
+    /// and a search whose next layer would not fit stops cleanly before it. `None`: no
+    /// budget.
+    pub memory: Option<u64>,
+}
+
+/// Bytes the search holds besides the chunk's boards and neighbours and the layers in
+/// memory: the merge's window of segments, the runs' piece lists, buffers.
+pub const RESERVE: u64 = 256 << 20;
+/// The fewest boards per chunk a memory budget may leave.
+pub const MIN_CHUNK: usize = 1 << 16;
+
+/// Bytes per board of a chunk while it is expanded: the board (8), and for each neighbour
+/// the kernel gives (all moves, or the moves off the lanes, at most 2 of them for a grid)
+/// the neighbour and its copy in the bucket sort (16).
+pub fn chunk_bytes_per_board<S: StateSpace>(space: &S) -> u64 {
+    let kernel = if space.lanes().is_some() {
+        space.degree().saturating_sub(2).max(1)
+    } else {
+        space.degree()
+    };
+    8 + 16 * kernel as u64
+}
+
+/// Bytes free for an unprivileged user in the file system of `dir`, or `None` when unknown.
+/// `NPUZZLE_FAKE_DISK_FREE=BYTES` overrides it (for the tests of a full disk).
+pub fn disk_free(dir: &Path) -> Option<u64> {
+    if let Some(v) = std::env::var("NPUZZLE_FAKE_DISK_FREE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(v);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs writes one struct through a valid pointer; the path is a valid
+        // C string.
+        let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+            return None;
+        }
+        #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+        Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// A checkpoint folder: the two live layers (`layer-D.npl`) and the state after the last
+/// finished layer (`frontier.{0,1}.ckpt`), enough to resume from it, or to search deeper
+/// later.
+#[derive(Debug, Clone)]
+pub struct CheckpointAt {
+    /// The folder (may be the scratch folder).
+    pub dir: PathBuf,
+    /// Continue from the newest state there; an error when there is none.
+    pub resume: bool,
+    /// What the state is checked against.
+    pub run: RunLabel,
+}
+
+/// Segments of the next layer merged at once (in parallel), then written out and freed.
+const WINDOW: usize = 32;
+
+/// [`search_with`], with the layers where `storage` says, saving the search's state after
+/// each layer into a checkpoint folder, and resuming from it. Warnings (a damaged checkpoint
+/// slot passed over) go to `warn`. A resumed search gives the same result as an unbroken one,
+/// and may go deeper than the search it resumes.
+///
+/// # Errors
+/// [`FrontierError::Scratch`] when a folder fails; [`FrontierError::Checkpoint`] for a
+/// checkpoint of another search; [`FrontierError::NothingToResume`].
+pub fn search_stored<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    storage: &Storage,
+    config: FrontierConfig,
+    mut on_layer: impl FnMut(LayerReport),
+    mut warn: impl FnMut(&str),
+) -> Result<Frontier, FrontierError> {
+    let mut config = config.clamped();
     let size = space.size();
-    let mut previous = Layer::new(size, config.segments);
-    let mut current = Layer::new(size, config.segments);
-    let s = (seed.0 / current.span) as usize;
-    encode_sorted(&[seed.0], current.base(s), &mut current.segments[s]);
-    current.counts[s] = 1;
-    current.len = 1;
+    let per_board = chunk_bytes_per_board(space);
+    if let Some(memory) = storage.memory {
+        let fits = memory.saturating_sub(RESERVE) / per_board;
+        if fits < MIN_CHUNK as u64 {
+            return Err(FrontierError::Budget(format!(
+                "--memory {} is too small: a chunk of {} boards takes {} with the search's \
+                 buffers; give at least that",
+                indicatif::DecimalBytes(memory),
+                MIN_CHUNK,
+                indicatif::DecimalBytes(RESERVE + MIN_CHUNK as u64 * per_board)
+            )));
+        }
+        config.chunk = config
+            .chunk
+            .min(usize::try_from(fits).unwrap_or(usize::MAX));
+    }
+    // Where the layers and the runs go.
+    let layers_dir: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
+        (Some(c), _) => Some(&c.dir),
+        (None, Some(s)) => Some(s),
+        (None, None) => None,
+    };
+    let runs_dir = storage.scratch.as_deref().or(layers_dir);
+    let scratch_fail = |source| FrontierError::Scratch {
+        path: runs_dir.map(Path::to_path_buf).unwrap_or_default(),
+        source,
+    };
+    let checkpoint = storage.checkpoint.as_ref().map(|c| {
+        (
+            c,
+            Checkpoint::new(&c.dir, c.run.clone(), size, config.segments),
+        )
+    });
+    let checkpoint_fail = |source| FrontierError::Scratch {
+        path: storage
+            .checkpoint
+            .as_ref()
+            .map(|c| c.dir.clone())
+            .unwrap_or_default(),
+        source,
+    };
+    if let Some(dir) = runs_dir {
+        std::fs::create_dir_all(dir).map_err(scratch_fail)?;
+    }
+    let sink = |depth: u32, span: u64| -> Result<Sink, FrontierError> {
+        match (&checkpoint, layers_dir) {
+            (Some((c, _)), _) => {
+                Sink::file(span, config.segments, &c.dir, Some(&layer_name(depth)))
+                    .map_err(checkpoint_fail)
+            }
+            (None, Some(dir)) => Sink::file(span, config.segments, dir, None).map_err(scratch_fail),
+            (None, None) => Ok(Sink::memory(span, config.segments)),
+        }
+    };
+    let mut resumed = None;
+    if let Some((at, ck)) = &checkpoint {
+        ck.prepare(at.resume).map_err(checkpoint_fail)?;
+        if at.resume {
+            let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
+                std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
+                _ => checkpoint_fail(e),
+            })?;
+            for w in &warnings {
+                warn(w);
+            }
+            match loaded {
+                Some(r) => resumed = Some(r),
+                None => {
+                    return Err(FrontierError::NothingToResume(format!(
+                        "--resume: {} holds no checkpoint of this search that checks out \
+                         (run without --resume to start afresh)",
+                        at.dir.display(),
+                    )));
+                }
+            }
+        }
+    }
+    let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
+    let (mut previous, mut current, mut sizes, mut peak) = match resumed {
+        Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
+        None => {
+            let previous = Layer::new(size, config.segments);
+            let span = previous.span;
+            let mut first = sink(0, span)?;
+            let s = (seed.0 / span) as usize;
+            for k in 0..config.segments {
+                let mut bytes = Vec::new();
+                if k == s {
+                    encode_sorted(&[seed.0], k as u64 * span, &mut bytes);
+                }
+                first.push(bytes, u64::from(k == s)).map_err(scratch_fail)?;
+            }
+            let current = first.finish().map_err(scratch_fail)?;
+            let peak = current.bytes_in_memory();
+            (previous, current, vec![1u64], peak)
+        }
+    };
     let plan = Plan {
         space,
         size,
         span: current.span,
         lanes: space.lanes(),
     };
-    let mut sizes = vec![1u64];
-    let mut peak = current.bytes();
+    let mut depth = (sizes.len() - 1) as u32;
+    let free_dir = layers_dir.or(runs_dir);
     on_layer(LayerReport {
-        depth: 0,
-        size: 1,
-        bytes_in_memory: current.bytes(),
-        bytes_on_disk: 0,
+        depth,
+        size: current.len,
+        bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
+        bytes_on_disk: previous.bytes_on_disk() + current.bytes_on_disk(),
+        disk_free: free_dir.and_then(disk_free),
         chunks: 0,
         bytes_of_runs: 0,
     });
-    let mut depth = 0u32;
+    let mut stopped = None;
     let mut complete = false;
+    // With a checkpoint: layer d - 1's file, kept for the older state slot.
+    let mut retained: Option<Layer> = None;
     while depth < max_depth {
-        let mut runs = Runs::new(scratch)?;
+        // Will the next layer fit? Its size is guessed from the growth of the last one (at
+        // least 1.5 times, and never below the current layer's), as bytes of the same density.
+        let growth = if previous.len > 0 {
+            (current.len as f64 / previous.len as f64).max(1.5)
+        } else {
+            4.0
+        };
+        let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
+        let next_bytes = (layer_bytes as f64 * growth) as u64;
+        // The runs hold about the next layer and the layer before again.
+        let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
+        let runs_bytes = next_bytes + previous_bytes;
+        if let Some(memory) = storage.memory {
+            let chunk = (config.chunk as u64).min(current.len);
+            let mut need = RESERVE + chunk * per_board;
+            if layers_dir.is_none() {
+                need += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
+            }
+            if runs_dir.is_none() {
+                need += runs_bytes;
+            }
+            if need > memory {
+                stopped = Some(format!(
+                    "stopped before depth {}: it would need about {} of memory, over the \
+                     budget of {}{}",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    indicatif::DecimalBytes(memory),
+                    if layers_dir.is_none() {
+                        " (keep the layers on disk with --scratch DIR)"
+                    } else {
+                        ""
+                    }
+                ));
+                break;
+            }
+        }
+        if let Some(dir) = free_dir
+            && let Some(free) = disk_free(dir)
+        {
+            let need = (runs_bytes + if layers_dir.is_some() { next_bytes } else { 0 })
+                .saturating_mul(11)
+                / 10;
+            if need > free {
+                stopped = Some(format!(
+                    "stopped before depth {}: it would need about {} of disk in {}, {} free",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    dir.display(),
+                    indicatif::DecimalBytes(free)
+                ));
+                break;
+            }
+        }
+        let mut runs = Runs::new(runs_dir).map_err(scratch_fail)?;
         let mut chunks = Chunks::new(&current, config.chunk);
         let mut count = 0u64;
-        let layers = previous.bytes() + current.bytes();
-        while let Some(boards) = chunks.next_chunk() {
-            runs.add(plan.run(boards))?;
+        let layers = previous.bytes_in_memory() + current.bytes_in_memory();
+        while let Some(boards) = chunks.next_chunk().map_err(scratch_fail)? {
+            runs.add(plan.run(boards)).map_err(scratch_fail)?;
             count += 1;
             peak = peak.max(layers + runs.bytes_in_memory());
         }
         drop(chunks);
-        runs.flush()?;
-        let older = std::mem::replace(&mut previous, Layer::new(0, 1));
-        let older_bytes = older.bytes();
-        let next = merge(&runs, older, &current)?;
-        peak = peak.max(current.bytes() + runs.bytes_in_memory() + older_bytes.max(next.bytes()));
+        runs.flush().map_err(scratch_fail)?;
+        let older_bytes = previous.bytes_in_memory();
+        let next = merge(
+            &runs,
+            &mut previous,
+            &current,
+            sink(depth + 1, current.span)?,
+        )
+        .map_err(scratch_fail)?;
+        peak = peak.max(
+            current.bytes_in_memory()
+                + runs.bytes_in_memory()
+                + older_bytes.max(next.bytes_in_memory()),
+        );
         if next.len == 0 {
             complete = true;
+            // (An empty layer's file is not kept.)
+            next.retire().map_err(checkpoint_fail)?;
             break;
         }
         depth += 1;
         sizes.push(next.len);
+        let on_disk = current.bytes_on_disk()
+            + next.bytes_on_disk()
+            + previous.bytes_on_disk()
+            + retained.as_ref().map_or(0, Layer::bytes_on_disk);
+        let older = std::mem::replace(&mut previous, current);
+        if let Some((_, ck)) = &checkpoint {
+            ck.save(&sizes, peak, &previous, &next)
+                .map_err(checkpoint_fail)?;
+            // The older slot names layers d - 1 and d: layer d - 1 stays until the next save,
+            // so that a damaged newest slot can fall back to it; layer d - 2 goes.
+            if let Some(l) = retained.replace(older) {
+                l.retire().map_err(checkpoint_fail)?;
+            }
+        } else {
+            older.retire().map_err(checkpoint_fail)?;
+        }
+        current = next;
         on_layer(LayerReport {
             depth,
-            size: next.len,
-            bytes_in_memory: current.bytes() + next.bytes(),
-            bytes_on_disk: runs.bytes_on_disk(),
+            size: current.len,
+            bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
+            bytes_on_disk: on_disk + runs.bytes_on_disk(),
+            disk_free: free_dir.and_then(disk_free),
             chunks: count,
             bytes_of_runs: runs.bytes,
         });
         drop(runs);
-        previous = std::mem::replace(&mut current, next);
+        if checkpoint.is_some() {
+            crate::durable::fault_injection(u64::from(depth));
+        }
     }
     let last = Chunks::new(&current, LAST_LISTED)
         .next_chunk()
+        .map_err(scratch_fail)?
         .map(<[StateIndex]>::to_vec)
         .unwrap_or_default();
     Ok(Frontier {
@@ -926,6 +1187,9 @@ pub fn search_with<S: StateSpace>(
         complete,
         last,
         peak_bytes: peak,
+        resumed_from,
+        stopped,
+        chunk: config.chunk,
     })
 }
 
@@ -1090,13 +1354,26 @@ mod tests {
                         assert!(r.bytes_of_runs >= r.size, "{at} depth {d}");
                         assert!(r.bytes_of_runs <= 40 * expected[d - 1], "{at} depth {d}");
                     }
-                    let on_disk = if disk { r.bytes_of_runs } else { 0 };
-                    assert_eq!(r.bytes_on_disk, on_disk, "{at} depth {d}");
+                    if disk {
+                        // The runs and the layers' files, a byte per board of the new layer
+                        // at least; nothing of the layers in memory.
+                        assert!(
+                            r.bytes_on_disk >= r.bytes_of_runs + r.size,
+                            "{at} depth {d}"
+                        );
+                        assert_eq!(r.bytes_in_memory, 0, "{at} depth {d}");
+                        assert!(r.disk_free.is_some(), "{at}");
+                    } else {
+                        assert_eq!(r.bytes_on_disk, 0, "{at} depth {d}");
+                        assert!(r.bytes_in_memory >= r.size, "{at} depth {d}");
+                    }
                 }
-                // At least a byte per board of the last layer.
-                assert!(f.peak_bytes >= expected[expected.len() - 1], "{at}");
+                if !disk {
+                    // At least a byte per board of the last layer.
+                    assert!(f.peak_bytes >= expected[expected.len() - 1], "{at}");
+                }
                 if disk {
-                    // The run files are unnamed: nothing is left in the folder.
+                    // The run and layer files are unnamed: nothing is left in the folder.
                     let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
                     assert_eq!(left, 0, "{at}");
                 }
@@ -1129,9 +1406,11 @@ mod tests {
         let space = ParitySpace::new(shape, Parity::Even).unwrap();
         let seed = space.rank(&Board::goal(shape)).unwrap();
         let err = search(&space, seed, 5, Some(&file), |_| {}).unwrap_err();
-        let FrontierError::Scratch { path, .. } = &err;
+        let FrontierError::Scratch { path, .. } = &err else {
+            panic!("{err}")
+        };
         assert_eq!(path, &file);
-        assert!(err.to_string().starts_with("scratch folder "), "{err}");
+        assert!(err.to_string().starts_with("folder "), "{err}");
     }
 
     /// Out-of-range configurations are brought into range, and search with them.

@@ -1,0 +1,285 @@
+//! The frontier search's checkpoint: after each layer, a state file naming the two live
+//! layers' files (kept in the checkpoint folder under fixed names) with their lengths, segment
+//! offsets and CRC-32s, in one [`crate::durable::container`] (header and body under one CRC),
+//! in two alternating slots `frontier.{0,1}.ckpt`. The layer before the live ones is kept
+//! until the next save, so that both slots can be resumed from. On `--resume` the newest slot
+//! whose container and layer files all check out is used; a damaged one is passed over with a
+//! warning.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::store::{Layer, LayerFile, Store};
+use crate::durable::container;
+
+/// Version of [`State`].
+const FORMAT: u32 = 1;
+
+/// What a checkpoint belongs to: a search with other values here cannot resume from it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunLabel {
+    /// The board's shape, e.g. `4x4`.
+    pub board: String,
+    /// The goal, as [`crate::Board::label`] writes it.
+    pub goal: String,
+    /// The move metric (`stm`).
+    pub metric: String,
+}
+
+/// A layer's file as the state records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Saved {
+    /// File name in the checkpoint folder.
+    file: String,
+    /// Boards per segment.
+    counts: Vec<u64>,
+    /// `segments + 1` byte offsets.
+    offsets: Vec<u64>,
+    crc: u32,
+}
+
+/// The search's state after a layer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct State {
+    format: u32,
+    run: RunLabel,
+    /// Boards of the space and segments of a layer (the index layout).
+    size: u64,
+    segments: usize,
+    span: u64,
+    /// Boards per depth, up to the current layer's.
+    sizes: Vec<u64>,
+    peak_bytes: u64,
+    /// Layers `depth - 1` and `depth`.
+    previous: Saved,
+    current: Saved,
+}
+
+/// A state loaded for a resumed search.
+pub(super) struct Resumed {
+    pub sizes: Vec<u64>,
+    pub peak_bytes: u64,
+    pub previous: Layer,
+    pub current: Layer,
+}
+
+/// The checkpoint folder of one search.
+pub(super) struct Checkpoint {
+    pub dir: PathBuf,
+    run: RunLabel,
+    size: u64,
+    segments: usize,
+}
+
+/// The name of layer `depth`'s file.
+pub(super) fn layer_name(depth: u32) -> String {
+    format!("layer-{depth}.npl")
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+impl Checkpoint {
+    pub fn new(dir: &Path, run: RunLabel, size: u64, segments: usize) -> Checkpoint {
+        Checkpoint {
+            dir: dir.to_path_buf(),
+            run,
+            size,
+            segments,
+        }
+    }
+
+    fn slot(&self, depth: u32) -> PathBuf {
+        self.dir.join(format!("frontier.{}.ckpt", depth % 2))
+    }
+
+    /// Creates the folder; a fresh search removes what an earlier one left there.
+    pub fn prepare(&self, resume: bool) -> io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        if !resume {
+            self.sweep(&[])?;
+        }
+        Ok(())
+    }
+
+    /// Removes the state slots (unless `keep` is non-empty) and every layer file but `keep`.
+    fn sweep(&self, keep: &[&str]) -> io::Result<()> {
+        for entry in std::fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ours = (name.starts_with("layer-") && name.ends_with(".npl"))
+                || (keep.is_empty() && name.starts_with("frontier.") && name.ends_with(".ckpt"));
+            if ours && !keep.contains(&name.as_str()) {
+                match std::fs::remove_file(entry.path()) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Saves the state after layer `sizes.len() - 1` (`current`; `previous` one layer
+    /// before), both in named files of this folder, over the older slot, and syncs the folder.
+    pub fn save(
+        &self,
+        sizes: &[u64],
+        peak_bytes: u64,
+        previous: &Layer,
+        current: &Layer,
+    ) -> io::Result<()> {
+        let saved = |layer: &Layer| -> io::Result<Saved> {
+            match &layer.store {
+                Store::Disk(LayerFile {
+                    path: Some(path),
+                    offsets,
+                    crc,
+                    ..
+                }) => Ok(Saved {
+                    file: path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    counts: layer.counts.clone(),
+                    offsets: offsets.clone(),
+                    crc: *crc,
+                }),
+                _ => Err(io::Error::other(
+                    "a checkpointed layer must be a named file",
+                )),
+            }
+        };
+        let state = State {
+            format: FORMAT,
+            run: self.run.clone(),
+            size: self.size,
+            segments: self.segments,
+            span: current.span,
+            sizes: sizes.to_vec(),
+            peak_bytes,
+            previous: saved(previous)?,
+            current: saved(current)?,
+        };
+        let depth = (sizes.len() - 1) as u32;
+        container::write(&self.slot(depth), &state, 0, |_| Ok(()))?;
+        #[cfg(unix)]
+        File::open(&self.dir)?.sync_all()?;
+        Ok(())
+    }
+
+    /// The newest state whose container and layer files check out (each file read whole for
+    /// its CRC), or `None`; and a line for each slot passed over. An error when a state
+    /// belongs to another run.
+    pub fn load(&self) -> io::Result<(Option<Resumed>, Vec<String>)> {
+        let mut states = Vec::new();
+        let mut warnings = Vec::new();
+        for slot in 0..2 {
+            let path = self.slot(slot);
+            match container::verify::<State>(&path) {
+                Ok(state) => states.push((path, state)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    warnings.push(format!("{} passed over: {e}", path.display()));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        states.sort_by_key(|(_, s)| std::cmp::Reverse(s.sizes.len()));
+        for (path, state) in states {
+            self.check_owner(&path, &state)?;
+            match (
+                self.open(&state.previous, state.span),
+                self.open(&state.current, state.span),
+            ) {
+                (Ok(previous), Ok(current)) => {
+                    self.sweep(&[&state.previous.file, &state.current.file])?;
+                    let resumed = Resumed {
+                        sizes: state.sizes,
+                        peak_bytes: state.peak_bytes,
+                        previous,
+                        current,
+                    };
+                    return Ok((Some(resumed), warnings));
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    warnings.push(format!("{} passed over: {e}", path.display()));
+                }
+            }
+        }
+        Ok((None, warnings))
+    }
+
+    fn check_owner(&self, path: &Path, state: &State) -> io::Result<()> {
+        let field = if state.format != FORMAT {
+            Some(format!("format {} (this is {FORMAT})", state.format))
+        } else if state.run.board != self.run.board {
+            Some(format!("board {}", state.run.board))
+        } else if state.run.goal != self.run.goal {
+            Some(format!("goal {}", state.run.goal))
+        } else if state.run.metric != self.run.metric {
+            Some(format!("metric {}", state.run.metric))
+        } else if state.size != self.size || state.segments != self.segments {
+            Some(format!(
+                "index layout ({} boards in {} segments)",
+                state.size, state.segments
+            ))
+        } else {
+            None
+        };
+        match field {
+            Some(field) => Err(io::Error::other(format!(
+                "{} belongs to another search ({field}); resume with the same board, goal and \
+                 metric, or use another --checkpoint folder",
+                path.display()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Opens a saved layer's file, checking its length and CRC.
+    fn open(&self, saved: &Saved, span: u64) -> io::Result<Layer> {
+        let path = self.dir.join(&saved.file);
+        let mut file = File::open(&path)?;
+        let len = file.metadata()?.len();
+        let expected = saved.offsets.last().copied().unwrap_or(0);
+        if saved.counts.len() != self.segments
+            || saved.offsets.len() != self.segments + 1
+            || len != expected
+        {
+            return Err(invalid(format!(
+                "{}: {len} bytes where its state says {expected}",
+                path.display()
+            )));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        let mut buffer = vec![0u8; 1 << 22];
+        loop {
+            let n = file.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            crc.update(&buffer[..n]);
+        }
+        if crc.finalize() != saved.crc {
+            return Err(invalid(format!(
+                "{}: its CRC-32 does not match its state's",
+                path.display()
+            )));
+        }
+        Ok(Layer {
+            span,
+            len: saved.counts.iter().sum(),
+            counts: saved.counts.clone(),
+            store: Store::Disk(LayerFile {
+                file,
+                path: Some(path),
+                offsets: saved.offsets.clone(),
+                crc: saved.crc,
+            }),
+        })
+    }
+}
