@@ -6,7 +6,9 @@
 #   scripts/bench.sh 3x3        # only the 3x3 comparison
 #   scripts/bench.sh 3x4        # only the 3x4 comparison
 #   scripts/bench.sh cluster    # the distributed engine: 3x4, 1 x 2 and 2 x 1 vs one machine
-#   DEPTH=31 scripts/bench.sh 4x4  # depth-limited search of 4x4 (never in CI; SCRATCH=dir for disk)
+#   DEPTH=31 scripts/bench.sh 4x4  # depth-limited search of 4x4 (never in CI; SCRATCH=dir for disk,
+#                                  # CHECKPOINT=dir for layers and state there, MEMORY=12G)
+#   SCRATCH=dir scripts/bench.sh frontier2x7  # 2x7 whole, as a frontier search in 4 GB (issue 22)
 #   scripts/bench.sh parquet    # 3x4 --edges parquet against --edges none (builds --features parquet)
 #   scripts/bench.sh 2x7        # the long one (tens of minutes, 11+ GB; never in CI), once
 #   BOTH=1 scripts/bench.sh 2x7 # ... then 7x2 as well
@@ -48,8 +50,8 @@ RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}
 WHAT=${1:-all}
 case "$WHAT" in
-    all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | parquet) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|parquet]" >&2; exit 2 ;;
+    all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | frontier2x7 | parquet) ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|frontier2x7|parquet]" >&2; exit 2 ;;
 esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
@@ -126,8 +128,10 @@ PY
 # 4x4 (and 3x5, 2x8 with BOARD="--rows 3 --cols 5"): analyze --max-depth DEPTH (default 31), one
 #   run, per-layer progress lines in output/bench/4x4-d$DEPTH/analyze.log. Must (4x4, depth 31):
 #   wall <= 30 min, peak RSS <= 20 GB; (depth 33, issue 21) wall <= 8 min, peak RSS <= 11 GB, the
-#   rate at depth 33 at least 0.85 x the rate at depth 27; depths 0..20 equal to OEIS A089484. Prints the boards per
-#   second of each layer and the bytes per stored board.
+#   rate at depth 33 at least 0.85 x the rate at depth 27; (depth 36, issue 22, with SCRATCH or
+#   CHECKPOINT and MEMORY=12G) wall <= 75 min, peak RSS <= 12 GB, peak disk reported; depths
+#   0..20 equal to OEIS A089484. Prints the boards per second of each layer and the bytes per
+#   stored board.
 bench_limited() {
     local depth=${DEPTH:-31} board=${BOARD:---size 4}
     local name
@@ -135,9 +139,10 @@ bench_limited() {
     local keep="output/bench/$name-d$depth"
     mkdir -p "$keep"
     echo
-    echo "== $name: analyze --max-depth $depth${SCRATCH:+ --scratch $SCRATCH}, one run; started $(date -u '+%F %T')"
+    echo "== $name: analyze --max-depth $depth${SCRATCH:+ --scratch $SCRATCH}${CHECKPOINT:+ --checkpoint $CHECKPOINT}${MEMORY:+ --memory $MEMORY}, one run; started $(date -u '+%F %T')"
     NPUZZLE_PROGRESS=lines timed "$OUT/l" "$BIN" analyze $board --max-depth "$depth" \
-        ${SCRATCH:+--scratch "$SCRATCH"} --edges none --output "$OUT/out" 2>"$keep/analyze.log" \
+        ${SCRATCH:+--scratch "$SCRATCH"} ${CHECKPOINT:+--checkpoint "$CHECKPOINT"} \
+        ${MEMORY:+--memory "$MEMORY"} --edges none --output "$OUT/out" 2>"$keep/analyze.log" \
         >>"$keep/analyze.log"
     cp "$OUT/out/$name/summary.json" "$OUT/out/$name/depths.csv" "$keep/"
     python3 - "$keep" "$(cat "$OUT/l")" "$name" "$depth" <<'PY' || FAILS=$((FAILS + 1))
@@ -176,6 +181,17 @@ if name == "4x4":
             ok = r >= 0.85
             print(f"{'PASS' if ok else 'FAIL'} rate at depth 33 / rate at depth 27 = {r:.2f}  (must >= 0.85)")
             fails += not ok
+    elif depth == 36:
+        # Issue 22: layers on disk and a memory budget.
+        disk = [float(m.group(1)) * {"kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}.get(m.group(2), 1)
+                for m in re.finditer(r"([\d.]+) (\w?B) on disk", log)]
+        print(f"peak disk {max(disk, default=0)/1e9:.1f} GB (layers and runs after each layer)")
+        ok = wall <= 75 * 60
+        print(f"{'PASS' if ok else 'FAIL'} wall {wall/60:.1f} min  (must <= 75 min for depth 36)")
+        fails += not ok
+        ok = kb * 1024 <= 12e9
+        print(f"{'PASS' if ok else 'FAIL'} peak RSS {kb*1024/1e9:.2f} GB  (must <= 12 GB)")
+        fails += not ok
     elif depth >= 31:
         ok = wall <= 1800
         print(f"{'PASS' if ok else 'FAIL'} wall {wall/60:.1f} min  (must <= 30 min for depth 31)")
@@ -185,6 +201,35 @@ if name == "4x4":
         fails += not ok
 sys.exit(1 if fails else 0)
 PY
+}
+
+# frontier2x7: 2x7 whole as a frontier search (--max-depth 1000 --memory 4G, layers on disk in
+#   SCRATCH, default a folder in the temporary folder), one run. Must (issue 22): depths.csv equal to the
+#   whole-space engine's (output/bench/2x7/depths.csv), peak RSS <= 4 GB; wall reported.
+bench_frontier_2x7() {
+    local keep=output/bench/2x7-frontier scratch=${SCRATCH:-$OUT/scratch}
+    mkdir -p "$keep"
+    echo
+    echo "== 2x7: analyze --max-depth 1000 --memory 4G --scratch $scratch, one run; started $(date -u '+%F %T')"
+    NPUZZLE_PROGRESS=lines timed "$OUT/f" "$BIN" analyze --rows 2 --cols 7 --max-depth 1000 \
+        --memory 4G --scratch "$scratch" --edges none --output "$OUT/out" \
+        2>"$keep/analyze.log" >>"$keep/analyze.log"
+    cp "$OUT/out/2x7/summary.json" "$OUT/out/2x7/depths.csv" "$keep/"
+    local wall kb
+    read -r wall kb <"$OUT/f"
+    echo "wall $wall s, peak RSS $((kb / 1000)) MB"
+    if cmp -s "$keep/depths.csv" output/bench/2x7/depths.csv; then
+        echo "PASS depths.csv equals the whole-space engine's"
+    else
+        echo "FAIL depths.csv differs from output/bench/2x7/depths.csv"
+        FAILS=$((FAILS + 1))
+    fi
+    if [ "$kb" -le 4000000 ]; then
+        echo "PASS peak RSS $((kb / 1000)) MB  (must <= 4 GB)"
+    else
+        echo "FAIL peak RSS $((kb / 1000)) MB  (must <= 4 GB)"
+        FAILS=$((FAILS + 1))
+    fi
 }
 
 bench_3x3() {
@@ -390,6 +435,7 @@ case "$WHAT" in
     3x4) bench_3x4 ;;
     cluster) bench_cluster ;;
     4x4) bench_limited ;;
+    frontier2x7) bench_frontier_2x7 ;;
     2x7)
         bench_long 2 7
         if [ "${BOTH:-0}" = 1 ]; then bench_long 7 2; fi

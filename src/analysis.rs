@@ -532,7 +532,6 @@ pub fn analyze_limited(
             metric: "stm".into(),
         };
     }
-    let warn = |line: &str| progress.warn(line);
     let too_large = || {
         AnalyzeError::TooLarge(format!(
             "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
@@ -565,16 +564,33 @@ pub fn analyze_limited(
         progress.update(
             u64::from(r.depth),
             &format!(
-                "depth {}: {} boards, {}/s, {} in memory, {} on disk{}, about {} more",
+                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}, about {} more",
                 r.depth,
                 HumanCount(r.size),
-                HumanCount(rate as u64),
+                // The first report (depth 0, or the layer a search resumed from) has no rate.
+                if r.chunks == 0 {
+                    "the start".to_string()
+                } else {
+                    format!("{}/s", HumanCount(rate as u64))
+                },
                 DecimalBytes(r.bytes_in_memory),
                 DecimalBytes(r.bytes_on_disk),
                 r.disk_free
                     .map(|f| format!(" ({} free)", DecimalBytes(f)))
                     .unwrap_or_default(),
-                if r.depth == 0 {
+                // The disk at the last depth asked for, grown as the layers grow (when near).
+                if r.bytes_on_disk > 0 && r.chunks > 0 && (1..=16).contains(&remaining) {
+                    format!(
+                        ", about {} at depth {max_depth}",
+                        DecimalBytes(
+                            (r.bytes_on_disk as f64 * growth.powi(remaining.min(64) as i32))
+                                .min(1e18) as u64
+                        )
+                    )
+                } else {
+                    String::new()
+                },
+                if r.chunks == 0 {
                     "?".to_string()
                 } else {
                     // Capped: a limit far beyond the radius extrapolates to centuries.
@@ -589,23 +605,11 @@ pub fn analyze_limited(
         | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
         e => AnalyzeError::Storage(e.to_string()),
     };
-    let config = bfs::frontier::FrontierConfig::default();
     let (frontier, labels, components) = match Engine::for_shape(shape) {
         Some(Engine::Parity) | None if shape.is_grid() => {
             let space = ParitySpace::new(shape, Parity::of(goal)).ok_or_else(too_large)?;
-            let seed = space.rank(goal).expect("the goal is in its class");
-            progress.note(&frontier_plan(&space, &storage));
-            let f = bfs::frontier::search_stored(
-                &space,
-                seed,
-                max_depth,
-                &storage,
-                config,
-                &mut report,
-                warn,
-            )
-            .map_err(scratch_error)?;
-            let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
+            let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
+                .map_err(scratch_error)?;
             let mut c = Components {
                 method: Method::Theorem,
                 ..Components::default()
@@ -616,19 +620,8 @@ pub fn analyze_limited(
         }
         Some(Engine::Lex) => {
             let space = LexSpace::new(shape).ok_or_else(too_large)?;
-            let seed = space.rank(goal).expect("every board is in the space");
-            progress.note(&frontier_plan(&space, &storage));
-            let f = bfs::frontier::search_stored(
-                &space,
-                seed,
-                max_depth,
-                &storage,
-                config,
-                &mut report,
-                warn,
-            )
-            .map_err(scratch_error)?;
-            let boards: Vec<Board> = f.last.iter().map(|&i| space.unrank(i)).collect();
+            let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
+                .map_err(scratch_error)?;
             let n = shape.cells() as u64;
             let mut c = Components {
                 method: Method::Theorem,
@@ -672,6 +665,31 @@ pub fn analyze_limited(
         ),
         limited,
     ))
+}
+
+/// The frontier search of `space` from `goal` (which it holds), its plan told to `progress`
+/// first and its warnings passed on; with the last layer's listed boards.
+fn search_from<S: StateSpace>(
+    space: &S,
+    goal: &Board,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    progress: &dyn Progress,
+    report: impl FnMut(bfs::frontier::LayerReport),
+) -> Result<(bfs::frontier::Frontier, Vec<Board>), bfs::frontier::FrontierError> {
+    let seed = space.rank(goal).expect("the goal is in its space");
+    progress.note(&frontier_plan(space, storage));
+    let f = bfs::frontier::search_stored(
+        space,
+        seed,
+        max_depth,
+        storage,
+        bfs::frontier::FrontierConfig::default(),
+        report,
+        |line| progress.warn(line),
+    )?;
+    let boards = f.last.iter().map(|&i| space.unrank(i)).collect();
+    Ok((f, boards))
 }
 
 /// One line: the memory a depth-limited search of `space` will use and where its layers go.

@@ -18,8 +18,9 @@
 //!   (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
 //!   owner per neighbour), the one-machine driver ([`bfs::run`], rayon; random or bucketed
 //!   claims, [`bfs::Claims`]), the distributed driver ([`bfs::cluster`], timely-dataflow, one
-//!   worker per process whose threads share its marks, per-layer checkpoints), the
-//!   depth-limited frontier search ([`bfs::frontier`]), [`bfs::DepthArray`] and the gap
+//!   worker per process whose threads share its marks, checkpoints on a schedule), the
+//!   depth-limited frontier search ([`bfs::frontier`]: layers in memory or on disk, a memory
+//!   budget, resumable checkpoints), [`bfs::DepthArray`] and the gap
 //!   encoding of sorted index lists ([`bfs::codec`]). The engine imports nothing above it but
 //!   [`durable`], [`board`], [`shape`] and [`rank`].
 //! - [`durable`]: below the engine and the exporters: files written to a temporary name,
@@ -56,10 +57,13 @@
 //!   trait says (its [`bfs::Lanes`] included).
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
-//! - Algorithms never print or touch files; they report progress through a callback. Only
+//! - Algorithms never print; they report progress (and warnings) through a callback. Only
 //!   [`export`], [`interop`], [`plot`], [`solve::cache`] (the pattern databases) and the
-//!   binary do I/O, always to a temporary file, synced, then renamed
-//!   ([`durable::commit`]; a signal removes the temporary files, [`durable::abandon`]);
+//!   binary write outputs, always to a temporary file, synced, then renamed
+//!   ([`durable::commit`]; a signal removes the temporary files, [`durable::abandon`]); the
+//!   engine touches files only in the folders it is given for scratch data and checkpoints
+//!   (unnamed scratch files, checkpoints in [`durable::container`]s, layer files named in a
+//!   checksummed state);
 //!   [`drawing`] returns DOT text, and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
 //! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised

@@ -63,7 +63,7 @@ pub struct AnalyzeArgs {
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
-    /// Search only to depth D (frontier search, three layers in memory, no whole-space
+    /// Search only to depth D (frontier search, three layers live, no whole-space
     /// marks): for boards too large to map whole (4x4, 3x5, 2x8), or to stop early. The
     /// results say whether the search ran out of boards first ("complete").
     #[arg(long, value_name = "D")]
@@ -137,6 +137,7 @@ pub struct ClusterArgs {
     /// When to save: `layer` (after every layer), a number of seconds (after the first layer
     /// that ends that long after the last save), or `auto`: nine times as long as the last
     /// save took and at least a minute, so that saving costs at most about a tenth of the run.
+    /// (A depth-limited search saves after every layer: its layers are on disk already.)
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = parse_every, requires = "checkpoint")]
     checkpoint_every: CheckpointEvery,
     /// Restart from the last layer that every process saved in --checkpoint DIR (with

@@ -22,10 +22,14 @@
 //!    layer, so a layer costs time linear in its neighbours (times `log2` of the bucket for the
 //!    sort and of the number of chunks for the merge), whatever the number of chunks.
 //!
-//! Memory: the three layers; one chunk's boards and their non-lane neighbours (8 bytes each:
-//! about 2.5 GiB for a chunk of 2^27 4x4 boards); the runs of the layer being built unless
-//! they are on disk (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus
-//! the neighbours that two chunks share).
+//! Memory: one chunk's boards and their non-lane neighbours ([`chunk_bytes_per_board`]: about
+//! 5.4 GB for a chunk of 2^27 4x4 boards); the three layers and the runs of the layer being
+//! built (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus the
+//! neighbours that two chunks share), unless they are on disk ([`Storage`]): then a layer is a
+//! file read a segment at a time and written a window of segments at a time (`store.rs`). A
+//! memory budget sets the chunk and stops the search cleanly before a layer that would not fit
+//! in it or on the disk. With a checkpoint folder the state after each layer is saved there,
+//! and a killed search resumes (`resume.rs`).
 
 use std::borrow::Cow;
 use std::fs::File;
