@@ -1114,6 +1114,35 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "--processes and --workers must be at least 1",
         ),
+        // Issue 23: more processes than default ports or any cluster (it used to start
+        // listening on ports past 65535).
+        analyze(
+            "processes_too_many",
+            &["--size", "2", "--processes", "100000"],
+            2,
+            "--processes 100000: at most 4096",
+        ),
+        // Issue 23: a connect timeout that overflowed the deadline (u64::MAX panicked).
+        analyze(
+            "connect_timeout_huge",
+            &[
+                "--size",
+                "2",
+                "--workers",
+                "1",
+                "--connect-timeout",
+                "18446744073709551615",
+            ],
+            2,
+            "--connect-timeout 18446744073709551615: give 1 to 604800 seconds (a week)",
+        ),
+        // Issue 23: --max-depth with --edges (it wrote the whole game graph's edges).
+        analyze(
+            "max_depth_with_edges",
+            &["--size", "3", "--max-depth", "3", "--edges", "labels"],
+            2,
+            "--edges lists the whole game graph, not what --max-depth searched: run without one of them",
+        ),
         // A process number out of range.
         analyze(
             "process_out_of_range",
@@ -1157,6 +1186,59 @@ fn analyze_cases() -> Vec<Case> {
             "has 1 addresses, 2 processes need one each",
         )
         .file("hosts", "# one host\nlocalhost:2101\n"),
+        // Issue 23: a hostfile line without a port names its line (it surfaced as the
+        // connection timeout).
+        analyze(
+            "hostfile_no_port",
+            &[
+                "--size",
+                "2",
+                "--processes",
+                "2",
+                "--hostfile",
+                "{tmp}/hosts",
+            ],
+            2,
+            "line 3: \"localhost\" is not host:port (a port from 1 to 65535)",
+        )
+        .file("hosts", "# two hosts\nlocalhost:2101\nlocalhost\n"),
+        // Issue 23: port 0.
+        analyze(
+            "hostfile_port_zero",
+            &[
+                "--size",
+                "2",
+                "--processes",
+                "2",
+                "--hostfile",
+                "{tmp}/hosts",
+            ],
+            2,
+            "line 2: \"localhost:0\" is not host:port",
+        )
+        .file("hosts", "localhost:2101\nlocalhost:0\n"),
+        // Issue 23: two processes on one address.
+        analyze(
+            "hostfile_duplicate",
+            &[
+                "--size",
+                "2",
+                "--processes",
+                "2",
+                "--hostfile",
+                "{tmp}/hosts",
+            ],
+            2,
+            "lines 1 and 2 both name localhost:2101: every process needs its own address",
+        )
+        .file("hosts", "localhost:2101\nlocalhost:2101\n"),
+        // Issue 23: an endless hostfile is read only so far (/dev/zero grew to gigabytes).
+        analyze(
+            "hostfile_endless",
+            &["--size", "2", "--processes", "2", "--hostfile", "/dev/zero"],
+            2,
+            "hostfile /dev/zero is larger than 1048576 bytes",
+        ),
         // An unknown flag.
         analyze(
             "analyze_unknown_flag",

@@ -149,6 +149,13 @@ pub struct ClusterArgs {
     connect_timeout: u64,
 }
 
+/// Most processes of a distributed run (their default ports, from 2101, stay below 65535).
+const MAX_PROCESSES: usize = 4096;
+/// Most worker threads per process.
+const MAX_WORKERS: usize = 1024;
+/// Longest `--connect-timeout`, in seconds (a week).
+const MAX_WAIT_SECONDS: u64 = 7 * 86_400;
+
 impl ClusterArgs {
     /// The checkpoint folder of a depth-limited search, and whether to resume from it.
     fn frontier_checkpoint(&self) -> Option<npuzzle::bfs::frontier::CheckpointAt> {
@@ -181,6 +188,22 @@ impl ClusterArgs {
             return Err(CliError::usage(
                 "--processes and --workers must be at least 1",
             ));
+        }
+        if processes > MAX_PROCESSES {
+            return Err(CliError::usage(format!(
+                "--processes {processes}: at most {MAX_PROCESSES}"
+            )));
+        }
+        if workers > MAX_WORKERS {
+            return Err(CliError::usage(format!(
+                "--workers {workers}: at most {MAX_WORKERS} per process"
+            )));
+        }
+        if !(1..=MAX_WAIT_SECONDS).contains(&self.connect_timeout) {
+            return Err(CliError::usage(format!(
+                "--connect-timeout {}: give 1 to {MAX_WAIT_SECONDS} seconds (a week)",
+                self.connect_timeout
+            )));
         }
         if self.process >= processes {
             return Err(CliError::usage(format!(
@@ -310,7 +333,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
         None => Board::goal(shape),
     };
-    let edges = format_of(args.edges, shape, "--edges")?;
+    let edges = match (args.max_depth, args.edges) {
+        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
+            return Err(CliError::usage(
+                "--edges lists the whole game graph, not what --max-depth searched: run \
+                 without one of them",
+            ));
+        }
+        (Some(_), _) => None,
+        (None, choice) => format_of(choice, shape, "--edges")?,
+    };
     let nodes = match (args.max_depth, args.nodes) {
         (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
             return Err(CliError::usage(

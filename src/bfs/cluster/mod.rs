@@ -100,6 +100,9 @@ pub const AUTO_MIN: Duration = Duration::from_secs(60);
 /// How many times its own duration [`CheckpointEvery::Auto`] waits after a save.
 pub const AUTO_RATIO: u32 = 9;
 
+/// Largest hostfile read, in bytes.
+pub const MAX_HOSTFILE: u64 = 1 << 20;
+
 impl Cluster {
     /// Total workers over all processes.
     pub fn peers(&self) -> usize {
@@ -107,20 +110,53 @@ impl Cluster {
     }
 
     /// Reads a hostfile: one `host:port` per line (blank lines and `#` comments skipped), the
-    /// first `processes` used.
+    /// first `processes` used; at most [`MAX_HOSTFILE`] bytes are read.
     ///
     /// # Errors
-    /// A one-line message when the file cannot be read or has fewer lines.
+    /// A one-line message when the file cannot be read, is larger than [`MAX_HOSTFILE`], has
+    /// fewer lines, or a line used is not `host:port` (port 1 to 65535, naming the line) or
+    /// names the same address as another.
     pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, String> {
-        let text = std::fs::read_to_string(path)
+        use std::io::Read;
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_HOSTFILE + 1).read_to_string(&mut text))
             .map_err(|e| format!("cannot read hostfile {}: {e}", path.display()))?;
-        let hosts: Vec<String> = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .take(processes)
-            .collect();
+        if text.len() as u64 > MAX_HOSTFILE {
+            return Err(format!(
+                "hostfile {} is larger than {MAX_HOSTFILE} bytes; it holds one host:port per line",
+                path.display()
+            ));
+        }
+        let mut hosts: Vec<(usize, String)> = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if hosts.len() == processes {
+                break;
+            }
+            let valid = line.rsplit_once(':').is_some_and(|(host, port)| {
+                !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
+            });
+            if !valid {
+                return Err(format!(
+                    "hostfile {} line {}: {line:?} is not host:port (a port from 1 to 65535)",
+                    path.display(),
+                    n + 1
+                ));
+            }
+            if let Some((first, _)) = hosts.iter().find(|(_, h)| h == line) {
+                return Err(format!(
+                    "hostfile {} lines {} and {} both name {line}: every process needs its own address",
+                    path.display(),
+                    first + 1,
+                    n + 1
+                ));
+            }
+            hosts.push((n, line.to_string()));
+        }
         if hosts.len() < processes {
             return Err(format!(
                 "hostfile {} has {} addresses, {processes} processes need one each",
@@ -128,7 +164,7 @@ impl Cluster {
                 hosts.len()
             ));
         }
-        Ok(hosts)
+        Ok(hosts.into_iter().map(|(_, h)| h).collect())
     }
 
     /// timely's default addresses: `localhost:2101`, `localhost:2102`, ...
