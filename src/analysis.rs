@@ -532,14 +532,8 @@ pub fn analyze_limited(
             metric: "stm".into(),
         };
     }
-    let too_large = || {
-        AnalyzeError::TooLarge(format!(
-            "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
-             lines up to {}",
-            ParitySpace::MAX_CELLS,
-            LexSpace::MAX_CELLS
-        ))
-    };
+    let too_large = || beyond_the_index(shape);
+    plan_limited(shape)?;
     // (when the last layer was built, the sizes of the last two layers)
     let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
     progress.begin("layers", u64::from(max_depth), "layers");
@@ -664,6 +658,32 @@ pub fn analyze_limited(
             None,
         ),
         limited,
+    ))
+}
+
+/// Checks that a depth-limited search ([`analyze_limited`]) can index `shape`.
+///
+/// # Errors
+/// [`AnalyzeError::TooLarge`] for a grid of more than 20 cells or a line of more than 12.
+pub fn plan_limited(shape: Shape) -> Result<(), AnalyzeError> {
+    let indexed = if shape.is_grid() {
+        ParitySpace::new(shape, Parity::Even).is_some()
+    } else {
+        LexSpace::new(shape).is_some()
+    };
+    if indexed {
+        Ok(())
+    } else {
+        Err(beyond_the_index(shape))
+    }
+}
+
+fn beyond_the_index(shape: Shape) -> AnalyzeError {
+    AnalyzeError::TooLarge(format!(
+        "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
+         lines up to {}",
+        ParitySpace::MAX_CELLS,
+        LexSpace::MAX_CELLS
     ))
 }
 

@@ -1136,6 +1136,19 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "--connect-timeout 18446744073709551615: give 1 to 604800 seconds (a week)",
         ),
+        // Issue 23: a board beyond the index is exit 2 with --max-depth too (it was 1).
+        analyze(
+            "max_depth_board_too_large",
+            &["--size", "5", "--max-depth", "3"],
+            2,
+            "5x5 is beyond the index: boards of at least 2 rows and 2 columns up to 20 cells",
+        ),
+        analyze(
+            "max_depth_line_too_large",
+            &["--rows", "1", "--cols", "13", "--max-depth", "3"],
+            2,
+            "1x13 is beyond the index",
+        ),
         // Issue 23: --max-depth with --edges (it wrote the whole game graph's edges).
         analyze(
             "max_depth_with_edges",

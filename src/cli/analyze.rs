@@ -379,6 +379,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     if cluster.is_none() && args.max_depth.is_none() {
         analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     }
+    if args.max_depth.is_some() {
+        analysis::plan_limited(shape).map_err(CliError::usage)?;
+    }
     let folder = if goal == Board::goal(shape) {
         shape.to_string()
     } else {
@@ -402,7 +405,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             };
             let (result, l) =
                 analysis::analyze_limited(&goal, depth, &storage, &bars).map_err(|e| match e {
-                    analysis::AnalyzeError::Refused(_) => CliError::usage(e),
+                    // Flags that cannot work, a board beyond the index: usage errors, as
+                    // without --max-depth.
+                    analysis::AnalyzeError::Refused(_) | analysis::AnalyzeError::TooLarge(_) => {
+                        CliError::usage(e)
+                    }
                     e => CliError::runtime(e),
                 })?;
             limited = Some(l);
