@@ -698,28 +698,25 @@ fn search_from<S: StateSpace>(
     report: impl FnMut(bfs::frontier::LayerReport),
 ) -> Result<(bfs::frontier::Frontier, Vec<Board>), bfs::frontier::FrontierError> {
     let seed = space.rank(goal).expect("the goal is in its space");
-    progress.note(&frontier_plan(space, storage));
-    let f = bfs::frontier::search_stored(
-        space,
-        seed,
-        max_depth,
-        storage,
-        bfs::frontier::FrontierConfig::default(),
-        report,
-        |line| progress.warn(line),
-    )?;
+    let config = bfs::frontier::FrontierConfig::default().within(space, storage.memory)?;
+    progress.note(&frontier_plan(space, storage, config));
+    let f =
+        bfs::frontier::search_stored(space, seed, max_depth, storage, config, report, |line| {
+            progress.warn(line)
+        })?;
     let boards = f.last.iter().map(|&i| space.unrank(i)).collect();
     Ok((f, boards))
 }
 
-/// One line: the memory a depth-limited search of `space` will use and where its layers go.
-fn frontier_plan<S: StateSpace>(space: &S, storage: &bfs::frontier::Storage) -> String {
-    let config = bfs::frontier::FrontierConfig::default();
+/// One line: the memory a depth-limited search of `space` with `config` (fitted to the
+/// budget) will use and where its layers go.
+fn frontier_plan<S: StateSpace>(
+    space: &S,
+    storage: &bfs::frontier::Storage,
+    config: bfs::frontier::FrontierConfig,
+) -> String {
     let per_board = bfs::frontier::chunk_bytes_per_board(space);
-    let chunk = match storage.memory {
-        Some(m) => (config.chunk as u64).min(m.saturating_sub(bfs::frontier::RESERVE) / per_board),
-        None => config.chunk as u64,
-    };
+    let chunk = config.chunk as u64;
     let budget = match storage.memory {
         Some(m) => format!("a memory budget of {}", DecimalBytes(m)),
         None => "no memory budget".into(),

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+use support::{Damage, damaged_copy};
+
 fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_npuzzle"))
 }
@@ -478,13 +481,7 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     // Step 10 is in slot 0, step 9 in slot 1.
     let newest = |ck: &Path| ck.join("process-0.0.ckpt");
     let resume = |name: &str, damage: &dyn Fn(&Path)| -> Output {
-        let copy = dir.path().join(format!("ck-{name}"));
-        fs::create_dir_all(&copy).unwrap();
-        for e in fs::read_dir(&ck).unwrap() {
-            let e = e.unwrap();
-            fs::copy(e.path(), copy.join(e.file_name())).unwrap();
-        }
-        damage(&copy);
+        let copy = damaged_copy(&ck, dir.path().join(format!("ck-{name}")), damage);
         // Without --quiet: the report says where it resumed.
         Command::new(binary())
             .env_clear()
@@ -579,6 +576,3 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("belongs to another run"), "{err}");
 }
-
-/// Something done to a copy of a checkpoint folder.
-type Damage<'a> = Box<dyn Fn(&Path) + 'a>;

@@ -7,6 +7,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod support;
+use support::{Damage, damaged_copy};
+
 fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     Command::cargo_bin("npuzzle")
         .unwrap()
@@ -224,13 +227,7 @@ fn a_killed_search_resumes_from_its_checkpoint() {
         assert!(!killed.status.success());
         // Copies the checkpoint, damages the copy, resumes from it.
         let resume = |name: &str, damage: &dyn Fn(&Path)| {
-            let copy = dir.path().join(format!("ck-{name}"));
-            fs::create_dir_all(&copy).unwrap();
-            for e in fs::read_dir(&ck).unwrap() {
-                let e = e.unwrap();
-                fs::copy(e.path(), copy.join(e.file_name())).unwrap();
-            }
-            damage(&copy);
+            let copy = damaged_copy(&ck, dir.path().join(format!("ck-{name}")), damage);
             let copy_arg = copy.display().to_string();
             let mut a = args.clone();
             a.extend(["--checkpoint", &copy_arg, "--resume"]);
@@ -333,9 +330,6 @@ fn a_killed_search_resumes_from_its_checkpoint() {
         "{err}"
     );
 }
-
-/// Something done to a copy of a checkpoint folder.
-type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
 
 /// The budget: a --memory too small for one chunk is refused up front (exit 2, one line); a
 /// scratch folder whose free space (faked: NPUZZLE_FAKE_DISK_FREE) cannot hold the next layer,

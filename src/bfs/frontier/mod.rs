@@ -93,6 +93,38 @@ impl Default for FrontierConfig {
 }
 
 impl FrontierConfig {
+    /// The configuration [`search_stored`] runs for `space` under the memory budget `memory`
+    /// (bytes, if any): clamped, its chunk cut to what fits beside [`RESERVE`] at
+    /// [`chunk_bytes_per_board`].
+    ///
+    /// # Errors
+    /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards.
+    pub fn within<S: StateSpace>(
+        self,
+        space: &S,
+        memory: Option<u64>,
+    ) -> Result<FrontierConfig, FrontierError> {
+        let mut config = self.clamped();
+        let Some(memory) = memory else {
+            return Ok(config);
+        };
+        let per_board = chunk_bytes_per_board(space);
+        let fits = memory.saturating_sub(RESERVE) / per_board;
+        if fits < MIN_CHUNK as u64 {
+            return Err(FrontierError::Budget(format!(
+                "--memory {} is too small: a chunk of {} boards takes {} with the search's \
+                 buffers; give at least that",
+                indicatif::DecimalBytes(memory),
+                MIN_CHUNK,
+                indicatif::DecimalBytes(RESERVE + MIN_CHUNK as u64 * per_board)
+            )));
+        }
+        config.chunk = config
+            .chunk
+            .min(usize::try_from(fits).unwrap_or(usize::MAX));
+        Ok(config)
+    }
+
     /// The same configuration in range: `chunk` in `1..=`[`MAX_CHUNK`], `segments` in
     /// `1..=`[`MAX_SEGMENTS`]. [`search_with`] clamps what it is given.
     pub fn clamped(self) -> Self {
@@ -943,24 +975,9 @@ pub fn search_stored<S: StateSpace>(
     mut on_layer: impl FnMut(LayerReport),
     mut warn: impl FnMut(&str),
 ) -> Result<Frontier, FrontierError> {
-    let mut config = config.clamped();
+    let config = config.within(space, storage.memory)?;
     let size = space.size();
     let per_board = chunk_bytes_per_board(space);
-    if let Some(memory) = storage.memory {
-        let fits = memory.saturating_sub(RESERVE) / per_board;
-        if fits < MIN_CHUNK as u64 {
-            return Err(FrontierError::Budget(format!(
-                "--memory {} is too small: a chunk of {} boards takes {} with the search's \
-                 buffers; give at least that",
-                indicatif::DecimalBytes(memory),
-                MIN_CHUNK,
-                indicatif::DecimalBytes(RESERVE + MIN_CHUNK as u64 * per_board)
-            )));
-        }
-        config.chunk = config
-            .chunk
-            .min(usize::try_from(fits).unwrap_or(usize::MAX));
-    }
     // Where the layers and the runs go.
     let layers_dir: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
         (Some(c), _) => Some(&c.dir),
