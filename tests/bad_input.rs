@@ -1215,7 +1215,7 @@ fn analyze_cases() -> Vec<Case> {
             "line 3: \"localhost\" is not host:port (a port from 1 to 65535)",
         )
         .file("hosts", "# two hosts\nlocalhost:2101\nlocalhost\n"),
-        // Issue 23: port 0.
+        // Issue 23: port 0 where a process dials (allowed only where it listens).
         analyze(
             "hostfile_port_zero",
             &[
@@ -1223,13 +1223,33 @@ fn analyze_cases() -> Vec<Case> {
                 "2",
                 "--processes",
                 "2",
+                "--process",
+                "1",
                 "--hostfile",
                 "{tmp}/hosts",
             ],
             2,
-            "line 2: \"localhost:0\" is not host:port",
+            "line 1: \"localhost:0\" has port 0, but process 1 dials process 0 there",
         )
-        .file("hosts", "localhost:2101\nlocalhost:0\n"),
+        .file("hosts", "localhost:0\nlocalhost:2102\n"),
+        // Issue 23: a host that does not resolve is named at once (it surfaced only as the
+        // connection timeout).
+        analyze(
+            "hostfile_unresolvable",
+            &[
+                "--size",
+                "2",
+                "--processes",
+                "2",
+                "--process",
+                "1",
+                "--hostfile",
+                "{tmp}/hosts",
+            ],
+            2,
+            "cannot resolve nosuchhost.invalid:2101 (process 0)",
+        )
+        .file("hosts", "nosuchhost.invalid:2101\n127.0.0.1:0\n"),
         // Issue 23: two processes on one address.
         analyze(
             "hostfile_duplicate",

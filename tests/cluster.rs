@@ -4,7 +4,6 @@
 //! comes up is an error within the connect timeout.
 
 use std::fs;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -16,19 +15,73 @@ fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_npuzzle"))
 }
 
-/// A hostfile of `n` free loopback ports.
-fn hostfile(dir: &Path, n: usize) -> PathBuf {
-    let listeners: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    let lines: Vec<String> = listeners
-        .iter()
-        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
-        .collect();
-    drop(listeners);
-    let path = dir.join("hosts");
-    fs::write(&path, lines.concat()).unwrap();
+/// Writes process `me`'s hostfile of `n` lines: the addresses `known` (of the processes
+/// before it, as they announced them), then port 0 (its own: any free port, announced; the
+/// later ones: never dialed by it).
+fn hostfile(dir: &Path, me: usize, n: usize, known: &[String]) -> PathBuf {
+    let mut lines: Vec<String> = known.iter().take(me).cloned().collect();
+    lines.resize(n, "127.0.0.1:0".to_string());
+    let path = dir.join(format!("hosts-{me}"));
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
     path
+}
+
+/// A started process whose stderr is read on a thread, its listening address (when it
+/// listens) taken out of it.
+struct Started {
+    child: Child,
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<Vec<u8>>,
+}
+
+/// Spawns `cmd` and, when `listens`, waits for the line announcing its address; returns
+/// the process and the address.
+fn start(mut cmd: Command, listens: bool) -> (Started, Option<String>) {
+    use std::io::{BufRead, Read};
+    let mut child = cmd.spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut address = None;
+    let mut before = Vec::new();
+    if listens {
+        let mut line = String::new();
+        while err.read_line(&mut line).unwrap() > 0 {
+            if let Some(rest) = line.split(" listens on ").nth(1) {
+                address = rest.split_whitespace().next().map(str::to_string);
+                break;
+            }
+            before.extend_from_slice(line.as_bytes());
+            line.clear();
+        }
+    }
+    let stdout = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        out.read_to_end(&mut b).unwrap();
+        b
+    });
+    let stderr = std::thread::spawn(move || {
+        err.read_to_end(&mut before).unwrap();
+        before
+    });
+    (
+        Started {
+            child,
+            stdout,
+            stderr,
+        },
+        address,
+    )
+}
+
+impl Started {
+    fn wait(mut self) -> Output {
+        let status = self.child.wait().unwrap();
+        Output {
+            status,
+            stdout: self.stdout.join().unwrap(),
+            stderr: self.stderr.join().unwrap(),
+        }
+    }
 }
 
 fn command(board: &[&str], out: &Path, extra: &[&str]) -> Command {
@@ -45,46 +98,43 @@ fn command(board: &[&str], out: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
-/// Starts processes `1..n` in the background and runs process 0; returns every output,
-/// process 0's first.
+/// Starts processes `0..n` in order over loopback, each listening on a free port that it
+/// announces (port 0 in its hostfile) before the next one starts; returns every output,
+/// process 0's first, with the announcements taken out of stderr.
 fn run_cluster(
     board: &[&str],
     dir: &Path,
-    hosts: &Path,
     processes: usize,
     workers: usize,
     extra: &[&str],
     env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<Output> {
-    let args = |i: usize| {
-        let mut a = vec![
-            "--processes".to_string(),
-            processes.to_string(),
-            "--process".to_string(),
-            i.to_string(),
-            "--hostfile".to_string(),
-            hosts.display().to_string(),
-            "--workers".to_string(),
-            workers.to_string(),
-            "--connect-timeout".to_string(),
-            "30".to_string(),
-        ];
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
-    let out = |i: usize| dir.join(format!("p{i}"));
-    let children: Vec<Child> = (1..processes)
-        .map(|i| {
-            let mut cmd = command(board, &out(i), &[]);
-            cmd.args(args(i)).envs(env_of(i));
-            cmd.spawn().unwrap()
-        })
-        .collect();
-    let mut first = command(board, &out(0), &[]);
-    first.args(args(0)).envs(env_of(0));
-    let mut outputs = vec![first.output().unwrap()];
-    outputs.extend(children.into_iter().map(|c| c.wait_with_output().unwrap()));
-    outputs
+    let mut known: Vec<String> = Vec::new();
+    let mut started = Vec::new();
+    for i in 0..processes {
+        let hosts = hostfile(dir, i, processes, &known);
+        let mut cmd = command(board, &dir.join(format!("p{i}")), &[]);
+        cmd.args([
+            "--processes",
+            &processes.to_string(),
+            "--process",
+            &i.to_string(),
+            "--hostfile",
+            &hosts.display().to_string(),
+            "--workers",
+            &workers.to_string(),
+            "--connect-timeout",
+            "30",
+        ])
+        .args(extra)
+        .envs(env_of(i));
+        let (s, address) = start(cmd, i + 1 < processes);
+        if i + 1 < processes {
+            known.push(address.expect("a listening process announces its address"));
+        }
+        started.push(s);
+    }
+    started.into_iter().map(Started::wait).collect()
 }
 
 fn same_files(a: &Path, b: &Path) {
@@ -114,12 +164,10 @@ fn two_processes_write_what_one_writes() {
     ] {
         for workers in [1, 2] {
             let dir = tempfile::tempdir().unwrap();
-            let hosts = hostfile(dir.path(), 2);
             let reference = one_process(&board, dir.path(), folder);
             let outputs = run_cluster(
                 &board,
                 dir.path(),
-                &hosts,
                 2,
                 workers,
                 &["--edges", "none", "--nodes", "none"],
@@ -149,12 +197,10 @@ fn beside_one_process(
     workers: usize,
 ) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), processes);
     let reference = one_process(board, dir.path(), folder);
     let outputs = run_cluster(
         board,
         dir.path(),
-        &hosts,
         processes,
         workers,
         &["--edges", "none", "--nodes", "none"],
@@ -201,7 +247,6 @@ fn one_row_boards_run_distributed() {
 fn a_killed_process_resumes_from_the_checkpoints() {
     let board = ["--rows", "2", "--cols", "5"];
     let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), 2);
     let checkpoint = dir.path().join("ck");
     let ck = checkpoint.display().to_string();
     let extra = [
@@ -219,7 +264,7 @@ fn a_killed_process_resumes_from_the_checkpoints() {
         .status()
         .unwrap();
     assert!(status.success());
-    let crashed = run_cluster(&board, dir.path(), &hosts, 2, 2, &extra, |i| {
+    let crashed = run_cluster(&board, dir.path(), 2, 2, &extra, |i| {
         if i == 1 {
             vec![("NPUZZLE_KILL_AFTER_STEP", "20".to_string())]
         } else {
@@ -237,7 +282,7 @@ fn a_killed_process_resumes_from_the_checkpoints() {
     }
     let mut resume = extra.to_vec();
     resume.push("--resume");
-    let resumed = run_cluster(&board, dir.path(), &hosts, 2, 2, &resume, |_| Vec::new());
+    let resumed = run_cluster(&board, dir.path(), 2, 2, &resume, |_| Vec::new());
     for o in &resumed {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
@@ -247,39 +292,273 @@ fn a_killed_process_resumes_from_the_checkpoints() {
     assert!(nodes == fs::read(reference.join("2x5").join("nodes.csv")).unwrap());
 }
 
-/// A peer that never comes up: process 0 gives up after --connect-timeout with one line.
+/// The lines of stderr but the announcement of a listening address.
+fn errors(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| !l.contains(" listens on "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Process `i` of `n` on 3x3 (or the board `extra` names with `--rows`) with `extra` flags,
+/// its hostfile naming `known` before it.
+fn process(dir: &Path, i: usize, n: usize, known: &[String], extra: &[&str]) -> Command {
+    let hosts = hostfile(dir, i, n, known);
+    let board: &[&str] = if extra.contains(&"--rows") {
+        &[]
+    } else {
+        &["--size", "3"]
+    };
+    let mut cmd = command(board, &dir.join(format!("p{i}")), &[]);
+    cmd.args([
+        "--processes",
+        &n.to_string(),
+        "--process",
+        &i.to_string(),
+        "--hostfile",
+        &hosts.display().to_string(),
+        "--edges",
+        "none",
+    ])
+    .args(extra);
+    cmd
+}
+
+/// A peer that never comes up: the waiting process (process 0) and the dialing one (process
+/// 1, its peer's port closed) each give up after --connect-timeout with one line.
 #[test]
 fn a_missing_peer_is_an_error_in_bounded_time() {
     let dir = tempfile::tempdir().unwrap();
-    let hosts = hostfile(dir.path(), 2);
     let started = Instant::now();
-    let hosts = hosts.display().to_string();
-    let out = command(
-        &["--size", "3"],
-        &dir.path().join("p0"),
-        &[
-            "--processes",
-            "2",
-            "--hostfile",
-            &hosts,
-            "--connect-timeout",
-            "2",
-        ],
+    let (p0, address) = start(
+        process(dir.path(), 0, 2, &[], &["--connect-timeout", "2"]),
+        true,
+    );
+    let out = p0.wait();
+    assert!(address.is_some());
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    let err = errors(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("not every process connected within 2 s") && err.contains("missing: 1"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Process 1 dials the address process 0 had, now closed.
+    let out = process(
+        dir.path(),
+        1,
+        2,
+        &[address.unwrap()],
+        &["--connect-timeout", "2"],
     )
     .output()
     .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = errors(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("not every process connected within 2 s"),
+        err.contains("process 1 could not reach process 0 at 127.0.0.1:")
+            && err.contains("within 2 s"),
         "{err}"
     );
+}
+
+/// Connections that are not a peer (a silent one like `nc`, an HTTP probe, one closed at
+/// once, one that announces a 4 GB message, one of a 3-process run) are dropped with one
+/// warning each, and the run goes on with its real peer to the one-machine files.
+#[test]
+fn stray_connections_are_dropped_and_the_run_goes_on() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let reference = one_process(&["--size", "3"], dir.path(), "3x3");
+    let (p0, address) = start(process(dir.path(), 0, 2, &[], &["--nodes", "none"]), true);
+    let address = address.unwrap();
+    let silent = TcpStream::connect(&address).unwrap();
+    let mut http = TcpStream::connect(&address).unwrap();
+    http.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    drop(TcpStream::connect(&address).unwrap());
+    let mut huge = TcpStream::connect(&address).unwrap();
+    huge.write_all(b"NPZLCLU\x01\xff\xff\xff\xff").unwrap();
+    // A process of another run (3 processes) is refused, naming the field, on its side.
+    let other = process(
+        dir.path(),
+        1,
+        3,
+        std::slice::from_ref(&address),
+        &["--nodes", "none", "--connect-timeout", "5"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(other.status.code(), Some(1));
+    let err = errors(&other);
+    assert!(err.contains("--processes is 3 here and 2 there"), "{err}");
+    let p1 = process(dir.path(), 1, 2, &[address], &["--nodes", "none"])
+        .output()
+        .unwrap();
+    let p0 = p0.wait();
+    drop(silent);
+    for o in [&p0, &p1] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    same_files(&dir.path().join("p0").join("3x3"), &reference);
+    let warnings = errors(&p0);
+    for needle in [
+        "it is not an npuzzle process",
+        "it closed without saying hello",
+        "announced a 4294967295-byte message",
+        "refused a connection from 127.0.0.1",
+        "--processes is 2 here and 3 there",
+    ] {
+        assert!(warnings.contains(needle), "{needle}: {warnings}");
+    }
     assert!(
-        out.stdout.is_empty(),
-        "timely's connection chatter is silenced"
+        warnings.lines().all(|l| l.starts_with("warning: ")),
+        "{warnings}"
     );
+}
+
+/// Peers started with different flags (another goal, --checkpoint on one only, other
+/// --workers) or keys are refused on both sides, with one line naming what differs; with
+/// the same key they run.
+#[test]
+fn peers_of_another_run_or_key_are_refused_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck").display().to_string();
+    /// Process 0's flags, process 1's, their keys, and what process 1's error says.
+    type Case<'a> = (Vec<&'a str>, Vec<&'a str>, [Option<&'a str>; 2], &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            vec![],
+            vec!["--goal", "2 1 3 4 5 6 7 8 0"],
+            [None, None],
+            "the goal is 2 1 3/4 5 6/7 8 0 here and 1 2 3/4 5 6/7 8 0 there",
+        ),
+        (
+            vec![],
+            vec!["--rows", "2", "--cols", "5"],
+            [None, None],
+            "the board is 2x5 here and 3x3 there",
+        ),
+        (
+            vec![],
+            vec!["--checkpoint", &ck],
+            [None, None],
+            "--checkpoint is yes here and no there",
+        ),
+        (
+            vec!["--workers", "1"],
+            vec!["--workers", "2"],
+            [None, None],
+            "--workers is 2 here and 1 there",
+        ),
+        (
+            vec![],
+            vec![],
+            [Some("one key"), Some("another key")],
+            "NPUZZLE_CLUSTER_KEY differs",
+        ),
+        (
+            vec![],
+            vec![],
+            [Some("one key"), None],
+            "NPUZZLE_CLUSTER_KEY is unset here and set there",
+        ),
+    ];
+    for (flags0, flags1, keys, needle) in cases {
+        let mut a0 = vec!["--connect-timeout", "3"];
+        a0.extend(flags0);
+        let mut cmd = process(dir.path(), 0, 2, &[], &a0);
+        if let Some(k) = keys[0] {
+            cmd.env("NPUZZLE_CLUSTER_KEY", k);
+        }
+        let (p0, address) = start(cmd, true);
+        let mut a1 = vec!["--connect-timeout", "3"];
+        a1.extend(flags1);
+        let mut cmd = process(dir.path(), 1, 2, &[address.unwrap()], &a1);
+        if let Some(k) = keys[1] {
+            cmd.env("NPUZZLE_CLUSTER_KEY", k);
+        }
+        let p1 = cmd.output().unwrap();
+        let p0 = p0.wait();
+        assert_eq!(p1.status.code(), Some(1), "{needle}");
+        let err = errors(&p1);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{needle}: {err}");
+        assert_eq!(p0.status.code(), Some(1), "{needle}");
+        let err = errors(&p0);
+        assert!(
+            err.lines()
+                .last()
+                .unwrap()
+                .contains("not every process connected"),
+            "{err}"
+        );
+        assert!(err.lines().count() <= 2, "{err}");
+    }
+    // The same key on both: the run goes on.
+    let outputs = run_cluster(
+        &["--size", "3"],
+        dir.path(),
+        2,
+        1,
+        &["--edges", "none"],
+        |_| vec![("NPUZZLE_CLUSTER_KEY", "one key".to_string())],
+    );
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// A peer that stops (SIGSTOP) mid-run: the other process gives up after --stall-timeout
+/// with one line, instead of waiting forever.
+#[cfg(unix)]
+#[test]
+fn a_stopped_peer_is_an_error_after_the_stall_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = ["--rows", "3", "--cols", "4"];
+    let flags = |i: usize, known: &[String]| {
+        let hosts = hostfile(dir.path(), i, 2, known);
+        let mut cmd = command(&board, &dir.path().join(format!("p{i}")), &[]);
+        cmd.args([
+            "--processes",
+            "2",
+            "--process",
+            &i.to_string(),
+            "--hostfile",
+            &hosts.display().to_string(),
+            "--workers",
+            "1",
+            "--edges",
+            "none",
+            "--stall-timeout",
+            "2",
+        ]);
+        cmd
+    };
+    let (p0, address) = start(flags(0, &[]), true);
+    let (p1, _) = start(flags(1, &[address.unwrap()]), false);
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = p1.child.id() as i32;
+    // SAFETY: signals a child of this test.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let stopped = Instant::now();
+    let out = p0.wait();
+    let waited = stopped.elapsed();
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    drop(p1.wait());
+    assert_eq!(out.status.code(), Some(1));
+    let err = errors(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no message from the other processes for 2 s (--stall-timeout)"),
+        "{err}"
+    );
+    assert!(waited < Duration::from_secs(30), "{waited:?}");
 }
 
 /// Flags that cannot work are usage errors (exit 2) before anything starts.
@@ -408,21 +687,14 @@ fn every_small_grid_on_two_processes_of_two_workers() {
                 board.extend(["--goal", g]);
             }
             let dir = tempfile::tempdir().unwrap();
-            let hosts = hostfile(dir.path(), 2);
             let one = dir.path().join("one");
             let status = command(&board, &one, &["--edges", "none"])
                 .status()
                 .unwrap();
             assert!(status.success());
-            let outputs = run_cluster(
-                &board,
-                dir.path(),
-                &hosts,
-                2,
-                2,
-                &["--edges", "none"],
-                |_| Vec::new(),
-            );
+            let outputs = run_cluster(&board, dir.path(), 2, 2, &["--edges", "none"], |_| {
+                Vec::new()
+            });
             for o in &outputs {
                 assert!(
                     o.status.success(),

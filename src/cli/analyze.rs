@@ -147,6 +147,10 @@ pub struct ClusterArgs {
     /// Seconds to wait for every process to connect.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     connect_timeout: u64,
+    /// Seconds a process waits without any message from its peers before it stops with an
+    /// error (a peer stopped, froze or was cut off).
+    #[arg(long, value_name = "SECONDS", default_value_t = npuzzle::bfs::cluster::DEFAULT_STALL.as_secs())]
+    stall_timeout: u64,
 }
 
 /// Most processes of a distributed run (their default ports, from 2101, stay below 65535).
@@ -199,12 +203,19 @@ impl ClusterArgs {
                 "--workers {workers}: at most {MAX_WORKERS} per process"
             )));
         }
-        if !(1..=MAX_WAIT_SECONDS).contains(&self.connect_timeout) {
-            return Err(CliError::usage(format!(
-                "--connect-timeout {}: give 1 to {MAX_WAIT_SECONDS} seconds (a week)",
-                self.connect_timeout
-            )));
+        for (flag, seconds) in [
+            ("--connect-timeout", self.connect_timeout),
+            ("--stall-timeout", self.stall_timeout),
+        ] {
+            if !(1..=MAX_WAIT_SECONDS).contains(&seconds) {
+                return Err(CliError::usage(format!(
+                    "{flag} {seconds}: give 1 to {MAX_WAIT_SECONDS} seconds (a week)"
+                )));
+            }
         }
+        let key = npuzzle::bfs::cluster::handshake::key_from_env()
+            .map_err(CliError::usage)?
+            .map(npuzzle::bfs::cluster::SharedKey);
         if self.process >= processes {
             return Err(CliError::usage(format!(
                 "--process {} is out of range for --processes {processes} (0..{})",
@@ -214,7 +225,7 @@ impl ClusterArgs {
         }
         let addresses = match &self.hostfile {
             Some(path) if processes > 1 => {
-                Cluster::read_hostfile(path, processes).map_err(CliError::usage)?
+                Cluster::read_hostfile(path, processes, self.process).map_err(CliError::usage)?
             }
             _ => Cluster::default_addresses(processes),
         };
@@ -227,6 +238,8 @@ impl ClusterArgs {
             checkpoint_every: self.checkpoint_every,
             resume: self.resume,
             connect_timeout: std::time::Duration::from_secs(self.connect_timeout),
+            stall_timeout: std::time::Duration::from_secs(self.stall_timeout),
+            key,
         }))
     }
 }

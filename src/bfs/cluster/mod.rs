@@ -24,16 +24,25 @@
 //! each (CRC-32 over header and body). A resumed run loads, on every process, the latest step
 //! that every process has saved.
 //!
+//! **Connections** are opened by this crate ([`handshake`]): each pair of processes exchanges
+//! a hello (a fingerprint of the run; with a shared key, an HMAC challenge) before the
+//! sockets go to timely, so a stray connection is dropped with a warning and a peer of
+//! another run is refused, naming what differs.
+//!
 //! **Failures** are fail-stop: timely's network threads panic when a peer's connection
 //! breaks ("timely communication error"); the panic is caught, the process's worker stops
 //! within a fraction of a second, and [`run`] returns [`ClusterError::Peer`]. A peer that
-//! never connects gives [`ClusterError::Connect`] after the connect timeout.
+//! never connects gives [`ClusterError::Connect`] after the connect timeout; one that stops
+//! sending (stopped, frozen) gives [`ClusterError::Peer`] after the stall timeout. Every
+//! offset, length and count a peer sends is checked before use.
 //!
-//! Files: this one (configuration, the job, the calling thread's side of a run), `net`
-//! (timely's dataflow, the rounds, the panic hook), `state` (what a process holds between
-//! layers), `worker` (the search on one process), `checkpoint` (the checkpoint files).
+//! Files: this one (configuration, the job, the calling thread's side of a run), `handshake`
+//! (the connections and their hello), `net` (timely's dataflow, the rounds, the panic hook),
+//! `state` (what a process holds between layers), `worker` (the search on one process),
+//! `checkpoint` (the checkpoint files).
 
 mod checkpoint;
+pub mod handshake;
 mod net;
 mod state;
 mod worker;
@@ -49,7 +58,7 @@ use serde::{Deserialize, Serialize};
 use super::StateSpace;
 use crate::board::Board;
 use crate::progress::Progress;
-use net::{QuietStdout, install_panic_hook};
+use net::install_panic_hook;
 use worker::{Setup, worker_main};
 
 /// Bytes of outgoing indices a process buffers per worker thread before sending.
@@ -77,7 +86,27 @@ pub struct Cluster {
     pub resume: bool,
     /// How long to wait for every peer to connect.
     pub connect_timeout: Duration,
+    /// How long a process waits for a message from its peers before it gives up on them (a
+    /// peer stopped, frozen or cut off).
+    pub stall_timeout: Duration,
+    /// The shared key that peers prove they hold ([`handshake`]); `None`: any peer that
+    /// says hello with the same run is accepted.
+    pub key: Option<SharedKey>,
 }
+
+/// A secret shared by the processes of a run (from [`handshake::KEY_VARIABLE`]); its
+/// `Debug` does not show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SharedKey(pub Vec<u8>);
+
+impl std::fmt::Debug for SharedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedKey(..)")
+    }
+}
+
+/// The default of [`Cluster::stall_timeout`]: half an hour without a message from a peer.
+pub const DEFAULT_STALL: Duration = Duration::from_secs(30 * 60);
 
 /// When the processes of a run with `--checkpoint` save: the choice trades the work a crash
 /// loses against the time the saves take (a save writes every process's whole share of the
@@ -109,14 +138,16 @@ impl Cluster {
         self.processes * self.workers
     }
 
-    /// Reads a hostfile: one `host:port` per line (blank lines and `#` comments skipped), the
-    /// first `processes` used; at most [`MAX_HOSTFILE`] bytes are read.
+    /// Reads a hostfile for process `me`: one `host:port` per line (blank lines and `#`
+    /// comments skipped), the first `processes` used; at most [`MAX_HOSTFILE`] bytes are read.
+    /// Port 0 is allowed on the lines of `me` and of the processes after it (which `me`
+    /// never dials): on its own line it means any free port, which the run announces.
     ///
     /// # Errors
     /// A one-line message when the file cannot be read, is larger than [`MAX_HOSTFILE`], has
-    /// fewer lines, or a line used is not `host:port` (port 1 to 65535, naming the line) or
-    /// names the same address as another.
-    pub fn read_hostfile(path: &Path, processes: usize) -> Result<Vec<String>, String> {
+    /// fewer lines, or a line used is not `host:port` (port 1 to 65535, or 0 as above,
+    /// naming the line) or names the same address as another.
+    pub fn read_hostfile(path: &Path, processes: usize, me: usize) -> Result<Vec<String>, String> {
         use std::io::Read;
         let mut text = String::new();
         std::fs::File::open(path)
@@ -137,17 +168,34 @@ impl Cluster {
             if hosts.len() == processes {
                 break;
             }
-            let valid = line.rsplit_once(':').is_some_and(|(host, port)| {
-                !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
-            });
-            if !valid {
-                return Err(format!(
-                    "hostfile {} line {}: {line:?} is not host:port (a port from 1 to 65535)",
-                    path.display(),
-                    n + 1
-                ));
+            let dialed = hosts.len() < me;
+            let port = line
+                .rsplit_once(':')
+                .filter(|(host, _)| !host.is_empty())
+                .and_then(|(_, port)| port.parse::<u16>().ok());
+            match port {
+                Some(0) if dialed => {
+                    return Err(format!(
+                        "hostfile {} line {}: {line:?} has port 0, but process {me} dials \
+                         process {} there: give the port it announced",
+                        path.display(),
+                        n + 1,
+                        hosts.len()
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    return Err(format!(
+                        "hostfile {} line {}: {line:?} is not host:port (a port from 1 to 65535)",
+                        path.display(),
+                        n + 1
+                    ));
+                }
             }
-            if let Some((first, _)) = hosts.iter().find(|(_, h)| h == line) {
+            if let Some((first, _)) = (port != Some(0))
+                .then(|| hosts.iter().find(|(_, h)| h == line))
+                .flatten()
+            {
                 return Err(format!(
                     "hostfile {} lines {} and {} both name {line}: every process needs its own address",
                     path.display(),
@@ -172,25 +220,6 @@ impl Cluster {
         (0..processes)
             .map(|i| format!("localhost:{}", 2101 + i))
             .collect()
-    }
-
-    fn timely_config(&self) -> timely::Config {
-        // One timely worker per process: the process's threads share its marks instead.
-        let communication = if self.processes > 1 {
-            timely::CommunicationConfig::Cluster {
-                threads: 1,
-                process: self.process,
-                addresses: self.addresses.clone(),
-                report: false,
-                zerocopy: false,
-            }
-        } else {
-            timely::CommunicationConfig::Thread
-        };
-        timely::Config {
-            communication,
-            worker: timely::WorkerConfig::default(),
-        }
     }
 }
 
@@ -362,35 +391,68 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     });
     install_panic_hook(Arc::clone(&shared));
     let (events, inbox) = mpsc::channel::<Event>();
-    let config = cluster.timely_config();
-    // timely prints its connection attempts on stdout ("awaiting connections", "retrying"),
-    // where the report goes: silence it until every peer is connected.
-    let mut quiet = (cluster.processes > 1).then(QuietStdout::new).flatten();
+    let peering = (cluster.processes > 1).then(|| handshake::Peering {
+        me: cluster.process,
+        addresses: cluster.addresses.clone(),
+        fingerprint: fingerprint(cluster, &job),
+        key: cluster.key.as_ref().map(|k| k.0.clone()),
+        deadline: Instant::now() + cluster.connect_timeout,
+        connect_timeout: cluster.connect_timeout,
+    });
     let setup = Setup {
         job,
         checkpoint: cluster.checkpoint.clone(),
         checkpoint_every: cluster.checkpoint_every,
         resume: cluster.resume,
         threads: cluster.workers,
+        stall_timeout: cluster.stall_timeout,
     };
     {
         let shared = Arc::clone(&shared);
         let on_error = Arc::clone(&shared);
         let finished = events.clone();
+        let warnings = Mutex::new(events.clone());
         let events = Mutex::new(events);
         std::thread::Builder::new()
             .name("npuzzle-cluster".into())
             .spawn(move || {
-                let result = timely::execute(config, move |worker| {
-                    let Ok(sender) = events.lock().map(|e| e.clone()) else {
-                        return;
-                    };
-                    let _ = sender.send(Event::Connected);
-                    let outcome = worker_main(worker, &setup, &shared, &sender);
-                    if let Err(e) = &outcome {
-                        shared.fail(e.to_string());
+                let builders = match peering {
+                    None => timely::CommunicationConfig::Thread.try_build(),
+                    Some(peering) => {
+                        let warn = |line: String| {
+                            if let Ok(w) = warnings.lock() {
+                                let _ = w.send(Event::Warning(line));
+                            }
+                        };
+                        match handshake::connect(&peering, &warn) {
+                            Ok(sockets) => from_sockets(sockets, peering.me),
+                            Err(e) => {
+                                on_error.fail(e.to_string());
+                                if let Ok(w) = warnings.lock() {
+                                    let _ = w.send(Event::Done(Err(e)));
+                                }
+                                return;
+                            }
+                        }
                     }
-                    let _ = sender.send(Event::Done(outcome));
+                };
+                let result = builders.and_then(|(builders, others)| {
+                    timely::execute::execute_from(
+                        builders,
+                        others,
+                        timely::WorkerConfig::default(),
+                        move |worker| {
+                            let Ok(sender) = events.lock().map(|e| e.clone()) else {
+                                return;
+                            };
+                            let _ = sender.send(Event::Connected);
+                            let outcome = worker_main(worker, &setup, &shared, &sender);
+                            if let Err(e) = &outcome {
+                                shared.fail(e.to_string());
+                            }
+                            let _ = sender.send(Event::Done(outcome));
+                        },
+                    )
                 });
                 match result {
                     // Joining the workers, then dropping the guards, waits for the network
@@ -405,7 +467,8 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             .map_err(|e| ClusterError::Config(format!("cannot start a thread: {e}")))?;
     }
     // Wait for the connections, then relay the progress until every local worker is done.
-    let deadline = Instant::now() + cluster.connect_timeout;
+    // (The exchange gives up at the connect timeout itself, naming what it waited for.)
+    let deadline = Instant::now() + cluster.connect_timeout + Duration::from_secs(30);
     let mut connected = false;
     let mut done = 0;
     let mut result: Option<Outcome> = None;
@@ -413,10 +476,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     loop {
         let event = inbox.recv_timeout(Duration::from_millis(100));
         match event {
-            Ok(Event::Connected) => {
-                connected = true;
-                drop(quiet.take());
-            }
+            Ok(Event::Connected) => connected = true,
             Ok(Event::Begin(task, total)) => {
                 if begun {
                     progress.end();
@@ -493,6 +553,59 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     }
 }
 
+/// What every process of a run must agree on, for the hello of [`handshake`]: the board, the
+/// goal, the metric, the spaces, the options that change results, the processes and their
+/// workers, and the checkpoints.
+fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fingerprint {
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let sizes: Vec<String> = job.spaces.iter().map(|s| s.size().to_string()).collect();
+    handshake::Fingerprint(vec![
+        ("the board".into(), job.goal.shape().to_string()),
+        ("the goal".into(), rows(&job.goal)),
+        ("the metric".into(), "single-tile".into()),
+        ("the spaces' sizes".into(), sizes.join(" + ")),
+        ("per-board results".into(), yes(job.per_board)),
+        ("the search of every component".into(), yes(job.search_rest)),
+        ("--processes".into(), cluster.processes.to_string()),
+        ("--workers".into(), cluster.workers.to_string()),
+        ("--checkpoint".into(), yes(cluster.checkpoint.is_some())),
+        ("--resume".into(), yes(cluster.resume)),
+    ])
+}
+
+/// A board as `solve --batch` reads it: rows separated by `/`, the blank as 0.
+fn rows(board: &Board) -> String {
+    let cols = board.shape().cols();
+    let tiles: Vec<String> = board.tiles().map(|t| t.to_string()).collect();
+    tiles
+        .chunks(cols)
+        .map(|r| r.join(" "))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+type Builders = (
+    Vec<timely::communication::AllocatorBuilder>,
+    Box<dyn std::any::Any + Send>,
+);
+
+/// timely's allocators over connected sockets: one worker in this process.
+fn from_sockets(sockets: Vec<Option<std::net::TcpStream>>, me: usize) -> Result<Builders, String> {
+    use timely::communication::allocator::ProcessBuilder;
+    use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+    let hooks = timely::communication::Hooks::default();
+    let process = ProcessBuilder::new_typed_vector(1, hooks.refill.clone(), hooks.spill.clone());
+    let (builders, guard) = initialize_networking_from_sockets(process, sockets, me, 1, hooks)
+        .map_err(|e| format!("cannot start the network threads: {e}"))?;
+    Ok((
+        builders
+            .into_iter()
+            .map(timely::communication::AllocatorBuilder::Tcp)
+            .collect(),
+        Box::new(guard),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,6 +623,8 @@ mod tests {
             checkpoint_every: CheckpointEvery::Layer,
             resume: false,
             connect_timeout: Duration::from_secs(30),
+            stall_timeout: DEFAULT_STALL,
+            key: None,
         }
     }
 

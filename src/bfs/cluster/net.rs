@@ -3,11 +3,11 @@
 //! when a round's messages have all been delivered, and the panic hook that turns timely's
 //! network panics into an error.
 
-use std::cell::RefCell;
-use std::io::Write;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
@@ -16,53 +16,6 @@ use timely::worker::Worker;
 
 use super::super::codec::encode_sorted;
 use super::{ClusterError, PARK, Shared, Traffic};
-
-/// Points stdout at /dev/null while alive (Unix), restoring it on drop.
-pub(super) struct QuietStdout {
-    #[cfg(unix)]
-    saved: libc::c_int,
-}
-
-impl QuietStdout {
-    pub(super) fn new() -> Option<QuietStdout> {
-        #[cfg(unix)]
-        {
-            let _ = std::io::stdout().flush();
-            let null = std::fs::OpenOptions::new()
-                .write(true)
-                .open("/dev/null")
-                .ok()?;
-            use std::os::fd::AsRawFd;
-            // SAFETY: dup and dup2 on valid descriptors; `null` outlives the calls, and the
-            // saved descriptor is restored and closed exactly once, in drop.
-            unsafe {
-                let saved = libc::dup(1);
-                if saved < 0 {
-                    return None;
-                }
-                if libc::dup2(null.as_raw_fd(), 1) < 0 {
-                    libc::close(saved);
-                    return None;
-                }
-                Some(QuietStdout { saved })
-            }
-        }
-        #[cfg(not(unix))]
-        None
-    }
-}
-
-impl Drop for QuietStdout {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        // SAFETY: restores the descriptor saved in `new` and closes the copy.
-        unsafe {
-            let _ = std::io::stdout().flush();
-            libc::dup2(self.saved, 1);
-            libc::close(self.saved);
-        }
-    }
-}
 
 /// The run whose threads' panics [`install_panic_hook`] routes.
 static CURRENT: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
@@ -111,6 +64,8 @@ pub(super) struct Sink {
     claims: RefCell<Vec<(u64, Vec<u8>)>>,
     /// Control messages: (round, sender, payload).
     mailbox: RefCell<Vec<(u64, u32, Vec<u8>)>>,
+    /// Messages delivered so far (a peer that sends is alive).
+    arrivals: Cell<u64>,
 }
 
 /// A message: (target process, sending process, payload).
@@ -133,11 +88,13 @@ pub(super) struct Net<'w> {
     pub peers: usize,
     /// What this process expanded and sent.
     pub traffic: Traffic,
+    /// How long [`Net::sync`] waits without a message before it gives up.
+    stall: Duration,
 }
 
 impl<'w> Net<'w> {
     /// Builds the dataflow on `worker` (this process's one timely worker).
-    pub fn new(worker: &'w mut Worker, shared: &'w Shared) -> Net<'w> {
+    pub fn new(worker: &'w mut Worker, shared: &'w Shared, stall: Duration) -> Net<'w> {
         let me = worker.index();
         let peers = worker.peers();
         let sink = Rc::new(Sink::default());
@@ -152,6 +109,7 @@ impl<'w> Net<'w> {
                 .exchange(|r: &Record| u64::from(r.0))
                 .inspect_time(move |t: &u64, r: &Record| {
                     s1.claims.borrow_mut().push((*t, r.2.clone()));
+                    s1.arrivals.set(s1.arrivals.get() + 1);
                 })
                 .probe_with(&probe);
             scope
@@ -160,6 +118,7 @@ impl<'w> Net<'w> {
                 .exchange(|r: &Record| u64::from(r.0))
                 .inspect_time(move |t: &u64, r: &Record| {
                     s2.mailbox.borrow_mut().push((*t, r.1, r.2.clone()));
+                    s2.arrivals.set(s2.arrivals.get() + 1);
                 })
                 .probe_with(&probe);
         });
@@ -174,6 +133,7 @@ impl<'w> Net<'w> {
             me,
             peers,
             traffic: Traffic::default(),
+            stall,
         }
     }
 
@@ -201,13 +161,32 @@ impl<'w> Net<'w> {
 
     /// Ends the current round: waits until every process's messages of it have been
     /// delivered.
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] when another thread or process failed, or when no message
+    /// arrived for the stall timeout while waiting (a peer stopped or frozen).
     pub fn sync(&mut self) -> Result<(), ClusterError> {
         self.round += 1;
         self.claims.advance_to(self.round);
         self.control.advance_to(self.round);
+        let mut seen = (self.sink.arrivals.get(), Instant::now());
         while self.probe.less_than(&self.round) {
             self.check()?;
             self.worker.step_or_park(Some(PARK));
+            let arrivals = self.sink.arrivals.get();
+            if arrivals != seen.0 {
+                seen = (arrivals, Instant::now());
+            } else if seen.1.elapsed() > self.stall {
+                let message = format!(
+                    "no message from the other processes for {} s (--stall-timeout) while \
+                     process {} waited at round {}: a peer stopped, froze or was cut off",
+                    self.stall.as_secs(),
+                    self.me,
+                    self.round
+                );
+                self.shared.fail(message.clone());
+                return Err(ClusterError::Peer(message));
+            }
         }
         Ok(())
     }
@@ -245,9 +224,21 @@ impl<'w> Net<'w> {
     }
 
     /// The sum of `value` over all processes.
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] when a process sent something else than 8 bytes or the sum
+    /// overflows (a corrupt or foreign message), or as [`Net::sync`].
     pub fn sum(&mut self, value: u64) -> Result<u64, ClusterError> {
         let all = self.all_gather(&value.to_le_bytes())?;
-        Ok(all.iter().map(|b| read_u64(b)).sum())
+        if all.len() != self.peers {
+            return Err(corrupt_from(None, "a count"));
+        }
+        all.iter().enumerate().try_fold(0u64, |total, (sender, b)| {
+            (b.len() == 8)
+                .then(|| total.checked_add(read_u64(b)))
+                .flatten()
+                .ok_or_else(|| corrupt_from(Some(sender), "a count"))
+        })
     }
 
     /// Sends the indices `sorted` (ascending, distinct, at least `base`) to process `target`.
@@ -260,6 +251,14 @@ impl<'w> Net<'w> {
         self.traffic.sent_bytes += bytes.len() as u64;
         self.claims.send((target as u32, self.me as u32, bytes));
     }
+}
+
+/// The error for a message that cannot be right: `what` from process `sender`.
+pub(super) fn corrupt_from(sender: Option<usize>, what: &str) -> ClusterError {
+    ClusterError::Peer(match sender {
+        Some(p) => format!("process {p} sent a corrupt message ({what}); the run stops"),
+        None => format!("a corrupt message arrived ({what}); the run stops"),
+    })
 }
 
 /// The little-endian `u64` at the start of `bytes` (zero-padded).

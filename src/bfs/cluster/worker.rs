@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use timely::worker::Worker;
 
 use super::checkpoint::Checkpoints;
-use super::net::{Net, read_u64};
+use super::net::{Net, corrupt_from, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
@@ -35,6 +35,8 @@ pub(super) struct Setup<S> {
     pub resume: bool,
     /// Threads sharing this process's marks.
     pub threads: usize,
+    /// How long to wait at a barrier without a message from any peer.
+    pub stall_timeout: std::time::Duration,
 }
 
 /// The distributed owner: a neighbour this process holds is claimed at once (any thread of the
@@ -300,6 +302,39 @@ impl<S: StateSpace> Walk<'_, S> {
     }
 }
 
+/// Copies one chunk of per-board depths from process `sender` (its first local index, then
+/// whole blocks of depths) into `all`, indexed globally; every offset and length is checked
+/// against the sender's share first.
+///
+/// # Errors
+/// [`ClusterError::Peer`] naming the sender when the chunk does not fit its share.
+fn place_depths(
+    all: &mut [u8],
+    deal: &Deal,
+    sender: usize,
+    chunk: &[u8],
+) -> Result<(), ClusterError> {
+    let bad = || corrupt_from(Some(sender), "per-board depths");
+    if sender as u64 >= deal.peers || chunk.len() < 8 {
+        return Err(bad());
+    }
+    let theirs = deal.of(sender);
+    let at = read_u64(chunk);
+    let len = (chunk.len() - 8) as u64;
+    if at % ITEM != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
+        return Err(bad());
+    }
+    for (b, block) in chunk[8..].chunks(ITEM as usize).enumerate() {
+        let from = theirs.global(at + b as u64 * ITEM) as usize;
+        let to = from + block.len();
+        if to > all.len() {
+            return Err(bad());
+        }
+        all[from..to].copy_from_slice(block);
+    }
+    Ok(())
+}
+
 fn corrupt() -> ClusterError {
     ClusterError::Peer("a corrupt message of board indices arrived".into())
 }
@@ -312,7 +347,7 @@ pub(super) fn worker_main<S: StateSpace>(
     shared: &Shared,
     events: &mpsc::Sender<Event>,
 ) -> Result<Option<Outcome>, ClusterError> {
-    let mut net = Net::new(worker, shared);
+    let mut net = Net::new(worker, shared, setup.stall_timeout);
     let (me, peers) = (net.me, net.peers);
     let job = &setup.job;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -478,18 +513,15 @@ pub(super) fn worker_main<S: StateSpace>(
                 .collect();
             let got = net.gather(chunks)?;
             let deal = Deal::new(first.size(), peers, me);
-            (me == 0).then(|| {
+            if me == 0 {
                 let mut all = vec![0u8; first.size() as usize];
                 for (sender, p) in got {
-                    let theirs = deal.of(sender as usize);
-                    let at = read_u64(&p);
-                    for (b, block) in p[8..].chunks(ITEM as usize).enumerate() {
-                        let from = theirs.global(at + b as u64 * ITEM) as usize;
-                        all[from..from + block.len()].copy_from_slice(block);
-                    }
+                    place_depths(&mut all, &deal, sender as usize, &p)?;
                 }
-                all
-            })
+                Some(all)
+            } else {
+                None
+            }
         }
         _ => None,
     };
@@ -499,12 +531,12 @@ pub(super) fn worker_main<S: StateSpace>(
         .iter()
         .filter_map(|b| serde_json::from_slice::<Traffic>(b).ok())
         .fold(Traffic::default(), |a, t| Traffic {
-            expanded: a.expanded + t.expanded,
-            sent_indices: a.sent_indices + t.sent_indices,
-            sent_bytes: a.sent_bytes + t.sent_bytes,
+            expanded: a.expanded.saturating_add(t.expanded),
+            sent_indices: a.sent_indices.saturating_add(t.sent_indices),
+            sent_bytes: a.sent_bytes.saturating_add(t.sent_bytes),
             resumed_from: a.resumed_from.or(t.resumed_from),
             saves: a.saves.max(t.saves),
-            saved_bytes: a.saved_bytes + t.saved_bytes,
+            saved_bytes: a.saved_bytes.saturating_add(t.saved_bytes),
             save_micros: a.save_micros.max(t.save_micros),
         });
     net.sync()?;
@@ -560,9 +592,16 @@ fn bfs_layers<S: StateSpace>(
             encode_sorted(&kept, 0, &mut bytes);
             let got = net.gather(vec![bytes])?;
             let mut last = Vec::new();
-            for (_, p) in got {
-                decode_sorted(&p, 0, |i| last.push(i))
-                    .map_err(|e| ClusterError::Peer(e.to_string()))?;
+            let size = walk.space.size();
+            for (sender, p) in got {
+                let mut inside = true;
+                decode_sorted(&p, 0, |i| {
+                    inside &= i < size;
+                    last.push(i);
+                })
+                .ok()
+                .filter(|()| inside)
+                .ok_or_else(|| corrupt_from(Some(sender as usize), "the last layer's boards"))?;
             }
             last.sort_unstable();
             return Ok(last);
@@ -593,6 +632,46 @@ fn bfs_layers<S: StateSpace>(
         }
         if checkpoints.is_some() {
             fault_injection(phase.step);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chunks of per-board depths land where their sender's deal says; a chunk whose offset,
+    /// length or sender does not fit is an error naming the sender, never a panic.
+    #[test]
+    fn gathered_depths_are_checked_before_use() {
+        let size = 10 * ITEM + 5;
+        let deal = Deal::new(size, 2, 0);
+        let mut all = vec![0u8; size as usize];
+        let chunk = |at: u64, len: usize| {
+            let mut c = at.to_le_bytes().to_vec();
+            c.extend(std::iter::repeat_n(7u8, len));
+            c
+        };
+        for sender in 0..2 {
+            let held = deal.of(sender).held() as usize;
+            place_depths(&mut all, &deal, sender, &chunk(0, held)).unwrap();
+        }
+        assert!(all.iter().all(|&d| d == 7), "every board placed once");
+        let held = deal.of(1).held();
+        for (sender, c) in [
+            (2, chunk(0, 1)),
+            (1, vec![1, 2, 3]),
+            (1, chunk(held, 1)),
+            (1, chunk(1, 1)),
+            (1, chunk(0, held as usize + 1)),
+            (1, chunk(u64::MAX - 7, 8)),
+        ] {
+            let e = place_depths(&mut all, &deal, sender, &c).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains(&format!("process {sender} sent a corrupt")),
+                "{e}"
+            );
         }
     }
 }
