@@ -500,6 +500,11 @@ pub struct Limited {
     pub stopped: Option<String>,
     /// Boards per chunk expanded at once.
     pub chunk: usize,
+    /// With `--checkpoint`: bytes of checkpoint this run wrote (the layer files and the
+    /// search's state), and the time spent writing them, checksums and syncs included.
+    pub saved_bytes: u64,
+    /// See [`Limited::saved_bytes`].
+    pub save_time: std::time::Duration,
 }
 
 /// The depth distribution from `goal` up to depth `max_depth`, by frontier search
@@ -645,6 +650,8 @@ pub fn analyze_limited(
         resumed_from: frontier.resumed_from,
         stopped: frontier.stopped,
         chunk: frontier.chunk,
+        saved_bytes: frontier.saved_bytes,
+        save_time: frontier.save_time,
     };
     Ok((
         Analysis::new(

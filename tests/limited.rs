@@ -389,3 +389,53 @@ fn the_memory_and_disk_budget_stop_cleanly() {
         );
     }
 }
+
+/// The report of a search with `--checkpoint` gives the bytes of checkpoint it wrote and
+/// their rate (issue 22): on 3x3 to its radius, more than the files left in the folder (layers
+/// are deleted once no state names them), and a rate above zero.
+#[test]
+fn the_report_gives_the_checkpoints_bytes_and_write_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let out = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args([
+            "analyze",
+            "--size",
+            "3",
+            "--max-depth",
+            "40",
+            "--edges",
+            "none",
+        ])
+        .arg("--checkpoint")
+        .arg(&ck)
+        .arg("--output")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report = String::from_utf8_lossy(&out.stdout);
+    let line = report
+        .lines()
+        .find(|l| l.contains("checkpoint: "))
+        .unwrap_or_else(|| panic!("{report}"));
+    // "note         checkpoint: 594.90 kB written in 0.0 s (22.74 MB/s, ...)"
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "checkpoint:").unwrap();
+    let scale = match words[at + 2] {
+        "B" => 1.0,
+        "kB" => 1e3,
+        "MB" => 1e6,
+        unit => panic!("{unit}"),
+    };
+    let written = words[at + 1].parse::<f64>().unwrap() * scale;
+    let left: u64 = fs::read_dir(&ck)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(written > left as f64, "{line}: {left} bytes left");
+    let rate = words[at + 7].trim_start_matches('(');
+    assert!(rate.parse::<f64>().unwrap() > 0.0, "{line}");
+}

@@ -491,6 +491,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         if let Some(why) = &l.stopped {
             notes.push(why.clone());
         }
+        if l.saved_bytes > 0 {
+            let seconds = l.save_time.as_secs_f64();
+            notes.push(format!(
+                "checkpoint: {} written in {seconds:.1} s ({}/s, checksums and syncs included)",
+                DecimalBytes(l.saved_bytes),
+                DecimalBytes((l.saved_bytes as f64 / seconds.max(1e-6)) as u64)
+            ));
+        }
         if let Some(depth) = l.resumed_from {
             notes.push(format!(
                 "resumed from the checkpoint after depth {depth} (the layers before it were found by the run it resumes)"

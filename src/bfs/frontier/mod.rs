@@ -201,6 +201,11 @@ pub struct Frontier {
     /// Boards per chunk the search expanded at once (the configuration's, or fewer to fit
     /// the memory budget).
     pub chunk: usize,
+    /// With a checkpoint: bytes of checkpoint written by this run (layer files and state
+    /// files), and the time spent writing them, checksums and syncs included.
+    pub saved_bytes: u64,
+    /// See [`Frontier::saved_bytes`].
+    pub save_time: std::time::Duration,
 }
 
 /// The boards of a layer in index order, in chunks of at most `chunk` (decoded a group of
@@ -1078,6 +1083,7 @@ pub fn search_stored<S: StateSpace>(
     });
     let mut stopped = None;
     let mut complete = false;
+    let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
     let mut retained: Option<Layer> = None;
     while depth < max_depth {
@@ -1173,8 +1179,12 @@ pub fn search_stored<S: StateSpace>(
             + retained.as_ref().map_or(0, Layer::bytes_on_disk);
         let older = std::mem::replace(&mut previous, current);
         if let Some((_, ck)) = &checkpoint {
-            ck.save(&sizes, peak, &previous, &next)
+            let started = std::time::Instant::now();
+            let state_bytes = ck
+                .save(&sizes, peak, &previous, &next)
                 .map_err(checkpoint_fail)?;
+            saved_bytes += next.bytes_on_disk() + state_bytes;
+            save_time += next.write_time() + started.elapsed();
             // The older slot names layers d - 1 and d: layer d - 1 stays until the next save,
             // so that a damaged newest slot can fall back to it; layer d - 2 goes.
             if let Some(l) = retained.replace(older) {
@@ -1211,6 +1221,8 @@ pub fn search_stored<S: StateSpace>(
         resumed_from,
         stopped,
         chunk: config.chunk,
+        saved_bytes,
+        save_time,
     })
 }
 

@@ -131,7 +131,7 @@ impl Checkpoint {
         peak_bytes: u64,
         previous: &Layer,
         current: &Layer,
-    ) -> io::Result<()> {
+    ) -> io::Result<u64> {
         let saved = |layer: &Layer| -> io::Result<Saved> {
             match &layer.store {
                 Store::Disk(LayerFile {
@@ -165,10 +165,11 @@ impl Checkpoint {
             current: saved(current)?,
         };
         let depth = (sizes.len() - 1) as u32;
-        container::write(&self.slot(depth), &state, 0, |_| Ok(()))?;
+        let path = self.slot(depth);
+        container::write(&path, &state, 0, |_| Ok(()))?;
         #[cfg(unix)]
         File::open(&self.dir)?.sync_all()?;
-        Ok(())
+        Ok(std::fs::metadata(&path)?.len())
     }
 
     /// The newest state whose container and layer files check out (each file read whole for
@@ -279,6 +280,7 @@ impl Checkpoint {
                 path: Some(path),
                 offsets: saved.offsets.clone(),
                 crc: saved.crc,
+                write_time: std::time::Duration::ZERO,
             }),
         })
     }

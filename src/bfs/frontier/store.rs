@@ -37,6 +37,8 @@ pub(super) struct LayerFile {
     pub offsets: Vec<u64>,
     /// CRC-32 of the whole file.
     pub crc: u32,
+    /// Time spent writing it: the writes, the checksum and, for a named file, the sync.
+    pub write_time: std::time::Duration,
 }
 
 impl Layer {
@@ -63,6 +65,14 @@ impl Layer {
         match &self.store {
             Store::Memory(s) => s.iter().map(|s| s.capacity() as u64).sum(),
             Store::Disk(_) => 0,
+        }
+    }
+
+    /// Time spent writing its file (zero in memory).
+    pub fn write_time(&self) -> std::time::Duration {
+        match &self.store {
+            Store::Memory(_) => std::time::Duration::ZERO,
+            Store::Disk(f) => f.write_time,
         }
     }
 
@@ -132,6 +142,7 @@ enum SinkStore {
         path: Option<PathBuf>,
         offsets: Vec<u64>,
         crc: crc32fast::Hasher,
+        write_time: std::time::Duration,
     },
 }
 
@@ -173,6 +184,7 @@ impl Sink {
                 path,
                 offsets,
                 crc: crc32fast::Hasher::new(),
+                write_time: std::time::Duration::ZERO,
             },
         })
     }
@@ -184,10 +196,16 @@ impl Sink {
         match &mut self.out {
             SinkStore::Memory(s) => s.push(bytes),
             SinkStore::Disk {
-                out, offsets, crc, ..
+                out,
+                offsets,
+                crc,
+                write_time,
+                ..
             } => {
+                let started = std::time::Instant::now();
                 out.write_all(&bytes)?;
                 crc.update(&bytes);
+                *write_time += started.elapsed();
                 let end = offsets.last().copied().unwrap_or(0) + bytes.len() as u64;
                 offsets.push(end);
             }
@@ -204,16 +222,20 @@ impl Sink {
                 path,
                 offsets,
                 crc,
+                mut write_time,
             } => {
+                let started = std::time::Instant::now();
                 let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
                 if path.is_some() {
                     file.sync_all()?;
                 }
+                write_time += started.elapsed();
                 Store::Disk(LayerFile {
                     file,
                     path,
                     offsets,
                     crc: crc.finalize(),
+                    write_time,
                 })
             }
         };
