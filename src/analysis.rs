@@ -258,6 +258,14 @@ enum Lookup {
 }
 
 impl PerBoard {
+    /// Whether a board lies deeper than [`DepthArray::MAX_DEPTH`], whose depth these results
+    /// cannot hold (never on the boards that keep per-board results; the exports refuse it).
+    pub fn overflowed(&self) -> bool {
+        match &self.lookup {
+            Lookup::Parity { depths, .. } | Lookup::Lex { depths, .. } => depths.overflowed(),
+        }
+    }
+
     /// The component id (0 = the goal's) and the depth from the goal (`None` when the goal
     /// cannot reach it) of the board whose internal permutation is `cells` and whose
     /// lexicographic rank is `rank` (both given: the exports have both at hand).

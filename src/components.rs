@@ -59,11 +59,8 @@ pub struct ComponentArray(Vec<AtomicU32>);
 impl ComponentArray {
     /// `len` boards, all in component 0 until labelled.
     pub fn new(len: u64) -> ComponentArray {
-        ComponentArray(
-            std::iter::repeat_with(|| AtomicU32::new(0))
-                .take(len as usize)
-                .collect(),
-        )
+        // Zeroed by the allocator (bytemuck: all-zero bits are a valid `AtomicU32`).
+        ComponentArray(bytemuck::allocation::zeroed_vec(len as usize))
     }
 
     /// Component id of board `index`.

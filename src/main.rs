@@ -140,10 +140,15 @@ fn first_paragraph(rendered: &str) -> String {
     printable(&line)
 }
 
-/// A closed stdout (`npuzzle analyze ... | head`) ends the program quietly with exit 0,
-/// wherever the write happens: `println!` panics with "failed printing to stdout: Broken
-/// pipe", which this hook turns into an exit; every other panic goes to the default hook.
-fn quiet_on_broken_pipe() {
+/// The one path every failed write to stdout or stderr takes, wherever it happens (`print!`
+/// and `eprint!` panic with "failed printing to stdout: ..."; this hook turns the panic into
+/// an exit, every other panic goes to the default hook):
+/// - a closed stdout (`npuzzle analyze ... | head`) ends the program quietly with exit 0;
+/// - any other failure (`> /dev/full`: no space left) ends it with one line on stderr, when
+///   stderr still works, and exit 1; a failing stderr ends it with exit 1 silently.
+///
+/// The temporary files being written are removed first ([`npuzzle::durable::abandon`]).
+fn exit_on_failed_print() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
@@ -152,8 +157,18 @@ fn quiet_on_broken_pipe() {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(0);
+        if let Some(why) = message.strip_prefix("failed printing to stdout: ") {
+            npuzzle::durable::abandon();
+            if why.contains("Broken pipe") {
+                std::process::exit(0);
+            }
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "error: cannot write to stdout: {why}");
+            std::process::exit(1);
+        }
+        if message.starts_with("failed printing to stderr") {
+            npuzzle::durable::abandon();
+            std::process::exit(1);
         }
         default(info);
     }));
@@ -234,7 +249,7 @@ fn start_threads(flag: Option<u32>) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    quiet_on_broken_pipe();
+    exit_on_failed_print();
     clean_exit_on_signals();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

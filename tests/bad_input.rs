@@ -1093,6 +1093,22 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "the following required arguments were not provided: --max-depth <D>",
         ),
+        // Issue 23: a scratch folder that cannot be made is an I/O error (exit 1) naming it,
+        // not "too large" (it was reported as AnalyzeError::TooLarge).
+        analyze(
+            "scratch_under_a_file",
+            &[
+                "--size",
+                "3",
+                "--max-depth",
+                "5",
+                "--scratch",
+                "{tmp}/file/s",
+            ],
+            1,
+            "/file/s: Not a directory",
+        )
+        .file("file", ""),
         // --resume without --checkpoint.
         analyze(
             "resume_without_checkpoint",
@@ -1815,4 +1831,110 @@ fn paths_and_values_with_control_characters_are_escaped() {
         ),
     ];
     check_all(&cases);
+}
+
+/// Issue 23: stdout or stderr on a full device (`/dev/full`). Every subcommand that prints
+/// ends with exit 1 and one line on stderr (`cannot write to stdout: No space left on
+/// device`), never a panic (exit 101: analyze, export, draw and plot panicked in `print!`);
+/// with stderr full too, exit 1 or the command's own error code, still no panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn full_devices_end_in_one_line_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out").display().to_string();
+    let saved = dir.path().join("saved");
+    let plotted = saved.join("2x2").display().to_string();
+    let prepared = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+        .args(["analyze", "--size", "2", "--quiet", "--output"])
+        .arg(&saved)
+        .status()
+        .unwrap();
+    assert!(prepared.success());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["analyze", "--size", "2", "--output", &out],
+        vec!["export", "--size", "2", "--output", &out],
+        vec!["draw", "--size", "2", "--output", &out],
+        vec!["plot", &plotted],
+        vec!["solve", "--board", "1 2/0 3"],
+        vec!["pdb", "--size", "2"],
+        vec!["completions", "bash"],
+        vec!["man"],
+    ];
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in &commands {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .args(args)
+            .env_clear()
+            .env("NPUZZLE_CACHE", dir.path().join("cache"))
+            .stdout(full())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.contains("No space left on device"), "{args:?}: {err}");
+        // Notes of the run (e.g. a database saved) may precede the error line.
+        assert!(
+            err.lines().last().unwrap().starts_with("error: "),
+            "{args:?}: {err}"
+        );
+        // Both streams full: no panic, whatever the code.
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .args(args)
+            .env_clear()
+            .env("NPUZZLE_CACHE", dir.path().join("cache"))
+            .stdout(full())
+            .stderr(full())
+            .status()
+            .unwrap();
+        assert_ne!(o.code(), Some(101), "{args:?}");
+        assert!(o.code().is_some(), "{args:?}: killed by a signal");
+    }
+    // An error message on a full stderr.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+        .args(["analyze", "--size", "99"])
+        .stderr(full())
+        .status()
+        .unwrap();
+    assert!(matches!(o.code(), Some(1 | 2)), "{o:?}");
+}
+
+/// Issue 23: the `wrote` lines on stdout escape control characters in paths, as stderr does.
+#[test]
+fn paths_on_stdout_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("e\u{1b}[2Jf");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+        .args(["analyze", "--size", "2", "--output"])
+        .arg(&out)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(!report.contains('\u{1b}'), "{report}");
+    assert!(report.contains(r"e\u{1b}[2Jf/2x2/{"), "{report}");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+        .arg("plot")
+        .arg(out.join("2x2"))
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        report.trim_end(),
+        format!(
+            "wrote {}",
+            out.join("2x2/depth_histogram.png")
+                .display()
+                .to_string()
+                .replace('\u{1b}', r"\u{1b}")
+        )
+    );
 }

@@ -2,29 +2,40 @@
 //! written by the drivers through [`OnVisit`] (the one-machine driver, a distributed worker's
 //! slice, checkpoints), read by [`crate::distances`] and the exports.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 use super::{OnVisit, StateIndex};
 
 /// Depth byte of a board outside the goal's component in [`DepthArray::to_vec`].
 pub const UNREACHABLE: u8 = u8::MAX;
 
-/// Per-board depths, one byte per index of a [`StateSpace`], depths up to 254.
+/// Per-board depths, one byte per index of a [`StateSpace`], depths up to
+/// [`DepthArray::MAX_DEPTH`].
 ///
 /// Stored as `depth + 1` with 0 for "not reached", so the array starts as zeroed memory that
-/// the OS hands out lazily.
-pub struct DepthArray(Vec<AtomicU8>);
+/// the OS hands out lazily. A deeper board is stored as [`DepthArray::MAX_DEPTH`] and the array
+/// remembers it ([`DepthArray::overflowed`]): its users refuse such an array rather than write
+/// a wrong depth. (No board of up to 12 cells, where per-board depths are kept, is that deep:
+/// the largest radius there is 3x4's, 53.)
+pub struct DepthArray(Vec<AtomicU8>, AtomicBool);
 
 impl DepthArray {
+    /// The deepest depth stored exactly.
+    pub const MAX_DEPTH: u32 = 254;
+
     /// `len` boards, none reached.
     pub fn new(len: u64) -> DepthArray {
-        let zeroed = std::mem::ManuallyDrop::new(vec![0u8; len as usize]);
-        // SAFETY: `AtomicU8` has the size, alignment and bit validity of `u8`, and the
-        // allocation is handed over whole (pointer, length, capacity) and never freed twice.
-        DepthArray(unsafe {
-            let mut v = zeroed;
-            Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU8>(), v.len(), v.capacity())
-        })
+        // Zeroed by the allocator with the atomic type's layout (bytemuck).
+        DepthArray(
+            bytemuck::allocation::zeroed_vec(len as usize),
+            AtomicBool::new(false),
+        )
+    }
+
+    /// Whether a board deeper than [`DepthArray::MAX_DEPTH`] was visited (and stored as that
+    /// depth, wrongly).
+    pub fn overflowed(&self) -> bool {
+        self.1.load(Relaxed)
     }
 
     /// Depth of board `index`, `None` when not reached.
@@ -60,6 +71,32 @@ impl DepthArray {
 impl OnVisit for DepthArray {
     #[inline(always)]
     fn visit(&self, index: StateIndex, depth: u32) {
-        self.0[index.0 as usize].store(depth.min(253) as u8 + 1, Relaxed);
+        if depth > Self::MAX_DEPTH {
+            self.1.store(true, Relaxed);
+        }
+        self.0[index.0 as usize].store(depth.min(Self::MAX_DEPTH) as u8 + 1, Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Depths 0 to 254 are stored exactly; a deeper one is remembered as an overflow, not
+    /// silently clamped.
+    #[test]
+    fn depths_beyond_254_are_flagged() {
+        let a = DepthArray::new(4);
+        a.visit(StateIndex(0), 0);
+        a.visit(StateIndex(1), 253);
+        a.visit(StateIndex(2), 254);
+        assert!(!a.overflowed());
+        assert_eq!(
+            (0..4).map(|i| a.get(StateIndex(i))).collect::<Vec<_>>(),
+            [Some(0), Some(253), Some(254), None]
+        );
+        assert_eq!(a.to_vec(), [0, 253, 254, UNREACHABLE]);
+        a.visit(StateIndex(3), 255);
+        assert!(a.overflowed());
     }
 }

@@ -33,16 +33,10 @@ impl StateMarks {
     pub fn new(len: u64) -> StateMarks {
         let n_words = len.div_ceil(FIELDS_PER_WORD) as usize;
         // Zeroed by the allocator (calloc, hence lazily zeroed pages for large arrays) rather
-        // than written word by word.
-        let zeroed = std::mem::ManuallyDrop::new(vec![0u64; n_words]);
-        advise_huge_pages(zeroed.as_ptr(), n_words);
-        // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`, and the
-        // vector's allocation is handed over whole (pointer, length, capacity), never freed
-        // twice since `zeroed` is not dropped.
-        let words = unsafe {
-            let mut v = zeroed;
-            Vec::from_raw_parts(v.as_mut_ptr().cast::<AtomicU64>(), v.len(), v.capacity())
-        };
+        // than written word by word, with the atomic type's own layout (bytemuck: all-zero
+        // bits are a valid `AtomicU64`).
+        let words: Vec<AtomicU64> = bytemuck::allocation::zeroed_vec(n_words);
+        advise_huge_pages(words.as_ptr(), n_words);
         StateMarks { words, len }
     }
 

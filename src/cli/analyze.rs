@@ -394,6 +394,13 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
+        // The scratch folder before the output folder: one that cannot be made leaves no
+        // empty output folder behind.
+        if let Some(scratch) = &args.scratch {
+            std::fs::create_dir_all(scratch).map_err(|e| {
+                CliError::runtime(format!("folder {}: {e}", super::shown(scratch)))
+            })?;
+        }
     }
     let folder = if goal == Board::goal(shape) {
         shape.to_string()
@@ -717,7 +724,7 @@ fn report(
     let _ = writeln!(
         s,
         "wrote        {}/{{{}}}",
-        dir.display(),
+        super::shown(dir),
         written.join(", ")
     );
     for note in notes {
@@ -747,12 +754,12 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                 .collect();
             let scale = args.scale.scale(series.iter().any(|s| s.partial));
             plot::write_depth_comparison(&series, scale, file).map_err(plot_failure)?;
-            println!("wrote {}", file.display());
+            println!("wrote {}", super::shown(file));
         }
         None => {
             for (dir, summary) in args.dirs.iter().zip(&summaries) {
                 draw(dir, summary, args.scale.scale(summary.is_partial()))?;
-                println!("wrote {}", dir.join("depth_histogram.png").display());
+                println!("wrote {}", super::shown(&dir.join("depth_histogram.png")));
             }
         }
     }

@@ -66,8 +66,8 @@ pub fn man(args: &ManArgs, cli: clap::Command) -> Result<(), CliError> {
         println!(
             "wrote {} manual pages to {} (read one with: man -l {})",
             written.len(),
-            dir.display(),
-            dir.join(format!("{BIN_NAME}.1")).display()
+            super::shown(dir),
+            super::shown(&dir.join(format!("{BIN_NAME}.1")))
         );
         return Ok(());
     }

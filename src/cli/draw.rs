@@ -55,17 +55,17 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
         .map_err(CliError::runtime)?;
     println!(
         "wrote {}: {}, {}",
-        dot_path.display(),
+        super::shown(&dot_path),
         count(drawing.vertices().len(), "board"),
         count(drawing.edges().len(), "edge")
     );
     if render_png(&dot_path, &png_path)? {
-        println!("wrote {}", png_path.display());
+        println!("wrote {}", super::shown(&png_path));
     } else {
         let older = if png_path.exists() {
             format!(
                 " ({} is an older drawing, left as it was)",
-                png_path.display()
+                super::shown(&png_path)
             )
         } else {
             String::new()
@@ -73,8 +73,8 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
         println!(
             "note: no PNG written: Graphviz's dot is not installed{older}; install it (Debian: \
              apt-get install graphviz), then draw it with: dot -Tpng {} -o {}",
-            dot_path.display(),
-            png_path.display()
+            super::shown(&dot_path),
+            super::shown(&png_path)
         );
     }
     Ok(())

@@ -67,7 +67,7 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
         let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         println!(
             "wrote {}: {} (board, rank, component, depth), {}, {}, in {:.2} s",
-            path.display(),
+            super::shown(&path),
             count(result.boards, "vertex", "vertices"),
             count(result.edges, "edge", "edges"),
             DecimalBytes(size),

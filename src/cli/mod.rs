@@ -10,6 +10,13 @@ pub mod progress;
 pub mod solve;
 
 use std::fmt;
+use std::path::Path;
+
+/// A path as the reports print it: control and invisible characters escaped
+/// ([`npuzzle::board::printable`]), so that a folder's name cannot drive the terminal.
+pub fn shown(path: &Path) -> String {
+    npuzzle::board::printable(&path.display().to_string())
+}
 
 /// What went wrong, as the exit code tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

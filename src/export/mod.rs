@@ -212,10 +212,17 @@ fn per_board_of<'a>(
     analysis: &'a Analysis,
     path: &Path,
 ) -> Result<&'a crate::analysis::PerBoard, ExportError> {
-    analysis
+    let per_board = analysis
         .per_board
         .as_ref()
-        .ok_or_else(|| fail(path)(io::Error::other("per-board results were not kept")))
+        .ok_or_else(|| fail(path)(io::Error::other("per-board results were not kept")))?;
+    if per_board.overflowed() {
+        return Err(fail(path)(io::Error::other(format!(
+            "a board lies deeper than {} moves, beyond what per-board depths hold",
+            crate::bfs::DepthArray::MAX_DEPTH
+        ))));
+    }
+    Ok(per_board)
 }
 
 /// Writes `nodes.csv`: header `board,rank,component,depth` (`rank,component,depth` with

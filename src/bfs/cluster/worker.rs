@@ -499,6 +499,12 @@ pub(super) fn worker_main<S: StateSpace>(
     // Per-board depths to process 0, in chunks.
     let depths = match depths {
         Some(d) if job.per_board => {
+            if d.overflowed() {
+                return Err(ClusterError::Config(format!(
+                    "a board lies deeper than {} moves, beyond what per-board depths hold",
+                    DepthArray::MAX_DEPTH
+                )));
+            }
             let raw = d.raw_bytes();
             drop(d);
             // Each chunk: its first local index, then whole blocks of depths.
