@@ -421,6 +421,43 @@ fn corrupt_cache_files_are_rebuilt() {
     assert_eq!(fs::read(&file).unwrap(), good);
 }
 
+/// Issue 23: a forged database (every entry but the goal's raised by 2, checksum recomputed:
+/// it passed the old checks, and IDA* then printed a 41-move solution for a 31-move board)
+/// is found by the breadth-first spot check on load, rebuilt, and the solution is optimal.
+#[test]
+fn forged_databases_with_a_valid_checksum_are_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("my-cache");
+    let cache_arg = cache.display().to_string();
+    let args = ["--board", "8 6 7 2 5 4 3 0 1", "--cache", &cache_arg];
+    let (code, _, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    let mut forged = 0;
+    for entry in fs::read_dir(&cache).unwrap() {
+        let path = entry.unwrap().path();
+        let mut bytes = fs::read(&path).unwrap();
+        // magic 8, version 4, rows 4, cols 4, k 4, the k tiles, the table's length 8, the
+        // table, the CRC-32 of everything before it.
+        let k = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
+        let start = 24 + k + 8;
+        let end = bytes.len() - 4;
+        for v in &mut bytes[start..end] {
+            if *v != 0 && *v != 0xFF {
+                *v += 2;
+            }
+        }
+        let crc = crc32fast::hash(&bytes[..end]);
+        bytes[end..].copy_from_slice(&crc.to_le_bytes());
+        fs::write(&path, &bytes).unwrap();
+        forged += 1;
+    }
+    assert!(forged > 0);
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Minimum number of moves = 31\n"), "{out}");
+    assert!(err.contains("corrupt: the placement on cells"), "{err}");
+}
+
 /// Issue 20: the first 4x4 solve on an empty cache builds the 6-6-3 databases (about 5 s in
 /// release), not the 7-8 ones (about 6 minutes), says how to get those, and finds the optimal
 /// length (45 moves: the 7-8 databases agree in `default_method_on_4x4`); a batch of a few

@@ -397,9 +397,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         // The scratch folder before the output folder: one that cannot be made leaves no
         // empty output folder behind.
         if let Some(scratch) = &args.scratch {
-            std::fs::create_dir_all(scratch).map_err(|e| {
-                CliError::runtime(format!("folder {}: {e}", super::shown(scratch)))
-            })?;
+            std::fs::create_dir_all(scratch)
+                .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
         }
     }
     let folder = if goal == Board::goal(shape) {

@@ -293,8 +293,14 @@ fn read_db(
     }
     let db = PatternDb::from_table(shape, tiles, table).map_err(|e| format!("corrupt: {e}"))?;
     db.check().map_err(|e| format!("corrupt: {e}"))?;
+    db.spot_check(SPOT_CHECKS, u64::from(db.shape().cells() as u32))
+        .map_err(|e| format!("corrupt: {e}"))?;
     Ok(db)
 }
+
+/// Random placements [`PatternDb::spot_check`] tries on every load (besides the goal's
+/// neighbourhood): a few milliseconds.
+const SPOT_CHECKS: usize = 4096;
 
 #[cfg(test)]
 mod tests {
