@@ -762,3 +762,43 @@ fn address_space_limits_are_refusals_not_aborts() {
     }
     assert!(finished > 0, "3x3 never fit under 100 MB");
 }
+
+/// Issue 23: a run that does not rewrite an output of an earlier run (here edges.csv and
+/// nodes.csv, with `--edges none --nodes none`) moves it into `stale/`, so that no file beside
+/// the new summary.json describes another run; the report says so; files that are not
+/// analyze outputs stay.
+#[test]
+fn outputs_an_analysis_does_not_rewrite_are_moved_to_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        Command::cargo_bin("npuzzle")
+            .unwrap()
+            .env_clear()
+            .args(["analyze", "--size", "2", "--output"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["--nodes", "labels"]).status.success());
+    let folder = out.join("2x2");
+    let edges = std::fs::read(folder.join("edges.csv")).unwrap();
+    std::fs::write(folder.join("mine.txt"), "a user's file").unwrap();
+    let second = run(&["--edges", "none", "--nodes", "none"]);
+    assert!(second.status.success());
+    let report = String::from_utf8_lossy(&second.stdout);
+    assert!(
+        report.contains("moved edges.csv, nodes.csv of an earlier run to stale/"),
+        "{report}"
+    );
+    assert!(!folder.join("edges.csv").exists() && !folder.join("nodes.csv").exists());
+    assert_eq!(
+        std::fs::read(folder.join("stale/edges.csv")).unwrap(),
+        edges
+    );
+    assert!(folder.join("stale/nodes.csv").exists() && folder.join("mine.txt").exists());
+    // A run that writes them again leaves the stale copies where they are.
+    assert!(run(&[]).status.success());
+    assert!(folder.join("edges.csv").exists());
+}

@@ -566,6 +566,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         "summary.json",
         "depth_histogram.png",
     ]);
+    let moved = set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
+    if !moved.is_empty() {
+        notes.push(format!(
+            "moved {} of an earlier run to stale/ (this run does not write {})",
+            moved.join(", "),
+            if moved.len() == 1 { "it" } else { "them" }
+        ));
+    }
 
     if !args.quiet {
         print!(
@@ -580,6 +588,47 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// Every file `analyze` may write into a results folder.
+pub const OUTPUTS: [&str; 8] = [
+    "edges.csv",
+    "edges.parquet",
+    "nodes.csv",
+    "nodes.parquet",
+    "depths.csv",
+    "hardest.txt",
+    "summary.json",
+    "depth_histogram.png",
+];
+
+/// Moves the outputs of an earlier run that this one did not rewrite (any of [`OUTPUTS`] not in
+/// `written`) into `dir/stale/`, replacing older stale copies, so that no file beside the new
+/// `summary.json` describes another run; returns their names. Files that are not `analyze`
+/// outputs are left alone.
+///
+/// # Errors
+/// The I/O error of a move, naming the file.
+fn set_aside_stale(dir: &Path, written: &[&str]) -> Result<Vec<&'static str>, String> {
+    let mut moved = Vec::new();
+    for name in OUTPUTS {
+        let path = dir.join(name);
+        if written.contains(&name) || !path.is_file() {
+            continue;
+        }
+        let stale = dir.join("stale");
+        std::fs::create_dir_all(&stale)
+            .and_then(|()| std::fs::rename(&path, stale.join(name)))
+            .map_err(|e| {
+                format!(
+                    "cannot move {} to {}: {e}",
+                    super::shown(&path),
+                    super::shown(&stale)
+                )
+            })?;
+        moved.push(name);
+    }
+    Ok(moved)
 }
 
 /// Average bytes of one `edges.csv` row (for the size note).
