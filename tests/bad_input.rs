@@ -1577,17 +1577,53 @@ fn plot_cases() -> Vec<Case> {
             }),
             "a hardest board that is not a 2x2 board",
         ),
-        // Depth counts all zero: nothing to plot, a bad input.
+        // Depth counts all zero, or none: they cannot add up to the boards reached (issue 23
+        // made these "counts that do not add up"; they were "nothing to plot").
         plot(
             "plot_all_zero_counts",
             edited(&summary, |s| s["depth_counts"] = vec![0u64; 3].into()),
-            "nothing to plot: 2x2: all depth counts are zero",
+            "counts per depth that do not add up to the 12 boards reached (of 24)",
         ),
-        // No depth counts at all.
         plot(
             "plot_no_counts",
             edited(&summary, |s| s["depth_counts"] = Vec::<u64>::new().into()),
-            "nothing to plot: 2x2: no depth counts",
+            "counts per depth that do not add up",
+        ),
+        // Issue 23: impossible summaries are refused (a chart read "18,446,744,073,709,551,615
+        // solvable boards").
+        plot(
+            "plot_reachable_above_the_boards",
+            edited(&summary, |s| s["reachable"] = u64::MAX.into()),
+            "do not add up to the 18446744073709551615 boards reached (of 24)",
+        ),
+        plot(
+            "plot_counts_do_not_add_up",
+            edited(&summary, |s| s["depth_counts"][1] = 3.into()),
+            "counts per depth that do not add up to the 12 boards reached",
+        ),
+        plot(
+            "plot_counts_overflow",
+            edited(&summary, |s| {
+                s["depth_counts"] = serde_json::json!([1, u64::MAX, 11]);
+            }),
+            "counts per depth that do not add up",
+        ),
+        plot(
+            "plot_wrong_board_count",
+            edited(&summary, |s| s["boards"] = 25.into()),
+            "25 boards, but 2x2 has 24",
+        ),
+        plot(
+            "plot_wrong_edge_count",
+            edited(&summary, |s| s["edges"] = 7.into()),
+            "7 edges, but 2x2 has 24",
+        ),
+        plot(
+            "plot_components_do_not_add_up",
+            edited(&summary, |s| {
+                s["components"]["sizes"][0]["count"] = 3.into()
+            }),
+            "components that do not add up",
         ),
         // One good folder and one missing: nothing is drawn, not even the good one's chart.
         case(
@@ -1937,4 +1973,29 @@ fn paths_on_stdout_are_escaped() {
                 .replace('\u{1b}', r"\u{1b}")
         )
     );
+}
+
+/// Issue 23: `plot` reads at most 16 MiB of a summary.json (an endless one, /dev/zero, was
+/// read until memory ran out): a one-line error, quickly.
+#[cfg(unix)]
+#[test]
+fn an_endless_summary_is_read_only_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().join("r");
+    fs::create_dir(&r).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", r.join("summary.json")).unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .arg("plot")
+        .arg(&r)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("larger than 16777216 bytes"), "{err}");
 }

@@ -32,6 +32,8 @@ const CHUNK: u32 = 1 << 15;
 /// The most depths a saved `summary.json` may list (the largest radius of a board of at most
 /// 64 cells is far below).
 pub const MAX_SAVED_DEPTHS: usize = 10_000;
+/// The largest `summary.json` read, in bytes (one analyze writes is a few hundred kB at most).
+pub const MAX_SUMMARY_BYTES: u64 = 16 << 20;
 
 /// Work items per batch: one batch is written while the next is formatted (this also bounds
 /// the memory of streamed exports).
@@ -444,7 +446,17 @@ impl Summary {
     /// # Errors
     /// [`ExportError`] when the file is missing or not a summary.
     pub fn read(path: &Path) -> Result<Summary, ExportError> {
-        let text = fs::read_to_string(path).map_err(fail_read(path))?;
+        use std::io::Read;
+        let mut text = String::new();
+        fs::File::open(path)
+            .and_then(|f| f.take(MAX_SUMMARY_BYTES + 1).read_to_string(&mut text))
+            .map_err(fail_read(path))?;
+        if text.len() as u64 > MAX_SUMMARY_BYTES {
+            return Err(fail_read(path)(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("larger than {MAX_SUMMARY_BYTES} bytes: not a summary analyze wrote"),
+            )));
+        }
         let summary: Summary =
             serde_json::from_str(&text).map_err(|e| fail_read(path)(io::Error::other(e)))?;
         summary
@@ -455,8 +467,11 @@ impl Summary {
 
     /// Checks what the charts rely on, so that an edited or foreign `summary.json` gives a
     /// one-line error rather than a nonsense chart or a panic: a valid shape named as in
-    /// `board`, at most [`MAX_SAVED_DEPTHS`] depths, and each hardest board's label and grid
-    /// of that shape's size.
+    /// `board`; its board and edge counts (`n!`, and `(n-1)!` times the adjacent cell pairs,
+    /// where they fit in 64 bits); components that add up to at most the boards; reachable
+    /// boards (or boards found) at most the boards and equal to the sum of the counts per
+    /// depth, the goal alone at depth 0; at most [`MAX_SAVED_DEPTHS`] depths; and each
+    /// hardest board's label and grid of that shape's size.
     ///
     /// # Errors
     /// What is wrong, in a few words.
@@ -469,6 +484,36 @@ impl Summary {
             return Err(format!(
                 "{} depths (at most {MAX_SAVED_DEPTHS})",
                 self.depth_counts.len()
+            ));
+        }
+        if let Some(boards) = shape.board_count()
+            && boards != self.boards
+        {
+            return Err(format!("{} boards, but {shape} has {boards}", self.boards));
+        }
+        if let Some(edges) = shape.edge_count()
+            && edges != self.edges
+        {
+            return Err(format!("{} edges, but {shape} has {edges}", self.edges));
+        }
+        let in_components = self.components.sizes.iter().try_fold(0u64, |total, s| {
+            s.size
+                .checked_mul(s.count)
+                .and_then(|b| total.checked_add(b))
+        });
+        let components = self.components.sizes.iter().map(|s| s.count).sum::<u64>();
+        if in_components.is_none_or(|b| b > self.boards) || components != self.components.count {
+            return Err("components that do not add up".into());
+        }
+        let counted = self.reachable.or(self.boards_found).unwrap_or(0);
+        let sum = self
+            .depth_counts
+            .iter()
+            .try_fold(0u64, |total, &c| total.checked_add(c));
+        if counted > self.boards || sum != Some(counted) || self.depth_counts.first() != Some(&1) {
+            return Err(format!(
+                "counts per depth that do not add up to the {counted} boards reached (of {})",
+                self.boards
             ));
         }
         // A label is at most 3 characters per cell; a grid row at most 4 per cell.
