@@ -519,8 +519,9 @@ fn plot_refuses_nonsense_summaries() {
         .assert()
         .code(2)
         .stderr(one_line().and(predicate::str::contains("cannot read")));
-    // Nothing to draw is bad input too (exit 2), for one chart and for a comparison; a chart
-    // that cannot be written is a runtime failure (exit 1), as for every output.
+    // Nothing to draw (counts that cannot add up, issue 23) is bad input too (exit 2), for
+    // one chart and for a comparison; a chart that cannot be written is a runtime failure
+    // (exit 1), as for every output.
     let mut zeros = json.clone();
     let depths = zeros["depth_counts"].as_array().unwrap().len();
     zeros["depth_counts"] = vec![0; depths].into();
@@ -531,7 +532,7 @@ fn plot_refuses_nonsense_summaries() {
         .assert()
         .code(2)
         .stderr(one_line().and(predicate::str::contains(
-            "nothing to plot: 3x3: all depth counts are zero",
+            "counts per depth that do not add up to the 181440 boards reached",
         )));
     let chart = tmp.path().join("compare.png");
     npuzzle()
@@ -540,7 +541,7 @@ fn plot_refuses_nonsense_summaries() {
         .arg(&dir)
         .assert()
         .code(2)
-        .stderr(one_line().and(predicate::str::contains("nothing to plot")));
+        .stderr(one_line().and(predicate::str::contains("do not add up")));
     fs::write(&file, &good).unwrap();
     npuzzle()
         .args(["plot", "--compare"])
