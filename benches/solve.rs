@@ -160,7 +160,7 @@ fn main() {
     );
     let cap = Limits {
         max_expanded: Some(o.cap),
-        max_stored: None,
+        ..Limits::NONE
     };
     let first = &boards[..o.manhattan_boards.min(boards.len())];
     let name = format!("manhattan (first {})", first.len());

@@ -458,6 +458,102 @@ fn forged_databases_with_a_valid_checksum_are_rebuilt() {
     assert!(err.contains("corrupt: the placement on cells"), "{err}");
 }
 
+/// Issue 23: a board no heuristic can handle in reasonable time (a scrambled 5x5: it ran until
+/// killed) stops at `--time-limit` or `--max-expansions` with exit 1 and one line saying
+/// which and the bound proven; without them, a board above 16 cells is told up front that the
+/// search may not finish.
+#[test]
+fn searches_stop_at_the_time_limit_or_the_expansion_cap() {
+    let scrambled = "10 17 15 8 5 11 3 6 13 9 21 7 19 1 23 2 0 24 12 4 16 22 20 14 18";
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(
+        &["--size", "5", "--board", scrambled, "--time-limit", "1"],
+        None,
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: idastar stopped after 1 s (the time limit)")
+            && err.contains("no solution is shorter than"),
+        "{err}"
+    );
+    for algorithm in ["idastar", "astar"] {
+        let args = [
+            "--size",
+            "5",
+            "--board",
+            scrambled,
+            "--algorithm",
+            algorithm,
+            "--max-expansions",
+            "1000",
+        ];
+        let (code, _, err) = run(&args, None);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("boards expanded (--max-expansions) without reaching the goal"),
+            "{algorithm}: {err}"
+        );
+    }
+    let (code, _, _) = run(
+        &[
+            "--size",
+            "3",
+            "--board",
+            "1 2 3 4 5 6 7 8 0",
+            "--time-limit",
+            "0",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "a time limit of 0 s is refused");
+    // Two moves from the 5x5 goal: solved, with the note first.
+    let easy = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 0 23 24";
+    let (code, out, err) = run(&["--size", "5", "--board", easy], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Minimum number of moves = 2"), "{out}");
+    assert!(
+        err.contains("the search may not finish in reasonable time"),
+        "{err}"
+    );
+}
+
+/// Issue 23: `--batch -` reads the boards from standard input; `--compare --quiet` prints
+/// nothing but the lengths, one per method that runs; a batch line whose tiles make no
+/// supported board names its line once (it said "line 1: line 1:").
+#[test]
+fn batches_from_stdin_quiet_comparisons_and_one_line_prefix() {
+    let (code, out, err) = run(
+        &["--batch", "-"],
+        Some("0 1 3 4 2 5 7 8 6\n# a comment\n1 2 3 0\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "line,moves,expanded,nodes,seconds,solution");
+    assert!(
+        lines[1].starts_with("1,4,") && lines[1].ends_with(",RDRD"),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("3,0,"), "{out}");
+    let (code, out, err) = run(
+        &["--board", "1 2 3 4 5 6 7 0 8", "--compare", "--quiet"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.is_empty() && out.lines().all(|l| l == "1"), "{out}");
+    let (_, out, _) = run(&["--board", "1 2 3 4 5 6 8 7 0", "--compare", "-q"], None);
+    assert_eq!(out, "unsolvable\n");
+    let tiles: Vec<String> = (1..100).chain([0]).map(|t| t.to_string()).collect();
+    let (code, _, err) = run(&["--batch", "-"], Some(&format!("{}\n", tiles.join(" "))));
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: - line 1: a 10x10 board has 100 cells"),
+        "{err}"
+    );
+}
+
 /// Issue 20: the first 4x4 solve on an empty cache builds the 6-6-3 databases (about 5 s in
 /// release), not the 7-8 ones (about 6 minutes), says how to get those, and finds the optimal
 /// length (45 moves: the 7-8 databases agree in `default_method_on_4x4`); a batch of a few

@@ -42,7 +42,7 @@ pub struct SolveArgs {
     pub board: Option<String>,
 
     /// File of boards, one per line (row by row, 0 = blank; empty lines and lines starting
-    /// with # are skipped). Prints CSV: line,moves,expanded,nodes,seconds,solution (nodes:
+    /// with # are skipped; `-` reads standard input). Prints CSV: line,moves,expanded,nodes,seconds,solution (nodes:
     /// boards generated). A bad line is
     /// reported on stderr and the others are still solved.
     #[arg(long, value_name = "FILE")]
@@ -83,6 +83,14 @@ pub struct SolveArgs {
     /// $XDG_CACHE_HOME/npuzzle, else $HOME/.cache/npuzzle].
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+
+    /// Stop a search after N boards expanded (exit 1), for boards that may take too long.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_expansions: Option<u64>,
+
+    /// Stop a search after SECONDS (exit 1), saying the lower bound it proved (1 to 604800).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub time_limit: Option<u64>,
 }
 
 fn algorithm_parser() -> impl TypedValueParser<Value = Algorithm> {
@@ -121,6 +129,9 @@ pub struct Config {
     quiet: bool,
     cache_dir: Option<PathBuf>,
     partition: String,
+    /// `--max-expansions` and `--time-limit`.
+    max_expanded: Option<u64>,
+    time_limit: Option<std::time::Duration>,
 }
 
 /// BFS, UCS and A* stop when they hold this many boards (about 1 to 2 GB), rather than
@@ -134,6 +145,7 @@ const BYTES_PER_STORED: u64 = 100;
 const COMPARE_LIMITS: Limits = Limits {
     max_expanded: Some(50_000_000),
     max_stored: Some(5_000_000),
+    time_limit: None,
 };
 
 impl Config {
@@ -181,7 +193,19 @@ impl Config {
             quiet: args.quiet,
             cache_dir,
             partition: args.partition.clone().unwrap_or_else(|| "default".into()),
+            max_expanded: args.max_expansions,
+            time_limit: args.time_limit.map(std::time::Duration::from_secs),
         })
+    }
+
+    /// The caps of a search by `algorithm`: the memory's for the algorithms that store
+    /// boards, and `--max-expansions` and `--time-limit`.
+    fn limits(&self, algorithm: Algorithm) -> Limits {
+        Limits {
+            max_expanded: self.max_expanded,
+            time_limit: self.time_limit,
+            ..default_limits(algorithm)
+        }
     }
 
     /// The algorithm and heuristic for a board of `shape`: the ones asked for, the rest from
@@ -223,7 +247,7 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         Source::Single(single) => {
             let board = read_board(single, config.shape)?;
             if config.compare {
-                run_compare(&board, &mut heuristics, &mut out)
+                run_compare(&board, &mut heuristics, &mut out, config.quiet)
             } else {
                 run_one(&config, &board, &mut heuristics, &mut out)
             }
@@ -302,11 +326,16 @@ fn read_bounded(input: impl Read, name: &str) -> Result<String, CliError> {
 
 /// The lines of a batch file, read one at a time, each at most [`MAX_BOARD_BYTES`]: yields
 /// `Err` (and then stops) for an unreadable file, a line too long, or invalid UTF-8.
+/// `-` reads standard input.
 fn batch_lines(path: &Path) -> Result<impl Iterator<Item = Result<String, CliError>>, CliError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path)
-        .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
-    let mut reader = io::BufReader::new(file);
+    let mut reader: Box<dyn io::BufRead> = if path.as_os_str() == "-" {
+        Box::new(io::BufReader::new(io::stdin()))
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
+        Box::new(io::BufReader::new(file))
+    };
     let mut number = 0usize;
     let mut done = false;
     Ok(std::iter::from_fn(move || {
@@ -513,6 +542,7 @@ fn default_limits(algorithm: Algorithm) -> Limits {
         max_stored: algorithm
             .stores_boards()
             .then(|| MAX_STORED.min(analysis::available_memory() / BYTES_PER_STORED)),
+        time_limit: None,
     }
 }
 
@@ -524,6 +554,22 @@ fn run_one(
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     let (algorithm, kind) = config.method(board.shape());
+    if board.shape().cells() > solve::pdb::MAX_CELLS
+        && algorithm == Algorithm::IdaStar
+        && !config.quiet
+        && kind != HeuristicKind::Pdb
+        && config.time_limit.is_none()
+        && config.max_expanded.is_none()
+        && board.is_solvable()
+    {
+        eprintln!(
+            "note: a {} board without pattern databases (they go up to {} cells): the search \
+             may not finish in reasonable time; bound it with --time-limit SECONDS or \
+             --max-expansions N",
+            board.shape(),
+            solve::pdb::MAX_CELLS
+        );
+    }
     let unsolvable = if config.quiet {
         "unsolvable"
     } else {
@@ -534,12 +580,24 @@ fn run_one(
         writeln!(out, "{unsolvable}")?;
         return Ok(());
     }
-    let limits = default_limits(algorithm);
+    let limits = config.limits(algorithm);
     let solution = match solve_with(board, algorithm, kind, heuristics, limits)? {
         Ok(s) => s,
         Err(SolveError::Unsolvable) => {
             writeln!(out, "{unsolvable}")?;
             return Ok(());
+        }
+        Err(e @ SolveError::TimeUp { .. }) => {
+            return Err(CliError::runtime(format!("{algorithm} {e} (--time-limit)")).into());
+        }
+        Err(SolveError::LimitReached { expanded, .. })
+            if config.max_expanded.is_some_and(|m| expanded >= m) =>
+        {
+            return Err(CliError::runtime(format!(
+                "{algorithm} stopped after {expanded} boards expanded (--max-expansions) \
+                 without reaching the goal"
+            ))
+            .into());
         }
         Err(e @ SolveError::LimitReached { .. }) => {
             return Err(CliError::runtime(format!(
@@ -742,7 +800,7 @@ fn run_batch(
             writeln!(out, "{unsolvable}")?;
             continue;
         }
-        let limits = default_limits(algorithm);
+        let limits = config.limits(algorithm);
         match solve_with(&board, algorithm, kind, heuristics, limits)? {
             Ok(s) => writeln!(
                 out,
@@ -816,22 +874,38 @@ fn skip_reason(shape: Shape, algorithm: Algorithm, kind: Option<HeuristicKind>) 
 }
 
 /// `--compare`: one row per pair that runs, then what was left out and why.
+///
+/// With `quiet`: nothing but the lengths, one line per row that runs (`-` for a run that
+/// gave up), or `unsolvable`.
 fn run_compare(
     board: &Board,
     heuristics: &mut Heuristics,
     out: &mut impl Write,
+    quiet: bool,
 ) -> Result<(), Fail> {
     let shape = board.shape();
-    writeln!(out, "Board ({shape}):\n{}\n", board.grid())?;
+    if !quiet {
+        writeln!(out, "Board ({shape}):\n{}\n", board.grid())?;
+    }
     if !board.is_solvable() {
-        writeln!(out, "No solution possible")?;
+        writeln!(
+            out,
+            "{}",
+            if quiet {
+                "unsolvable"
+            } else {
+                "No solution possible"
+            }
+        )?;
         return Ok(());
     }
-    writeln!(
-        out,
-        "{:<9} {:<16} {:>6} {:>13} {:>11} {:>12}",
-        "algorithm", "heuristic", "moves", "expanded", "time", "peak memory"
-    )?;
+    if !quiet {
+        writeln!(
+            out,
+            "{:<9} {:<16} {:>6} {:>13} {:>11} {:>12}",
+            "algorithm", "heuristic", "moves", "expanded", "time", "peak memory"
+        )?;
+    }
     let mut skipped = Vec::new();
     let mut exact_missing = None;
     for (algorithm, kind) in compare_pairs() {
@@ -856,6 +930,14 @@ fn run_compare(
                 &COMPARE_LIMITS,
             ),
         };
+        if quiet {
+            match &result {
+                Ok(s) => writeln!(out, "{}", s.moves.len())?,
+                Err(SolveError::LimitReached { .. }) => writeln!(out, "-")?,
+                Err(e) => return Err(CliError::runtime(e).into()),
+            }
+            continue;
+        }
         let row = match result {
             // indicatif's types ignore widths: pad their text.
             Ok(s) => format!(
@@ -877,6 +959,9 @@ fn run_compare(
             Err(e) => return Err(CliError::runtime(e).into()),
         };
         writeln!(out, "{:<9} {:<16} {row}", algorithm.name(), kind_name)?;
+    }
+    if quiet {
+        return Ok(());
     }
     let caps = format!(
         "A run gives up after {} boards expanded or {} held.",

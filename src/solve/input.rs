@@ -38,6 +38,9 @@ pub enum InputError {
         /// Why.
         source: ShapeError,
     },
+    /// The tiles of a one-line board (`--board`, a batch line) make no supported shape.
+    #[error("{0}")]
+    FlatShape(ShapeError),
     /// A token that is not a number.
     #[error("line {line}: '{}' is not a tile number", crate::board::quoted(token))]
     NotANumber {
@@ -194,7 +197,7 @@ pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError>
             }
             Some(_) => {}
             None => {
-                let s = Shape::new(r, c).map_err(|source| InputError::Shape { line: 1, source })?;
+                let s = Shape::new(r, c).map_err(InputError::FlatShape)?;
                 return board_from_tiles(s, &parse_numbers(text)?);
             }
         }
@@ -212,7 +215,7 @@ pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError>
             if side * side != tiles.len() {
                 return Err(InputError::NotSquare(tiles.len()));
             }
-            Shape::square(side).map_err(|source| InputError::Shape { line: 1, source })?
+            Shape::square(side).map_err(InputError::FlatShape)?
         }
     };
     board_from_tiles(shape, &tiles)

@@ -213,6 +213,8 @@ pub struct Limits {
     pub max_expanded: Option<u64>,
     /// Stop when BFS, UCS or A* hold this many boards (open plus closed).
     pub max_stored: Option<u64>,
+    /// Stop once the search has run this long (checked every few thousand expansions).
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Limits {
@@ -220,6 +222,7 @@ impl Limits {
     pub const NONE: Limits = Limits {
         max_expanded: None,
         max_stored: None,
+        time_limit: None,
     };
 }
 
@@ -280,6 +283,20 @@ pub enum SolveError {
         expanded: u64,
         /// Boards held at the time (0 for IDA*).
         stored: u64,
+    },
+    /// [`Limits::time_limit`] passed before the goal was reached.
+    #[error(
+        "stopped after {seconds} s (the time limit) and {expanded} boards expanded without \
+         reaching the goal; no solution is shorter than {bound} moves"
+    )]
+    TimeUp {
+        /// The limit, in whole seconds.
+        seconds: u64,
+        /// Boards expanded so far.
+        expanded: u64,
+        /// A lower bound on the solution's length proven so far (the last bound IDA* finished,
+        /// or the heuristic's estimate of the start).
+        bound: u32,
     },
 }
 

@@ -93,7 +93,7 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
     while head < nodes.len() {
         let node = nodes[head];
         expanded += 1;
-        check_limits(limits, expanded, nodes.len())?;
+        check_limits(limits, expanded, nodes.len(), started, 0)?;
         packer.unpack(node.key, &mut cells);
         let blank = cells.iter().position(|&p| p == blank_piece).unwrap_or(0);
         for (dir, to) in moves.moves(blank) {
@@ -193,7 +193,16 @@ fn check_solvable(board: &Board) -> Result<(), SolveError> {
     }
 }
 
-fn check_limits(limits: &Limits, expanded: u64, stored: usize) -> Result<(), SolveError> {
+/// Expansions between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 14;
+
+fn check_limits(
+    limits: &Limits,
+    expanded: u64,
+    stored: usize,
+    started: Instant,
+    bound: u32,
+) -> Result<(), SolveError> {
     let over = |cap: Option<u64>, value: u64| cap.is_some_and(|c| value > c);
     if over(limits.max_expanded, expanded) || over(limits.max_stored, stored as u64) {
         return Err(SolveError::LimitReached {
@@ -201,7 +210,23 @@ fn check_limits(limits: &Limits, expanded: u64, stored: usize) -> Result<(), Sol
             stored: stored as u64,
         });
     }
-    Ok(())
+    time_up(limits, expanded, started, bound)
+}
+
+/// [`SolveError::TimeUp`] when the time limit has passed (looked at every [`CLOCK_EVERY`]
+/// expansions).
+#[inline]
+fn time_up(limits: &Limits, expanded: u64, started: Instant, bound: u32) -> Result<(), SolveError> {
+    match limits.time_limit {
+        Some(limit) if expanded % CLOCK_EVERY == 0 && started.elapsed() >= limit => {
+            Err(SolveError::TimeUp {
+                seconds: limit.as_secs(),
+                expanded,
+                bound,
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// "No move": the start board's incoming move.
@@ -438,7 +463,7 @@ fn best_first<E: Estimator>(
                 peak_bytes: bytes as u64,
             });
         }
-        check_limits(limits, expanded, nodes.len())?;
+        check_limits(limits, expanded, nodes.len(), started, u32::from(node.g))?;
         packer.unpack(node.key, &mut work.cells);
         for (cell, &p) in work.cells.iter().enumerate() {
             work.pos[p as usize] = cell as u8;
@@ -499,6 +524,11 @@ struct Ida<'a, E: Estimator> {
     expanded: u64,
     generated: u64,
     max_expanded: u64,
+    /// [`Limits::time_limit`], counted from `started`.
+    time_limit: Option<std::time::Duration>,
+    started: Instant,
+    /// The search stopped on the time limit.
+    timed_out: bool,
     /// The smallest `f` above the current bound seen in this iteration.
     next_bound: u32,
     deepest: usize,
@@ -522,6 +552,9 @@ impl<E: Estimator> Ida<'_, E> {
             expanded: 0,
             generated: 0,
             max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
+            time_limit: limits.time_limit,
+            started,
+            timed_out: false,
             next_bound: u32::MAX,
             deepest: 0,
         };
@@ -532,6 +565,13 @@ impl<E: Estimator> Ida<'_, E> {
             ida.generated += 1;
             match ida.search(blank, 0, h, memo, bound, NO_MOVE) {
                 Flow::Found => break,
+                Flow::Stopped if ida.timed_out => {
+                    return Err(SolveError::TimeUp {
+                        seconds: limits.time_limit.map_or(0, |l| l.as_secs()),
+                        expanded: ida.expanded,
+                        bound,
+                    });
+                }
                 Flow::Stopped => {
                     return Err(SolveError::LimitReached {
                         expanded: ida.expanded,
@@ -580,6 +620,12 @@ impl<E: Estimator> Ida<'_, E> {
             return Flow::Found;
         }
         if self.expanded >= self.max_expanded {
+            return Flow::Stopped;
+        }
+        if self.expanded % CLOCK_EVERY == 0
+            && self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
+        {
+            self.timed_out = true;
             return Flow::Stopped;
         }
         self.deepest = self.deepest.max(g as usize);
@@ -854,7 +900,7 @@ mod tests {
         let b = Board::parse_tiles(s, "8 6 7 2 5 4 3 0 1").unwrap();
         let cap = Limits {
             max_expanded: Some(100),
-            max_stored: None,
+            ..Limits::NONE
         };
         for a in Algorithm::ALL {
             let r = solve(&b, a, &Heuristic::manhattan(s), &cap);
@@ -864,8 +910,8 @@ mod tests {
             );
         }
         let cap = Limits {
-            max_expanded: None,
             max_stored: Some(1_000),
+            ..Limits::NONE
         };
         assert!(matches!(
             bfs(&b, &cap),
