@@ -243,6 +243,22 @@ impl Checkpoint {
 
     /// Opens a saved layer's file, checking its length and CRC.
     fn open(&self, saved: &Saved, span: u64) -> io::Result<Layer> {
+        // A plain name of this folder (a state, CRC and all, may still be forged: never a path
+        // elsewhere), offsets from 0 that never go back, counts that add up.
+        let plain = Path::new(&saved.file).file_name() == Some(std::ffi::OsStr::new(&saved.file));
+        let ordered = saved.offsets.first() == Some(&0)
+            && saved.offsets.windows(2).all(|w| w[0] <= w[1]);
+        let counted = saved
+            .counts
+            .iter()
+            .try_fold(0u64, |total, &c| total.checked_add(c));
+        if !plain || !ordered || counted.is_none() {
+            return Err(invalid(format!(
+                "{}: a state naming layer file {:?} with offsets or counts that cannot be",
+                self.dir.display(),
+                saved.file
+            )));
+        }
         let path = self.dir.join(&saved.file);
         let mut file = File::open(&path)?;
         let len = file.metadata()?.len();
@@ -273,7 +289,7 @@ impl Checkpoint {
         }
         Ok(Layer {
             span,
-            len: saved.counts.iter().sum(),
+            len: counted.unwrap_or(0),
             counts: saved.counts.clone(),
             store: Store::Disk(LayerFile {
                 file,
@@ -283,5 +299,40 @@ impl Checkpoint {
                 write_time: std::time::Duration::ZERO,
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 23: a state names its layers' files and offsets, and even one whose CRC checks
+    /// out is not trusted with them: a name that leaves the folder, offsets that go back or
+    /// do not start at 0, or counts that overflow are refused before any file is opened or
+    /// any buffer sized from them.
+    #[test]
+    fn a_state_cannot_point_outside_its_folder_or_go_back() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("layer-1.npl"), [0u8; 10]).unwrap();
+        let outside = dir.path().parent().unwrap().join("elsewhere.npl");
+        let ck = Checkpoint::new(dir.path(), RunLabel::default(), 100, 2);
+        let saved = |file: &str, offsets: Vec<u64>, counts: Vec<u64>| Saved {
+            file: file.to_string(),
+            counts,
+            offsets,
+            crc: crc32fast::hash(&[0u8; 10]),
+        };
+        let good = saved("layer-1.npl", vec![0, 4, 10], vec![1, 2]);
+        assert_eq!(ck.open(&good, 50).unwrap().len, 3);
+        for bad in [
+            saved(&outside.display().to_string(), vec![0, 4, 10], vec![1, 2]),
+            saved("../layer-1.npl", vec![0, 4, 10], vec![1, 2]),
+            saved("layer-1.npl", vec![0, 11, 10], vec![1, 2]),
+            saved("layer-1.npl", vec![4, 6, 10], vec![1, 2]),
+            saved("layer-1.npl", vec![0, 4, 10], vec![u64::MAX, 2]),
+        ] {
+            let e = ck.open(&bad, 50).err().unwrap();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+        }
     }
 }
