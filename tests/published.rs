@@ -171,6 +171,23 @@ fn one_by_n_has_factorial_many_components() {
     }
 }
 
+/// Issue 23: from 11 cells on, a one-row board's components are stated, not searched one by
+/// one (1x12 has 39.9 million; one BFS each took about 80 s): (n-1)! paths of n boards, the
+/// goal's path searched, in well under a second.
+#[test]
+fn long_lines_state_their_components() {
+    for n in [11usize, 12] {
+        let started = std::time::Instant::now();
+        let a = analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress);
+        assert!(started.elapsed().as_secs() < 10, "1x{n}: {:?}", started.elapsed());
+        let fact = (1..n as u64).product::<u64>();
+        assert_eq!(a.components.method, Method::Theorem);
+        assert_eq!(a.components.count, fact, "1x{n}");
+        assert_eq!(a.components.sizes, BTreeMap::from([(n as u64, fact)]));
+        assert_eq!(a.distances.max_depth() as usize, n - 1);
+    }
+}
+
 /// Our BFS depths and components equal petgraph's (dijkstra on unit weights, and
 /// connected_components) on the materialized graph, for every shape up to 10 cells.
 #[test]
