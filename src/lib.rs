@@ -36,6 +36,7 @@
 //!   each vertex drawn as its board.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
+//! - [`published`]: the OEIS depth distributions the tests check against, kept once.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -84,6 +85,7 @@ pub mod interop;
 pub mod moves;
 pub mod plot;
 pub mod progress;
+pub mod published;
 pub mod rank;
 pub mod shape;
 pub mod solve;

@@ -337,10 +337,7 @@ fn a_killed_search_resumes_from_its_checkpoint() {
 /// it finished written (OEIS A089484's first terms), "complete": false and the depth reached.
 #[test]
 fn the_memory_and_disk_budget_stop_cleanly() {
-    const A089484: [u64; 21] = [
-        1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
-        231844, 447342, 859744, 1637383,
-    ];
+    use npuzzle::published::A089484_TO_20 as A089484;
     let dir = tempfile::tempdir().unwrap();
     let four = ["--size", "4", "--max-depth", "22", "--edges", "none"];
     let mut args = four.to_vec();

@@ -14,27 +14,7 @@ use npuzzle::{Board, NoProgress, Shape};
 use petgraph::algo::{connected_components, dijkstra};
 use proptest::prelude::*;
 
-/// OEIS A089473: 3x3, boards at each distance from the goal.
-const A089473: [u64; 32] = [
-    1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529, 10878,
-    16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
-];
-/// OEIS A090034: 2x3.
-const A090034: [u64; 22] = [
-    1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
-];
-/// OEIS A090035: 2x4.
-const A090035: [u64; 37] = [
-    1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985, 1194,
-    1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
-];
-/// OEIS A090036: 2x5.
-const A090036: [u64; 56] = [
-    1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567, 4996,
-    6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725, 104896,
-    116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119, 45840, 33422,
-    23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
-];
+use npuzzle::published::{A089473, A090034, A090035, A090036};
 
 fn shape(r: usize, c: usize) -> Shape {
     Shape::new(r, c).unwrap()
@@ -179,7 +159,11 @@ fn long_lines_state_their_components() {
     for n in [11usize, 12] {
         let started = std::time::Instant::now();
         let a = analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress);
-        assert!(started.elapsed().as_secs() < 10, "1x{n}: {:?}", started.elapsed());
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "1x{n}: {:?}",
+            started.elapsed()
+        );
         let fact = (1..n as u64).product::<u64>();
         assert_eq!(a.components.method, Method::Theorem);
         assert_eq!(a.components.count, fact, "1x{n}");

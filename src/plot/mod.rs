@@ -201,25 +201,11 @@ mod tests {
     use super::*;
     use plotters::style::RGBColor;
 
-    /// 3x3 depth counts (OEIS A089473).
-    const COUNTS_3X3: [u64; 32] = [
-        1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529,
-        10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
-    ];
-    const COUNTS_2X3: [u64; 22] = [
-        1, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
-    ];
-    /// 2x4 and 2x5 depth counts (output/2x4, output/2x5).
-    const COUNTS_2X4: [u64; 37] = [
-        1, 2, 3, 6, 10, 14, 19, 28, 42, 61, 85, 119, 161, 215, 293, 396, 506, 632, 788, 985, 1194,
-        1414, 1664, 1884, 1999, 1958, 1770, 1463, 1076, 667, 361, 190, 88, 39, 19, 7, 1,
-    ];
-    const COUNTS_2X5: [u64; 56] = [
-        1, 2, 3, 6, 11, 19, 30, 44, 68, 112, 176, 271, 411, 602, 851, 1232, 1783, 2530, 3567, 4996,
-        6838, 9279, 12463, 16597, 21848, 28227, 35682, 44464, 54597, 65966, 78433, 91725, 104896,
-        116966, 126335, 131998, 133107, 128720, 119332, 106335, 91545, 75742, 60119, 45840, 33422,
-        23223, 15140, 9094, 5073, 2605, 1224, 528, 225, 75, 20, 2,
-    ];
+    /// The published 3x3, 2x3, 2x4 and 2x5 depth counts (OEIS A089473, A090034, A090035,
+    /// A090036; also output/2x4, output/2x5).
+    use crate::published::{
+        A089473 as COUNTS_3X3, A090034 as COUNTS_2X3, A090035 as COUNTS_2X4, A090036 as COUNTS_2X5,
+    };
 
     /// The histogram of `counts` (with the 3x3 hardest boards) rendered in memory: its RGB
     /// pixels and layout.
@@ -334,10 +320,7 @@ mod tests {
     }
 
     /// 4x4 depth counts to depth 20 (OEIS A089484): a partial run's.
-    const COUNTS_4X4_D20: [u64; 21] = [
-        1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000,
-        231844, 447342, 859744, 1637383,
-    ];
+    use crate::published::A089484_TO_20 as COUNTS_4X4_D20;
 
     /// `chart` rendered in memory: its RGB pixels and layout.
     fn render_chart(chart: &DepthChart) -> (Vec<u8>, HistogramLayout) {

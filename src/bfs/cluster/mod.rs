@@ -647,10 +647,7 @@ mod tests {
     fn threads_of_one_process_agree_with_the_published_3x3_figures() {
         let shape = Shape::new(3, 3).unwrap();
         let goal = Board::goal(shape);
-        let a089473 = [
-            1u64, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638,
-            9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
-        ];
+        let a089473 = crate::published::A089473;
         let space = ParitySpace::new(shape, Parity::Even).unwrap();
         let reference = crate::bfs::DepthArray::new(space.size());
         let marks = StateMarks::new(space.size());

@@ -246,8 +246,8 @@ impl Checkpoint {
         // A plain name of this folder (a state, CRC and all, may still be forged: never a path
         // elsewhere), offsets from 0 that never go back, counts that add up.
         let plain = Path::new(&saved.file).file_name() == Some(std::ffi::OsStr::new(&saved.file));
-        let ordered = saved.offsets.first() == Some(&0)
-            && saved.offsets.windows(2).all(|w| w[0] <= w[1]);
+        let ordered =
+            saved.offsets.first() == Some(&0) && saved.offsets.windows(2).all(|w| w[0] <= w[1]);
         let counted = saved
             .counts
             .iter()
