@@ -55,6 +55,9 @@ pub enum AnalyzeError {
     /// from, a `--memory` budget too small for one chunk.
     #[error("{0}")]
     Refused(String),
+    /// The memory plan let the run through, but an array could not be allocated.
+    #[error(transparent)]
+    OutOfMemory(#[from] bfs::OutOfMemory),
 }
 
 /// The engine that runs a shape.
@@ -343,22 +346,29 @@ pub fn analyze(
     progress: &dyn Progress,
 ) -> Result<Analysis, AnalyzeError> {
     plan(goal.shape(), options, available_memory())?;
-    Ok(analyze_unchecked(goal, options, progress))
+    analyze_unchecked(goal, options, progress)
 }
 
-/// [`analyze`] without the memory check (the caller has called [`plan`]).
+/// [`analyze`] without the memory plan (the caller has called [`plan`]).
+///
+/// # Errors
+/// [`AnalyzeError::OutOfMemory`] when an array cannot be allocated after all.
 ///
 /// # Panics
 /// When no engine supports the shape, or per-board results are asked above
 /// [`SEARCH_CELLS`] cells.
-pub fn analyze_unchecked(goal: &Board, options: Options, progress: &dyn Progress) -> Analysis {
+pub fn analyze_unchecked(
+    goal: &Board,
+    options: Options,
+    progress: &dyn Progress,
+) -> Result<Analysis, AnalyzeError> {
     let shape = goal.shape();
     let engine = Engine::for_shape(shape).expect("a shape the engines support (see plan)");
     let (distances, components, per_board) = match engine {
-        Engine::Parity => analyze_parity(goal, options, progress),
-        Engine::Lex => analyze_lex(goal, options, progress),
+        Engine::Parity => analyze_parity(goal, options, progress)?,
+        Engine::Lex => analyze_lex(goal, options, progress)?,
     };
-    Analysis::new(goal, distances, components, per_board, None)
+    Ok(Analysis::new(goal, distances, components, per_board, None))
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
@@ -763,16 +773,22 @@ fn frontier_plan<S: StateSpace>(
     )
 }
 
+/// What an engine gives [`analyze_unchecked`].
+type Parts = (Distances, Components, Option<PerBoard>);
+
 fn analyze_parity(
     goal: &Board,
     options: Options,
     progress: &dyn Progress,
-) -> (Distances, Components, Option<PerBoard>) {
+) -> Result<Parts, AnalyzeError> {
     let shape = goal.shape();
     let class = Parity::of(goal);
     let space = ParitySpace::new(shape, class).expect("a board of 2 rows and 2 columns or more");
-    let depths = options.per_board.then(|| DepthArray::new(space.size()));
-    let marks = StateMarks::new(space.size());
+    let depths = match options.per_board {
+        true => Some(DepthArray::try_new(space.size())?),
+        false => None,
+    };
+    let marks = StateMarks::try_new(space.size())?;
     let distances = match &depths {
         Some(d) => distances::from_goal(&space, &marks, goal, d, progress),
         None => distances::from_goal(&space, &marks, goal, &(), progress),
@@ -785,7 +801,7 @@ fn analyze_parity(
         let rest = components::find_rest(&space, &marks, 1, None, reachable, progress);
         drop(marks);
         let other = ParitySpace::new(shape, class.flipped()).expect("the same shape");
-        let other_marks = StateMarks::new(other.size());
+        let other_marks = StateMarks::try_new(other.size())?;
         let found = components::find_rest(&other, &other_marks, 1, None, 0, progress);
         for (&size, &count) in rest.sizes.iter().chain(&found.sizes) {
             for _ in 0..count {
@@ -799,22 +815,23 @@ fn analyze_parity(
     let per_board = depths.map(|depths| PerBoard {
         lookup: Lookup::Parity { space, depths },
     });
-    (distances, components, per_board)
+    Ok((distances, components, per_board))
 }
 
 fn analyze_lex(
     goal: &Board,
     options: Options,
     progress: &dyn Progress,
-) -> (Distances, Components, Option<PerBoard>) {
+) -> Result<Parts, AnalyzeError> {
     let space = LexSpace::new(goal.shape()).expect("at most 12 cells");
-    let marks = StateMarks::new(space.size());
-    let per_board = options.per_board.then(|| {
-        (
-            DepthArray::new(space.size()),
-            ComponentArray::new(space.size()),
-        )
-    });
+    let marks = StateMarks::try_new(space.size())?;
+    let per_board = match options.per_board {
+        true => Some((
+            DepthArray::try_new(space.size())?,
+            ComponentArray::try_new(space.size())?,
+        )),
+        false => None,
+    };
     let distances = match &per_board {
         Some((depths, _)) => distances::from_goal(&space, &marks, goal, depths, progress),
         None => distances::from_goal(&space, &marks, goal, &(), progress),
@@ -846,7 +863,7 @@ fn analyze_lex(
     let per_board = per_board.map(|(depths, components)| PerBoard {
         lookup: Lookup::Lex { depths, components },
     });
-    (distances, components, per_board)
+    Ok((distances, components, per_board))
 }
 
 /// The depth of every board from the goal, one byte per lexicographic rank
@@ -873,8 +890,8 @@ pub fn depth_table(shape: Shape, progress: &dyn Progress) -> Result<Vec<u8>, Ana
             DecimalBytes(available)
         )));
     }
-    let marks = StateMarks::new(space.size());
-    let depths = DepthArray::new(space.size());
+    let marks = StateMarks::try_new(space.size())?;
+    let depths = DepthArray::try_new(space.size())?;
     distances::from_goal(&space, &marks, &Board::goal(shape), &depths, progress);
     Ok(depths.to_vec())
 }

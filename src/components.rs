@@ -60,9 +60,21 @@ pub struct ComponentArray(Vec<AtomicU32>);
 
 impl ComponentArray {
     /// `len` boards, all in component 0 until labelled.
+    ///
+    /// # Panics
+    /// When the allocation fails (see [`ComponentArray::try_new`]).
     pub fn new(len: u64) -> ComponentArray {
+        ComponentArray::try_new(len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`ComponentArray::new`], or [`bfs::OutOfMemory`] when the allocation fails.
+    ///
+    /// # Errors
+    /// [`bfs::OutOfMemory`] with the bytes asked for.
+    pub fn try_new(len: u64) -> Result<ComponentArray, bfs::OutOfMemory> {
         // Zeroed by the allocator (bytemuck: all-zero bits are a valid `AtomicU32`).
-        ComponentArray(bytemuck::allocation::zeroed_vec(len as usize))
+        let ids: Vec<AtomicU32> = bfs::try_zeroed(len, "the component ids (4 bytes per board)")?;
+        Ok(ComponentArray(ids))
     }
 
     /// Component id of board `index`.

@@ -346,6 +346,7 @@ mod tests {
             Options { per_board: true },
             &NoProgress,
         )
+        .unwrap()
     }
 
     /// The 2x2 GraphML parses as XML, declares its keys, and holds the 24 boards and 24 edges
@@ -456,7 +457,8 @@ mod tests {
             &crate::Board::goal(shape),
             Options { per_board: false },
             &NoProgress,
-        );
+        )
+        .unwrap();
         assert!(matches!(
             write_graphml(&path, &a, &NoProgress),
             Err(InteropError::NoPerBoard)

@@ -47,20 +47,25 @@ enum Command {
     Man(cli::conventions::ManArgs),
 }
 
-/// The system allocator, except that a failed allocation ends the program with one line and
-/// exit 1 (after removing the temporary files being written) instead of Rust's abort (exit
-/// 134). The memory plan refuses what cannot fit before any work; this catches what it cannot
-/// foresee, such as an address-space limit (`ulimit -v`) met by a search that grows. (So a
-/// `try_reserve` that fails ends the program too: npuzzle has none, the plan being up front.)
+/// The system allocator, except that a failed allocation below [`FALLIBLE_FROM`] bytes ends
+/// the program with one line and exit 1 (after removing the temporary files being written)
+/// instead of Rust's abort (exit 134, temporary files left behind): the memory plan refuses
+/// what cannot fit before any work; this catches what it cannot foresee, such as an
+/// address-space limit (`ulimit -v`) met by small allocations.
+///
+/// A larger allocation that fails is returned as a failure, as the system allocator does: the
+/// big arrays (marks, depths, component ids, pattern databases, gathered results) are
+/// allocated fallibly and report [`npuzzle::bfs::OutOfMemory`] with what they were for, and a
+/// dependency's `try_reserve` gets its error rather than an exit.
 struct RefuseOnExhaustion;
 
-// SAFETY: every call is forwarded to `System` with the same arguments; a null result is not
-// returned but ends the process.
+// SAFETY: every call is forwarded to `System` with the same arguments; a null result is
+// returned as it is, or (below FALLIBLE_FROM bytes) ends the process.
 unsafe impl GlobalAlloc for RefuseOnExhaustion {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract is System's.
         let p = unsafe { System.alloc(layout) };
-        if p.is_null() {
+        if p.is_null() && layout.size() < FALLIBLE_FROM {
             out_of_memory(layout.size());
         }
         p
@@ -69,7 +74,7 @@ unsafe impl GlobalAlloc for RefuseOnExhaustion {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as above.
         let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() {
+        if p.is_null() && layout.size() < FALLIBLE_FROM {
             out_of_memory(layout.size());
         }
         p
@@ -78,7 +83,7 @@ unsafe impl GlobalAlloc for RefuseOnExhaustion {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as above.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if p.is_null() {
+        if p.is_null() && new_size < FALLIBLE_FROM {
             out_of_memory(new_size);
         }
         p
@@ -89,6 +94,10 @@ unsafe impl GlobalAlloc for RefuseOnExhaustion {
         unsafe { System.dealloc(ptr, layout) }
     }
 }
+
+/// Allocations of at least this many bytes (64 MiB) that fail are returned as failures (see
+/// [`RefuseOnExhaustion`]).
+const FALLIBLE_FROM: usize = 64 << 20;
 
 #[global_allocator]
 static ALLOCATOR: RefuseOnExhaustion = RefuseOnExhaustion;

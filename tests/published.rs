@@ -22,7 +22,7 @@ fn shape(r: usize, c: usize) -> Shape {
 
 /// `check(shape, published layer sizes)`: the distribution, reachable count and components.
 fn check(r: usize, c: usize, expected: &[u64]) {
-    let a = analyze_unchecked(&Board::goal(shape(r, c)), Options::default(), &NoProgress);
+    let a = analyze_unchecked(&Board::goal(shape(r, c)), Options::default(), &NoProgress).unwrap();
     assert_eq!(a.distances.layer_sizes, expected, "{r}x{c}");
     let half = a.boards / 2;
     assert_eq!(a.distances.reachable(), half);
@@ -89,7 +89,7 @@ fn computed_components_are_the_parity_classes() {
         );
         assert_eq!(layers.sizes, from_goal.sizes, "{s}");
         // And the analysis reports the same structure.
-        let a = analyze_unchecked(&goal, Options::default(), &NoProgress);
+        let a = analyze_unchecked(&goal, Options::default(), &NoProgress).unwrap();
         assert_eq!(a.components.method, Method::Search);
         assert_eq!(a.components.sizes, BTreeMap::from([(lex.size() / 2, 2)]));
     }
@@ -116,7 +116,7 @@ fn computed_components_are_the_parity_classes() {
 #[test]
 fn blank_centre_goal_matches_a089474() {
     let goal = Board::parse_tiles(shape(3, 3), "1 2 3 4 0 5 6 7 8").unwrap();
-    let a = analyze_unchecked(&goal, Options::default(), &NoProgress);
+    let a = analyze_unchecked(&goal, Options::default(), &NoProgress).unwrap();
     assert_eq!(a.distances.max_depth(), 30);
     assert_eq!(a.distances.layer_sizes[30], 148);
     assert_eq!(a.distances.antipodes.len(), 148);
@@ -127,7 +127,7 @@ fn blank_centre_goal_matches_a089474() {
 #[test]
 fn the_two_3x3_antipodes() {
     // OEIS A089473's examples, 31 moves from the goal.
-    let a = analyze_unchecked(&Board::goal(shape(3, 3)), Options::default(), &NoProgress);
+    let a = analyze_unchecked(&Board::goal(shape(3, 3)), Options::default(), &NoProgress).unwrap();
     let labels: Vec<String> = a.distances.antipodes.iter().map(Board::label).collect();
     let expected: Vec<String> = ["8 6 7 2 5 4 3 0 1", "6 4 7 8 5 0 3 2 1"]
         .iter()
@@ -143,7 +143,8 @@ fn the_two_3x3_antipodes() {
 fn one_by_n_has_factorial_many_components() {
     // Tiles never pass each other on a 1xN board: (N-1)! components of N boards.
     for n in 2..=8usize {
-        let a = analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress);
+        let a =
+            analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress).unwrap();
         let fact = (1..n as u64).product::<u64>();
         assert_eq!(a.components.count, fact, "1x{n}");
         assert_eq!(a.components.sizes, BTreeMap::from([(n as u64, fact)]));
@@ -158,7 +159,8 @@ fn one_by_n_has_factorial_many_components() {
 fn long_lines_state_their_components() {
     for n in [11usize, 12] {
         let started = std::time::Instant::now();
-        let a = analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress);
+        let a =
+            analyze_unchecked(&Board::goal(shape(1, n)), Options::default(), &NoProgress).unwrap();
         assert!(
             started.elapsed().as_secs() < 10,
             "1x{n}: {:?}",
@@ -180,7 +182,8 @@ fn depths_and_components_agree_with_petgraph() {
     // single rows).
     let shapes = Shape::all_up_to(10).filter(|s| s.cols() > 1 || s.rows() == 2);
     for s in shapes {
-        let ours = analyze_unchecked(&Board::goal(s), Options { per_board: true }, &NoProgress);
+        let ours =
+            analyze_unchecked(&Board::goal(s), Options { per_board: true }, &NoProgress).unwrap();
         let per_board = ours.per_board.as_ref().unwrap();
         let g = GameGraph::new(s).to_petgraph();
         assert_eq!(g.edge_count() as u64, ours.edges);

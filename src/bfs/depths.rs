@@ -24,12 +24,23 @@ impl DepthArray {
     pub const MAX_DEPTH: u32 = 254;
 
     /// `len` boards, none reached.
+    ///
+    /// # Panics
+    /// When the allocation fails (see [`DepthArray::try_new`]).
     pub fn new(len: u64) -> DepthArray {
+        DepthArray::try_new(len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`DepthArray::new`], or [`OutOfMemory`] when the allocation fails.
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] with the bytes asked for.
+    pub fn try_new(len: u64) -> Result<DepthArray, super::OutOfMemory> {
         // Zeroed by the allocator with the atomic type's layout (bytemuck).
-        DepthArray(
-            bytemuck::allocation::zeroed_vec(len as usize),
+        Ok(DepthArray(
+            super::marks::try_zeroed(len, "the depths (a byte per board)")?,
             AtomicBool::new(false),
-        )
+        ))
     }
 
     /// Whether a board deeper than [`DepthArray::MAX_DEPTH`] was visited (and stored as that

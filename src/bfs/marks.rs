@@ -19,6 +19,34 @@ pub(crate) const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 /// Fields per 64-bit word.
 pub(crate) const FIELDS_PER_WORD: u64 = 32;
 
+/// An array of the search could not be allocated: the memory plan let it through, but the
+/// memory was not there when asked for (another program took it, an address-space limit).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "out of memory: {what} need {} and the allocation failed (the memory npuzzle may use: \
+     RAM, its cgroup's limit, ulimit -v)",
+    indicatif::DecimalBytes(*bytes)
+)]
+pub struct OutOfMemory {
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// What they were for (`the marks`, `the depths`, ...).
+    pub what: &'static str,
+}
+
+/// A zeroed vector of `len` values of `T` (all-zero bits valid), allocated by the allocator's
+/// zeroed path (lazily zeroed pages for large ones); [`OutOfMemory`] instead of an abort.
+pub(crate) fn try_zeroed<T: bytemuck::Zeroable>(
+    len: u64,
+    what: &'static str,
+) -> Result<Vec<T>, OutOfMemory> {
+    let bytes = len.saturating_mul(size_of::<T>() as u64);
+    usize::try_from(len)
+        .ok()
+        .and_then(|n| bytemuck::allocation::try_zeroed_vec(n).ok())
+        .ok_or(OutOfMemory { bytes, what })
+}
+
 /// Two bits per board over `0..len`, shared between threads. Memory: `len / 4` bytes.
 pub struct StateMarks {
     words: Vec<AtomicU64>,
@@ -29,15 +57,23 @@ impl StateMarks {
     /// All `len` boards `UNSEEN`; allocates `len / 4` bytes (rounded up to 8).
     ///
     /// # Panics
-    /// When the allocation fails (callers plan the memory first, see `analysis::plan`).
+    /// When the allocation fails (see [`StateMarks::try_new`]).
     pub fn new(len: u64) -> StateMarks {
-        let n_words = len.div_ceil(FIELDS_PER_WORD) as usize;
+        StateMarks::try_new(len).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`StateMarks::new`], or [`OutOfMemory`] when the allocation fails.
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] with the bytes asked for.
+    pub fn try_new(len: u64) -> Result<StateMarks, OutOfMemory> {
+        let n_words = len.div_ceil(FIELDS_PER_WORD);
         // Zeroed by the allocator (calloc, hence lazily zeroed pages for large arrays) rather
         // than written word by word, with the atomic type's own layout (bytemuck: all-zero
         // bits are a valid `AtomicU64`).
-        let words: Vec<AtomicU64> = bytemuck::allocation::zeroed_vec(n_words);
-        advise_huge_pages(words.as_ptr(), n_words);
-        StateMarks { words, len }
+        let words: Vec<AtomicU64> = try_zeroed(n_words, "the marks (2 bits per board)")?;
+        advise_huge_pages(words.as_ptr(), words.len());
+        Ok(StateMarks { words, len })
     }
 
     /// Number of boards.
@@ -203,6 +239,19 @@ pub(crate) fn advise_huge_pages<T>(ptr: *const T, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23: the big arrays are allocated fallibly: an impossible size is an
+    /// [`OutOfMemory`] naming the array and the bytes, not an abort.
+    #[test]
+    fn impossible_arrays_are_errors() {
+        let e = StateMarks::try_new(u64::MAX).err().unwrap();
+        assert_eq!(e.what, "the marks (2 bits per board)");
+        assert!(e.to_string().starts_with("out of memory: the marks"), "{e}");
+        let e = crate::bfs::DepthArray::try_new(1 << 62).err().unwrap();
+        assert_eq!(e.bytes, 1 << 62);
+        assert!(crate::components::ComponentArray::try_new(1 << 62).is_err());
+        assert_eq!(StateMarks::try_new(1000).unwrap().len(), 1000);
+    }
 
     #[test]
     fn next_unseen_skips_visited_and_stops_at_len() {

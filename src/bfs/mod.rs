@@ -44,7 +44,8 @@ pub use driver::{Claims, Layers, Tuning, list_limit, run, run_with};
 
 pub use lex::LexSpace;
 pub(crate) use marks::advise_huge_pages;
-pub use marks::{DONE, StateMarks, UNSEEN};
+pub(crate) use marks::try_zeroed;
+pub use marks::{DONE, OutOfMemory, StateMarks, UNSEEN};
 pub use parity::{Parity, ParitySpace};
 
 use crate::board::Board;

@@ -434,7 +434,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             limited = Some(l);
             result
         }
-        None => analysis::analyze_unchecked(&goal, options, &bars),
+        None => analysis::analyze_unchecked(&goal, options, &bars).map_err(CliError::runtime)?,
         Some(c) => match analysis::analyze_cluster(&goal, options, c, &bars) {
             Ok(Some(result)) => result,
             Ok(None) => {

@@ -61,7 +61,8 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let path = dir.join(format.file_name());
 
     let bars = Bars::new(!args.quiet);
-    let result = analysis::analyze_unchecked(&npuzzle::Board::goal(shape), options, &bars);
+    let result = analysis::analyze_unchecked(&npuzzle::Board::goal(shape), options, &bars)
+        .map_err(CliError::runtime)?;
     interop::write_graph(&path, &result, format, &bars).map_err(CliError::runtime)?;
     if !args.quiet {
         let size = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);

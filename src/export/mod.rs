@@ -629,7 +629,8 @@ mod tests {
             &crate::Board::goal(shape),
             Options { per_board: true },
             &NoProgress,
-        );
+        )
+        .unwrap();
         let path = dir.path().join("nodes.csv");
         write_nodes(&path, &analysis, BoardFormat::Labels, &NoProgress).unwrap();
         let text = fs::read_to_string(&path).unwrap();

@@ -98,6 +98,9 @@ pub enum PdbError {
     /// No databases to combine.
     #[error("no pattern databases to combine")]
     Empty,
+    /// The search's arrays could not be allocated.
+    #[error(transparent)]
+    OutOfMemory(#[from] crate::bfs::OutOfMemory),
     /// A table of the wrong length.
     #[error("a table for tiles {tiles:?} on {shape} needs {expected} entries, got {found}")]
     WrongLength {
@@ -437,10 +440,16 @@ impl PatternDb {
             space.states(),
             "states",
         );
-        let mut depths: Vec<AtomicU8> = Vec::with_capacity(space.placements() as usize);
+        let mut depths: Vec<AtomicU8> = Vec::new();
+        depths
+            .try_reserve_exact(space.placements() as usize)
+            .map_err(|_| crate::bfs::OutOfMemory {
+                bytes: space.placements(),
+                what: "a pattern database (a byte per placement)",
+            })?;
         crate::bfs::advise_huge_pages(depths.as_ptr(), depths.capacity());
         depths.extend((0..space.placements()).map(|_| AtomicU8::new(UNREACHABLE)));
-        let marks = StateMarks::new(space.size());
+        let marks = StateMarks::try_new(space.size())?;
         let seed = space
             .rank(&Board::goal(shape))
             .expect("the goal is a state of its own shape");

@@ -335,6 +335,11 @@ fn place_depths(
     Ok(())
 }
 
+/// A process's array that the memory check let through but could not be allocated.
+pub(super) fn out_of_memory(e: crate::bfs::OutOfMemory) -> ClusterError {
+    ClusterError::Peer(e.to_string())
+}
+
 fn corrupt() -> ClusterError {
     ClusterError::Peer("a corrupt message of board indices arrived".into())
 }
@@ -413,9 +418,9 @@ pub(super) fn worker_main<S: StateSpace>(
             Some(held) => held,
             None => Held {
                 deal,
-                marks: StateMarks::new(deal.held()),
-                depths: if phase.space == 0 {
-                    job.per_board.then(|| DepthArray::new(deal.held()))
+                marks: StateMarks::try_new(deal.held()).map_err(out_of_memory)?,
+                depths: if phase.space == 0 && job.per_board {
+                    Some(DepthArray::try_new(deal.held()).map_err(out_of_memory)?)
                 } else {
                     depths.take()
                 },
@@ -520,7 +525,8 @@ pub(super) fn worker_main<S: StateSpace>(
             let got = net.gather(chunks)?;
             let deal = Deal::new(first.size(), peers, me);
             if me == 0 {
-                let mut all = vec![0u8; first.size() as usize];
+                let mut all: Vec<u8> = crate::bfs::try_zeroed(first.size(), "the gathered depths")
+                    .map_err(out_of_memory)?;
                 for (sender, p) in got {
                     place_depths(&mut all, &deal, sender as usize, &p)?;
                 }
