@@ -232,7 +232,7 @@ impl Checkpoints {
             )
         })?;
         let deal = Deal::new(space_size, self.processes, self.process);
-        let mut marks = StateMarks::try_new(deal.held()).map_err(super::worker::out_of_memory)?;
+        let mut marks = StateMarks::try_new(deal.held()).map_err(super::out_of_memory)?;
         let depth_bytes = if h.has_depths { h.len } else { 0 };
         if h.len != deal.held() || opened.body_len != marks.word_bytes() + depth_bytes {
             return Err(self.error(

@@ -299,6 +299,11 @@ pub enum ClusterError {
     Checkpoint(String),
 }
 
+/// A process's array that the memory check let through but could not be allocated.
+fn out_of_memory(e: crate::bfs::OutOfMemory) -> ClusterError {
+    ClusterError::Peer(e.to_string())
+}
+
 /// Progress events from worker 0 to the calling thread.
 enum Event {
     Connected,

@@ -11,7 +11,7 @@ use timely::worker::Worker;
 use super::checkpoint::Checkpoints;
 use super::net::{Net, corrupt_from, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
-use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic};
+use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::marks::FIELDS_PER_WORD;
 use crate::bfs::step::{self, Expander, LaneMasks, Owner, code};
@@ -333,11 +333,6 @@ fn place_depths(
         all[from..to].copy_from_slice(block);
     }
     Ok(())
-}
-
-/// A process's array that the memory check let through but could not be allocated.
-pub(super) fn out_of_memory(e: crate::bfs::OutOfMemory) -> ClusterError {
-    ClusterError::Peer(e.to_string())
 }
 
 fn corrupt() -> ClusterError {
