@@ -848,3 +848,37 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("belongs to another run"), "{err}");
 }
+
+/// A process in the middle (process 1 of 3: it dials process 0 and waits for process 2)
+/// refused by process 0 stops at once with the reason, instead of waiting for process 2
+/// until its connect timeout.
+#[test]
+fn a_refused_process_stops_without_waiting_for_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut p0, address) = start(
+        process(dir.path(), 0, 3, &[], &["--connect-timeout", "60"]),
+        true,
+    );
+    let started = Instant::now();
+    let (p1, _) = start(
+        process(
+            dir.path(),
+            1,
+            3,
+            &[address.unwrap()],
+            &["--connect-timeout", "60", "--goal", "2 1 3 4 5 6 7 8 0"],
+        ),
+        true,
+    );
+    let out = p1.wait();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    p0.child.kill().unwrap();
+    drop(p0.child.wait());
+    assert_eq!(out.status.code(), Some(1));
+    let err = errors(&out);
+    assert!(err.contains("the goal is 2 1 3/4 5 6/7 8 0 here"), "{err}");
+}

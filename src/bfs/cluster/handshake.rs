@@ -193,16 +193,24 @@ pub fn connect(
         None
     };
     let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+    // Set when dialing has failed: the waiting for the processes above then stops too.
+    let gave_up = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         let dialer = scope.spawn(|| {
             let mut got = Vec::with_capacity(me);
             for (p, addrs) in dial.iter().enumerate() {
-                got.push(dial_peer(peering, p, addrs)?);
+                match dial_peer(peering, p, addrs) {
+                    Ok(stream) => got.push(stream),
+                    Err(e) => {
+                        gave_up.store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
             }
             Ok::<_, ClusterError>(got)
         });
         let accepted = match &listener {
-            Some(l) => accept_peers(&std::sync::Arc::new(peering.clone()), l, warn),
+            Some(l) => accept_peers(&std::sync::Arc::new(peering.clone()), l, warn, &gave_up),
             None => Ok(Vec::new()),
         };
         let dialed = dialer
@@ -278,6 +286,7 @@ fn accept_peers(
     peering: &std::sync::Arc<Peering>,
     listener: &TcpListener,
     warn: &(dyn Fn(String) + Sync),
+    gave_up: &std::sync::atomic::AtomicBool,
 ) -> Result<Vec<(usize, TcpStream)>, ClusterError> {
     let n = peering.addresses.len();
     let me = peering.me;
@@ -292,6 +301,10 @@ fn accept_peers(
         let missing: Vec<usize> = (me + 1..n).filter(|&p| got[p].is_none()).collect();
         if missing.is_empty() {
             break;
+        }
+        if gave_up.load(std::sync::atomic::Ordering::Relaxed) {
+            // The dialer's error is the one reported.
+            return Ok(Vec::new());
         }
         if Instant::now() >= peering.deadline {
             let mut message = format!(
