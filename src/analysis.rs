@@ -483,12 +483,7 @@ pub fn analyze_cluster(
             components.add(distances.reachable());
             components.add(distances.reachable());
         }
-        _ => {
-            components.method = Method::Theorem;
-            let lines = crate::rank::factorial(shape.cells() - 1).unwrap_or(0);
-            components.count = lines;
-            components.sizes.insert(shape.cells() as u64, lines);
-        }
+        _ => components = Components::of_line(shape),
     }
     let per_board = outcome.depths.map(|raw| PerBoard {
         lookup: Lookup::Parity {
@@ -644,15 +639,7 @@ pub fn analyze_limited(
             let space = LexSpace::new(shape).ok_or_else(too_large)?;
             let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
                 .map_err(scratch_error)?;
-            let n = shape.cells() as u64;
-            let mut c = Components {
-                method: Method::Theorem,
-                ..Components::default()
-            };
-            let lines = crate::rank::factorial(shape.cells() - 1).ok_or_else(too_large)?;
-            c.count = lines;
-            c.sizes.insert(n, lines);
-            (f, boards, c)
+            (f, boards, Components::of_line(shape))
         }
         _ => return Err(too_large()),
     };
@@ -837,29 +824,22 @@ fn analyze_lex(
         None => distances::from_goal(&space, &marks, goal, &(), progress),
     };
     let reachable = distances.reachable();
-    let n = goal.shape().cells() as u64;
-    let mut components = if per_board.is_none() && goal.shape().cells() > LINE_SEARCH_CELLS {
-        // (n-1)! paths of n boards: one BFS per component took 6.6 s on 1x11 and about 80 s
-        // on 1x12 (39.9 million components) for a figure the theorem states.
-        let lines = crate::rank::factorial(goal.shape().cells() - 1).unwrap_or(0);
-        let mut c = Components {
-            method: Method::Theorem,
-            ..Components::default()
-        };
-        c.count = lines - 1;
-        c.sizes.insert(n, lines - 1);
-        c
+    let components = if per_board.is_none() && goal.shape().cells() > LINE_SEARCH_CELLS {
+        // One BFS per path took 6.6 s on 1x11 and about 80 s on 1x12 (39.9 million
+        // components) for a figure the theorem states.
+        Components::of_line(goal.shape())
     } else {
-        components::find_rest(
+        let mut found = components::find_rest(
             &space,
             &marks,
             1,
             per_board.as_ref().map(|(_, c)| c),
             reachable,
             progress,
-        )
+        );
+        found.add(reachable);
+        found
     };
-    components.add(reachable);
     let per_board = per_board.map(|(depths, components)| PerBoard {
         lookup: Lookup::Lex { depths, components },
     });

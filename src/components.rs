@@ -49,6 +49,18 @@ impl Components {
         *self.sizes.entry(size).or_default() += 1;
     }
 
+    /// The components of a one-row board of `shape`, stated: tiles never pass each other, so
+    /// the game graph is `(n-1)!` paths of `n` boards, one per order of the tiles.
+    pub fn of_line(shape: crate::shape::Shape) -> Components {
+        let n = shape.cells();
+        let lines = crate::rank::factorial(n.saturating_sub(1)).unwrap_or(0);
+        Components {
+            count: lines,
+            sizes: BTreeMap::from([(n as u64, lines)]),
+            method: Method::Theorem,
+        }
+    }
+
     /// Total boards over all components.
     pub fn boards(&self) -> u64 {
         self.sizes.iter().map(|(size, count)| size * count).sum()

@@ -147,7 +147,7 @@ impl PatternSpace {
 
     /// The cells reachable from `seed` through `free` (both masks, `seed` within `free`).
     #[inline(always)]
-    fn flood(&self, seed: u32, free: u32) -> u32 {
+    pub(crate) fn flood(&self, seed: u32, free: u32) -> u32 {
         let cols = self.shape.cols();
         let mut region = seed;
         loop {

@@ -630,6 +630,9 @@ impl PatternDb {
             todo.push(cells[..k].to_vec());
         }
         let value = |p: &[u8]| self.table[self.layout.index(p, n)];
+        // Its flood of the free cells gives the regions the blank cannot leave.
+        let space = PatternSpace::new(self.shape, &self.pieces)
+            .ok_or_else(|| format!("{} has no pattern space", self.shape))?;
         for p in &todo {
             let v = value(p);
             if v == UNREACHABLE {
@@ -653,7 +656,7 @@ impl PatternDb {
                 // The tile can move back from `q` in one move with the blank in the region of
                 // the cell it left: bounded when that region is every free cell, or at the goal
                 // placement when it is the region of the goal board's blank (value 0).
-                let region = self.region(free, vacated);
+                let region = space.flood(1 << vacated, free);
                 let bounded = region == free || (q == goal && region & 1 << (n - 1) != 0);
                 if bounded && h + 1 < v {
                     return Err(format!(
@@ -690,24 +693,6 @@ impl PatternDb {
             }
         }
         out
-    }
-
-    /// The cells of the mask `free` connected to `cell` (one of them) through free cells.
-    fn region(&self, free: u32, cell: usize) -> u32 {
-        let mut seen = 1u32 << cell;
-        let mut frontier = seen;
-        while frontier != 0 {
-            let c = frontier.trailing_zeros() as usize;
-            frontier &= frontier - 1;
-            for to in self.shape.adjacent(c) {
-                let bit = 1u32 << to;
-                if free & bit != 0 && seen & bit == 0 {
-                    seen |= bit;
-                    frontier |= bit;
-                }
-            }
-        }
-        seen
     }
 
     /// The board shape.
