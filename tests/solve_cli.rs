@@ -436,10 +436,10 @@ fn forged_databases_with_a_valid_checksum_are_rebuilt() {
     for entry in fs::read_dir(&cache).unwrap() {
         let path = entry.unwrap().path();
         let mut bytes = fs::read(&path).unwrap();
-        // magic 8, version 4, rows 4, cols 4, k 4, the k tiles, the table's length 8, the
-        // table, the CRC-32 of everything before it.
+        // magic 8, version 4, rows 4, cols 4, k 4, the k tiles, checks 4, the table's
+        // length 8, the table, the CRC-32 of everything before it.
         let k = u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize;
-        let start = 24 + k + 8;
+        let start = 24 + k + 4 + 8;
         let end = bytes.len() - 4;
         for v in &mut bytes[start..end] {
             if *v != 0 && *v != 0xFF {

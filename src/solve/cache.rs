@@ -15,6 +15,7 @@
 //! | 4 + 4 | rows, columns |
 //! | 4 | `k`, the number of tiles in the pattern |
 //! | `k` | the tiles, as printed |
+//! | 4 | checks: 1 when the full breadth-first check ([`PatternDb::verify`]) passed after the build, 0 when not |
 //! | 8 | entry count: `16^k` up to 6 tiles, `n! / (n - k)!` from 7 ([`Layout`]) |
 //! | entries | the table, one byte per entry, indexed as in [`crate::solve::pdb`] |
 //! | 4 | CRC-32 (IEEE) of everything before it |
@@ -22,7 +23,9 @@
 //! **Trust.** A file is used only if every field matches what is asked for, the length is
 //! exact, the checksum matches and the values can be the pattern's ([`PatternDb::check`]:
 //! the goal's entry is 0, every value at least the tiles' Manhattan distance and of its
-//! parity). A missing, truncated, corrupt or
+//! parity) and pass the breadth-first spot check ([`PatternDb::spot_check`]); a file that
+//! does not record the full check is checked in full before use. A missing, truncated,
+//! corrupt or
 //! stale (other version, shape or pattern) file is rebuilt and rewritten atomically: written to
 //! a temporary file in the same folder, then renamed over the old one, so that a crash or a
 //! concurrent run never leaves a half-written file under the real name.
@@ -43,7 +46,7 @@ use crate::solve::pdb::{
 pub const MAGIC: [u8; 8] = *b"NPUZZPDB";
 
 /// The file format version; a file of another version is stale and rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The default cache folder: `$NPUZZLE_CACHE` if set, else `$XDG_CACHE_HOME/npuzzle`, else
 /// `$HOME/.cache/npuzzle`; `None` when none of them is set.
@@ -210,6 +213,7 @@ pub fn encode(db: &PatternDb) -> Vec<u8> {
     out.extend_from_slice(&(db.shape().cols() as u32).to_le_bytes());
     out.extend_from_slice(&(tiles.len() as u32).to_le_bytes());
     out.extend_from_slice(&tiles);
+    out.extend_from_slice(&u32::from(db.is_verified()).to_le_bytes());
     out.extend_from_slice(&(table.len() as u64).to_le_bytes());
     out.extend_from_slice(table);
     let crc = crc32fast::hash(&out);
@@ -263,12 +267,16 @@ fn read_db(
             "stale: holds {rows}x{cols} tiles {stored_tiles:?}, expected {shape} tiles {tiles:?}"
         ));
     }
+    let checks = u32_field(field(4)?);
+    if checks > 1 {
+        return Err(format!("corrupt: checks field {checks}"));
+    }
     let count = u64::from_le_bytes(field(8)?.try_into().unwrap_or_default());
     let expected = Layout::of(k).len(shape.cells(), k);
     if count != expected {
         return Err(format!("corrupt: {count} entries, expected {expected}"));
     }
-    let header = (8 + 4 * 4 + k + 8) as u64;
+    let header = (8 + 4 * 5 + k + 8) as u64;
     let whole = header + count + 4;
     if len < whole {
         return Err(truncated());
@@ -291,10 +299,15 @@ fn read_db(
     if crc.finalize() != u32::from_le_bytes(stored) {
         return Err("corrupt: checksum mismatch".into());
     }
-    let db = PatternDb::from_table(shape, tiles, table).map_err(|e| format!("corrupt: {e}"))?;
+    let mut db = PatternDb::from_table(shape, tiles, table).map_err(|e| format!("corrupt: {e}"))?;
     db.check().map_err(|e| format!("corrupt: {e}"))?;
     db.spot_check(SPOT_CHECKS, u64::from(db.shape().cells() as u32))
         .map_err(|e| format!("corrupt: {e}"))?;
+    if checks == 1 {
+        db.mark_verified();
+    } else {
+        db.verify().map_err(|e| format!("corrupt: {e}"))?;
+    }
     Ok(db)
 }
 
@@ -338,8 +351,9 @@ mod tests {
         let s = shape33();
         let db = PatternDb::build(s, &[1, 2, 3, 4], &NoProgress).unwrap();
         let bytes = encode(&db);
-        assert_eq!(bytes.len(), 8 + 4 * 4 + 4 + 8 + 65_536 + 4);
+        assert_eq!(bytes.len(), 8 + 4 * 4 + 4 + 4 + 8 + 65_536 + 4);
         assert_eq!(decode(&bytes, s, &[1, 2, 3, 4]), Ok(db.clone()));
+        assert!(db.is_verified());
         // Every truncation is caught.
         for len in [0, 5, 20, 40, bytes.len() - 1] {
             assert!(
@@ -400,6 +414,39 @@ mod tests {
                 assert!(why.starts_with("corrupt:"), "{tiles:?} {at}={value}: {why}");
             }
         }
+    }
+
+    /// Issue 23: a build checks its table in full and the file records it; a file that does
+    /// not record it is checked in full on load, which finds one entry raised by 2 (of the
+    /// right parity, above the Manhattan distance: [`PatternDb::check`] passes it, and the
+    /// spot check's samples need not reach it).
+    #[test]
+    fn the_full_check_is_recorded_and_run_where_it_is_not() {
+        let s = shape33();
+        let tiles = [1u8, 2, 3, 4, 5, 6, 7];
+        let built = PatternDb::build(s, &tiles, &NoProgress).unwrap();
+        let bytes = encode(&built);
+        let checks_at = 8 + 4 * 4 + tiles.len();
+        assert_eq!(bytes[checks_at..checks_at + 4], [1, 0, 0, 0]);
+        let plain = PatternDb::from_table(s, &tiles, built.table().to_vec()).unwrap();
+        assert!(!plain.is_verified());
+        let unchecked = encode(&plain);
+        assert_eq!(unchecked[checks_at..checks_at + 4], [0, 0, 0, 0]);
+        let loaded = decode(&unchecked, s, &tiles).unwrap();
+        assert!(loaded.is_verified());
+        // The deepest entry raised by 2.
+        let deepest = (0..built.table().len())
+            .filter(|&i| built.table()[i] != crate::solve::pdb::UNREACHABLE)
+            .max_by_key(|&i| built.table()[i])
+            .unwrap();
+        let mut table = built.table().to_vec();
+        table[deepest] += 2;
+        let mut raised = PatternDb::from_table(s, &tiles, table).unwrap();
+        assert_eq!(raised.check(), Ok(()));
+        let why = decode(&encode(&raised), s, &tiles).unwrap_err();
+        assert!(why.starts_with("corrupt: the placement on cells"), "{why}");
+        assert!(raised.verify().is_err());
+        assert!(!raised.is_verified());
     }
 
     /// The first call builds and saves, the second loads; a corrupted file is detected,

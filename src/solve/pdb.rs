@@ -113,6 +113,17 @@ pub enum PdbError {
         /// Entries given.
         found: u64,
     },
+    /// A table just built that fails its full check ([`PatternDb::verify`]): a defect of
+    /// the build, reported rather than used.
+    #[error("the pattern database for tiles {tiles:?} on {shape} fails its check: {problem}")]
+    FailedCheck {
+        /// The board's shape.
+        shape: Shape,
+        /// The pattern's tiles.
+        tiles: Vec<u8>,
+        /// The first problem found.
+        problem: String,
+    },
 }
 
 /// The tiles of a board split into disjoint patterns, one database each.
@@ -374,14 +385,27 @@ impl Layout {
 }
 
 /// One pattern's database: the fewest pattern-tile moves for every placement of its tiles.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PatternDb {
     shape: Shape,
     /// The pattern's pieces (tile number minus one: the piece's goal cell).
     pieces: Vec<u8>,
     layout: Layout,
     table: Vec<u8>,
+    /// Whether the full check ([`PatternDb::verify`]) has passed.
+    verified: bool,
 }
+
+/// Equal when shape, pattern and table are: whether the full check has run is not part of
+/// the value.
+impl PartialEq for PatternDb {
+    fn eq(&self, other: &PatternDb) -> bool {
+        (self.shape, &self.pieces, self.layout, &self.table)
+            == (other.shape, &other.pieces, other.layout, &other.table)
+    }
+}
+
+impl Eq for PatternDb {}
 
 /// Records the first depth at which each placement is reached.
 struct FirstDepth<'a> {
@@ -404,15 +428,17 @@ impl OnVisit for FirstDepth<'_> {
 impl PatternDb {
     /// Builds the database of the pattern `tiles` (as printed, `1..n-1`) on `shape` by a
     /// parallel breadth-first search over its abstract state space (see the module
-    /// documentation), reporting each layer to `progress`, then checks it
-    /// ([`PatternDb::check`]).
+    /// documentation), reporting each layer to `progress`, then checks it in full
+    /// ([`PatternDb::verify`]; [`PatternDb::check`] too in debug builds).
     ///
     /// Time and memory grow as `n! / (n - k - 1)!`: a 6-tile pattern of the 4x4 board takes
-    /// a few seconds, the 8-tile one a few minutes and 1.5 GB on two cores.
+    /// a few seconds, the 8-tile one about 3.5 minutes (a minute of it the full check) and
+    /// 1.6 GB on two cores.
     ///
     /// # Errors
     /// [`PdbError::PatternTooLarge`] above [`MAX_STATES`] indices; [`PdbError::BadPartition`]
-    /// for a tile out of range or repeated.
+    /// for a tile out of range or repeated; [`PdbError::OutOfMemory`];
+    /// [`PdbError::FailedCheck`] if the full check fails (a defect of the build).
     pub fn build(
         shape: Shape,
         tiles: &[u8],
@@ -476,13 +502,19 @@ impl PatternDb {
                 table
             }
         };
-        let db = PatternDb {
+        let mut db = PatternDb {
             shape,
             pieces,
             layout,
             table,
+            verified: false,
         };
         debug_assert_eq!(db.check(), Ok(()));
+        db.verify().map_err(|problem| PdbError::FailedCheck {
+            shape,
+            tiles: tiles.to_vec(),
+            problem,
+        })?;
         Ok(db)
     }
 
@@ -509,6 +541,7 @@ impl PatternDb {
             pieces,
             layout,
             table,
+            verified: false,
         })
     }
 
@@ -629,50 +662,50 @@ impl PatternDb {
             rng.shuffle(&mut cells);
             todo.push(cells[..k].to_vec());
         }
-        let value = |p: &[u8]| self.table[self.layout.index(p, n)];
-        // Its flood of the free cells gives the regions the blank cannot leave.
-        let space = PatternSpace::new(self.shape, &self.pieces)
-            .ok_or_else(|| format!("{} has no pattern space", self.shape))?;
-        for p in &todo {
-            let v = value(p);
-            if v == UNREACHABLE {
-                continue;
-            }
-            if v == 0 {
-                if *p != goal {
-                    return Err(format!(
-                        "the placement on cells {p:?} holds 0, which only the goal's may"
-                    ));
-                }
-                continue;
-            }
-            let mut closer = false;
-            for (q, free, vacated) in self.neighbours(p) {
-                let h = value(&q);
-                if h == UNREACHABLE {
-                    continue;
-                }
-                closer |= h < v;
-                // The tile can move back from `q` in one move with the blank in the region of
-                // the cell it left: bounded when that region is every free cell, or at the goal
-                // placement when it is the region of the goal board's blank (value 0).
-                let region = space.flood(1 << vacated, free);
-                let bounded = region == free || (q == goal && region & 1 << (n - 1) != 0);
-                if bounded && h + 1 < v {
-                    return Err(format!(
-                        "the placement on cells {p:?} holds {v}, but one move away the \
-                         placement on cells {q:?} holds {h}"
-                    ));
-                }
-            }
-            if !closer {
-                return Err(format!(
-                    "the placement on cells {p:?} holds {v}, but no placement one move away \
-                     holds less"
-                ));
-            }
-        }
+        let probe = Probe::new(self)?;
+        todo.iter().try_for_each(|p| probe.check_at(p))
+    }
+
+    /// Checks the breadth-first property of [`PatternDb::spot_check`] at every placement,
+    /// in parallel: the full check run once after each build ([`PatternDb::build`]) and
+    /// recorded in the cache file. Every placement's pattern moves are looked up: under a
+    /// second for a 6-tile pattern of 4x4, 62 s for the 8-tile one on two cores (its
+    /// search takes about 150 s).
+    ///
+    /// # Errors
+    /// A one-line description of a placement that fails.
+    pub fn verify(&mut self) -> Result<(), String> {
+        self.verified = false;
+        let n = self.shape.cells();
+        let k = self.pieces.len();
+        let probe = Probe::new(self)?;
+        let total = placements(n, k);
+        const BLOCK: u64 = 1 << 14;
+        (0..total.div_ceil(BLOCK))
+            .into_par_iter()
+            .try_for_each(|block| {
+                let mut cells = [0u8; MAX_PATTERN_TILES];
+                let p = &mut cells[..k];
+                (block * BLOCK..total.min((block + 1) * BLOCK)).try_for_each(|r| {
+                    unrank_partial(r, n, p);
+                    probe.check_at(p)
+                })
+            })?;
+        self.verified = true;
         Ok(())
+    }
+
+    /// Whether the full check ([`PatternDb::verify`]) has passed on this table: always
+    /// after [`PatternDb::build`]; after [`PatternDb::from_table`] only once `verify` (or a
+    /// cache file's record of it, see [`crate::solve::cache`]) says so.
+    pub fn is_verified(&self) -> bool {
+        self.verified
+    }
+
+    /// Records that the full check passed when the table was built, as a cache file says:
+    /// trusted, not re-run (the file's CRC and the spot check on load guard the rest).
+    pub(crate) fn mark_verified(&mut self) {
+        self.verified = true;
     }
 
     /// The placements one pattern move from `p` (tile cells in pattern order), each with its
@@ -720,6 +753,100 @@ impl PatternDb {
         let pos = crate::solve::estimator::positions(board.permutation());
         let cells: Vec<u8> = self.pieces.iter().map(|&p| pos[p as usize]).collect();
         self.table[self.layout.index(&cells, self.shape.cells())]
+    }
+}
+
+/// The breadth-first check of one placement ([`PatternDb::spot_check`],
+/// [`PatternDb::verify`]), with what it needs computed once.
+struct Probe<'a> {
+    db: &'a PatternDb,
+    /// Its flood of the free cells gives the regions the blank cannot leave.
+    space: PatternSpace,
+    /// Per cell, its neighbours (a mask).
+    adjacent: Vec<u32>,
+    /// Every cell (a mask).
+    all: u32,
+}
+
+impl<'a> Probe<'a> {
+    fn new(db: &'a PatternDb) -> Result<Probe<'a>, String> {
+        let shape = db.shape;
+        let n = shape.cells();
+        let space = PatternSpace::new(shape, &db.pieces)
+            .ok_or_else(|| format!("{shape} has no pattern space"))?;
+        let adjacent = (0..n)
+            .map(|c| shape.adjacent(c).fold(0u32, |m, t| m | 1 << t))
+            .collect();
+        Ok(Probe {
+            db,
+            space,
+            adjacent,
+            all: u32::MAX >> (32 - n),
+        })
+    }
+
+    /// Checks placement `p` (cells of the pattern's tiles, in pattern order): see
+    /// [`PatternDb::spot_check`] for what is checked and why.
+    #[inline]
+    fn check_at(&self, p: &[u8]) -> Result<(), String> {
+        let db = self.db;
+        let n = db.shape.cells();
+        let k = p.len();
+        let value = |q: &[u8]| db.table[db.layout.index(q, n)];
+        let v = value(p);
+        if v == UNREACHABLE {
+            return Ok(());
+        }
+        if v == 0 {
+            if *p != *db.pieces {
+                return Err(format!(
+                    "the placement on cells {p:?} holds 0, which only the goal's may"
+                ));
+            }
+            return Ok(());
+        }
+        let occupied: u32 = p.iter().fold(0, |m, &c| m | 1 << c);
+        let mut q = [0u8; MAX_PATTERN_TILES];
+        q[..k].copy_from_slice(p);
+        let mut closer = false;
+        for i in 0..k {
+            let from = p[i];
+            let mut targets = self.adjacent[from as usize] & !occupied;
+            while targets != 0 {
+                let to = targets.trailing_zeros();
+                targets &= targets - 1;
+                q[i] = to as u8;
+                let h = value(&q[..k]);
+                if h != UNREACHABLE {
+                    closer |= h < v;
+                    // The tile can move back from `q` in one move with the blank in the
+                    // region of the cell it left: bounded when that region is every free
+                    // cell, or at the goal placement when it is the region of the goal
+                    // board's blank (value 0).
+                    if h + 1 < v {
+                        let free = self.all & !((occupied & !(1 << from)) | 1 << to);
+                        let region = self.space.flood(1 << from, free);
+                        let bounded =
+                            region == free || (q[..k] == *db.pieces && region & 1 << (n - 1) != 0);
+                        if bounded {
+                            return Err(format!(
+                                "the placement on cells {p:?} holds {v}, but one move away \
+                                 the placement on cells {:?} holds {h}",
+                                &q[..k]
+                            ));
+                        }
+                    }
+                }
+                q[i] = from;
+            }
+        }
+        if !closer {
+            return Err(format!(
+                "the placement on cells {p:?} holds {v}, but no placement one move away \
+                 holds less"
+            ));
+        }
+        Ok(())
     }
 }
 
