@@ -3,7 +3,6 @@
 
 mod cli;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -47,79 +46,47 @@ enum Command {
     Man(cli::conventions::ManArgs),
 }
 
-/// The system allocator, except that a failed allocation below [`FALLIBLE_FROM`] bytes ends
-/// the program with one line and exit 1 (after removing the temporary files being written)
-/// instead of Rust's abort (exit 134, temporary files left behind): the memory plan refuses
-/// what cannot fit before any work; this catches what it cannot foresee, such as an
-/// address-space limit (`ulimit -v`) met by small allocations.
+/// An abort (SIGABRT) ends the program with exit 1 after removing the temporary files of the
+/// outputs being written ([`npuzzle::durable::abandon`]), instead of exit 134 with them left
+/// behind. The allocator is Rust's own: the big arrays (marks, depths, component ids, pattern
+/// databases, gathered results) are allocated fallibly and report
+/// [`npuzzle::bfs::OutOfMemory`] with what they were for, and a dependency's `try_reserve`
+/// gets its error. What the memory plan cannot foresee, such as an address-space limit
+/// (`ulimit -v`) met by a small allocation, ends in Rust's one line (`memory allocation of
+/// N bytes failed`) and its abort, which this turns into exit 1 with no output left half
+/// written.
 ///
-/// A larger allocation that fails is returned as a failure, as the system allocator does: the
-/// big arrays (marks, depths, component ids, pattern databases, gathered results) are
-/// allocated fallibly and report [`npuzzle::bfs::OutOfMemory`] with what they were for, and a
-/// dependency's `try_reserve` gets its error rather than an exit.
-struct RefuseOnExhaustion;
-
-// SAFETY: every call is forwarded to `System` with the same arguments; a null result is
-// returned as it is, or (below FALLIBLE_FROM bytes) ends the process.
-unsafe impl GlobalAlloc for RefuseOnExhaustion {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is System's.
-        let p = unsafe { System.alloc(layout) };
-        if p.is_null() && layout.size() < FALLIBLE_FROM {
-            out_of_memory(layout.size());
-        }
-        p
+/// Installed before `main` on Linux ([`INSTALL_BEFORE_MAIN`]), so that it also covers the
+/// allocations of Rust's own start-up, and with `sigaction` directly: nothing is allocated.
+fn clean_exit_on_abort() {
+    extern "C" fn exit_after_abort(_: libc::c_int) {
+        npuzzle::durable::abandon();
+        // SAFETY: ends the process at once; async-signal-safe.
+        unsafe { libc::_exit(1) }
     }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as above.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() && layout.size() < FALLIBLE_FROM {
-            out_of_memory(layout.size());
-        }
-        p
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as above.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if p.is_null() && new_size < FALLIBLE_FROM {
-            out_of_memory(new_size);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
+    // SAFETY: a zeroed `sigaction` is a valid empty action; the handler is an `extern "C"`
+    // function of the signature `sa_handler` expects, which removes files by their stored
+    // paths (no allocation for paths of usual length) and ends the process with `_exit`. An
+    // abort is raised by the thread that aborts, after its failed allocation has returned.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = exit_after_abort as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
     }
 }
 
-/// Allocations of at least this many bytes (64 MiB) that fail are returned as failures (see
-/// [`RefuseOnExhaustion`]).
-const FALLIBLE_FROM: usize = 64 << 20;
-
-#[global_allocator]
-static ALLOCATOR: RefuseOnExhaustion = RefuseOnExhaustion;
-
-/// Ends the program after a failed allocation of `bytes`: temporary files removed, one line on
-/// stderr, exit 1. Allocates nothing.
-fn out_of_memory(bytes: usize) -> ! {
-    npuzzle::durable::abandon();
-    let mut digits = itoa::Buffer::new();
-    let parts: [&[u8]; 3] = [
-        b"error: out of memory: an allocation of ",
-        digits.format(bytes).as_bytes(),
-        b" bytes failed (the memory npuzzle may use: RAM, its cgroup's limit, ulimit -v); \
-          no output was left half written\n",
-    ];
-    for part in parts {
-        // SAFETY: writes a valid buffer to stderr; a failure cannot be reported anyway.
-        unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+/// Runs [`clean_exit_on_abort`] from the executable's initialisers, before Rust's runtime
+/// starts (its first allocations can fail under a tight `ulimit -v`).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static INSTALL_BEFORE_MAIN: extern "C" fn() = {
+    extern "C" fn install() {
+        clean_exit_on_abort();
     }
-    // SAFETY: ends the process without running anything that may allocate.
-    unsafe { libc::_exit(1) }
-}
+    install
+};
 
 /// Threads per core beyond which `RAYON_NUM_THREADS` is capped: more only adds switching.
 const THREADS_PER_CORE: usize = 4;
@@ -258,6 +225,8 @@ fn start_threads(flag: Option<u32>) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    #[cfg(not(target_os = "linux"))]
+    clean_exit_on_abort();
     exit_on_failed_print();
     clean_exit_on_signals();
     let cli = match Cli::try_parse() {

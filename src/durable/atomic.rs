@@ -94,7 +94,8 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
     // Created and registered under the lock: once `abandon` holds it, every temporary file
     // that exists is in the list. Between the file's creation and its registration nothing
     // allocates: an allocation that failed there would call `abandon` on this thread, which
-    // holds the lock, and the file would be left behind. So the name is made, and the two
+    // holds the lock (through the abort it ends in, see the binary's abort handler), and the
+    // file would be left behind. So the name is made, and the two
     // copies of its path allocated, before; the list's slot is reserved before the file is
     // created; and the file is opened by std, which converts a path of usual length on the
     // stack. (The tempfile crate allocates after creating its file, when it boxes the path.)
@@ -115,6 +116,9 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
         match options.open(&tmp_path) {
             Ok(file) => {
                 pending.push(registered);
+                drop(pending);
+                #[cfg(debug_assertions)]
+                abort_if_asked();
                 return Ok(TempFile {
                     file: Some(file),
                     path: tmp_path,
@@ -227,6 +231,23 @@ pub fn abandon() -> usize {
     // nobody would remove.
     std::mem::forget(pending);
     removed
+}
+
+/// For the tests of the abort handler: `NPUZZLE_ABORT_AFTER_TEMP=N` makes the process abort
+/// (SIGABRT, as a failed allocation does) right after creating its `N`-th temporary file.
+/// Only in builds with debug assertions (`cargo test`'s binary); a release build has no such
+/// hook.
+#[cfg(debug_assertions)]
+fn abort_if_asked() {
+    static CREATED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let created = CREATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    if std::env::var("NPUZZLE_ABORT_AFTER_TEMP")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        == Some(created)
+    {
+        std::process::abort();
+    }
 }
 
 /// Removes from `dir` the temporary files of npuzzle's naming whose process no longer runs
