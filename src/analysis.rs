@@ -20,6 +20,7 @@ use crate::bfs::{self, LexSpace, Parity, ParitySpace, StateMarks, StateSpace};
 use crate::board::Board;
 use crate::components::{self, ComponentArray, Components, Method};
 use crate::distances::{self, DepthArray, Distances};
+use crate::metric::Metric;
 use crate::progress::Progress;
 use crate::shape::Shape;
 
@@ -39,6 +40,8 @@ pub const LINE_SEARCH_CELLS: usize = 10;
 pub struct Options {
     /// Keep the depth and component of every board (needed for `nodes.csv`).
     pub per_board: bool,
+    /// What one move is (the spaces' kernel); the components are the same in both metrics.
+    pub metric: Metric,
 }
 
 /// Why a board cannot be analyzed here.
@@ -298,9 +301,11 @@ pub struct Analysis {
     pub shape: Shape,
     /// The goal the distances are measured from.
     pub goal: Board,
+    /// What one move is.
+    pub metric: Metric,
     /// All boards, `n!`.
     pub boards: u64,
-    /// Undirected edges of the whole game graph (see [`Shape::edge_count`]).
+    /// Undirected edges of the whole game graph in [`Analysis::metric`] ([`edge_count`]).
     pub edges: u64,
     /// BFS from the goal.
     pub distances: Distances,
@@ -316,6 +321,7 @@ impl Analysis {
     /// The analysis of `goal`'s shape from its parts (the board and edge counts derived).
     fn new(
         goal: &Board,
+        metric: Metric,
         distances: Distances,
         components: Components,
         per_board: Option<PerBoard>,
@@ -325,12 +331,26 @@ impl Analysis {
         Analysis {
             shape,
             goal: goal.clone(),
+            metric,
             boards: shape.board_count().unwrap_or(0),
-            edges: shape.edge_count().unwrap_or(0),
+            edges: edge_count(shape, metric).unwrap_or(0),
             distances,
             components,
             per_board,
             traffic,
+        }
+    }
+}
+
+/// Undirected edges of the whole game graph of `shape` in `metric` (`None` on overflow):
+/// [`Shape::edge_count`] in STM; in MTM every board has `(rows - 1) + (cols - 1)`
+/// neighbours, so `n! ((rows - 1) + (cols - 1)) / 2`.
+pub fn edge_count(shape: Shape, metric: Metric) -> Option<u64> {
+    match metric {
+        Metric::Stm => shape.edge_count(),
+        Metric::Mtm => {
+            let boards = u128::from(shape.board_count()?);
+            u64::try_from(boards * metric.degree(shape) as u128 / 2).ok()
         }
     }
 }
@@ -368,7 +388,14 @@ pub fn analyze_unchecked(
         Engine::Parity => analyze_parity(goal, options, progress)?,
         Engine::Lex => analyze_lex(goal, options, progress)?,
     };
-    Ok(Analysis::new(goal, distances, components, per_board, None))
+    Ok(Analysis::new(
+        goal,
+        options.metric,
+        distances,
+        components,
+        per_board,
+        None,
+    ))
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
@@ -443,21 +470,24 @@ pub fn analyze_cluster(
             let class = Parity::of(goal);
             let spaces = [class, class.flipped()]
                 .into_iter()
-                .filter_map(|c| ParitySpace::new(shape, c))
+                .filter_map(|c| ParitySpace::with_metric(shape, c, options.metric))
                 .collect();
             let job = Job {
                 spaces,
                 goal: goal.clone(),
+                metric: options.metric,
                 per_board: options.per_board,
                 search_rest,
             };
             cluster::run(cluster, job, progress)?
         }
         _ => {
-            let space = LexSpace::new(shape).expect("checked by cluster_bytes");
+            let space =
+                LexSpace::with_metric(shape, options.metric).expect("checked by cluster_bytes");
             let job = Job {
                 spaces: vec![space],
                 goal: goal.clone(),
+                metric: options.metric,
                 per_board: false,
                 search_rest: false,
             };
@@ -487,12 +517,14 @@ pub fn analyze_cluster(
     }
     let per_board = outcome.depths.map(|raw| PerBoard {
         lookup: Lookup::Parity {
-            space: ParitySpace::new(shape, Parity::of(goal)).expect("a grid"),
+            space: ParitySpace::with_metric(shape, Parity::of(goal), options.metric)
+                .expect("a grid"),
             depths: DepthArray::from_raw_bytes(raw),
         },
     });
     Ok(Some(Analysis::new(
         goal,
+        options.metric,
         distances,
         components,
         per_board,
@@ -525,7 +557,7 @@ pub struct Limited {
     pub save_time: std::time::Duration,
 }
 
-/// The depth distribution from `goal` up to depth `max_depth`, by frontier search
+/// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
 /// ([`bfs::frontier`]): no whole-space marks, three layers live, so any board of up to 20
 /// cells (the index's limit) can be searched as deep as memory and time allow. `storage`:
 /// where the layers and the runs of the layer being built go (memory, a scratch folder), and
@@ -542,6 +574,7 @@ pub struct Limited {
 /// [`AnalyzeError::Refused`].
 pub fn analyze_limited(
     goal: &Board,
+    metric: Metric,
     max_depth: u32,
     storage: &bfs::frontier::Storage,
     progress: &dyn Progress,
@@ -552,7 +585,7 @@ pub fn analyze_limited(
         c.run = bfs::frontier::RunLabel {
             board: shape.to_string(),
             goal: goal.label(),
-            metric: "stm".into(),
+            metric: metric.name().into(),
         };
     }
     let too_large = || beyond_the_index(shape);
@@ -624,7 +657,8 @@ pub fn analyze_limited(
     };
     let (frontier, labels, components) = match Engine::for_shape(shape) {
         Some(Engine::Parity) | None if shape.is_grid() => {
-            let space = ParitySpace::new(shape, Parity::of(goal)).ok_or_else(too_large)?;
+            let space =
+                ParitySpace::with_metric(shape, Parity::of(goal), metric).ok_or_else(too_large)?;
             let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
                 .map_err(scratch_error)?;
             let mut c = Components {
@@ -636,7 +670,7 @@ pub fn analyze_limited(
             (f, boards, c)
         }
         Some(Engine::Lex) => {
-            let space = LexSpace::new(shape).ok_or_else(too_large)?;
+            let space = LexSpace::with_metric(shape, metric).ok_or_else(too_large)?;
             let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
                 .map_err(scratch_error)?;
             (f, boards, Components::of_line(shape))
@@ -666,6 +700,7 @@ pub fn analyze_limited(
     Ok((
         Analysis::new(
             goal,
+            metric,
             Distances {
                 layer_sizes: frontier.layer_sizes,
                 antipodes,
@@ -770,7 +805,8 @@ fn analyze_parity(
 ) -> Result<Parts, AnalyzeError> {
     let shape = goal.shape();
     let class = Parity::of(goal);
-    let space = ParitySpace::new(shape, class).expect("a board of 2 rows and 2 columns or more");
+    let space = ParitySpace::with_metric(shape, class, options.metric)
+        .expect("a board of 2 rows and 2 columns or more");
     let depths = match options.per_board {
         true => Some(DepthArray::try_new(space.size())?),
         false => None,
@@ -787,7 +823,8 @@ fn analyze_parity(
         // The rest of the goal's class (nothing, by the theorem), then the other class.
         let rest = components::find_rest(&space, &marks, 1, None, reachable, progress);
         drop(marks);
-        let other = ParitySpace::new(shape, class.flipped()).expect("the same shape");
+        let other = ParitySpace::with_metric(shape, class.flipped(), options.metric)
+            .expect("the same shape");
         let other_marks = StateMarks::try_new(other.size())?;
         let found = components::find_rest(&other, &other_marks, 1, None, 0, progress);
         for (&size, &count) in rest.sizes.iter().chain(&found.sizes) {
@@ -810,7 +847,7 @@ fn analyze_lex(
     options: Options,
     progress: &dyn Progress,
 ) -> Result<Parts, AnalyzeError> {
-    let space = LexSpace::new(goal.shape()).expect("at most 12 cells");
+    let space = LexSpace::with_metric(goal.shape(), options.metric).expect("at most 12 cells");
     let marks = StateMarks::try_new(space.size())?;
     let per_board = match options.per_board {
         true => Some((
@@ -899,7 +936,10 @@ mod tests {
         assert!(line.to_string().contains("up to 12 cells"), "{line}");
         let nodes = plan(
             Shape::new(2, 7).unwrap(),
-            Options { per_board: true },
+            Options {
+                per_board: true,
+                ..Options::default()
+            },
             u64::MAX,
         );
         assert!(

@@ -315,6 +315,31 @@ impl Board {
         Some(next)
     }
 
+    /// The board after the blank moves to cell `to` of its row or column, sliding the tiles
+    /// between one cell each toward where it was (one move in the multi-tile metric, `k` in
+    /// the single-tile metric, `k` the distance); `None` when `to` is the blank's own cell,
+    /// off the board, or in another row and column.
+    pub fn slid(&self, to: usize) -> Option<Board> {
+        let b = self.blank();
+        let (br, bc) = self.shape.coords(b);
+        if to >= self.shape.cells() || to == b {
+            return None;
+        }
+        let (tr, tc) = self.shape.coords(to);
+        let dir = match (tr.cmp(&br), tc.cmp(&bc)) {
+            (std::cmp::Ordering::Less, std::cmp::Ordering::Equal) => Direction::Up,
+            (std::cmp::Ordering::Greater, std::cmp::Ordering::Equal) => Direction::Down,
+            (std::cmp::Ordering::Equal, std::cmp::Ordering::Less) => Direction::Left,
+            (std::cmp::Ordering::Equal, std::cmp::Ordering::Greater) => Direction::Right,
+            _ => return None,
+        };
+        let mut next = self.clone();
+        while next.blank() != to {
+            next = next.moved(dir)?;
+        }
+        Some(next)
+    }
+
     /// Whether the goal can be reached: the permutation's parity must equal the parity of the
     /// blank's Manhattan distance from its goal cell (every move is a transposition that moves
     /// the blank one cell). This is the classic rule: for odd widths, an even number of

@@ -137,6 +137,41 @@ pub fn for_each_forward_edge<const N: usize>(
     }
 }
 
+/// [`for_each_forward_edge`] in `metric`: in the multi-tile metric, for each board the
+/// blank's jumps right (1 to the end of its row) then down (1 to the last row), each board
+/// made by sliding the tiles between and ranked from scratch, so that every undirected MTM
+/// edge comes once (from the board whose blank moves right or down).
+#[inline(always)]
+pub fn for_each_forward_edge_in<const N: usize>(
+    metric: crate::metric::Metric,
+    cols: usize,
+    lo: u32,
+    hi: u32,
+    mut f: impl FnMut(u32, &[u8; N], u32, &[u8; N]),
+) {
+    if metric == crate::metric::Metric::Stm {
+        return for_each_forward_edge::<N>(cols, lo, hi, f);
+    }
+    let mut unranker = rank::SequentialUnranker::<N>::default();
+    for r in lo..hi {
+        let rank::Unranked { perm, .. } = unranker.unrank(u64::from(r));
+        let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
+        let rights = (1..cols - b % cols).map(|k| (b + k, 1));
+        let downs = (1..)
+            .map(|k| (b + k * cols, cols))
+            .take_while(|&(to, _)| to < N);
+        for (to, step) in rights.chain(downs) {
+            let mut next = perm;
+            let mut at = b;
+            while at != to {
+                next.swap(at, at + step);
+                at += step;
+            }
+            f(r, &perm, rank::rank_array::<N>(&next) as u32, &next);
+        }
+    }
+}
+
 impl EdgeRef for GameEdge {
     type NodeId = u32;
     type EdgeId = GameEdge;

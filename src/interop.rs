@@ -343,7 +343,10 @@ mod tests {
         let shape = Shape::new(rows, cols).unwrap();
         analyze_unchecked(
             &crate::Board::goal(shape),
-            Options { per_board: true },
+            Options {
+                per_board: true,
+                ..Options::default()
+            },
             &NoProgress,
         )
         .unwrap()
@@ -453,12 +456,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("graph.graphml");
         let shape = Shape::new(2, 2).unwrap();
-        let a = analyze_unchecked(
-            &crate::Board::goal(shape),
-            Options { per_board: false },
-            &NoProgress,
-        )
-        .unwrap();
+        let a =
+            analyze_unchecked(&crate::Board::goal(shape), Options::default(), &NoProgress).unwrap();
         assert!(matches!(
             write_graphml(&path, &a, &NoProgress),
             Err(InteropError::NoPerBoard)

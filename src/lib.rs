@@ -6,6 +6,8 @@
 //!
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency, edge count.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
+//! - [`metric`]: what one move is: single-tile (STM, the default) or multi-tile (MTM: the
+//!   blank jumps along its row or column); each space takes one.
 //! - [`rank`]: Lehmer-code rank/unrank between permutations and `0..n!`, and of
 //!   `k`-permutations (pattern placements) onto `0..n!/(n-k)!`; the sequential unranker both
 //!   engine indices use.
@@ -82,6 +84,7 @@ pub mod durable;
 pub mod export;
 pub mod graph;
 pub mod interop;
+pub mod metric;
 pub mod moves;
 pub mod plot;
 pub mod progress;

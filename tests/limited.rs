@@ -95,7 +95,9 @@ fn four_by_four_to_depth_20_is_a089484() {
     assert_eq!(s["boards_found"], a089484.iter().sum::<u64>());
     assert_eq!(s.get("reachable"), None);
     let hardest = fs::read_to_string(out.join("hardest.txt")).unwrap();
-    assert!(hardest.starts_with("# 4x4 board: the search stopped at depth 20 (--max-depth)"));
+    assert!(hardest.starts_with(
+        "# 4x4 board: the search stopped at depth 20 (--max-depth, single-tile metric)"
+    ));
     assert!(hardest.contains(
         "# (1000 of them listed: the first in the search's index order, which is not rank order)"
     ));

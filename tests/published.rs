@@ -182,8 +182,15 @@ fn depths_and_components_agree_with_petgraph() {
     // single rows).
     let shapes = Shape::all_up_to(10).filter(|s| s.cols() > 1 || s.rows() == 2);
     for s in shapes {
-        let ours =
-            analyze_unchecked(&Board::goal(s), Options { per_board: true }, &NoProgress).unwrap();
+        let ours = analyze_unchecked(
+            &Board::goal(s),
+            Options {
+                per_board: true,
+                ..Options::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
         let per_board = ours.per_board.as_ref().unwrap();
         let g = GameGraph::new(s).to_petgraph();
         assert_eq!(g.edge_count() as u64, ours.edges);

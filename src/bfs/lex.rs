@@ -8,6 +8,7 @@
 
 use super::{StateIndex, StateSpace};
 use crate::board::Board;
+use crate::metric::Metric;
 use crate::moves::{self, MoveTable};
 use crate::rank;
 use crate::shape::Shape;
@@ -19,19 +20,57 @@ pub struct LexSpace {
     shape: Shape,
     size: u64,
     moves: MoveTable,
+    metric: Metric,
+    /// MTM: per blank cell, the cells it jumps to ([`Metric::targets`]).
+    targets: Vec<Vec<usize>>,
 }
 
 impl LexSpace {
     /// The largest board: `12!` is the last factorial below `2^32`.
     pub const MAX_CELLS: usize = 12;
 
-    /// The space of `shape`, or `None` above [`Self::MAX_CELLS`] cells.
+    /// The space of `shape` in the single-tile metric, or `None` above [`Self::MAX_CELLS`]
+    /// cells.
     pub fn new(shape: Shape) -> Option<LexSpace> {
+        LexSpace::with_metric(shape, Metric::Stm)
+    }
+
+    /// [`LexSpace::new`] with the moves of `metric`.
+    pub fn with_metric(shape: Shape, metric: Metric) -> Option<LexSpace> {
         (shape.cells() <= Self::MAX_CELLS).then(|| LexSpace {
             shape,
             size: shape.board_count().unwrap_or(0),
             moves: MoveTable::new(shape),
+            metric,
+            targets: (0..shape.cells())
+                .map(|b| metric.targets(shape, b))
+                .collect(),
         })
+    }
+
+    /// The multi-tile kernel: each target's board is made (the tiles between the blank and
+    /// the target shifted one cell toward the blank) and ranked from scratch, `O(n)` per
+    /// neighbour; slots in the order of [`Metric::targets`], padded with `NONE`.
+    fn expand_mtm<const N: usize>(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        let cols = self.shape.cols();
+        let degree = self.degree();
+        for &StateIndex(r) in batch {
+            let (perm, _) = rank::unrank_array::<N>(r as u32);
+            let blank = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
+            let start = out.len();
+            for &to in &self.targets[blank] {
+                let mut next = perm;
+                let step = if to.abs_diff(blank) < cols { 1 } else { cols };
+                let mut at = blank;
+                while at != to {
+                    let from = if to > at { at + step } else { at - step };
+                    next.swap(at, from);
+                    at = from;
+                }
+                out.push(StateIndex(rank::rank_array::<N>(&next)));
+            }
+            out.resize(start + degree, StateIndex::NONE);
+        }
     }
 
     fn expand_n<const N: usize>(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
@@ -75,6 +114,17 @@ impl StateSpace for LexSpace {
     }
 
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        crate::with_cells!(self.shape.cells(), N => self.expand_n::<N>(batch, out))
+        match self.metric {
+            Metric::Stm => {
+                crate::with_cells!(self.shape.cells(), N => self.expand_n::<N>(batch, out))
+            }
+            Metric::Mtm => {
+                crate::with_cells!(self.shape.cells(), N => self.expand_mtm::<N>(batch, out))
+            }
+        }
+    }
+
+    fn degree(&self) -> usize {
+        self.metric.degree(self.shape)
     }
 }

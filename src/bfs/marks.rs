@@ -250,7 +250,9 @@ mod tests {
         let e = black_box(StateMarks::try_new(u64::MAX)).err().unwrap();
         assert_eq!(e.what, "the marks (2 bits per board)");
         assert!(e.to_string().starts_with("out of memory: the marks"), "{e}");
-        let e = black_box(crate::bfs::DepthArray::try_new(1 << 62)).err().unwrap();
+        let e = black_box(crate::bfs::DepthArray::try_new(1 << 62))
+            .err()
+            .unwrap();
         assert_eq!(e.bytes, 1 << 62);
         assert!(black_box(crate::components::ComponentArray::try_new(1 << 62)).is_err());
         assert_eq!(StateMarks::try_new(1000).unwrap().len(), 1000);

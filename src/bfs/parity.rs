@@ -57,6 +57,7 @@ macro_rules! with_grid {
     };
 }
 use crate::board::Board;
+use crate::metric::Metric;
 use crate::rank::{self, SequentialUnranker, Unranked};
 use crate::shape::Shape;
 
@@ -115,15 +116,23 @@ pub struct ParitySpace {
     size: u64,
     /// Per blank cell: the parity its boards' tile sequences have, and its moves.
     moves: Vec<BlankMoves>,
+    metric: Metric,
 }
 
 impl ParitySpace {
     /// The largest board the index supports: `20!/2` fits in a `u64`.
     pub const MAX_CELLS: usize = 20;
 
-    /// The space of the boards of `class` on `shape`, or `None` when the shape has a single
-    /// row or column (its graph is not two components) or more than [`Self::MAX_CELLS`] cells.
+    /// The space of the boards of `class` on `shape` in the single-tile metric, or `None`
+    /// when the shape has a single row or column (its graph is not two components) or more
+    /// than [`Self::MAX_CELLS`] cells.
     pub fn new(shape: Shape, class: Parity) -> Option<ParitySpace> {
+        ParitySpace::with_metric(shape, class, Metric::Stm)
+    }
+
+    /// [`ParitySpace::new`] with the moves of `metric`: the same boards and index (an MTM
+    /// move is STM moves composed, so the classes are the same), another kernel.
+    pub fn with_metric(shape: Shape, class: Parity, metric: Metric) -> Option<ParitySpace> {
         if !shape.is_grid() || shape.cells() > Self::MAX_CELLS {
             return None;
         }
@@ -147,7 +156,13 @@ impl ParitySpace {
             class,
             size: rank::factorial(n)? / 2,
             moves,
+            metric,
         })
+    }
+
+    /// The metric of the kernel.
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 
     /// The class of this space.
@@ -165,13 +180,17 @@ impl ParitySpace {
         (parity == self.moves[blank].need).then(|| StateIndex((r >> 1) * n as u64 + blank as u64))
     }
 
-    /// The kernel for `M = cells - 1` tiles and `C` columns. `ACROSS`: only the vertical
-    /// neighbours, compacted (see [`StateSpace::expand_across`]); otherwise 4 slots per board.
-    fn expand_mc<const M: usize, const C: usize, const ACROSS: bool>(
+    /// The kernel for `M = cells - 1` tiles and `C` columns. `ACROSS`: only the neighbours
+    /// not one index away, compacted (see [`StateSpace::expand_across`]); otherwise
+    /// [`StateSpace::degree`] slots per board. `MTM`: the multi-tile metric's moves (below).
+    fn expand_mc<const M: usize, const C: usize, const ACROSS: bool, const MTM: bool>(
         &self,
         batch: &[StateIndex],
         out: &mut Vec<StateIndex>,
     ) {
+        if MTM {
+            return self.expand_mtm::<M, C, ACROSS>(batch, out);
+        }
         let n = (M + 1) as u64;
         let mut unranker = SequentialUnranker::<M>::default();
         let mut current = u64::MAX;
@@ -219,6 +238,78 @@ impl ParitySpace {
                         StateIndex::NONE
                     },
                 ]);
+            }
+        }
+    }
+}
+
+impl ParitySpace {
+    /// The multi-tile kernel. The blank jumps `k` cells along its row or column:
+    ///
+    /// - along the row, the tile sequence is unchanged: `index ± k`;
+    /// - along the column, by `k` rows, the tiles of a window of `k * C` sequence positions
+    ///   (from the upper of the two blank cells) are permuted: the `k` tiles of the column
+    ///   move `C - 1` places toward the old blank, the others one place the other way. Only
+    ///   the Lehmer digits of the window change: the new digit of a tile `e` is the number of
+    ///   smaller tiles after the window (its old digit minus the smaller ones after it in the
+    ///   old window) plus the smaller ones after it in the new window, `O((k C)^2)`.
+    ///
+    /// Slots in the order of [`Metric::targets`]: up (nearest first), down, left, right.
+    fn expand_mtm<const M: usize, const C: usize, const ACROSS: bool>(
+        &self,
+        batch: &[StateIndex],
+        out: &mut Vec<StateIndex>,
+    ) {
+        let n = (M + 1) as u64;
+        let rows = (M + 1) / C;
+        let degree = rows - 1 + C - 1;
+        let mut unranker = SequentialUnranker::<M>::default();
+        let mut current = u64::MAX;
+        let mut seq = Sequence::<M>::default();
+        out.reserve(degree * batch.len());
+        for &StateIndex(index) in batch {
+            let q = index / n;
+            let blank = (index - q * n) as usize;
+            if q != current {
+                current = q;
+                unranker.unrank_into(2 * q, &mut seq.u);
+                seq.rank = 2 * q;
+            }
+            if seq.u.parity != self.moves[blank].need {
+                seq.swap_last_two();
+            }
+            let (row, col) = (blank / C, blank % C);
+            let start = out.len();
+            // Up by k: the window [blank - kC, blank); the column's tiles move right.
+            // (One row: the single-tile kernel's closed forms, `O(C)`.)
+            for k in 1..=row {
+                let to = blank - k * C;
+                let rank = if k == 1 {
+                    seq.moved_right::<C>(to)
+                } else {
+                    seq.column_jump::<C>(to, k, true)
+                };
+                out.push(StateIndex((rank >> 1) * n + to as u64));
+            }
+            // Down by k: the window [blank, blank + kC); the column's tiles move left.
+            for k in 1..rows - row {
+                let to = blank + k * C;
+                let rank = if k == 1 {
+                    seq.moved_left::<C>(blank)
+                } else {
+                    seq.column_jump::<C>(blank, k, false)
+                };
+                out.push(StateIndex((rank >> 1) * n + to as u64));
+            }
+            let near = usize::from(ACROSS);
+            for k in 1 + near..=col {
+                out.push(StateIndex(index - k as u64));
+            }
+            for k in 1 + near..C - col {
+                out.push(StateIndex(index + k as u64));
+            }
+            if !ACROSS {
+                out.resize(start + degree, StateIndex::NONE);
             }
         }
     }
@@ -329,6 +420,49 @@ impl<const M: usize> Sequence<M> {
     }
 }
 
+impl<const M: usize> Sequence<M> {
+    /// Rank of the sequence after a vertical jump of the blank by `k` rows, whose window of
+    /// `k * C` positions starts at `start` (the upper blank cell). `down_tiles`: the blank
+    /// jumps up and the column's tiles (positions `start + jC`) each move to the window's
+    /// next column position minus one (`start + (j + 1)C - 1`), the others one place left;
+    /// otherwise the blank jumps down and the column's tiles (old positions
+    /// `start + (j + 1)C - 1`) move to `start + jC`, the others one place right.
+    #[inline(always)]
+    fn column_jump<const C: usize>(&self, start: usize, k: usize, down_tiles: bool) -> u64 {
+        let len = k * C;
+        // from[p]: the old position of the tile at new position start + p.
+        let mut from = [0usize; 20];
+        for (p, slot) in from[..len].iter_mut().enumerate() {
+            let x = p + 1; // the cell offset from `start` of new position p when moving up
+            *slot = if down_tiles {
+                if x % C == 0 { start + x - C } else { start + x }
+            } else if p % C == 0 {
+                start + p + C - 1
+            } else {
+                start + p - 1
+            };
+        }
+        let t = &self.u.perm;
+        let d = &self.u.digits;
+        let end = start + len;
+        let mut delta = 0i64;
+        for p in 0..len {
+            let src = from[p];
+            let e = t[src];
+            let mut digit = i64::from(d[src]);
+            for &x in &t[src + 1..end] {
+                digit -= i64::from(x < e);
+            }
+            for &q in &from[p + 1..len] {
+                digit += i64::from(t[q] < e);
+            }
+            let at = start + p;
+            delta += (digit - i64::from(d[at])) * Self::WEIGHTS[at] as i64;
+        }
+        self.rank.wrapping_add(delta as u64)
+    }
+}
+
 impl StateSpace for ParitySpace {
     fn shape(&self) -> Shape {
         self.shape
@@ -365,7 +499,18 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        with_grid!(self.shape, M, C => self.expand_mc::<M, C, false>(batch, out))
+        match self.metric {
+            Metric::Stm => {
+                with_grid!(self.shape, M, C => self.expand_mc::<M, C, false, false>(batch, out))
+            }
+            Metric::Mtm => {
+                with_grid!(self.shape, M, C => self.expand_mc::<M, C, false, true>(batch, out))
+            }
+        }
+    }
+
+    fn degree(&self) -> usize {
+        self.metric.degree(self.shape)
     }
 
     fn lanes(&self) -> Option<Lanes> {
@@ -380,7 +525,14 @@ impl StateSpace for ParitySpace {
     }
 
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
-        with_grid!(self.shape, M, C => self.expand_mc::<M, C, true>(batch, out))
+        match self.metric {
+            Metric::Stm => {
+                with_grid!(self.shape, M, C => self.expand_mc::<M, C, true, false>(batch, out))
+            }
+            Metric::Mtm => {
+                with_grid!(self.shape, M, C => self.expand_mc::<M, C, true, true>(batch, out))
+            }
+        }
     }
 }
 
@@ -462,6 +614,64 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(fast, slow, "{shape} index {}", i.0);
+            }
+        }
+    }
+
+    /// Issue 24: the multi-tile kernel against the boards' own slides ([`Board::slid`] to
+    /// each of [`Metric::targets`], ranked from scratch): exhaustive on every grid up to 9
+    /// cells, both classes, in both kernels (`expand` with its padding, `expand_across`
+    /// without the moves one index away); sampled on 12 to 20 cells.
+    #[test]
+    fn multi_tile_kernel_matches_the_slides() {
+        let check = |space: &ParitySpace, i: StateIndex| {
+            let shape = space.shape();
+            let board = space.unrank(i);
+            let slides: Vec<StateIndex> = Metric::Mtm
+                .targets(shape, board.blank())
+                .into_iter()
+                .map(|to| space.rank(&board.slid(to).unwrap()).expect("same class"))
+                .collect();
+            assert_eq!(slides.len(), space.degree());
+            let mut fast = Vec::new();
+            space.expand(&[i], &mut fast);
+            assert_eq!(fast, slides, "{shape} index {}", i.0);
+            let mut across = Vec::new();
+            space.expand_across(&[i], &mut across);
+            let far: Vec<StateIndex> = slides
+                .into_iter()
+                .filter(|s| {
+                    s.0.abs_diff(i.0) != 1
+                        || s.0 / shape.cells() as u64 != i.0 / shape.cells() as u64
+                })
+                .collect();
+            assert_eq!(across, far, "{shape} index {} across", i.0);
+        };
+        for shape in shapes() {
+            for class in [Parity::Even, Parity::Odd] {
+                let space = ParitySpace::with_metric(shape, class, Metric::Mtm).unwrap();
+                for i in 0..space.size() {
+                    check(&space, StateIndex(i));
+                }
+            }
+        }
+        for (r, c) in [
+            (3, 4),
+            (4, 3),
+            (2, 7),
+            (4, 4),
+            (5, 3),
+            (2, 10),
+            (4, 5),
+            (5, 4),
+        ] {
+            let shape = Shape::new(r, c).unwrap();
+            let space = ParitySpace::with_metric(shape, Parity::Even, Metric::Mtm).unwrap();
+            for k in 0..2000u64 {
+                check(
+                    &space,
+                    StateIndex(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) % space.size()),
+                );
             }
         }
     }

@@ -11,9 +11,10 @@ use npuzzle::bfs::cluster::{CheckpointEvery, Cluster, ClusterError};
 use npuzzle::export::{self, BoardFormat, Summary};
 use npuzzle::{Board, Shape, plot};
 
-use super::CliError;
 use super::board::BoardArgs;
 use super::progress::Bars;
+use super::{CliError, MetricArg};
+use npuzzle::metric::Metric;
 
 /// Boards above this many cells export no edges or nodes unless asked.
 const DEFAULT_EXPORT_CELLS: usize = 10;
@@ -51,9 +52,15 @@ pub struct AnalyzeArgs {
     /// ("1 2 3 / 4 0 5 / 6 7 8"). Results go to DIR/<R>x<C>-goal-<label>/.
     #[arg(long, value_name = "BOARD")]
     goal: Option<String>,
-    /// Folder for the results; they go to DIR/<R>x<C>/.
+    /// Folder for the results; they go to DIR/<R>x<C>/ (DIR/<R>x<C>-mtm/ in the multi-tile
+    /// metric).
     #[arg(long, value_name = "DIR", default_value = "output")]
     output: PathBuf,
+    /// What one move is: stm (single-tile: one tile slides one cell) or mtm (multi-tile: 1 to
+    /// k tiles of the blank's row or column slide together). Long names: single-tile,
+    /// multi-tile.
+    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
+    metric: MetricArg,
     /// Write edges.csv [default: labels up to 10 cells, none above].
     #[arg(long, value_enum, value_name = "FORMAT")]
     edges: Option<Export>,
@@ -301,16 +308,20 @@ fn format_of(choice: Option<Export>, shape: Shape, flag: &str) -> Result<Option<
 fn write_edges(
     dir: &Path,
     shape: Shape,
+    metric: Metric,
     output: Output,
     bars: &Bars,
 ) -> Result<&'static str, CliError> {
     match output {
         Output::Csv(format) => {
-            export::write_edges(&dir.join("edges.csv"), shape, format, bars).map(|()| "edges.csv")
+            export::write_edges(&dir.join("edges.csv"), shape, metric, format, bars)
+                .map(|()| "edges.csv")
         }
         #[cfg(feature = "parquet")]
-        Output::Parquet => export::parquet::write_edges(&dir.join("edges.parquet"), shape, bars)
-            .map(|()| "edges.parquet"),
+        Output::Parquet => {
+            export::parquet::write_edges(&dir.join("edges.parquet"), shape, metric, bars)
+                .map(|()| "edges.parquet")
+        }
         #[cfg(not(feature = "parquet"))]
         Output::Parquet => unreachable!("refused by format_of"),
     }
@@ -380,8 +391,10 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             ),
         )));
     }
+    let metric = Metric::from(args.metric);
     let options = Options {
         per_board: nodes.is_some(),
+        metric,
     };
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
     if cluster.is_some() && args.max_depth.is_some() {
@@ -401,11 +414,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
         }
     }
-    let folder = if goal == Board::goal(shape) {
+    let mut folder = if goal == Board::goal(shape) {
         shape.to_string()
     } else {
         format!("{shape}-goal-{}", goal.label())
     };
+    if metric == Metric::Mtm {
+        folder.push_str("-mtm");
+    }
     let dir = args.output.join(folder);
     let writes = cluster.as_ref().is_none_or(|c| c.process == 0);
     if writes {
@@ -422,8 +438,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                 checkpoint: args.cluster.frontier_checkpoint(),
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
             };
-            let (result, l) =
-                analysis::analyze_limited(&goal, depth, &storage, &bars).map_err(|e| match e {
+            let (result, l) = analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
+                .map_err(|e| match e {
                     // Flags that cannot work, a board beyond the index: usage errors, as
                     // without --max-depth.
                     analysis::AnalyzeError::Refused(_) | analysis::AnalyzeError::TooLarge(_) => {
@@ -520,7 +536,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             // Side by side too: each one's sync overlaps with the other's formatting.
             let nodes_bars = bars.sibling();
             rayon::join(
-                || edges.map(|f| write_edges(&dir, shape, f, &bars)),
+                || edges.map(|f| write_edges(&dir, shape, metric, f, &bars)),
                 || nodes.map(|f| write_nodes(&dir, &result, f, &nodes_bars)),
             )
         },
@@ -544,7 +560,13 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         Some(done) => written.push(done?),
         None if limited.is_some() => {}
         None => notes.push(
-            match analysis::bytes_needed(shape, Options { per_board: true }) {
+            match analysis::bytes_needed(
+                shape,
+                Options {
+                    per_board: true,
+                    ..Options::default()
+                },
+            ) {
                 Some(bytes) => format!(
                     "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
                  (needs {} of memory)",
@@ -651,8 +673,9 @@ fn draw(dir: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliErro
         .iter()
         .map(|b| b.grid.join("\n"))
         .collect();
+    let name = chart_name(summary);
     let chart = plot::DepthChart {
-        board: &summary.board,
+        board: &name,
         goal: other_goal(summary),
         counts: &summary.depth_counts,
         hardest: &hardest,
@@ -660,6 +683,15 @@ fn draw(dir: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliErro
         scale,
     };
     plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(plot_failure)
+}
+
+/// The board's name on a chart: `3x3`, or `3x3 (multi-tile metric)` for a summary of the
+/// multi-tile metric (the single-tile metric is the charts' unnamed default).
+fn chart_name(summary: &Summary) -> String {
+    match summary.metric() {
+        Metric::Stm => summary.board.clone(),
+        m => format!("{} ({} metric)", summary.board, m.long_name()),
+    }
 }
 
 /// The goal's label when it is not the standard goal.
@@ -695,6 +727,17 @@ fn report(
         s,
         "board        {} ({} rows x {} columns), goal {}",
         summary.board, summary.rows, summary.cols, summary.goal
+    );
+    let metric = summary.metric();
+    let _ = writeln!(
+        s,
+        "metric       {} ({}: {})",
+        metric.long_name(),
+        metric.name(),
+        match metric {
+            Metric::Stm => "one tile slides one cell per move",
+            Metric::Mtm => "1 to k tiles of the blank's row or column slide per move",
+        }
     );
     let _ = writeln!(s, "boards       {}", HumanCount(summary.boards));
     let _ = writeln!(s, "edges        {}", HumanCount(summary.edges));
@@ -791,10 +834,12 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     match &args.compare {
         Some(file) => {
+            let names: Vec<String> = summaries.iter().map(chart_name).collect();
             let series: Vec<plot::DepthSeries> = summaries
                 .iter()
-                .map(|s| plot::DepthSeries {
-                    board: &s.board,
+                .zip(&names)
+                .map(|(s, name)| plot::DepthSeries {
+                    board: name,
                     counts: &s.depth_counts,
                     goal: other_goal(s),
                     partial: s.is_partial(),

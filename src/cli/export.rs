@@ -50,7 +50,10 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let shape = args.board.shape()?;
     interop::check_shape(shape).map_err(CliError::usage)?;
-    let options = Options { per_board: true };
+    let options = Options {
+        per_board: true,
+        ..Options::default()
+    };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     let format = match args.format {
         Format::Graphml => GraphFormat::GraphMl,

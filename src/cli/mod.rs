@@ -67,3 +67,24 @@ impl fmt::Display for CliError {
         f.write_str(&self.message)
     }
 }
+
+/// `--metric`: what one move is (see [`npuzzle::metric`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum MetricArg {
+    /// Single-tile: one tile slides one cell.
+    #[default]
+    #[value(alias = "single-tile")]
+    Stm,
+    /// Multi-tile: 1 to k tiles of the blank's row or column slide one cell each.
+    #[value(alias = "multi-tile")]
+    Mtm,
+}
+
+impl From<MetricArg> for npuzzle::metric::Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Stm => npuzzle::metric::Metric::Stm,
+            MetricArg::Mtm => npuzzle::metric::Metric::Mtm,
+        }
+    }
+}

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::Analysis;
 use crate::components::Method;
 use crate::graph;
+use crate::metric::Metric;
 use crate::progress::Progress;
 use crate::rank::SequentialUnranker;
 use crate::shape::Shape;
@@ -170,15 +171,16 @@ pub fn put_board(out: &mut Vec<u8>, perm: &[u8], rank: u32, format: BoardFormat)
     }
 }
 
-/// Writes the edge list of the whole game graph of `shape` (at most 12 cells): header
-/// `from,to`, one row per undirected edge (from each board, its blank's right then down
-/// move), in rank order of `from`. Streamed: memory stays bounded whatever the size.
+/// Writes the edge list of the whole game graph of `shape` (at most 12 cells) in `metric`:
+/// header `from,to`, one row per undirected edge (from each board, its blank's right then
+/// down moves: one each in STM, every jump in MTM), in rank order of `from`. Streamed: memory stays bounded whatever the size.
 ///
 /// # Errors
 /// [`ExportError`] when the file cannot be written.
 pub fn write_edges(
     path: &Path,
     shape: Shape,
+    metric: Metric,
     format: BoardFormat,
     progress: &dyn Progress,
 ) -> Result<(), ExportError> {
@@ -187,7 +189,7 @@ pub fn write_edges(
     let result = write_atomically(path, |out| {
         out.write_all(b"from,to\n")?;
         crate::with_cells!(shape.cells(), N => write_chunked(out, boards, progress, |lo, hi, buf| {
-            edges_chunk::<N>(shape, lo, hi, format, buf)
+            edges_chunk::<N>(shape, metric, lo, hi, format, buf)
         }))
     });
     progress.end();
@@ -196,12 +198,13 @@ pub fn write_edges(
 
 fn edges_chunk<const N: usize>(
     shape: Shape,
+    metric: Metric,
     lo: u32,
     hi: u32,
     format: BoardFormat,
     out: &mut Vec<u8>,
 ) {
-    graph::for_each_forward_edge::<N>(shape.cols(), lo, hi, |r, perm, nb, next| {
+    graph::for_each_forward_edge_in::<N>(metric, shape.cols(), lo, hi, |r, perm, nb, next| {
         put_board(out, perm, r, format);
         out.push(b',');
         put_board(out, next, nb, format);
@@ -333,6 +336,10 @@ pub struct Summary {
     pub cols: usize,
     /// The goal's label.
     pub goal: String,
+    /// The move metric of every figure: `stm` (single-tile) or `mtm` (multi-tile); `stm` in
+    /// summaries written before it was recorded.
+    #[serde(default = "single_tile")]
+    pub metric: String,
     /// All boards (`n!`), vertices of the game graph.
     pub boards: u64,
     /// Undirected edges of the game graph.
@@ -347,7 +354,7 @@ pub struct Summary {
     /// within `max_depth` moves of the goal (a part of the reachable boards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boards_found: Option<u64>,
-    /// Maximum depth from the goal, single-tile metric: God's number for this board from the
+    /// Maximum depth from the goal in [`Summary::metric`]: God's number for this board from the
     /// standard goal, the goal's eccentricity from another goal, the limit for a partial run.
     pub max_depth: u32,
     /// The boards at the maximum depth.
@@ -364,7 +371,17 @@ pub struct Summary {
     pub max_depth_searched: Option<u32>,
 }
 
+/// The metric of a summary that does not say: `stm`.
+fn single_tile() -> String {
+    Metric::Stm.name().to_string()
+}
+
 impl Summary {
+    /// The metric of the figures (`stm` for a name this version does not know).
+    pub fn metric(&self) -> Metric {
+        Metric::parse(&self.metric).unwrap_or_default()
+    }
+
     /// The summary of `analysis`.
     pub fn of(analysis: &Analysis) -> Summary {
         let shape = analysis.shape;
@@ -374,6 +391,7 @@ impl Summary {
             rows: shape.rows(),
             cols: shape.cols(),
             goal: analysis.goal.label(),
+            metric: analysis.metric.name().to_string(),
             boards: analysis.boards,
             edges: analysis.edges,
             components: ComponentSummary {
@@ -467,8 +485,8 @@ impl Summary {
 
     /// Checks what the charts rely on, so that an edited or foreign `summary.json` gives a
     /// one-line error rather than a nonsense chart or a panic: a valid shape named as in
-    /// `board`; its board and edge counts (`n!`, and `(n-1)!` times the adjacent cell pairs,
-    /// where they fit in 64 bits); components that add up to at most the boards; reachable
+    /// `board`; a metric this version knows; its board and edge counts (`n!`, and the
+    /// edges of [`crate::analysis::edge_count`] in that metric, where they fit in 64 bits); components that add up to at most the boards; reachable
     /// boards (or boards found) at most the boards and equal to the sum of the counts per
     /// depth, the goal alone at depth 0; at most [`MAX_SAVED_DEPTHS`] depths; and each
     /// hardest board's label and grid of that shape's size.
@@ -491,10 +509,17 @@ impl Summary {
         {
             return Err(format!("{} boards, but {shape} has {boards}", self.boards));
         }
-        if let Some(edges) = shape.edge_count()
+        let Some(metric) = Metric::parse(&self.metric) else {
+            return Err(format!("metric {:?} is neither stm nor mtm", self.metric));
+        };
+        if let Some(edges) = crate::analysis::edge_count(shape, metric)
             && edges != self.edges
         {
-            return Err(format!("{} edges, but {shape} has {edges}", self.edges));
+            return Err(format!(
+                "{} edges, but {shape} has {edges} in the {} metric",
+                self.edges,
+                metric.long_name()
+            ));
         }
         let in_components = self.components.sizes.iter().try_fold(0u64, |total, s| {
             s.size
@@ -568,8 +593,12 @@ pub fn write_hardest(path: &Path, summary: &Summary) -> Result<(), ExportError> 
         if summary.is_partial() {
             writeln!(
                 out,
-                "# {} board: the search stopped at depth {} (--max-depth); {} board(s) at that depth",
-                summary.board, h.depth, h.count
+                "# {} board: the search stopped at depth {} (--max-depth, {} metric); {} board(s) \
+                 at that depth",
+                summary.board,
+                h.depth,
+                summary.metric().long_name(),
+                h.count
             )?;
             if (h.boards.len() as u64) < h.count {
                 writeln!(
@@ -582,8 +611,11 @@ pub fn write_hardest(path: &Path, summary: &Summary) -> Result<(), ExportError> 
         } else {
             writeln!(
                 out,
-                "# {} board: {} hardest board(s), {} moves from the goal",
-                summary.board, h.count, h.depth
+                "# {} board: {} hardest board(s), {} moves from the goal ({} metric)",
+                summary.board,
+                h.count,
+                h.depth,
+                summary.metric().long_name()
             )?;
         }
         if h.boards.is_empty() && h.count > 0 {
@@ -610,7 +642,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("edges.csv");
         let shape = Shape::new(2, 2).unwrap();
-        write_edges(&path, shape, BoardFormat::Labels, &NoProgress).unwrap();
+        write_edges(&path, shape, Metric::Stm, BoardFormat::Labels, &NoProgress).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "from,to");
@@ -627,7 +659,10 @@ mod tests {
         let shape = Shape::new(2, 3).unwrap();
         let analysis = analyze_unchecked(
             &crate::Board::goal(shape),
-            Options { per_board: true },
+            Options {
+                per_board: true,
+                ..Options::default()
+            },
             &NoProgress,
         )
         .unwrap();

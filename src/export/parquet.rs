@@ -179,12 +179,18 @@ fn write_file<T: Send>(
     result
 }
 
-/// Writes `edges.parquet` for the whole game graph of `shape` (at most 12 cells): columns
+/// Writes `edges.parquet` for the whole game graph of `shape` (at most 12 cells) in `metric`:
+/// columns
 /// `from`, `to` (see the module documentation), rows as in `edges.csv`.
 ///
 /// # Errors
 /// [`ExportError`] when the file cannot be written; `path` is then untouched.
-pub fn write_edges(path: &Path, shape: Shape, progress: &dyn Progress) -> Result<(), ExportError> {
+pub fn write_edges(
+    path: &Path,
+    shape: Shape,
+    metric: crate::metric::Metric,
+    progress: &dyn Progress,
+) -> Result<(), ExportError> {
     let boards = shape.board_count().unwrap_or(0) as u32;
     crate::with_cells!(shape.cells(), N => write_file(
         path,
@@ -196,7 +202,7 @@ pub fn write_edges(path: &Path, shape: Shape, progress: &dyn Progress) -> Result
                 lo,
                 hi,
                 |a, b, (from, to): &mut (Vec<i32>, Vec<i32>)| {
-                    graph::for_each_forward_edge::<N>(shape.cols(), a, b, |r, _, nb, _| {
+                    graph::for_each_forward_edge_in::<N>(metric, shape.cols(), a, b, |r, _, nb, _| {
                         from.push(r as i32);
                         to.push(nb as i32);
                     });

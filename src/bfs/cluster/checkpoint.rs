@@ -23,6 +23,9 @@ struct Header {
     format: u32,
     board: String,
     goal: String,
+    /// The metric's short name (`stm` in checkpoints written before it was recorded).
+    #[serde(default = "single_tile")]
+    metric: String,
     spaces: Vec<u64>,
     per_board: bool,
     search_rest: bool,
@@ -32,6 +35,10 @@ struct Header {
     len: u64,
     has_depths: bool,
     phase: Phase,
+}
+
+fn single_tile() -> String {
+    crate::metric::Metric::Stm.name().into()
 }
 
 /// Version of [`Header`] and its body (4: shares dealt in blocks, not contiguous ranges).
@@ -44,6 +51,7 @@ pub(super) struct Checkpoints {
     processes: usize,
     board: String,
     goal: String,
+    metric: String,
     spaces: Vec<u64>,
     per_board: bool,
     search_rest: bool,
@@ -71,6 +79,7 @@ impl Checkpoints {
             processes,
             board: job.goal.shape().to_string(),
             goal: job.goal.label(),
+            metric: job.metric.name().into(),
             spaces: job.spaces.iter().map(|s| s.size()).collect(),
             per_board: job.per_board,
             search_rest: job.search_rest,
@@ -124,6 +133,7 @@ impl Checkpoints {
             format: FORMAT,
             board: self.board.clone(),
             goal: self.goal.clone(),
+            metric: self.metric.clone(),
             spaces: self.spaces.clone(),
             per_board: self.per_board,
             search_rest: self.search_rest,
@@ -157,6 +167,7 @@ impl Checkpoints {
         if h.format != FORMAT
             || h.board != self.board
             || h.goal != self.goal
+            || h.metric != self.metric
             || h.spaces != self.spaces
             || h.per_board != self.per_board
             || h.search_rest != self.search_rest
@@ -164,12 +175,13 @@ impl Checkpoints {
             || h.process != self.process
         {
             return Err(ClusterError::Checkpoint(format!(
-                "{} belongs to another run ({} goal {} on {} processes, format {}); resume \
-                 with the same board, goal, options and --processes, or use another \
-                 --checkpoint folder",
+                "{} belongs to another run ({} goal {} in {} on {} processes, format {}); \
+                 resume with the same board, goal, metric, options and --processes, or use \
+                 another --checkpoint folder",
                 path.display(),
                 h.board,
                 h.goal,
+                h.metric,
                 h.processes,
                 h.format
             )));

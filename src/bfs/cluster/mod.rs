@@ -234,6 +234,8 @@ pub struct Job<S> {
     pub spaces: Vec<S>,
     /// The BFS starts here (a board of the first space).
     pub goal: Board,
+    /// The metric of the spaces' kernels (for the peers' fingerprint and the checkpoints).
+    pub metric: crate::metric::Metric,
     /// Gather every board's depth (in the first space) on process 0.
     pub per_board: bool,
     /// Also explore every other component by BFS, as the one-machine analysis does up to 12
@@ -567,7 +569,7 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
     handshake::Fingerprint(vec![
         ("the board".into(), job.goal.shape().to_string()),
         ("the goal".into(), rows(&job.goal)),
-        ("the metric".into(), "single-tile".into()),
+        ("the metric".into(), job.metric.long_name().into()),
         ("the spaces' sizes".into(), sizes.join(" + ")),
         ("per-board results".into(), yes(job.per_board)),
         ("the search of every component".into(), yes(job.search_rest)),
@@ -641,8 +643,62 @@ mod tests {
                 ParitySpace::new(goal.shape(), class.flipped()).unwrap(),
             ],
             goal: goal.clone(),
+            metric: crate::metric::Metric::Stm,
             per_board,
             search_rest,
+        }
+    }
+
+    /// Issue 24: the multi-tile metric through the same job, with no change of the engine:
+    /// every grid up to 10 cells (and one-row boards on the lexicographic space), 1 and 3
+    /// threads, equal to the one-machine driver's layers in MTM (3x3: radius 24).
+    #[test]
+    fn the_multi_tile_metric_runs_unchanged() {
+        use crate::metric::Metric;
+        for shape in Shape::all_up_to(10) {
+            let goal = Board::goal(shape);
+            if shape.is_grid() {
+                let space = ParitySpace::with_metric(shape, Parity::Even, Metric::Mtm).unwrap();
+                let marks = StateMarks::new(space.size());
+                let expected = crate::bfs::run(
+                    &space,
+                    &marks,
+                    space.rank(&goal).unwrap(),
+                    &(),
+                    |_, _, _| {},
+                )
+                .sizes;
+                if shape == Shape::new(3, 3).unwrap() {
+                    assert_eq!(expected.len() - 1, 24);
+                }
+                for workers in [1, 3] {
+                    let job = Job {
+                        spaces: vec![space.clone()],
+                        goal: goal.clone(),
+                        metric: Metric::Mtm,
+                        per_board: false,
+                        search_rest: false,
+                    };
+                    let o = run(&local(workers), job, &NoProgress).unwrap().unwrap();
+                    assert_eq!(o.layer_sizes, expected, "{shape} {workers} workers");
+                }
+            } else {
+                let space = LexSpace::with_metric(shape, Metric::Mtm).unwrap();
+                let job = Job {
+                    spaces: vec![space],
+                    goal: goal.clone(),
+                    metric: Metric::Mtm,
+                    per_board: false,
+                    search_rest: false,
+                };
+                let o = run(&local(2), job, &NoProgress).unwrap().unwrap();
+                // The blank jumps anywhere in its row: every other blank cell is one move.
+                let mut sizes = vec![1];
+                if shape.cells() > 1 {
+                    sizes.push(shape.cells() as u64 - 1);
+                }
+                assert_eq!(o.layer_sizes, sizes, "{shape}");
+            }
         }
     }
 
@@ -718,6 +774,7 @@ mod tests {
             let job = Job {
                 spaces: vec![LexSpace::new(shape).unwrap()],
                 goal: Board::goal(shape),
+                metric: crate::metric::Metric::Stm,
                 per_board: true,
                 search_rest: true,
             };

@@ -444,6 +444,10 @@ pub(super) fn worker_main<S: StateSpace>(
                 // A new BFS: from the goal first, then from the first unseen board.
                 let seed = if phase.space == 0 && phase.goal_layers.is_empty() {
                     space.rank(&job.goal).map(|i| i.0)
+                } else if !job.search_rest {
+                    // The goal's component alone: a one-row board's space holds its
+                    // (n-1)! other components, one BFS each, for figures stated instead.
+                    None
                 } else {
                     let local = held
                         .marks

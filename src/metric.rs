@@ -1,0 +1,106 @@
+//! The move metric: what counts as one move.
+//!
+//! - **Single-tile metric (STM)**, the default: one tile slides one cell into the blank.
+//! - **Multi-tile metric (MTM)**: one move slides 1 to `k` tiles of the blank's row or column
+//!   one cell each toward the blank, and the blank jumps `k` cells (the metric of
+//!   speed-solvers, and of the complete MTM searches of lightln2/SlidingTilesSolver; OEIS
+//!   A389728 for the 4x4 board). Every MTM move is `k` STM moves in one direction, so the
+//!   connected components are the same in both metrics and an MTM distance is never more
+//!   than the STM distance.
+//!
+//! Each board of `R x C` cells has up to 4 STM neighbours and exactly `(R - 1) + (C - 1)` MTM
+//! neighbours (the other cells of the blank's row and column).
+
+use crate::shape::Shape;
+
+/// What counts as one move (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Metric {
+    /// Single-tile metric: one tile, one cell.
+    #[default]
+    Stm,
+    /// Multi-tile metric: 1 to `k` tiles of the blank's row or column, one cell each.
+    Mtm,
+}
+
+impl Metric {
+    /// The short name used in commands, file names and `summary.json`: `stm` or `mtm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Stm => "stm",
+            Metric::Mtm => "mtm",
+        }
+    }
+
+    /// The name written in reports and chart titles: `single-tile` or `multi-tile`.
+    pub fn long_name(self) -> &'static str {
+        match self {
+            Metric::Stm => "single-tile",
+            Metric::Mtm => "multi-tile",
+        }
+    }
+
+    /// The metric of a name: `stm`, `single-tile`, `mtm` or `multi-tile` (any case).
+    pub fn parse(name: &str) -> Option<Metric> {
+        match name.to_ascii_lowercase().as_str() {
+            "stm" | "single-tile" => Some(Metric::Stm),
+            "mtm" | "multi-tile" => Some(Metric::Mtm),
+            _ => None,
+        }
+    }
+
+    /// The most neighbours a board of `shape` has: 4 in STM (fewer on the border),
+    /// `(rows - 1) + (cols - 1)` in MTM (every board).
+    pub fn degree(self, shape: Shape) -> usize {
+        match self {
+            Metric::Stm => 4,
+            Metric::Mtm => shape.rows() - 1 + shape.cols() - 1,
+        }
+    }
+
+    /// The cells the blank can move to from `blank` in one move, in a fixed order: up
+    /// (nearest first), down, left, right. STM: the adjacent cells; MTM: every other cell of
+    /// the blank's row and column.
+    pub fn targets(self, shape: Shape, blank: usize) -> Vec<usize> {
+        let (r, c) = shape.coords(blank);
+        let cols = shape.cols();
+        let reach = |room: usize| match self {
+            Metric::Stm => room.min(1),
+            Metric::Mtm => room,
+        };
+        let mut out = Vec::with_capacity(self.degree(shape));
+        out.extend((1..=reach(r)).map(|k| blank - k * cols));
+        out.extend((1..=reach(shape.rows() - 1 - r)).map(|k| blank + k * cols));
+        out.extend((1..=reach(c)).map(|k| blank - k));
+        out.extend((1..=reach(cols - 1 - c)).map(|k| blank + k));
+        out
+    }
+}
+
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_degrees_and_targets() {
+        for m in [Metric::Stm, Metric::Mtm] {
+            assert_eq!(Metric::parse(m.name()), Some(m));
+            assert_eq!(Metric::parse(&m.long_name().to_uppercase()), Some(m));
+        }
+        assert_eq!(Metric::parse("tile"), None);
+        let s = Shape::new(3, 4).unwrap();
+        assert_eq!(Metric::Mtm.degree(s), 5);
+        assert_eq!(Metric::Stm.targets(s, 5), vec![1, 9, 4, 6]);
+        assert_eq!(Metric::Mtm.targets(s, 0), vec![4, 8, 1, 2, 3]);
+        assert_eq!(Metric::Mtm.targets(s, 11), vec![7, 3, 10, 9, 8]);
+        for b in 0..s.cells() {
+            assert_eq!(Metric::Mtm.targets(s, b).len(), 5);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Issue 24: the multi-tile metric (MTM) through the engine's seam, checked against
+//! independent methods and published radii.
+//!
+//! Radii from the goal, lightln2/SlidingTilesSolver's readme (complete BFS in both metrics):
+//! 2x2 6, 2x3 20, 3x3 24 (and `RxC` as `CxR`).
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use npuzzle::bfs::{
+    self, LexSpace, OnVisit, Parity, ParitySpace, StateIndex, StateMarks, StateSpace,
+};
+use npuzzle::metric::Metric;
+use npuzzle::{Board, Shape};
+use petgraph::graph::UnGraph;
+use petgraph::visit::Bfs;
+
+/// Depth of every board reached (`u8::MAX` where not), by index.
+struct Depths(Vec<AtomicU8>);
+
+impl OnVisit for Depths {
+    fn visit(&self, index: StateIndex, depth: u32) {
+        self.0[index.0 as usize].store(depth as u8, Relaxed);
+    }
+}
+
+/// The layer sizes of a BFS from `goal` over `space`, and every board's depth by index.
+fn bfs<S: StateSpace>(space: &S, goal: &Board) -> (Vec<u64>, Vec<u8>) {
+    let marks = StateMarks::new(space.size());
+    let depths = Depths((0..space.size()).map(|_| AtomicU8::new(u8::MAX)).collect());
+    let layers = bfs::run(
+        space,
+        &marks,
+        space.rank(goal).unwrap(),
+        &depths,
+        |_, _, _| {},
+    );
+    let depths = depths.0.into_iter().map(AtomicU8::into_inner).collect();
+    (layers.sizes, depths)
+}
+
+/// A goal with the blank inside the board (the standard one has it in a corner).
+fn inner_goal(shape: Shape) -> Board {
+    let mut cells = Board::goal(shape).permutation().to_vec();
+    let inside = if shape.is_grid() { shape.cols() + 1 } else { 1 };
+    cells.swap(shape.cells() - 1, inside.min(shape.cells() - 1));
+    Board::from_permutation(shape, cells).unwrap()
+}
+
+/// The published radii of the small boards.
+#[test]
+fn radii_of_the_small_boards() {
+    for (r, c, radius) in [
+        (2, 2, 6),
+        (2, 3, 20),
+        (3, 2, 20),
+        (3, 3, 24),
+        (2, 4, 25),
+        (4, 2, 25),
+    ] {
+        let shape = Shape::new(r, c).unwrap();
+        let space = ParitySpace::with_metric(shape, Parity::Even, Metric::Mtm).unwrap();
+        let (sizes, _) = bfs(&space, &Board::goal(shape));
+        assert_eq!(sizes.len() - 1, radius, "{shape}");
+        assert_eq!(sizes.iter().sum::<u64>(), space.size(), "{shape}");
+    }
+}
+
+/// Both indices give the same MTM layers on every board up to 10 cells (the one-row boards
+/// on the lexicographic index alone), from two goals; and an independent BFS over the
+/// materialised MTM edges (petgraph, made from [`Board::slid`]) agrees up to 8 cells.
+#[test]
+fn both_indices_and_petgraph_agree() {
+    for shape in Shape::all_up_to(10) {
+        let lex = LexSpace::with_metric(shape, Metric::Mtm).unwrap();
+        for goal in [Board::goal(shape), inner_goal(shape)] {
+            let (lex_sizes, lex_depths) = bfs(&lex, &goal);
+            if shape.is_grid() {
+                let parity =
+                    ParitySpace::with_metric(shape, Parity::of(&goal), Metric::Mtm).unwrap();
+                let (sizes, _) = bfs(&parity, &goal);
+                assert_eq!(sizes, lex_sizes, "{shape} goal {}", goal.label());
+            }
+            if shape.cells() > 8 {
+                continue;
+            }
+            let n = lex.size() as usize;
+            let mut graph = UnGraph::<(), ()>::with_capacity(n, 0);
+            for _ in 0..n {
+                graph.add_node(());
+            }
+            for r in 0..n as u64 {
+                let board = Board::from_rank(shape, r);
+                for to in Metric::Mtm.targets(shape, board.blank()) {
+                    let next = board.slid(to).unwrap().rank();
+                    if r < next {
+                        graph.add_edge((r as u32).into(), (next as u32).into(), ());
+                    }
+                }
+            }
+            let mut depth = vec![u8::MAX; n];
+            let start = goal.rank() as usize;
+            depth[start] = 0;
+            let mut walk = Bfs::new(&graph, petgraph::graph::NodeIndex::new(start));
+            while let Some(v) = walk.next(&graph) {
+                for w in graph.neighbors(v) {
+                    if depth[w.index()] == u8::MAX {
+                        depth[w.index()] = depth[v.index()] + 1;
+                    }
+                }
+            }
+            assert_eq!(depth, lex_depths, "{shape} goal {}", goal.label());
+        }
+    }
+}
+
+/// Every board's MTM depth is at most its STM depth, and every MTM neighbour is at most
+/// `max(rows, cols) - 1` STM moves away (so an STM depth differs by at most that much
+/// across an MTM edge), on every board up to 9 cells.
+#[test]
+fn mtm_depth_is_at_most_stm_depth() {
+    for shape in Shape::all_up_to(9) {
+        let goal = Board::goal(shape);
+        let stm = LexSpace::new(shape).unwrap();
+        let mtm = LexSpace::with_metric(shape, Metric::Mtm).unwrap();
+        let (_, stm_depths) = bfs(&stm, &goal);
+        let (_, mtm_depths) = bfs(&mtm, &goal);
+        let reach = shape.rows().max(shape.cols()) - 1;
+        let mut out = Vec::new();
+        for (i, (&s, &m)) in stm_depths.iter().zip(&mtm_depths).enumerate() {
+            assert_eq!(
+                s == u8::MAX,
+                m == u8::MAX,
+                "{shape} {i}: the same component"
+            );
+            if s == u8::MAX {
+                continue;
+            }
+            assert!(m <= s, "{shape} board {i}: MTM {m} > STM {s}");
+            out.clear();
+            mtm.expand(&[StateIndex(i as u64)], &mut out);
+            for nb in out.iter().filter(|nb| **nb != StateIndex::NONE) {
+                let t = stm_depths[nb.0 as usize];
+                assert!(
+                    usize::from(t.abs_diff(s)) <= reach,
+                    "{shape} {i} -> {}",
+                    nb.0
+                );
+            }
+        }
+    }
+}
+
+/// The depth-limited frontier search gives the one-machine driver's MTM layers on every
+/// board up to 10 cells, from two goals, in tiny chunks and segments (many runs per layer,
+/// many segments per merge) and in the default ones.
+#[test]
+fn the_frontier_search_agrees() {
+    use npuzzle::bfs::frontier::{FrontierConfig, search_with};
+    /// The driver's layers and the frontier search's in each configuration.
+    fn compare<S: StateSpace>(space: &S, goal: &Board) {
+        let tiny = FrontierConfig {
+            chunk: 7,
+            segments: 3,
+        };
+        let (want, _) = bfs(space, goal);
+        let seed = space.rank(goal).unwrap();
+        for config in [FrontierConfig::default(), tiny] {
+            let got = search_with(space, seed, 200, None, config, |_| {}).unwrap();
+            assert!(got.complete);
+            assert_eq!(
+                got.layer_sizes,
+                want,
+                "{} goal {}",
+                space.shape(),
+                goal.label()
+            );
+        }
+    }
+    for shape in Shape::all_up_to(10) {
+        for goal in [Board::goal(shape), inner_goal(shape)] {
+            if shape.is_grid() {
+                let space =
+                    ParitySpace::with_metric(shape, Parity::of(&goal), Metric::Mtm).unwrap();
+                compare(&space, &goal);
+            } else {
+                compare(&LexSpace::with_metric(shape, Metric::Mtm).unwrap(), &goal);
+            }
+        }
+    }
+}
+
+/// The edge list's MTM edges ([`graph::for_each_forward_edge_in`], what `edges.csv` and
+/// `edges.parquet` stream) are the materialised MTM edges, each once, and their number is
+/// [`npuzzle::analysis::edge_count`], on every board up to 8 cells.
+#[test]
+fn the_edge_list_has_every_mtm_edge_once() {
+    use npuzzle::graph::for_each_forward_edge_in;
+    use std::collections::BTreeSet;
+    for shape in Shape::all_up_to(8) {
+        let boards = shape.board_count().unwrap();
+        let mut want = BTreeSet::new();
+        for r in 0..boards {
+            let board = Board::from_rank(shape, r);
+            for to in Metric::Mtm.targets(shape, board.blank()) {
+                let next = board.slid(to).unwrap();
+                assert_eq!(next.slid(board.blank()).unwrap(), board, "moves are undone");
+                want.insert((r.min(next.rank()), r.max(next.rank())));
+            }
+        }
+        let mut got = Vec::new();
+        npuzzle::with_cells!(shape.cells(), N => for_each_forward_edge_in::<N>(
+            Metric::Mtm,
+            shape.cols(),
+            0,
+            boards as u32,
+            |a, from, b, to| {
+                assert_eq!(Board::from_permutation(shape, from.to_vec()).unwrap().rank(), u64::from(a));
+                assert_eq!(Board::from_permutation(shape, to.to_vec()).unwrap().rank(), u64::from(b));
+                got.push((u64::from(a.min(b)), u64::from(a.max(b))));
+            },
+        ));
+        let unique: BTreeSet<_> = got.iter().copied().collect();
+        assert_eq!(unique.len(), got.len(), "{shape}: an edge listed twice");
+        assert_eq!(unique, want, "{shape}");
+        let count = npuzzle::analysis::edge_count(shape, Metric::Mtm).unwrap();
+        assert_eq!(got.len() as u64, count, "{shape}");
+    }
+}
+
+/// The CLI: `--metric mtm` (and its long name) writes to `<R>x<C>-mtm/`, beside the STM
+/// results, and every output says its metric: `summary.json`, `hardest.txt`, the report;
+/// the edge list has one row per MTM edge; `plot` redraws and compares MTM results.
+#[test]
+fn the_cli_says_the_metric_everywhere() {
+    use assert_cmd::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("npuzzle")
+            .unwrap()
+            .env_clear()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let output = dir.path().display().to_string();
+    let report = run(&[
+        "analyze", "--size", "3", "--metric", "mtm", "--output", &output,
+    ]);
+    assert!(report.contains("metric       multi-tile (mtm"), "{report}");
+    let mtm = dir.path().join("3x3-mtm");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(mtm.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metric"], "mtm");
+    assert_eq!(summary["max_depth"], 24);
+    assert_eq!(summary["edges"], 725_760);
+    let hardest = std::fs::read_to_string(mtm.join("hardest.txt")).unwrap();
+    assert!(
+        hardest.starts_with(
+            "# 3x3 board: 1 hardest board(s), 24 moves from the goal (multi-tile metric)"
+        ),
+        "{hardest}"
+    );
+    let edges = std::fs::read_to_string(mtm.join("edges.csv")).unwrap();
+    assert_eq!(edges.lines().count(), 1 + 725_760);
+    let first = std::fs::read(mtm.join("summary.json")).unwrap();
+    run(&[
+        "analyze",
+        "--size",
+        "3",
+        "--metric",
+        "multi-tile",
+        "--output",
+        &output,
+        "--quiet",
+    ]);
+    assert_eq!(
+        std::fs::read(mtm.join("summary.json")).unwrap(),
+        first,
+        "deterministic"
+    );
+    let report = run(&["analyze", "--size", "3", "--output", &output]);
+    assert!(report.contains("metric       single-tile (stm"), "{report}");
+    let stm = dir.path().join("3x3");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(stm.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metric"], "stm");
+    assert_eq!(summary["max_depth"], 31);
+    let mtm_dir = mtm.display().to_string();
+    run(&["plot", &mtm_dir]);
+    let compared = dir.path().join("both.png").display().to_string();
+    run(&[
+        "plot",
+        "--compare",
+        &compared,
+        &mtm_dir,
+        &stm.display().to_string(),
+    ]);
+    assert!(std::fs::metadata(&compared).unwrap().len() > 1000);
+}
