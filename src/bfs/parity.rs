@@ -192,24 +192,12 @@ impl ParitySpace {
             return self.expand_mtm::<M, C, ACROSS>(batch, out);
         }
         let n = (M + 1) as u64;
-        let mut unranker = SequentialUnranker::<M>::default();
-        let mut current = u64::MAX;
-        // The sequence of the current q, rank 2q or (last two tiles swapped) 2q + 1, toggled
-        // in place to the parity each board's blank needs.
-        let mut seq = Sequence::<M>::default();
+        let mut cursor = Cursor::<M>::default();
         out.reserve(if ACROSS { 2 } else { 4 } * batch.len());
         for &StateIndex(index) in batch {
-            let q = index / n;
-            let blank = (index - q * n) as usize;
-            if q != current {
-                current = q;
-                unranker.unrank_into(2 * q, &mut seq.u);
-                seq.rank = 2 * q;
-            }
+            let blank = cursor.seek(self, index);
+            let seq = &cursor.seq;
             let moves = &self.moves[blank];
-            if seq.u.parity != moves.need {
-                seq.swap_last_two();
-            }
             // The tile above drops into the blank: it moves right in the sequence, from
             // `blank - C` to `blank - 1`.
             let up = (blank >= C).then(|| {
@@ -263,21 +251,11 @@ impl ParitySpace {
         let n = (M + 1) as u64;
         let rows = (M + 1) / C;
         let degree = rows - 1 + C - 1;
-        let mut unranker = SequentialUnranker::<M>::default();
-        let mut current = u64::MAX;
-        let mut seq = Sequence::<M>::default();
+        let mut cursor = Cursor::<M>::default();
         out.reserve(degree * batch.len());
         for &StateIndex(index) in batch {
-            let q = index / n;
-            let blank = (index - q * n) as usize;
-            if q != current {
-                current = q;
-                unranker.unrank_into(2 * q, &mut seq.u);
-                seq.rank = 2 * q;
-            }
-            if seq.u.parity != self.moves[blank].need {
-                seq.swap_last_two();
-            }
+            let blank = cursor.seek(self, index);
+            let seq = &cursor.seq;
             let (row, col) = (blank / C, blank % C);
             let start = out.len();
             // Up by k: the window [blank - kC, blank); the column's tiles move right.
@@ -312,6 +290,44 @@ impl ParitySpace {
                 out.resize(start + degree, StateIndex::NONE);
             }
         }
+    }
+}
+
+/// The tile sequence of the board at each index of an ascending batch: unranked once per
+/// `q` (every `cells` consecutive indices), as rank `2q` or (last two tiles swapped)
+/// `2q + 1`, toggled in place to the parity each board's blank needs.
+struct Cursor<const M: usize> {
+    unranker: SequentialUnranker<M>,
+    current: u64,
+    seq: Sequence<M>,
+}
+
+impl<const M: usize> Default for Cursor<M> {
+    fn default() -> Self {
+        Cursor {
+            unranker: SequentialUnranker::default(),
+            current: u64::MAX,
+            seq: Sequence::default(),
+        }
+    }
+}
+
+impl<const M: usize> Cursor<M> {
+    /// Moves to the board at `index` of `space`; returns its blank cell.
+    #[inline(always)]
+    fn seek(&mut self, space: &ParitySpace, index: u64) -> usize {
+        let n = (M + 1) as u64;
+        let q = index / n;
+        let blank = (index - q * n) as usize;
+        if q != self.current {
+            self.current = q;
+            self.unranker.unrank_into(2 * q, &mut self.seq.u);
+            self.seq.rank = 2 * q;
+        }
+        if self.seq.u.parity != space.moves[blank].need {
+            self.seq.swap_last_two();
+        }
+        blank
     }
 }
 
