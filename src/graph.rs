@@ -156,17 +156,11 @@ pub fn for_each_forward_edge_in<const N: usize>(
     for r in lo..hi {
         let rank::Unranked { perm, .. } = unranker.unrank(u64::from(r));
         let b = perm.iter().position(|&v| v as usize == N - 1).unwrap_or(0);
-        let rights = (1..cols - b % cols).map(|k| (b + k, 1));
-        let downs = (1..)
-            .map(|k| (b + k * cols, cols))
-            .take_while(|&(to, _)| to < N);
-        for (to, step) in rights.chain(downs) {
+        let rights = (1..cols - b % cols).map(|k| b + k);
+        let downs = (b + cols..N).step_by(cols);
+        for to in rights.chain(downs) {
             let mut next = perm;
-            let mut at = b;
-            while at != to {
-                next.swap(at, at + step);
-                at += step;
-            }
+            crate::metric::slide(&mut next, b, to, cols);
             f(r, &perm, rank::rank_array::<N>(&next) as u32, &next);
         }
     }

@@ -77,6 +77,20 @@ impl Metric {
     }
 }
 
+/// Moves the blank of `cells` (a board's permutation, `cols` columns) from cell `blank` to
+/// cell `to` of its row or column, the tiles between sliding one cell each toward `blank`:
+/// one multi-tile move.
+#[inline(always)]
+pub fn slide(cells: &mut [u8], blank: usize, to: usize, cols: usize) {
+    let step = if blank.abs_diff(to) < cols { 1 } else { cols };
+    let mut at = blank;
+    while at != to {
+        let next = if to > at { at + step } else { at - step };
+        cells.swap(at, next);
+        at = next;
+    }
+}
+
 impl std::fmt::Display for Metric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -60,13 +60,7 @@ impl LexSpace {
             let start = out.len();
             for &to in &self.targets[blank] {
                 let mut next = perm;
-                let step = if to.abs_diff(blank) < cols { 1 } else { cols };
-                let mut at = blank;
-                while at != to {
-                    let from = if to > at { at + step } else { at - step };
-                    next.swap(at, from);
-                    at = from;
-                }
+                crate::metric::slide(&mut next, blank, to, cols);
                 out.push(StateIndex(rank::rank_array::<N>(&next)));
             }
             out.resize(start + degree, StateIndex::NONE);
