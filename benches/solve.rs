@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use npuzzle::solve::pdb::{Partition, PatternDatabases};
 use npuzzle::solve::random::{SplitMix64, random_solvable};
 use npuzzle::solve::{self, Algorithm, Heuristic, Limits, SolveError, cache, input};
-use npuzzle::{Board, NoProgress, Shape};
+use npuzzle::{Board, Metric, NoProgress, Shape};
 
 struct Options {
     boards: String,
@@ -203,7 +203,7 @@ fn main() {
         let mut times: Vec<Duration> = sample
             .iter()
             .map(|b| {
-                solve::solve(b, algorithm, &heuristic, &Limits::NONE)
+                solve::solve(b, Metric::Stm, algorithm, &heuristic, &Limits::NONE)
                     .unwrap_or_else(|e| fail(&e.to_string()))
                     .elapsed
             })

@@ -883,15 +883,19 @@ fn analyze_lex(
     Ok((distances, components, per_board))
 }
 
-/// The depth of every board from the goal, one byte per lexicographic rank
+/// The depth of every board from the goal in `metric`, one byte per lexicographic rank
 /// ([`distances::UNREACHABLE`] outside the goal's component): the exact table of a shape of at
 /// most 12 cells, for walking downhill to the goal.
 ///
 /// # Errors
 /// [`AnalyzeError::TooLarge`] when the table (`n!` bytes plus the marks) does not fit, or the
 /// shape has more than 12 cells.
-pub fn depth_table(shape: Shape, progress: &dyn Progress) -> Result<Vec<u8>, AnalyzeError> {
-    let Some(space) = LexSpace::new(shape) else {
+pub fn depth_table(
+    shape: Shape,
+    metric: Metric,
+    progress: &dyn Progress,
+) -> Result<Vec<u8>, AnalyzeError> {
+    let Some(space) = LexSpace::with_metric(shape, metric) else {
         return Err(AnalyzeError::TooLarge(format!(
             "an exact table of {shape} would have {}! entries; it is built up to {} cells",
             shape.cells(),

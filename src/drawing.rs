@@ -1,7 +1,8 @@
 //! Pictures of small game graphs as Graphviz DOT text, in the style of the course notes that
 //! introduced the game graph: each vertex drawn as its board (an HTML-like table, the blank
-//! grey), the goal framed in green, an edge between boards one slide apart labelled with the
-//! tile that slides.
+//! grey), the goal framed in green, an edge between boards one move apart labelled with the
+//! tile that slides (in the multi-tile metric, the tiles that slide: `5 6`, nearest the blank
+//! first).
 //!
 //! Two pictures ([`Scope`]):
 //! - the **whole game graph** of a tiny board (the 2x2 puzzle: 24 boards in two components,
@@ -18,7 +19,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::board::{Board, Direction};
+use crate::board::Board;
+use crate::metric::Metric;
 use crate::shape::Shape;
 use indicatif::HumanCount;
 
@@ -65,15 +67,16 @@ pub struct Vertex {
     pub level: u32,
 }
 
-/// One edge of a drawing: two boards one slide apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One edge of a drawing: two boards one move apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edge {
     /// Index in [`Drawing::vertices`] of the board nearer its component's first board.
     pub from: usize,
-    /// Index of the other board (one level further).
+    /// Index of the other board (one level further, or the same level).
     pub to: usize,
-    /// The tile that slides (1-based, as printed).
-    pub tile: u64,
+    /// The tiles that slide, as printed (1-based), nearest the blank of `from` first: one in
+    /// the single-tile metric, 1 to `k` in the multi-tile metric.
+    pub tiles: Vec<u64>,
 }
 
 /// A picture of part of a game graph: its boards, in breadth-first order from the goal (then
@@ -81,6 +84,7 @@ pub struct Edge {
 #[derive(Debug, Clone)]
 pub struct Drawing {
     shape: Shape,
+    metric: Metric,
     scope: Scope,
     vertices: Vec<Vertex>,
     edges: Vec<Edge>,
@@ -88,23 +92,24 @@ pub struct Drawing {
 }
 
 impl Drawing {
-    /// The drawing of `scope` on `shape`.
+    /// The drawing of `scope` on `shape`, moves counted in `metric`.
     ///
     /// # Errors
     /// [`DrawError::TooManyBoards`] when the scope holds more than [`MAX_BOARDS`] boards.
-    pub fn new(shape: Shape, scope: Scope) -> Result<Drawing, DrawError> {
+    pub fn new(shape: Shape, metric: Metric, scope: Scope) -> Result<Drawing, DrawError> {
         match scope {
-            Scope::WholeGraph => Drawing::whole_graph(shape),
-            Scope::Radius(k) => Drawing::neighbourhood(shape, k),
+            Scope::WholeGraph => Drawing::whole_graph(shape, metric),
+            Scope::Radius(k) => Drawing::neighbourhood(shape, metric, k),
         }
     }
 
-    /// Every board of `shape` (both components of a rectangular board).
+    /// Every board of `shape` (both components of a rectangular board), with the edges of
+    /// `metric`.
     ///
     /// # Errors
     /// [`DrawError::TooManyBoards`] when `shape` has more than [`MAX_BOARDS`] boards (more than
     /// 6 cells).
-    pub fn whole_graph(shape: Shape) -> Result<Drawing, DrawError> {
+    pub fn whole_graph(shape: Shape, metric: Metric) -> Result<Drawing, DrawError> {
         let too_many = || DrawError::TooManyBoards {
             what: format!(
                 "the {shape} game graph has {} boards",
@@ -119,7 +124,7 @@ impl Drawing {
             .board_count()
             .filter(|&b| b <= MAX_BOARDS as u64)
             .ok_or_else(too_many)?;
-        let mut explorer = Explorer::default();
+        let mut explorer = Explorer::new(metric);
         for rank in 0..boards {
             let board = Board::from_rank(shape, rank);
             if !explorer.index.contains_key(&board) {
@@ -131,12 +136,12 @@ impl Drawing {
         Ok(explorer.finish(shape, Scope::WholeGraph))
     }
 
-    /// The boards within `radius` moves of the goal of `shape`.
+    /// The boards within `radius` moves (of `metric`) of the goal of `shape`.
     ///
     /// # Errors
     /// [`DrawError::TooManyBoards`] when there are more than [`MAX_BOARDS`] of them.
-    pub fn neighbourhood(shape: Shape, radius: u32) -> Result<Drawing, DrawError> {
-        let mut explorer = Explorer::default();
+    pub fn neighbourhood(shape: Shape, metric: Metric, radius: u32) -> Result<Drawing, DrawError> {
+        let mut explorer = Explorer::new(metric);
         explorer
             .component(Board::goal(shape), Some(radius))
             .map_err(|_| DrawError::TooManyBoards {
@@ -152,6 +157,11 @@ impl Drawing {
     /// The shape drawn.
     pub fn shape(&self) -> Shape {
         self.shape
+    }
+
+    /// The metric of its moves.
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 
     /// What is drawn.
@@ -182,11 +192,11 @@ impl Drawing {
         }
     }
 
-    /// The title printed on the picture.
+    /// The title printed on the picture (naming the multi-tile metric when it is the one).
     pub fn title(&self) -> String {
         let boards = plural(self.vertices.len() as u64, "board");
         let edges = plural(self.edges.len() as u64, "move");
-        match self.scope {
+        let title = match self.scope {
             Scope::WholeGraph => format!(
                 "The game graph of the {} puzzle: {boards}, {edges}, {}",
                 self.shape,
@@ -197,6 +207,10 @@ impl Drawing {
                 self.shape,
                 plural(u64::from(k), "move")
             ),
+        };
+        match self.metric {
+            Metric::Stm => title,
+            Metric::Mtm => format!("{title} (multi-tile metric)"),
         }
     }
 
@@ -231,12 +245,13 @@ impl Drawing {
             Scope::Radius(_) => self.depth_scale(&mut s),
         }
         for e in &self.edges {
+            let tiles: Vec<String> = e.tiles.iter().map(u64::to_string).collect();
             let _ = writeln!(
                 s,
                 "  \"{}\" -- \"{}\" [label=\"{}\"];",
                 self.vertices[e.from].board.label(),
                 self.vertices[e.to].board.label(),
-                e.tile
+                tiles.join(" ")
             );
         }
         s.push_str("}\n");
@@ -334,14 +349,23 @@ fn plural(n: u64, noun: &str) -> String {
 struct TooMany;
 
 /// Breadth-first exploration, one component at a time, of boards as values.
-#[derive(Default)]
 struct Explorer {
+    metric: Metric,
     vertices: Vec<Vertex>,
     index: HashMap<Board, usize>,
     components: usize,
 }
 
 impl Explorer {
+    fn new(metric: Metric) -> Explorer {
+        Explorer {
+            metric,
+            vertices: Vec::new(),
+            index: HashMap::new(),
+            components: 0,
+        }
+    }
+
     /// Explores the component of `root` (to `max_level` moves, or all of it).
     fn component(&mut self, root: Board, max_level: Option<u32>) -> Result<(), TooMany> {
         let component = self.components;
@@ -354,8 +378,8 @@ impl Explorer {
             if max_level == Some(level) {
                 continue;
             }
-            for dir in Direction::ALL {
-                if let Some(nb) = board.moved(dir)
+            for to in self.metric.targets(board.shape(), board.blank()) {
+                if let Some(nb) = board.slid(to)
                     && !self.index.contains_key(&nb)
                 {
                     self.add(nb, component, level + 1)?;
@@ -383,25 +407,36 @@ impl Explorer {
         let mut edges = Vec::new();
         for (i, v) in self.vertices.iter().enumerate() {
             let blank = v.board.blank();
-            for dir in Direction::ALL {
-                let Some(nb) = v.board.moved(dir) else {
+            let tiles: Vec<u64> = v.board.tiles().collect();
+            for to in self.metric.targets(shape, blank) {
+                let Some(nb) = v.board.slid(to) else {
                     continue;
                 };
                 if let Some(&j) = self.index.get(&nb)
                     && j > i
                 {
-                    // The tile now on the blank's old cell is the one that slid.
-                    let tile = nb.tiles().nth(blank).unwrap_or(0);
+                    // The tiles from the blank's side to `to`, which slide one cell each.
+                    let step = if blank.abs_diff(to) < shape.cols() {
+                        1
+                    } else {
+                        shape.cols()
+                    };
+                    let cells: Vec<usize> = if to > blank {
+                        (blank + step..=to).step_by(step).collect()
+                    } else {
+                        (to..blank).step_by(step).rev().collect()
+                    };
                     edges.push(Edge {
                         from: i,
                         to: j,
-                        tile,
+                        tiles: cells.into_iter().map(|c| tiles[c]).collect(),
                     });
                 }
             }
         }
         Drawing {
             shape,
+            metric: self.metric,
             scope,
             vertices: self.vertices,
             edges,
@@ -423,7 +458,7 @@ mod tests {
     /// (OEIS A090033: radius 6, one antipode).
     #[test]
     fn whole_2x2_graph_is_two_twelve_cycles() {
-        let d = Drawing::whole_graph(shape(2, 2)).unwrap();
+        let d = Drawing::whole_graph(shape(2, 2), Metric::Stm).unwrap();
         assert_eq!(
             (d.vertices().len(), d.edges().len(), d.components()),
             (24, 24, 2)
@@ -461,17 +496,17 @@ mod tests {
     /// Within 2 moves of the 3x3 goal: 1 + 2 + 4 boards (OEIS A089473), a tree of 6 edges.
     #[test]
     fn goal_neighbourhood_of_3x3_follows_the_depth_distribution() {
-        let d = Drawing::neighbourhood(shape(3, 3), 2).unwrap();
+        let d = Drawing::neighbourhood(shape(3, 3), Metric::Stm, 2).unwrap();
         assert_eq!((d.vertices().len(), d.edges().len()), (7, 6));
         assert_eq!(d.file_stem(), "goal_neighbourhood_r2");
-        let d5 = Drawing::neighbourhood(shape(3, 3), 5).unwrap();
+        let d5 = Drawing::neighbourhood(shape(3, 3), Metric::Stm, 5).unwrap();
         assert_eq!(d5.vertices().len(), 1 + 2 + 4 + 8 + 16 + 20);
         // The first move: tile 6 slides down or tile 8 slides right.
-        let first: Vec<u64> = d.edges().iter().take(2).map(|e| e.tile).collect();
+        let first: Vec<u64> = d.edges().iter().take(2).map(|e| e.tiles[0]).collect();
         assert_eq!(first, [6, 8]);
         // Any board size: the 15-puzzle's goal has 2 neighbours.
         assert_eq!(
-            Drawing::neighbourhood(shape(4, 4), 1)
+            Drawing::neighbourhood(shape(4, 4), Metric::Stm, 1)
                 .unwrap()
                 .vertices()
                 .len(),
@@ -479,21 +514,53 @@ mod tests {
         );
     }
 
+    /// Within 1 MTM move of the 3x3 goal: the blank jumps 1 or 2 cells up or left (4
+    /// boards, OEIS-free: the MTM layer sizes 1, 4 of lightln2/SlidingTilesSolver's 3x3
+    /// table); the jumps of 1 and 2 are also one move apart, so 4 + 2 edges, and an edge of
+    /// two tiles is labelled with both, nearest the blank first.
+    #[test]
+    fn mtm_edges_are_labelled_with_every_tile_that_slides() {
+        let d = Drawing::neighbourhood(shape(3, 3), Metric::Mtm, 1).unwrap();
+        assert_eq!((d.vertices().len(), d.edges().len()), (5, 6));
+        let labels: Vec<String> = d
+            .edges()
+            .iter()
+            .map(|e| {
+                e.tiles
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(labels[..4], ["6", "6 3", "8", "8 7"]);
+        assert!(d.title().ends_with("(multi-tile metric)"), "{}", d.title());
+        assert!(d.to_dot().contains("[label=\"6 3\"]"));
+        // 2x2: one move along a line of two cells is a single slide, the same graph.
+        let whole = Drawing::whole_graph(shape(2, 2), Metric::Mtm).unwrap();
+        assert_eq!((whole.vertices().len(), whole.edges().len()), (24, 24));
+    }
+
     #[test]
     fn too_many_boards_are_refused_with_a_hint() {
-        let err = Drawing::whole_graph(shape(3, 3)).unwrap_err().to_string();
+        let err = Drawing::whole_graph(shape(3, 3), Metric::Stm)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("the 3x3 game graph has 362,880 boards"),
             "{err}"
         );
         assert!(err.contains("--radius"), "{err}");
-        let err = Drawing::neighbourhood(shape(3, 3), 12)
+        let err = Drawing::neighbourhood(shape(3, 3), Metric::Stm, 12)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("more than 1,000 3x3 boards lie within 12 moves"),
             "{err}"
         );
-        assert!(Drawing::whole_graph(shape(2, 3)).is_ok(), "720 boards fit");
+        assert!(
+            Drawing::whole_graph(shape(2, 3), Metric::Stm).is_ok(),
+            "720 boards fit"
+        );
     }
 }

@@ -8,8 +8,9 @@
 //!   `board` (the label again, for tools that hide ids), `rank` (the dense index), `component`
 //!   (0 is the goal's) and `depth` (moves from the goal; **absent** for boards the goal cannot
 //!   reach, as `nodes.csv` leaves it empty);
-//! - one undirected edge per pair of boards one slide apart, listed once in the order of
-//!   `edges.csv` (from each board, its blank's right then down move).
+//! - one undirected edge per pair of boards one move apart in the analysis's metric, listed
+//!   once in the order of `edges.csv` (from each board, its blank's right then down moves;
+//!   in the multi-tile metric, every jump right then every jump down, nearest first).
 //!
 //! Files are streamed: formatted in parallel in fixed rank chunks and written in rank order
 //! through [`export::write_chunked`], so memory stays bounded and the same analysis gives the
@@ -24,6 +25,7 @@ use indicatif::HumanCount;
 use crate::analysis::{Analysis, PerBoard};
 use crate::board::Board;
 use crate::export::{self, BoardFormat, ExportError};
+use crate::metric::Metric;
 use crate::progress::Progress;
 use crate::rank::SequentialUnranker;
 use crate::shape::Shape;
@@ -243,9 +245,10 @@ pub fn write_dot(
 /// The comment at the top of both formats.
 fn description(analysis: &Analysis) -> String {
     format!(
-        "npuzzle: the game graph of the {} puzzle, {} boards, {} edges, goal {}; \
-         vertex attributes board, rank, component, depth (absent when unreachable)",
+        "npuzzle: the game graph of the {} puzzle in the {} metric, {} boards, {} edges, goal \
+         {}; vertex attributes board, rank, component, depth (absent when unreachable)",
         analysis.shape,
+        analysis.metric.long_name(),
         analysis.boards,
         analysis.edges,
         Board::goal(analysis.shape).label()
@@ -278,7 +281,7 @@ fn write_with(
         })?;
         task(progress, &format!("{name} edges"), boards, || {
             crate::with_cells!(shape.cells(), N => export::write_chunked(out, boards, progress, |lo, hi, buf| {
-                edges_chunk::<N>(shape, lo, hi, syntax, buf)
+                edges_chunk::<N>(shape, analysis.metric, lo, hi, syntax, buf)
             }))
         })?;
         out.write_all(syntax.tail.as_bytes())
@@ -314,12 +317,23 @@ fn nodes_chunk<const N: usize>(
     }
 }
 
-/// The edges from boards `lo..hi`: for each, its blank's right then down move (as
-/// `edges.csv`), so every undirected edge appears once.
-fn edges_chunk<const N: usize>(shape: Shape, lo: u32, hi: u32, syntax: &Syntax, buf: &mut Vec<u8>) {
-    crate::graph::for_each_forward_edge::<N>(shape.cols(), lo, hi, |_, perm, _, next| {
-        (syntax.edge)(buf, perm, next)
-    });
+/// The edges from boards `lo..hi` in `metric`: for each, its blank's right then down moves
+/// (as `edges.csv`), so every undirected edge appears once.
+fn edges_chunk<const N: usize>(
+    shape: Shape,
+    metric: Metric,
+    lo: u32,
+    hi: u32,
+    syntax: &Syntax,
+    buf: &mut Vec<u8>,
+) {
+    crate::graph::for_each_forward_edge_in::<N>(
+        metric,
+        shape.cols(),
+        lo,
+        hi,
+        |_, perm, _, next| (syntax.edge)(buf, perm, next),
+    );
 }
 
 #[inline(always)]

@@ -43,8 +43,9 @@
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
 //!   built by [`bfs::run`] over its pattern's abstract space, [`solve::pattern_space`], and
-//!   cached in files by [`solve::cache`]), the exact table; reading boards as users write
-//!   them.
+//!   cached in files by [`solve::cache`]), walking distance ([`solve::walking`]), the exact
+//!   table; in the multi-tile metric walking distance, the domain-abstraction databases of
+//!   [`solve::domain`] and the MTM exact table; reading boards as users write them.
 //!
 //! # Invariants
 //!
@@ -69,8 +70,9 @@
 //!   checksummed state);
 //!   [`drawing`] returns DOT text, and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
-//! - Every solution returned by [`solve`] is optimal, and unsolvable boards are recognised
-//!   by parity before any search.
+//! - Every solution returned by [`solve`] is optimal in its metric (a heuristic is used only
+//!   in a metric where it is admissible, [`solve::HeuristicKind::admissible_in`]), and
+//!   unsolvable boards are recognised by parity before any search.
 
 #![warn(missing_docs)]
 
@@ -94,5 +96,6 @@ pub mod shape;
 pub mod solve;
 
 pub use board::{Board, BoardError, Direction};
+pub use metric::Metric;
 pub use progress::{NoProgress, Progress};
 pub use shape::{Shape, ShapeError};

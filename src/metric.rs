@@ -11,6 +11,7 @@
 //! Each board of `R x C` cells has up to 4 STM neighbours and exactly `(R - 1) + (C - 1)` MTM
 //! neighbours (the other cells of the blank's row and column).
 
+use crate::board::Direction;
 use crate::shape::Shape;
 
 /// What counts as one move (see the module documentation).
@@ -77,6 +78,60 @@ impl Metric {
     }
 }
 
+impl Metric {
+    /// The blank's moves from `blank`: each target of [`Metric::targets`] with the direction
+    /// the blank goes, in the same order.
+    pub fn moves(self, shape: Shape, blank: usize) -> Vec<(Direction, usize)> {
+        let cols = shape.cols();
+        self.targets(shape, blank)
+            .into_iter()
+            .map(|to| {
+                let dir = match (to < blank, blank.abs_diff(to) < cols) {
+                    (true, false) => Direction::Up,
+                    (false, false) => Direction::Down,
+                    (true, true) => Direction::Left,
+                    (false, true) => Direction::Right,
+                };
+                (dir, to)
+            })
+            .collect()
+    }
+
+    /// The length, in this metric, of a solution written as single-tile slides (`moves`, the
+    /// blank's directions): their number in STM; in MTM the number of runs of one direction,
+    /// each run one multi-tile move. (An optimal MTM solution never makes two moves in a row
+    /// along one axis: they would combine into one move or cancel, so its runs are its moves.)
+    pub fn length(self, moves: &[Direction]) -> usize {
+        match self {
+            Metric::Stm => moves.len(),
+            Metric::Mtm => runs(moves).count(),
+        }
+    }
+
+    /// `moves` (single-tile slides, the blank's directions) in this metric's notation, joined
+    /// by `separator`. STM: one letter per move (`R D L U`). MTM: one letter per run of one
+    /// direction, followed by its count when more than 1 (`R2 D U3`): the blank's direction
+    /// and the number of tiles it passes, which slide the other way (the count-after-letter
+    /// notation of speed-solvers, who name the tiles' direction instead of the blank's).
+    pub fn notation(self, moves: &[Direction], separator: &str) -> String {
+        let words: Vec<String> = match self {
+            Metric::Stm => moves.iter().map(|d| d.letter().to_string()).collect(),
+            Metric::Mtm => runs(moves)
+                .map(|(d, k)| match k {
+                    1 => d.letter().to_string(),
+                    _ => format!("{}{k}", d.letter()),
+                })
+                .collect(),
+        };
+        words.join(separator)
+    }
+}
+
+/// The runs of one direction in `moves`: each direction with its count.
+fn runs(moves: &[Direction]) -> impl Iterator<Item = (Direction, usize)> + '_ {
+    moves.chunk_by(|a, b| a == b).map(|run| (run[0], run.len()))
+}
+
 /// Moves the blank of `cells` (a board's permutation, `cols` columns) from cell `blank` to
 /// cell `to` of its row or column, the tiles between sliding one cell each toward `blank`:
 /// one multi-tile move.
@@ -115,6 +170,25 @@ mod tests {
         assert_eq!(Metric::Mtm.targets(s, 11), vec![7, 3, 10, 9, 8]);
         for b in 0..s.cells() {
             assert_eq!(Metric::Mtm.targets(s, b).len(), 5);
+            for (dir, to) in Metric::Mtm.moves(s, b) {
+                // The direction's single steps from `b` reach `to`.
+                let mut at = b;
+                while at != to {
+                    at = dir.step(s, at).unwrap();
+                }
+            }
         }
+    }
+
+    #[test]
+    fn lengths_and_notation() {
+        use Direction::{Down as D, Left as L, Right as R, Up as U};
+        let moves = [R, R, D, U, U, U, L];
+        assert_eq!(Metric::Stm.length(&moves), 7);
+        assert_eq!(Metric::Mtm.length(&moves), 4);
+        assert_eq!(Metric::Stm.notation(&moves, " "), "R R D U U U L");
+        assert_eq!(Metric::Mtm.notation(&moves, " "), "R2 D U3 L");
+        assert_eq!(Metric::Mtm.notation(&moves, ""), "R2DU3L");
+        assert_eq!(Metric::Mtm.notation(&[], " "), "");
     }
 }

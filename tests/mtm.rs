@@ -303,3 +303,267 @@ fn the_cli_says_the_metric_everywhere() {
     ]);
     assert!(std::fs::metadata(&compared).unwrap().len() > 1000);
 }
+
+/// `solve --metric mtm` on every 3x3 board (issue 24's must): the walk down the MTM exact
+/// table, and IDA* with the MTM walking distance, the MTM pattern databases and the exact
+/// table, all give the MTM BFS depth and replay to the goal; A* and BFS on a sample. The depths are the engine's MTM BFS over
+/// the lexicographic index, radius 24 (lightln2/SlidingTilesSolver).
+#[test]
+fn every_3x3_board_is_solved_in_its_mtm_depth() {
+    use npuzzle::solve::exact::ExactTable;
+    use npuzzle::solve::walking::WalkingDistance;
+    use npuzzle::solve::{self, Algorithm, Heuristic, Limits};
+    use rayon::prelude::*;
+    use std::sync::Arc;
+
+    let shape = Shape::new(3, 3).unwrap();
+    let space = LexSpace::with_metric(shape, Metric::Mtm).unwrap();
+    let (_, depths) = bfs(&space, &Board::goal(shape));
+    assert_eq!(depths.iter().filter(|&&d| d != u8::MAX).max(), Some(&24));
+    let table = ExactTable::with_metric(shape, Metric::Mtm, depths.clone()).unwrap();
+    let exact = Heuristic::exact(Arc::new(table.clone()));
+    let wd =
+        Heuristic::walking_distance(Arc::new(WalkingDistance::new(shape, Metric::Mtm).unwrap()));
+    let pdb = Heuristic::mtm_pdb(Arc::new(
+        npuzzle::solve::domain::MtmDatabases::build(shape, &npuzzle::NoProgress).unwrap(),
+    ));
+    let goal = Board::goal(shape);
+    let solved: u64 = (0..depths.len() as u64)
+        .into_par_iter()
+        .map(|rank| {
+            let board = Board::from_rank(shape, rank);
+            let d = depths[rank as usize];
+            if d == u8::MAX {
+                assert!(!board.is_solvable(), "{}", board.label());
+                return 0;
+            }
+            let walk = table.solve(&board).unwrap();
+            assert_eq!(Metric::Mtm.length(&walk), d as usize, "{}", board.label());
+            assert_eq!(solve::replay(&board, &walk).as_ref(), Some(&goal));
+            let mut methods = vec![
+                (Algorithm::IdaStar, &wd),
+                (Algorithm::IdaStar, &pdb),
+                (Algorithm::IdaStar, &exact),
+            ];
+            if rank % 97 == 0 {
+                methods.extend([(Algorithm::AStar, &wd), (Algorithm::Bfs, &wd)]);
+            }
+            for (algorithm, h) in methods {
+                let s = solve::solve(&board, Metric::Mtm, algorithm, h, &Limits::NONE).unwrap();
+                assert_eq!(s.length(), d as usize, "{algorithm} {}", board.label());
+                assert_eq!(solve::replay(&board, &s.moves).as_ref(), Some(&goal));
+                assert!(h.estimate(&board) <= u32::from(d));
+            }
+            1
+        })
+        .sum();
+    assert_eq!(solved, 181_440);
+}
+
+/// Walking distance never overestimates, in either metric, on every board of every shape up
+/// to 10 cells (against the engine's BFS in that metric), and changes by at most one per
+/// move (consistency), checked on every 7th board.
+#[test]
+fn walking_distance_is_admissible_in_both_metrics() {
+    use npuzzle::solve::Heuristic;
+    use npuzzle::solve::walking::WalkingDistance;
+    use rayon::prelude::*;
+    use std::sync::Arc;
+
+    for (r, c) in [
+        (2, 2),
+        (2, 3),
+        (3, 2),
+        (2, 4),
+        (4, 2),
+        (3, 3),
+        (2, 5),
+        (5, 2),
+    ] {
+        let shape = Shape::new(r, c).unwrap();
+        for metric in [Metric::Stm, Metric::Mtm] {
+            let space = LexSpace::with_metric(shape, metric).unwrap();
+            let (_, depths) = bfs(&space, &Board::goal(shape));
+            let wd =
+                Heuristic::walking_distance(Arc::new(WalkingDistance::new(shape, metric).unwrap()));
+            let tight = depths
+                .par_iter()
+                .enumerate()
+                .filter(|&(_, &d)| d != u8::MAX)
+                .map(|(rank, &d)| {
+                    let board = Board::from_rank(shape, rank as u64);
+                    let h = wd.estimate(&board);
+                    assert!(h <= u32::from(d), "{shape} {metric} {}", board.label());
+                    if rank % 7 == 0 {
+                        for to in metric.targets(shape, board.blank()) {
+                            let next = board.slid(to).unwrap();
+                            assert!(wd.estimate(&next).abs_diff(h) <= 1);
+                        }
+                    }
+                    u64::from(h == u32::from(d))
+                })
+                .sum::<u64>();
+            // Not a trivial bound: it is exact on some boards beyond the goal.
+            assert!(tight > 1, "{shape} {metric}");
+        }
+    }
+}
+
+/// 4x4 in MTM, where no exact table exists: IDA* with walking distance alone and IDA* with a
+/// domain-abstraction database (a coarse 5-5-5 one, 12,108,096 abstract boards, so that the
+/// test builds it in seconds) plus its transpose find the same lengths on boards scrambled by
+/// random MTM moves, never more than the scramble.
+#[test]
+fn two_mtm_heuristics_agree_on_scrambled_4x4_boards() {
+    use npuzzle::solve::domain::{DomainDb, MtmDatabases};
+    use npuzzle::solve::random::SplitMix64;
+    use npuzzle::solve::walking::WalkingDistance;
+    use npuzzle::solve::{self, Algorithm, Heuristic, Limits};
+    use std::sync::Arc;
+
+    let shape = Shape::square(4).unwrap();
+    let classes = [1, 1, 1, 2, 1, 1, 2, 2, 3, 2, 2, 3, 3, 3, 3, 0];
+    let db = DomainDb::build(shape, Metric::Mtm, &classes, &npuzzle::NoProgress).unwrap();
+    assert_eq!(db.states(), 12_108_096); // 16! / (5! 5! 5! 1!)
+    let wd = WalkingDistance::new(shape, Metric::Mtm).unwrap();
+    let pdb = Heuristic::mtm_pdb(Arc::new(MtmDatabases::new(wd.clone(), db)));
+    let wd = Heuristic::walking_distance(Arc::new(wd));
+    let mut rng = SplitMix64::new(24);
+    for _ in 0..12 {
+        let mut board = Board::goal(shape);
+        let scramble = 12;
+        for _ in 0..scramble {
+            let targets = Metric::Mtm.targets(shape, board.blank());
+            board = board
+                .slid(targets[rng.below(targets.len() as u64) as usize])
+                .unwrap();
+        }
+        let a = solve::solve(&board, Metric::Mtm, Algorithm::IdaStar, &wd, &Limits::NONE).unwrap();
+        let b = solve::solve(&board, Metric::Mtm, Algorithm::IdaStar, &pdb, &Limits::NONE).unwrap();
+        assert_eq!(a.length(), b.length(), "{}", board.label());
+        assert!(b.length() <= scramble);
+        assert!(pdb.estimate(&board) as usize <= b.length());
+        assert_eq!(solve::replay(&board, &b.moves), Some(Board::goal(shape)));
+    }
+}
+
+/// The CLI's other commands in MTM: `solve` (lengths in MTM, moves with counts, the
+/// inadmissible heuristics and `--pdb` refused in one line, batch and compare), `draw`
+/// (edges labelled with every tile that slides), `export` (MTM edges in a `-mtm` folder) and
+/// `plot --metric` (a folder of the other metric replaced by its sibling).
+#[test]
+fn solve_draw_export_and_plot_take_the_metric() {
+    use assert_cmd::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache").display().to_string();
+    let run = |args: &[&str]| {
+        Command::cargo_bin("npuzzle")
+            .unwrap()
+            .env_clear()
+            .env("NPUZZLE_CACHE", &cache)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let ok = |args: &[&str]| {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // The STM antipode of 3x3 (31 single-tile moves) is 20 multi-tile moves away.
+    let antipode = "8 6 7 2 5 4 3 0 1";
+    let text = ok(&["solve", "--board", antipode, "--metric", "mtm"]);
+    assert!(
+        text.contains("Minimum number of moves = 20 (multi-tile metric; "),
+        "{text}"
+    );
+    let solution = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Solution (blank moves): "))
+        .unwrap();
+    assert_eq!(solution.split(' ').count(), 20, "{solution}");
+    assert!(solution.split(' ').any(|w| w.len() == 2), "{solution}");
+    assert_eq!(text.matches("\nMove ").count(), 20);
+    for h in ["walking-distance", "pdb", "exact"] {
+        let args = [
+            "solve",
+            "--board",
+            antipode,
+            "--metric",
+            "mtm",
+            "--heuristic",
+            h,
+            "-q",
+        ];
+        assert_eq!(ok(&args), "20\n", "{h}");
+    }
+    assert_eq!(ok(&["solve", "--board", antipode, "-q"]), "31\n");
+    for bad in [
+        vec!["--heuristic", "manhattan"],
+        vec!["--heuristic", "linear-conflict"],
+        vec!["--pdb", "default"],
+    ] {
+        let mut args = vec!["solve", "--board", antipode, "--metric", "mtm"];
+        args.extend(bad);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("multi-tile") || err.contains("mtm"), "{err}");
+    }
+    let batch = dir.path().join("boards.txt");
+    std::fs::write(&batch, format!("{antipode}\n1 2 3 4 5 6 7 0 8\n")).unwrap();
+    let csv = ok(&[
+        "solve",
+        "--batch",
+        &batch.display().to_string(),
+        "--metric",
+        "mtm",
+    ]);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[1].starts_with("1,20,"), "{csv}");
+    assert!(
+        rows[2].starts_with("2,1,") && rows[2].ends_with(",R"),
+        "{csv}"
+    );
+    let table = ok(&["solve", "--board", antipode, "--metric", "mtm", "--compare"]);
+    for h in ["walking-distance", "pdb", "exact"] {
+        assert!(table.contains(h), "{table}");
+    }
+    assert!(!table.contains("manhattan  "), "{table}");
+    assert!(table.contains("multi-tile metric"), "{table}");
+
+    let output = dir.path().display().to_string();
+    ok(&[
+        "draw", "--size", "3", "--radius", "1", "--metric", "mtm", "--output", &output,
+    ]);
+    let dot =
+        std::fs::read_to_string(dir.path().join("3x3-mtm/goal_neighbourhood_r1.dot")).unwrap();
+    assert!(dot.contains("[label=\"6 3\"]"), "{dot}");
+    assert!(dot.contains("(multi-tile metric)"), "{dot}");
+
+    ok(&[
+        "export", "--rows", "2", "--cols", "3", "--metric", "mtm", "--output", &output, "-q",
+    ]);
+    let graph = std::fs::read_to_string(dir.path().join("2x3-mtm/graph.graphml")).unwrap();
+    // 720 boards, each with (2 - 1) + (3 - 1) = 3 MTM neighbours: 1,080 edges.
+    assert_eq!(graph.matches("<edge ").count(), 1080);
+    assert!(graph.contains("in the multi-tile metric"));
+
+    ok(&[
+        "analyze", "--rows", "2", "--cols", "3", "--metric", "mtm", "--output", &output, "-q",
+    ]);
+    ok(&[
+        "analyze", "--rows", "2", "--cols", "3", "--output", &output, "-q",
+    ]);
+    let chart = dir.path().join("c.png").display().to_string();
+    let stm_dir = dir.path().join("2x3").display().to_string();
+    let text = ok(&["plot", "--compare", &chart, "--metric", "mtm", &stm_dir]);
+    assert!(text.contains("c.png"), "{text}");
+    let out = run(&["plot", "--compare", &chart, "--metric", "mtm", &output]);
+    assert_eq!(out.status.code(), Some(2));
+}

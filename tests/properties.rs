@@ -18,11 +18,13 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use npuzzle::analysis::depth_table;
+use npuzzle::solve::domain::MtmDatabases;
 use npuzzle::solve::exact::{ExactError, ExactTable, UNREACHABLE};
 use npuzzle::solve::input::{InputError, parse_assignment, parse_flat};
 use npuzzle::solve::pdb::{Partition, PatternDatabases};
+use npuzzle::solve::walking::WalkingDistance;
 use npuzzle::solve::{self, Algorithm, Heuristic, HeuristicKind, Limits, SolveError};
-use npuzzle::{Board, Direction, NoProgress, Shape};
+use npuzzle::{Board, Direction, Metric, NoProgress, Shape};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -349,9 +351,16 @@ type Depths = Arc<HashMap<Vec<u8>, u8>>;
 /// written here (boards as tile lists, `0` = blank), independent of the library's engine.
 /// Cached per shape.
 fn oracle(rows: usize, cols: usize) -> Depths {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, usize), Depths>>> = OnceLock::new();
+    oracle_in(rows, cols, false)
+}
+
+/// As [`oracle`], in the multi-tile metric when `multi` (a move: the blank passes 1 to `k`
+/// tiles of its row or column, each sliding one cell).
+fn oracle_in(rows: usize, cols: usize, multi: bool) -> Depths {
+    type Cache = Mutex<HashMap<(usize, usize, bool), Depths>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(d) = cache.lock().unwrap().get(&(rows, cols)) {
+    if let Some(d) = cache.lock().unwrap().get(&(rows, cols, multi)) {
         return d.clone();
     }
     let n = rows * cols;
@@ -362,30 +371,33 @@ fn oracle(rows: usize, cols: usize) -> Depths {
         let d = depth[&board];
         let blank = board.iter().position(|&t| t == 0).unwrap();
         let (r, c) = (blank / cols, blank % cols);
-        let mut next = Vec::new();
-        if r > 0 {
-            next.push(blank - cols);
-        }
-        if r + 1 < rows {
-            next.push(blank + cols);
-        }
-        if c > 0 {
-            next.push(blank - 1);
-        }
-        if c + 1 < cols {
-            next.push(blank + 1);
-        }
-        for to in next {
+        // Each direction: how far the blank may go, and its step.
+        let reach = |room: usize| if multi { room } else { room.min(1) };
+        let ways = [
+            (reach(r), -(cols as isize)),
+            (reach(rows - 1 - r), cols as isize),
+            (reach(c), -1),
+            (reach(cols - 1 - c), 1),
+        ];
+        for (room, step) in ways {
             let mut child = board.clone();
-            child.swap(blank, to);
-            if !depth.contains_key(&child) {
-                depth.insert(child.clone(), d + 1);
-                queue.push_back(child);
+            let mut at = blank;
+            for _ in 0..room {
+                let to = at.checked_add_signed(step).unwrap();
+                child.swap(at, to);
+                at = to;
+                if !depth.contains_key(&child) {
+                    depth.insert(child.clone(), d + 1);
+                    queue.push_back(child.clone());
+                }
             }
         }
     }
     let depth = Arc::new(depth);
-    cache.lock().unwrap().insert((rows, cols), depth.clone());
+    cache
+        .lock()
+        .unwrap()
+        .insert((rows, cols, multi), depth.clone());
     depth
 }
 
@@ -423,7 +435,7 @@ fn oracle_matches_published_counts() {
 fn depth_table_equals_the_oracle_on_every_small_board() {
     for (r, c) in [(2, 2), (2, 3), (3, 2), (1, 4)] {
         let s = shape(r, c);
-        let table = depth_table(s, &NoProgress).unwrap();
+        let table = depth_table(s, Metric::Stm, &NoProgress).unwrap();
         let depths = oracle(r, c);
         assert_eq!(table.len() as u64, s.board_count().unwrap());
         for (rank, &d) in table.iter().enumerate() {
@@ -451,12 +463,15 @@ fn methods(s: Shape) -> (Vec<(Algorithm, Heuristic)>, Arc<ExactTable>) {
     if let Some(m) = cache.lock().unwrap().get(&s) {
         return m.clone();
     }
-    let table = Arc::new(ExactTable::new(s, depth_table(s, &NoProgress).unwrap()).unwrap());
+    let table =
+        Arc::new(ExactTable::new(s, depth_table(s, Metric::Stm, &NoProgress).unwrap()).unwrap());
     let partition = Partition::named(s, "default").unwrap();
     let pdb = Arc::new(PatternDatabases::build(&partition, &NoProgress).unwrap());
+    let wd = WalkingDistance::new(s, Metric::Stm).unwrap();
     let mut heuristics = vec![
         Heuristic::manhattan(s),
         Heuristic::linear_conflict(s),
+        Heuristic::walking_distance(Arc::new(wd)),
         Heuristic::pdb(pdb),
         Heuristic::exact(table.clone()),
     ];
@@ -524,7 +539,7 @@ proptest! {
                 for (algorithm, h) in &list {
                     let method = format!("{algorithm} + {:?}", h.kind());
                     prop_assert!(h.estimate(&board) <= u32::from(d), "{} overestimates", method);
-                    let solution = solve::solve(&board, *algorithm, h, &Limits::NONE)
+                    let solution = solve::solve(&board, Metric::Stm, *algorithm, h, &Limits::NONE)
                         .map_err(|e| TestCaseError::fail(format!("{method}: {e}")))?;
                     prop_assert_eq!(solution.moves.len(), d as usize, "{}", method);
                     prop_assert_eq!(
@@ -546,12 +561,77 @@ proptest! {
                 prop_assert_eq!(table.solve(&board), Err(ExactError::Unreachable));
                 for (algorithm, h) in &list {
                     prop_assert_eq!(
-                        solve::solve(&board, *algorithm, h, &Limits::NONE),
+                        solve::solve(&board, Metric::Stm, *algorithm, h, &Limits::NONE),
                         Err(SolveError::Unsolvable),
                         "{} + {:?}", algorithm, h.kind()
                     );
                 }
             }
         }
+    }
+}
+
+/// The multi-tile metric's methods for `s`: BFS, UCS, and A* and IDA* with walking distance,
+/// the MTM pattern databases and the MTM exact table (the heuristics admissible in MTM).
+fn mtm_methods(s: Shape) -> Vec<(Algorithm, Heuristic)> {
+    type Cache = Mutex<HashMap<Shape, Vec<(Algorithm, Heuristic)>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(m) = cache.lock().unwrap().get(&s) {
+        return m.clone();
+    }
+    let depths = depth_table(s, Metric::Mtm, &NoProgress).unwrap();
+    let table = ExactTable::with_metric(s, Metric::Mtm, depths).unwrap();
+    let databases = MtmDatabases::build(s, &NoProgress).unwrap();
+    let heuristics = [
+        Heuristic::walking_distance(Arc::new(WalkingDistance::new(s, Metric::Mtm).unwrap())),
+        Heuristic::mtm_pdb(Arc::new(databases)),
+        Heuristic::exact(Arc::new(table)),
+    ];
+    let mut list = vec![
+        (Algorithm::Bfs, heuristics[0].clone()),
+        (Algorithm::Ucs, heuristics[0].clone()),
+    ];
+    for algorithm in [Algorithm::AStar, Algorithm::IdaStar] {
+        for h in &heuristics {
+            list.push((algorithm, h.clone()));
+        }
+    }
+    cache.lock().unwrap().insert(s, list.clone());
+    list
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// `solve --metric mtm` against this file's own MTM BFS (issue 24): on a random board of
+    /// up to 9 cells every MTM method finds a solution of exactly the oracle's MTM length,
+    /// made of moves along alternating axes, that replays to the goal; its heuristics never
+    /// overestimate; STM heuristics are refused; an unsolvable board is recognised.
+    #[test]
+    fn mtm_solutions_are_optimal((s, tiles) in tiles_of(&SOLVE_SHAPES)) {
+        let board = Board::from_tiles(s, &tiles).unwrap();
+        let key: Vec<u8> = tiles.iter().map(|&t| t as u8).collect();
+        let depth = oracle_in(s.rows(), s.cols(), true).get(&key).copied();
+        let stm = oracle(s.rows(), s.cols()).get(&key).copied();
+        let goal: Vec<u64> = (1..s.cells() as u64).chain([0]).collect();
+        prop_assert_eq!(board.is_solvable(), depth.is_some());
+        for (algorithm, h) in mtm_methods(s) {
+            let result = solve::solve(&board, Metric::Mtm, algorithm, &h, &Limits::NONE);
+            let Some(d) = depth else {
+                prop_assert_eq!(result, Err(SolveError::Unsolvable));
+                continue;
+            };
+            let method = format!("{algorithm} + {:?}", h.kind());
+            let solution = result.map_err(|e| TestCaseError::fail(format!("{method}: {e}")))?;
+            prop_assert_eq!(solution.length(), d as usize, "{}", method);
+            prop_assert!(d <= stm.unwrap());
+            prop_assert_eq!(solution.notation(" ").split(' ').filter(|w| !w.is_empty()).count(), d as usize);
+            prop_assert_eq!(replay_here(&tiles, s.cols(), &solution.moves), Some(goal.clone()));
+            prop_assert!(h.estimate(&board) <= u32::from(d), "{} overestimates", method);
+        }
+        let manhattan = Heuristic::manhattan(s);
+        let refused = solve::solve(&board, Metric::Mtm, Algorithm::IdaStar, &manhattan, &Limits::NONE);
+        prop_assert!(matches!(refused, Err(SolveError::MetricMismatch { .. })), "{:?}", refused);
     }
 }

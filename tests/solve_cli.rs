@@ -371,19 +371,20 @@ fn batch_reports_bad_lines_and_solves_the_rest() {
 fn compare_prints_a_table() {
     let (code, out, err) = run(&["--board", "8 6 7 2 5 4 3 0 1", "--compare"], None);
     assert_eq!(code, 0, "{err}");
-    // Every column padded (issue 14): the header and the 12 rows have one width.
+    // Every column padded (issue 14): the header and the 14 rows have one width.
     let table: Vec<usize> = out
         .lines()
         .skip_while(|l| !l.starts_with("algorithm"))
         .take_while(|l| !l.is_empty())
         .map(|l| l.chars().count())
         .collect();
-    assert_eq!(table.len(), 13, "{out}");
+    assert_eq!(table.len(), 15, "{out}");
     assert!(table.iter().all(|&w| w == table[0]), "{out}");
     for row in [
         "bfs",
         "ucs",
         "astar     hamming",
+        "idastar   walking-distance",
         "idastar   pdb",
         "idastar   exact",
     ] {

@@ -280,6 +280,11 @@ pub struct PlotArgs {
     /// Instead, draw the depth distributions of all the given folders on one chart, to FILE.
     #[arg(long, value_name = "FILE")]
     compare: Option<PathBuf>,
+    /// The metric of the results to draw: a folder of the other metric is replaced by its
+    /// sibling of this one (output/3x3 by output/3x3-mtm with mtm, and back), and it is an
+    /// error when there is none [default: each folder as given].
+    #[arg(long, value_enum, value_name = "METRIC")]
+    metric: Option<MetricArg>,
     #[command(flatten)]
     scale: ScaleArgs,
 }
@@ -419,9 +424,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     } else {
         format!("{shape}-goal-{}", goal.label())
     };
-    if metric == Metric::Mtm {
-        folder.push_str("-mtm");
-    }
+    folder.push_str(super::metric_suffix(metric));
     let dir = args.output.join(folder);
     let writes = cluster.as_ref().is_none_or(|c| c.process == 0);
     if writes {
@@ -825,13 +828,41 @@ fn report(
     s
 }
 
+/// The results folder `dir`, or with `metric` its sibling of that metric when `dir` holds
+/// the other one (`3x3` and `3x3-mtm`), with its summary.
+fn results_in(dir: &Path, metric: Option<Metric>) -> Result<(PathBuf, Summary), CliError> {
+    let read = |d: &Path| Summary::read(&d.join("summary.json")).map_err(CliError::usage);
+    let summary = read(dir)?;
+    let Some(wanted) = metric.filter(|&m| m != summary.metric()) else {
+        return Ok((dir.to_path_buf(), summary));
+    };
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let sibling = name.map(|n| match wanted {
+        Metric::Mtm => format!("{n}-mtm"),
+        Metric::Stm => n.strip_suffix("-mtm").unwrap_or(&n).to_string(),
+    });
+    let sibling = sibling.map(|n| dir.with_file_name(n));
+    match sibling.as_deref().map(|s| (s, read(s))) {
+        Some((s, Ok(other))) if other.metric() == wanted => Ok((s.to_path_buf(), other)),
+        _ => Err(CliError::usage(format!(
+            "{} holds {} metric results, not {}; run `npuzzle analyze ... --metric {}` first",
+            super::shown(dir),
+            summary.metric().long_name(),
+            wanted.long_name(),
+            wanted.name()
+        ))),
+    }
+}
+
 /// Runs `npuzzle plot`: redraws charts from saved `summary.json` files.
 pub fn plot(args: PlotArgs) -> Result<(), CliError> {
-    let summaries = args
-        .dirs
-        .iter()
-        .map(|d| Summary::read(&d.join("summary.json")).map_err(CliError::usage))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut dirs = Vec::new();
+    let mut summaries = Vec::new();
+    for dir in &args.dirs {
+        let (dir, summary) = results_in(dir, args.metric.map(Metric::from))?;
+        dirs.push(dir);
+        summaries.push(summary);
+    }
     match &args.compare {
         Some(file) => {
             let names: Vec<String> = summaries.iter().map(chart_name).collect();
@@ -850,7 +881,7 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
             println!("wrote {}", super::shown(file));
         }
         None => {
-            for (dir, summary) in args.dirs.iter().zip(&summaries) {
+            for (dir, summary) in dirs.iter().zip(&summaries) {
                 draw(dir, summary, args.scale.scale(summary.is_partial()))?;
                 println!("wrote {}", super::shown(&dir.join("depth_histogram.png")));
             }

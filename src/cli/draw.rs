@@ -10,8 +10,8 @@ use indicatif::HumanCount;
 use npuzzle::drawing::{Drawing, Scope};
 use npuzzle::export;
 
-use super::CliError;
 use super::board::BoardArgs;
+use super::{CliError, MetricArg};
 
 /// Boards with at most this many boards are drawn whole when no `--radius` is given.
 const WHOLE_BY_DEFAULT: u64 = 24;
@@ -30,9 +30,14 @@ pub struct DrawArgs {
     /// Draw the whole game graph, every component (at most 1,000 boards: up to 6 cells).
     #[arg(long)]
     whole: bool,
-    /// Folder for the pictures; they go to DIR/<R>x<C>/.
+    /// Folder for the pictures; they go to DIR/<R>x<C>/ (DIR/<R>x<C>-mtm/ in the multi-tile
+    /// metric).
     #[arg(long, value_name = "DIR", default_value = "output")]
     output: PathBuf,
+    /// What one move is: stm (single-tile) or mtm (multi-tile: edges labelled with every tile
+    /// that slides, "5 6"). Long names: single-tile, multi-tile.
+    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
+    metric: MetricArg,
 }
 
 /// Runs `npuzzle draw`: writes `game_graph.dot` or `goal_neighbourhood_r<K>.dot`, then renders
@@ -46,8 +51,11 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
         None if args.whole || small => Scope::WholeGraph,
         None => Scope::Radius(DEFAULT_RADIUS),
     };
-    let drawing = Drawing::new(shape, scope).map_err(CliError::usage)?;
-    let dir = args.output.join(shape.to_string());
+    let metric = npuzzle::Metric::from(args.metric);
+    let drawing = Drawing::new(shape, metric, scope).map_err(CliError::usage)?;
+    let dir = args
+        .output
+        .join(format!("{shape}{}", super::metric_suffix(metric)));
     export::prepare_dir(&dir).map_err(CliError::runtime)?;
     let dot_path = dir.join(format!("{}.dot", drawing.file_stem()));
     let png_path = dir.join(format!("{}.png", drawing.file_stem()));

@@ -9,10 +9,11 @@ use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::analysis::{self, Options};
 use npuzzle::export;
 use npuzzle::interop::{self, GraphFormat};
+use npuzzle::metric::Metric;
 
-use super::CliError;
 use super::board::BoardArgs;
 use super::progress::Bars;
+use super::{CliError, MetricArg};
 
 /// A graph file format, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -31,9 +32,14 @@ pub struct ExportArgs {
     /// File format.
     #[arg(long, value_enum, default_value = "graphml")]
     format: Format,
-    /// Folder for the file; it goes to DIR/<R>x<C>/graph.graphml or graph.dot.
+    /// Folder for the file; it goes to DIR/<R>x<C>/graph.graphml or graph.dot
+    /// (DIR/<R>x<C>-mtm/ in the multi-tile metric).
     #[arg(long, value_name = "DIR", default_value = "output")]
     output: PathBuf,
+    /// What one move, and so one edge, is: stm (single-tile) or mtm (multi-tile: the blank
+    /// passes 1 to k tiles of its row or column). Long names: single-tile, multi-tile.
+    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
+    metric: MetricArg,
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -50,16 +56,19 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let shape = args.board.shape()?;
     interop::check_shape(shape).map_err(CliError::usage)?;
+    let metric = Metric::from(args.metric);
     let options = Options {
         per_board: true,
-        ..Options::default()
+        metric,
     };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     let format = match args.format {
         Format::Graphml => GraphFormat::GraphMl,
         Format::Dot => GraphFormat::Dot,
     };
-    let dir = args.output.join(shape.to_string());
+    let dir = args
+        .output
+        .join(format!("{shape}{}", super::metric_suffix(metric)));
     export::prepare_dir(&dir).map_err(CliError::runtime)?;
     let path = dir.join(format.file_name());
 

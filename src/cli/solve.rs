@@ -15,14 +15,15 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use indicatif::{DecimalBytes, HumanBytes, HumanCount};
 use npuzzle::solve::cache::{self, CacheEvent};
 use npuzzle::solve::pdb::{Partition, PatternDb};
+use npuzzle::solve::walking::WalkingDistance;
 use npuzzle::solve::{
     self, Algorithm, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
 };
-use npuzzle::{Board, Shape, analysis};
+use npuzzle::{Board, Metric, Shape, analysis};
 
-use crate::cli::CliError;
 use crate::cli::board::BoardArgs;
 use crate::cli::progress::Bars;
+use crate::cli::{CliError, MetricArg};
 
 /// Solve boards optimally (any N x N board, or R x C with --rows/--cols).
 ///
@@ -44,7 +45,8 @@ pub struct SolveArgs {
     /// File of boards, one per line (row by row, 0 = blank; empty lines and lines starting
     /// with # are skipped; `-` reads standard input). Prints CSV: line,moves,expanded,nodes,seconds,solution (nodes:
     /// boards generated). A bad line is
-    /// reported on stderr and the others are still solved.
+    /// reported on stderr and the others are still solved. A file's boards are solved in
+    /// parallel, the rows in line order.
     #[arg(long, value_name = "FILE")]
     pub batch: Option<PathBuf>,
 
@@ -53,12 +55,20 @@ pub struct SolveArgs {
     #[command(flatten)]
     pub shape: BoardArgs,
 
+    /// What one move is: stm (single-tile: one tile slides one cell) or mtm (multi-tile: 1 to
+    /// k tiles of the blank's row or column slide together; moves are written with a count,
+    /// `R2 D U3`). Long names: single-tile, multi-tile.
+    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
+    pub metric: MetricArg,
+
     /// Search algorithm [default: idastar].
     #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
     pub algorithm: Option<Algorithm>,
 
-    /// Heuristic for astar and idastar [default: pdb up to 16 cells, else linear-conflict].
-    /// `exact` walks downhill in the BFS depths of `analyze` (boards up to 12 cells).
+    /// Heuristic for astar and idastar [default: pdb up to 16 cells, else linear-conflict;
+    /// in mtm: exact up to 12 cells, pdb (the multi-tile pattern database) up to 16, else
+    /// walking-distance]. `exact` walks downhill in the BFS depths of `analyze` (boards up to
+    /// 12 cells). In mtm only walking-distance, pdb and exact are admissible.
     #[arg(long, value_name = "NAME", value_parser = heuristic_parser())]
     pub heuristic: Option<HeuristicKind>,
 
@@ -123,6 +133,7 @@ enum Single {
 pub struct Config {
     source: Source,
     shape: Option<Shape>,
+    metric: Metric,
     algorithm: Option<Algorithm>,
     heuristic: Option<HeuristicKind>,
     compare: bool,
@@ -183,10 +194,28 @@ impl Config {
                 "--pdb {p} has no effect with --algorithm {a}, which searches without a heuristic"
             )));
         }
+        let metric = Metric::from(args.metric);
+        if let Some(h) = args.heuristic
+            && !h.admissible_in(metric)
+        {
+            return Err(CliError::usage(format!(
+                "--heuristic {h} counts single-tile moves and can overestimate in the \
+                 multi-tile metric; with --metric mtm use walking-distance, pdb or exact"
+            )));
+        }
+        if let Some(p) = &args.partition
+            && metric == Metric::Mtm
+        {
+            return Err(CliError::usage(format!(
+                "--pdb {p} has no effect with --metric mtm: pattern databases count single-tile \
+                 moves"
+            )));
+        }
         let cache_dir = args.cache.clone().or_else(cache::default_dir);
         Ok(Config {
             source,
             shape,
+            metric,
             algorithm: args.algorithm,
             heuristic: args.heuristic,
             compare: args.compare,
@@ -211,7 +240,7 @@ impl Config {
     /// The algorithm and heuristic for a board of `shape`: the ones asked for, the rest from
     /// [`solve::default_method`].
     fn method(&self, shape: Shape) -> (Algorithm, HeuristicKind) {
-        let (default_algorithm, default_heuristic) = solve::default_method(shape);
+        let (default_algorithm, default_heuristic) = solve::default_method(shape, self.metric);
         match (self.algorithm, self.heuristic) {
             (None, None) => (default_algorithm, default_heuristic),
             (None, Some(h)) => (Algorithm::IdaStar, h),
@@ -229,6 +258,7 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
     let config = Config::from_args(args)?;
     let bars = Bars::new(!config.quiet);
     let mut heuristics = Heuristics {
+        metric: config.metric,
         cache_dir: config.cache_dir.clone(),
         partition: config.partition.clone(),
         quiet: config.quiet,
@@ -364,6 +394,8 @@ fn batch_lines(path: &Path) -> Result<impl Iterator<Item = Result<String, CliErr
 
 /// Prepared heuristics, one per shape and kind, built or loaded on first use.
 struct Heuristics<'a> {
+    /// The metric of walking distance and the exact table.
+    metric: Metric,
     cache_dir: Option<PathBuf>,
     /// The `--pdb` name.
     partition: String,
@@ -384,9 +416,17 @@ impl Heuristics<'_> {
         }
         let heuristic = match Heuristic::without_tables(kind, shape) {
             Some(h) => h,
+            None if kind == HeuristicKind::Pdb && self.metric == Metric::Mtm => {
+                self.mtm_databases(shape)?
+            }
             None if kind == HeuristicKind::Pdb => self.pattern_databases(shape)?,
+            None if kind == HeuristicKind::WalkingDistance => {
+                let table = WalkingDistance::new(shape, self.metric).map_err(CliError::usage)?;
+                Heuristic::walking_distance(Arc::new(table))
+            }
             None => {
-                let table = exact::exact_table(shape, self.bars).map_err(CliError::usage)?;
+                let table =
+                    exact::exact_table(shape, self.metric, self.bars).map_err(CliError::usage)?;
                 Heuristic::exact(Arc::new(table))
             }
         };
@@ -425,6 +465,44 @@ impl Heuristics<'_> {
             );
         }
         Ok(chosen)
+    }
+
+    /// The multi-tile metric's databases of `shape`, from the cache folder or built there
+    /// (about a minute for 4x4, once).
+    fn mtm_databases(&mut self, shape: Shape) -> Result<Heuristic, CliError> {
+        let dir = self.cache_dir.as_deref();
+        let cached = dir.is_some_and(|d| d.join(cache::mtm_file_name(shape)).is_file());
+        if !self.quiet && !cached && shape.cells() > 12 {
+            eprintln!(
+                "note: building the multi-tile pattern database of {shape} once (about a minute \
+                 on 2 cores, 252 MB for 4x4); later runs load it from the cache folder"
+            );
+        }
+        let (databases, event) =
+            cache::load_or_build_mtm(dir, shape, self.bars).map_err(CliError::usage)?;
+        if !self.quiet
+            && let CacheEvent::Built {
+                path,
+                reason,
+                elapsed,
+                saved,
+            } = &event
+        {
+            let what = format!(
+                "multi-tile pattern database {shape} ({reason}): {} abstract boards built in \
+                 {:.1} s",
+                HumanCount(databases.states()),
+                elapsed.as_secs_f64()
+            );
+            match (path, saved) {
+                (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
+                (Some(p), Err(e)) => {
+                    eprintln!("warning: {what}, but not saved to {}: {e}", p.display())
+                }
+                (None, _) => eprintln!("warning: {what}, not saved: no cache folder"),
+            }
+        }
+        Ok(Heuristic::mtm_pdb(Arc::new(databases)))
     }
 
     fn pattern_databases(&mut self, shape: Shape) -> Result<Heuristic, CliError> {
@@ -519,7 +597,8 @@ fn report_cache_event(event: &CacheEvent, db: &PatternDb) {
     }
 }
 
-/// Solves `board` by `algorithm` with `kind`, capping the memory of the storing searches.
+/// Solves `board` by `algorithm` with `kind` in the run's metric, capping the memory of the
+/// storing searches.
 fn solve_with(
     board: &Board,
     algorithm: Algorithm,
@@ -533,7 +612,13 @@ fn solve_with(
         // BFS and UCS ignore it; any heuristic of the right shape will do.
         Heuristic::hamming(board.shape())
     };
-    Ok(solve::solve(board, algorithm, &heuristic, &limits))
+    Ok(solve::solve(
+        board,
+        heuristics.metric,
+        algorithm,
+        &heuristic,
+        &limits,
+    ))
 }
 
 fn default_limits(algorithm: Algorithm) -> Limits {
@@ -562,12 +647,17 @@ fn run_one(
         && config.max_expanded.is_none()
         && board.is_solvable()
     {
+        let why = match config.metric {
+            Metric::Stm => format!(
+                "without pattern databases (they go up to {} cells)",
+                solve::pdb::MAX_CELLS
+            ),
+            Metric::Mtm => "in the multi-tile metric (walking distance only)".to_string(),
+        };
         eprintln!(
-            "note: a {} board without pattern databases (they go up to {} cells): the search \
-             may not finish in reasonable time; bound it with --time-limit SECONDS or \
-             --max-expansions N",
+            "note: a {} board {why}: the search may not finish in reasonable time; bound it \
+             with --time-limit SECONDS or --max-expansions N",
             board.shape(),
-            solve::pdb::MAX_CELLS
         );
     }
     let unsolvable = if config.quiet {
@@ -609,26 +699,34 @@ fn run_one(
         Err(e) => return Err(CliError::usage(e).into()),
     };
     if config.quiet {
-        writeln!(out, "{}", solution.moves.len())?;
+        writeln!(out, "{}", solution.length())?;
         return Ok(());
     }
     let mut current = board.clone();
     writeln!(out, "Start:\n{}", current.grid())?;
-    for (i, &dir) in solution.moves.iter().enumerate() {
-        current = current
-            .moved(dir)
-            .ok_or_else(|| CliError::runtime("internal error: the solution leaves the board"))?;
-        writeln!(
-            out,
-            "\nMove {} (blank {}):\n{}",
-            i + 1,
-            dir.letter(),
-            current.grid()
-        )?;
+    // One printed move per run of one direction in MTM (its notation), per slide in STM.
+    let words = solution.notation(" ");
+    let mut slides = solution.moves.iter();
+    for (i, word) in words.split_whitespace().enumerate() {
+        let count: usize = word[1..].parse().unwrap_or(1);
+        for &dir in slides.by_ref().take(count) {
+            current = current.moved(dir).ok_or_else(|| {
+                CliError::runtime("internal error: the solution leaves the board")
+            })?;
+        }
+        writeln!(out, "\nMove {} (blank {word}):\n{}", i + 1, current.grid())?;
     }
     writeln!(out)?;
-    writeln!(out, "Minimum number of moves = {}", solution.moves.len())?;
-    let letters = solve::move_letters(&solution.moves, " ");
+    match solution.metric {
+        Metric::Stm => writeln!(out, "Minimum number of moves = {}", solution.length())?,
+        Metric::Mtm => writeln!(
+            out,
+            "Minimum number of moves = {} (multi-tile metric; {} single-tile slides)",
+            solution.length(),
+            solution.moves.len()
+        )?,
+    }
+    let letters = words;
     writeln!(
         out,
         "Solution (blank moves): {}",
@@ -719,6 +817,16 @@ pub struct PdbArgs {
     #[arg(long = "pdb", value_name = "PARTITION",
           value_parser = PossibleValuesParser::new(Partition::NAMES))]
     partition: Option<String>,
+    /// stm (the additive pattern databases) or mtm (the multi-tile pattern database of
+    /// `solve --metric mtm`: 4x4 about 40 s, 252 MB).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "METRIC",
+        default_value = "stm",
+        conflicts_with = "partition"
+    )]
+    metric: MetricArg,
     /// Folder for the pattern databases [default: $NPUZZLE_CACHE, else
     /// $XDG_CACHE_HOME/npuzzle, else $HOME/.cache/npuzzle].
     #[arg(long, value_name = "DIR")]
@@ -745,7 +853,9 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
     let name = args.partition.clone().unwrap_or_else(|| "default".into());
     let partition = Partition::named(shape, &name).map_err(CliError::usage)?;
     let bars = Bars::new(!args.quiet);
+    let metric = Metric::from(args.metric);
     let mut heuristics = Heuristics {
+        metric,
         cache_dir: Some(cache_dir.clone()),
         partition: name,
         quiet: args.quiet,
@@ -755,6 +865,17 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
         work: HashMap::from([(shape, u64::MAX)]),
         chosen: HashMap::new(),
     };
+    if metric == Metric::Mtm {
+        heuristics.mtm_databases(shape)?;
+        if !args.quiet {
+            println!(
+                "the multi-tile pattern database of {shape} is in {}; solve --metric mtm loads \
+                 it from now on",
+                cache_dir.display()
+            );
+        }
+        return Ok(());
+    }
     heuristics.pattern_databases(shape)?;
     if !args.quiet {
         println!(
@@ -767,7 +888,28 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--batch`: CSV on stdout, bad lines on stderr.
+/// Boards of a batch file solved together, in parallel, before their rows are written in
+/// order: enough to keep every thread busy while a few boards take much longer than the rest.
+const BATCH_CHUNK: usize = 64;
+
+/// One line of a batch, read and waiting to be solved.
+struct Pending {
+    number: usize,
+    board: Board,
+}
+
+/// Counts of a batch run.
+#[derive(Default)]
+struct BatchCounts {
+    boards: usize,
+    bad: usize,
+    failed: usize,
+}
+
+/// `--batch`: CSV on stdout, bad lines on stderr. Boards from a regular file are solved
+/// [`BATCH_CHUNK`] at a time in parallel (IDA*; the algorithms that store boards one at a
+/// time, within their memory cap), the rows written in line order; from standard input or a
+/// pipe, one line at a time, each row written as soon as it is solved.
 fn run_batch(
     config: &Config,
     path: &Path,
@@ -775,50 +917,50 @@ fn run_batch(
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     let lines = batch_lines(path)?;
+    let chunk = if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        BATCH_CHUNK
+    } else {
+        1
+    };
     writeln!(out, "line,moves,expanded,nodes,seconds,solution")?;
-    let (mut bad, mut failed, mut boards) = (0usize, 0usize, 0usize);
+    let mut counts = BatchCounts::default();
+    let mut pending = Vec::with_capacity(chunk);
+    let mut result: Result<(), CliError> = Ok(());
     for (i, line) in lines.enumerate() {
         let number = i + 1;
-        let line = line?;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        boards += 1;
-        let board = match input::parse_flat(line, config.shape) {
-            Ok(b) => b,
+        counts.boards += 1;
+        match input::parse_flat(line, config.shape) {
+            Ok(board) => pending.push(Pending { number, board }),
             Err(e) => {
-                bad += 1;
+                // Rows already read are written first, so that messages keep line order.
+                solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
+                counts.bad += 1;
                 eprintln!("error: {} line {number}: {e}", path.display());
                 continue;
             }
-        };
-        let (algorithm, kind) = config.method(board.shape());
-        let unsolvable = format!("{number},unsolvable,0,0,0.000000,");
-        // Unsolvable boards are answered before any table is built.
-        if !board.is_solvable() {
-            writeln!(out, "{unsolvable}")?;
-            continue;
         }
-        let limits = config.limits(algorithm);
-        match solve_with(&board, algorithm, kind, heuristics, limits)? {
-            Ok(s) => writeln!(
-                out,
-                "{number},{},{},{},{:.6},{}",
-                s.moves.len(),
-                s.expanded,
-                s.generated,
-                s.elapsed.as_secs_f64(),
-                solve::move_letters(&s.moves, "")
-            )?,
-            Err(SolveError::Unsolvable) => writeln!(out, "{unsolvable}")?,
-            Err(e) => {
-                failed += 1;
-                eprintln!("error: {} line {number}: {algorithm} {e}", path.display());
-            }
+        if pending.len() >= chunk {
+            solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
         }
-        out.flush()?;
     }
+    solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
+    result?;
+    let BatchCounts {
+        boards,
+        bad,
+        failed,
+    } = counts;
     if bad > 0 {
         return Err(CliError::usage(format!(
             "{}: {bad} of {boards} boards could not be read (see above); the others were solved",
@@ -836,12 +978,79 @@ fn run_batch(
     Ok(())
 }
 
-/// The algorithm/heuristic pairs of `--compare`, in table order.
-fn compare_pairs() -> Vec<(Algorithm, Option<HeuristicKind>)> {
+/// Solves the `pending` boards (emptying it) and writes their rows in order: the heuristics
+/// prepared first, one at a time, then the searches in parallel unless one of them stores
+/// boards (their memory cap is for one search at a time).
+fn solve_chunk(
+    config: &Config,
+    path: &Path,
+    heuristics: &mut Heuristics,
+    pending: &mut Vec<Pending>,
+    counts: &mut BatchCounts,
+    out: &mut impl Write,
+) -> Result<(), Fail> {
+    use rayon::prelude::*;
+    // Unsolvable boards are answered before any table is built.
+    let mut jobs = Vec::with_capacity(pending.len());
+    for p in pending.iter() {
+        let (algorithm, kind) = config.method(p.board.shape());
+        let heuristic = if !p.board.is_solvable() {
+            None
+        } else if algorithm.uses_heuristic() {
+            Some(heuristics.get(p.board.shape(), kind)?)
+        } else {
+            // BFS and UCS ignore it; any heuristic of the right shape will do.
+            Some(Heuristic::hamming(p.board.shape()))
+        };
+        jobs.push((algorithm, heuristic));
+    }
+    let solve_one = |(p, (algorithm, heuristic)): (&Pending, &(Algorithm, Option<Heuristic>))| {
+        heuristic.as_ref().map(|h| {
+            let limits = config.limits(*algorithm);
+            solve::solve(&p.board, config.metric, *algorithm, h, &limits)
+        })
+    };
+    let results: Vec<Option<Result<Solution, SolveError>>> =
+        if jobs.iter().any(|(a, _)| a.stores_boards()) {
+            pending.iter().zip(&jobs).map(solve_one).collect()
+        } else {
+            pending.par_iter().zip(&jobs).map(solve_one).collect()
+        };
+    for ((p, (algorithm, _)), result) in pending.iter().zip(&jobs).zip(results) {
+        let number = p.number;
+        match result {
+            Some(Ok(s)) => writeln!(
+                out,
+                "{number},{},{},{},{:.6},{}",
+                s.length(),
+                s.expanded,
+                s.generated,
+                s.elapsed.as_secs_f64(),
+                s.notation("")
+            )?,
+            None | Some(Err(SolveError::Unsolvable)) => {
+                writeln!(out, "{number},unsolvable,0,0,0.000000,")?
+            }
+            Some(Err(e)) => {
+                counts.failed += 1;
+                eprintln!("error: {} line {number}: {algorithm} {e}", path.display());
+            }
+        }
+    }
+    out.flush()?;
+    pending.clear();
+    Ok(())
+}
+
+/// The algorithm/heuristic pairs of `--compare` in `metric`, in table order: the
+/// heuristics admissible in it.
+fn compare_pairs(metric: Metric) -> Vec<(Algorithm, Option<HeuristicKind>)> {
     let mut pairs = vec![(Algorithm::Bfs, None), (Algorithm::Ucs, None)];
     for algorithm in [Algorithm::AStar, Algorithm::IdaStar] {
         for kind in HeuristicKind::ALL {
-            pairs.push((algorithm, Some(kind)));
+            if kind.admissible_in(metric) {
+                pairs.push((algorithm, Some(kind)));
+            }
         }
     }
     pairs
@@ -906,9 +1115,10 @@ fn run_compare(
             "algorithm", "heuristic", "moves", "expanded", "time", "peak memory"
         )?;
     }
+    let metric = heuristics.metric;
     let mut skipped = Vec::new();
-    let mut exact_missing = None;
-    for (algorithm, kind) in compare_pairs() {
+    let mut missing: Vec<(HeuristicKind, String)> = Vec::new();
+    for (algorithm, kind) in compare_pairs(metric) {
         if let Some(why) = skip_reason(shape, algorithm, kind) {
             skipped.push(why);
             continue;
@@ -916,15 +1126,18 @@ fn run_compare(
         let kind_name = kind.map_or("-", HeuristicKind::name);
         let result = match kind {
             Some(k) if algorithm.uses_heuristic() => match heuristics.get(shape, k) {
-                Ok(h) => solve::solve(board, algorithm, &h, &COMPARE_LIMITS),
-                Err(e) if k == HeuristicKind::Exact => {
-                    exact_missing = Some(e.message);
+                Ok(h) => solve::solve(board, metric, algorithm, &h, &COMPARE_LIMITS),
+                Err(e) if matches!(k, HeuristicKind::Exact | HeuristicKind::WalkingDistance) => {
+                    if !missing.iter().any(|&(m, _)| m == k) {
+                        missing.push((k, e.message));
+                    }
                     continue;
                 }
                 Err(e) => return Err(e.into()),
             },
             _ => solve::solve(
                 board,
+                metric,
                 algorithm,
                 &Heuristic::hamming(shape),
                 &COMPARE_LIMITS,
@@ -932,7 +1145,7 @@ fn run_compare(
         };
         if quiet {
             match &result {
-                Ok(s) => writeln!(out, "{}", s.moves.len())?,
+                Ok(s) => writeln!(out, "{}", s.length())?,
                 Err(SolveError::LimitReached { .. }) => writeln!(out, "-")?,
                 Err(e) => return Err(CliError::runtime(e).into()),
             }
@@ -942,7 +1155,7 @@ fn run_compare(
             // indicatif's types ignore widths: pad their text.
             Ok(s) => format!(
                 "{:>6} {:>13} {:>11} {:>12}",
-                s.moves.len(),
+                s.length(),
                 HumanCount(s.expanded).to_string(),
                 human_seconds(s.elapsed.as_secs_f64()),
                 HumanBytes(s.peak_bytes).to_string()
@@ -969,13 +1182,20 @@ fn run_compare(
         HumanCount(COMPARE_LIMITS.max_stored.unwrap_or(0))
     );
     writeln!(out, "\n{caps}")?;
-    if !skipped.is_empty() || exact_missing.is_some() {
+    if metric == Metric::Mtm {
+        writeln!(
+            out,
+            "Moves are counted in the multi-tile metric, where hamming, manhattan and \
+             linear-conflict are not admissible; pdb is the multi-tile pattern database."
+        )?;
+    }
+    if !skipped.is_empty() || !missing.is_empty() {
         writeln!(out, "Not run:")?;
         for why in skipped {
             writeln!(out, "  {why}")?;
         }
-        if let Some(why) = exact_missing {
-            writeln!(out, "  exact: {why}")?;
+        for (kind, why) in missing {
+            writeln!(out, "  {kind}: {why}")?;
         }
     }
     Ok(())
@@ -1009,15 +1229,18 @@ mod tests {
     fn compare_skips_what_would_not_finish() {
         let s44 = Shape::square(4).unwrap();
         let s33 = Shape::square(3).unwrap();
-        let run = |s| {
-            compare_pairs()
+        let run = |s, metric| {
+            compare_pairs(metric)
                 .into_iter()
                 .filter(|&(a, k)| skip_reason(s, a, k).is_none())
                 .count()
         };
-        assert_eq!(run(s33), 12);
+        assert_eq!(run(s33, Metric::Stm), 14);
         // 4x4: no bfs, ucs, hamming (both), astar + manhattan.
-        assert_eq!(run(s44), 7);
+        assert_eq!(run(s44, Metric::Stm), 9);
+        // MTM: bfs, ucs, then walking distance, pdb and exact for astar and idastar.
+        assert_eq!(run(s33, Metric::Mtm), 8);
+        assert_eq!(run(s44, Metric::Mtm), 6);
         assert!(skip_reason(s44, Algorithm::Bfs, None).is_some());
     }
 }

@@ -20,6 +20,13 @@
 //! | entries | the table, one byte per entry, indexed as in [`crate::solve::pdb`] |
 //! | 4 | CRC-32 (IEEE) of everything before it |
 //!
+//! **Multi-tile databases** ([`crate::solve::domain`]) are one file per shape,
+//! `mtm-pdb-4x4.bin`: magic `NPUZZMTM`, format version, rows, columns, the metric (1 for
+//! MTM), the class of each piece (`cells` bytes), the entry count (8 bytes), the table, and a
+//! CRC-32 of everything before it. On load the header, length and checksum must match, and
+//! [`DomainDb::from_table`] checks the goal's entry and the breadth-first property at 65,536
+//! boards spread over the table.
+//!
 //! **Trust.** A file is used only if every field matches what is asked for, the length is
 //! exact, the checksum matches and the values can be the pattern's ([`PatternDb::check`]:
 //! the goal's entry is 0, every value at least the tiles' Manhattan distance and of its
@@ -36,11 +43,14 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::metric::Metric;
 use crate::progress::Progress;
 use crate::shape::Shape;
+use crate::solve::domain::{DomainDb, DomainError, MtmDatabases};
 use crate::solve::pdb::{
     Layout, MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError,
 };
+use crate::solve::walking::WalkingDistance;
 
 /// The magic bytes that open every database file.
 pub const MAGIC: [u8; 8] = *b"NPUZZPDB";
@@ -193,12 +203,9 @@ pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuil
 /// # Errors
 /// Any I/O error.
 pub fn save(dir: &Path, db: &PatternDb) -> io::Result<PathBuf> {
-    fs::create_dir_all(dir)?;
     let path = dir.join(file_name(db.shape(), &db.tiles()));
-    let mut file = crate::durable::temp_beside(&path)?;
-    file.write_all(&encode(db))?;
     // Synced to the disk before it takes the real name.
-    crate::durable::commit(file, &path)?;
+    save_bytes(dir, &path, &encode(db))?;
     Ok(path)
 }
 
@@ -309,6 +316,125 @@ fn read_db(
         db.verify().map_err(|e| format!("corrupt: {e}"))?;
     }
     Ok(db)
+}
+
+/// The magic bytes of a multi-tile database file.
+pub const MTM_MAGIC: [u8; 8] = *b"NPUZZMTM";
+
+/// The file name of the multi-tile databases of `shape`.
+pub fn mtm_file_name(shape: Shape) -> String {
+    format!("mtm-pdb-{shape}.bin")
+}
+
+/// The multi-tile metric's databases of `shape` ([`MtmDatabases`]): the domain abstraction
+/// read from `dir` when a valid file is there, otherwise built (reporting to `progress`) and
+/// saved there; walking distance is made on the spot. Saving failures are reported in the
+/// event, not as errors.
+///
+/// # Errors
+/// [`DomainError`] when the databases cannot be made for `shape`.
+pub fn load_or_build_mtm(
+    dir: Option<&Path>,
+    shape: Shape,
+    progress: &dyn Progress,
+) -> Result<(MtmDatabases, CacheEvent), DomainError> {
+    let walking = WalkingDistance::new(shape, Metric::Mtm)?;
+    let classes = DomainDb::default_classes(shape);
+    let path = dir.map(|d| d.join(mtm_file_name(shape)));
+    let reason = match &path {
+        Some(p) => match load_mtm(p, shape, &classes) {
+            Ok(db) => {
+                let event = CacheEvent::Loaded { path: p.clone() };
+                return Ok((MtmDatabases::new(walking, db), event));
+            }
+            Err(reason) => reason,
+        },
+        None => Rebuild::Missing,
+    };
+    let started = Instant::now();
+    let db = DomainDb::build(shape, Metric::Mtm, &classes, progress)?;
+    let elapsed = started.elapsed();
+    let saved = match (dir, &path) {
+        (Some(d), Some(p)) => save_bytes(d, p, &encode_mtm(&db)).map_err(|e| e.to_string()),
+        _ => Err("no cache folder".to_string()),
+    };
+    let event = CacheEvent::Built {
+        path,
+        reason,
+        elapsed,
+        saved,
+    };
+    Ok((MtmDatabases::new(walking, db), event))
+}
+
+/// Writes `bytes` to `path` in `dir` (created if needed), atomically.
+fn save_bytes(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let mut file = crate::durable::temp_beside(path)?;
+    file.write_all(bytes)?;
+    crate::durable::commit(file, path)
+}
+
+/// The bytes of a multi-tile database file (see the module documentation).
+pub fn encode_mtm(db: &DomainDb) -> Vec<u8> {
+    let mut out = Vec::with_capacity(48 + db.table().len());
+    out.extend_from_slice(&MTM_MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(db.shape().rows() as u32).to_le_bytes());
+    out.extend_from_slice(&(db.shape().cols() as u32).to_le_bytes());
+    out.extend_from_slice(&u32::from(db.metric() == Metric::Mtm).to_le_bytes());
+    out.extend_from_slice(db.classes());
+    out.extend_from_slice(&(db.table().len() as u64).to_le_bytes());
+    out.extend_from_slice(db.table());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Checks and reads a multi-tile database file's bytes for `shape` and `classes`.
+///
+/// # Errors
+/// Why the bytes cannot be trusted: a wrong header, length or checksum, or a table that is
+/// not a breadth-first table ([`DomainDb::from_table`]).
+pub fn decode_mtm(bytes: &[u8], shape: Shape, classes: &[u8]) -> Result<DomainDb, String> {
+    let n = shape.cells();
+    let header = 8 + 4 * 4 + n + 8;
+    if bytes.len() < header + 4 {
+        return Err(format!("truncated ({} bytes)", bytes.len()));
+    }
+    let (body, stored) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body).to_le_bytes() != stored {
+        return Err("corrupt: checksum mismatch".into());
+    }
+    if body[..8] != MTM_MAGIC {
+        return Err("not a multi-tile database (wrong magic bytes)".into());
+    }
+    let word = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap_or_default());
+    if word(8) != FORMAT_VERSION {
+        return Err(format!("stale: format version {}", word(8)));
+    }
+    if (word(12) as usize, word(16) as usize, word(20)) != (shape.rows(), shape.cols(), 1)
+        || &body[24..24 + n] != classes
+    {
+        return Err(format!("stale: not the {shape} multi-tile database"));
+    }
+    let count = u64::from_le_bytes(body[24 + n..header].try_into().unwrap_or_default());
+    if count != (body.len() - header) as u64 {
+        return Err(format!(
+            "corrupt: {count} entries in {} bytes",
+            body.len() - header
+        ));
+    }
+    DomainDb::from_table(shape, Metric::Mtm, classes, body[header..].to_vec(), 65_536)
+        .map_err(|e| format!("corrupt: {e}"))
+}
+
+fn load_mtm(path: &Path, shape: Shape, classes: &[u8]) -> Result<DomainDb, Rebuild> {
+    match fs::read(path) {
+        Ok(bytes) => decode_mtm(&bytes, shape, classes).map_err(Rebuild::Invalid),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Rebuild::Missing),
+        Err(e) => Err(Rebuild::Invalid(format!("unreadable: {e}"))),
+    }
 }
 
 /// Random placements [`PatternDb::spot_check`] tries on every load (besides the goal's

@@ -31,6 +31,15 @@ pub(crate) trait Estimator {
         memo: Self::Memo,
         budget: u32,
     ) -> (u32, Self::Memo);
+
+    /// The memo after a slide whose bound is not needed: one of the first slides of a
+    /// multi-tile move, the bound being taken after its last. By default
+    /// [`Estimator::after_move`]'s memo; estimators whose bound costs more than their memo
+    /// skip the bound.
+    #[inline(always)]
+    fn pass(&self, cells: &[u8], pos: &[u8], slide: Slide, memo: Self::Memo) -> Self::Memo {
+        self.after_move(cells, pos, slide, memo, u32::MAX).1
+    }
 }
 
 /// One move as the estimators see it: `piece` slid from cell `from` to cell `to`.

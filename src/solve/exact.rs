@@ -14,6 +14,7 @@
 //! ([`crate::analysis::depth_table`]).
 
 use crate::board::{Board, Direction};
+use crate::metric::{self, Metric};
 use crate::progress::Progress;
 use crate::rank;
 use crate::shape::Shape;
@@ -67,6 +68,7 @@ pub enum ExactError {
 #[derive(Debug, Clone)]
 pub struct ExactTable {
     shape: Shape,
+    metric: Metric,
     depths: Vec<u8>,
 }
 
@@ -78,6 +80,18 @@ impl ExactTable {
     /// [`ExactError::TooLarge`] above [`MAX_CELLS`] cells, [`ExactError::WrongLength`] unless
     /// there are `cells!` entries, [`ExactError::GoalNotZero`].
     pub fn new(shape: Shape, depths: Vec<u8>) -> Result<ExactTable, ExactError> {
+        ExactTable::with_metric(shape, Metric::Stm, depths)
+    }
+
+    /// A table of distances counted in `metric`, as [`ExactTable::new`].
+    ///
+    /// # Errors
+    /// As [`ExactTable::new`].
+    pub fn with_metric(
+        shape: Shape,
+        metric: Metric,
+        depths: Vec<u8>,
+    ) -> Result<ExactTable, ExactError> {
         let cells = shape.cells();
         if cells > MAX_CELLS {
             return Err(ExactError::TooLarge { shape, cells });
@@ -93,7 +107,16 @@ impl ExactTable {
         if depths[0] != 0 {
             return Err(ExactError::GoalNotZero(depths[0]));
         }
-        Ok(ExactTable { shape, depths })
+        Ok(ExactTable {
+            shape,
+            metric,
+            depths,
+        })
+    }
+
+    /// The metric its distances are counted in.
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 
     /// The board shape.
@@ -112,8 +135,10 @@ impl ExactTable {
         (d != UNREACHABLE).then_some(d)
     }
 
-    /// An optimal solution of `board` (of this table's shape): the blank's moves, found by
-    /// walking downhill (at each step a neighbour one move closer, trying `U D L R`).
+    /// An optimal solution of `board` (of this table's shape) in the table's metric: the
+    /// blank's single-tile slides (a multi-tile move is a run of one direction), found by
+    /// walking downhill (at each step the first move, in [`Metric::targets`] order, to a
+    /// board one move closer).
     ///
     /// # Errors
     /// [`ExactError::Unreachable`] for a board of the other component;
@@ -124,23 +149,32 @@ impl ExactTable {
         if depth == UNREACHABLE {
             return Err(ExactError::Unreachable);
         }
+        let cols = self.shape.cols();
         let mut blank = board.blank();
         let mut moves = Vec::with_capacity(depth as usize);
+        let mut next = cells.clone();
         while depth > 0 {
-            let step = Direction::ALL.into_iter().find_map(|dir| {
-                let to = dir.step(self.shape, blank)?;
-                cells.swap(blank, to);
-                let d = self.depths[rank::rank(&cells) as usize];
-                cells.swap(blank, to);
-                (d == depth - 1).then_some((dir, to))
-            });
+            let step = self
+                .metric
+                .moves(self.shape, blank)
+                .into_iter()
+                .find(|&(_, to)| {
+                    next.copy_from_slice(&cells);
+                    metric::slide(&mut next, blank, to, cols);
+                    self.depths[rank::rank(&next) as usize] == depth - 1
+                });
             let Some((dir, to)) = step else {
                 return Err(ExactError::NoDownhill(depth - 1));
             };
-            cells.swap(blank, to);
+            metric::slide(&mut cells, blank, to, cols);
+            let count = if dir.index() < 2 {
+                blank.abs_diff(to) / cols
+            } else {
+                blank.abs_diff(to)
+            };
+            moves.extend(std::iter::repeat_n(dir, count));
             blank = to;
             depth -= 1;
-            moves.push(dir);
         }
         Ok(moves)
     }
@@ -159,23 +193,28 @@ impl Estimator for ExactTable {
     }
 }
 
-/// The exact table of `shape`: the BFS depths from the goal computed by `analyze`'s engine
-/// ([`crate::analysis::depth_table`]), reporting each layer to `progress`. Takes about
-/// 10 ms for 3x3, 0.1 s for 2x5 and several seconds for 12 cells (`n!` bytes of memory).
+/// The exact table of `shape` in `metric`: the BFS depths from the goal computed by
+/// `analyze`'s engine ([`crate::analysis::depth_table`]), reporting each layer to
+/// `progress`. Takes about 10 ms for 3x3, 0.1 s for 2x5 and several seconds for 12 cells
+/// (`n!` bytes of memory; MTM about 1.6 times as long).
 ///
 /// # Errors
 /// [`ExactError::TooLarge`] above [`MAX_CELLS`] cells; [`ExactError::Memory`] when the table
 /// does not fit in the memory available.
-pub fn exact_table(shape: Shape, progress: &dyn Progress) -> Result<ExactTable, ExactError> {
+pub fn exact_table(
+    shape: Shape,
+    metric: Metric,
+    progress: &dyn Progress,
+) -> Result<ExactTable, ExactError> {
     if shape.cells() > MAX_CELLS {
         return Err(ExactError::TooLarge {
             shape,
             cells: shape.cells(),
         });
     }
-    let depths = crate::analysis::depth_table(shape, progress)
+    let depths = crate::analysis::depth_table(shape, metric, progress)
         .map_err(|e| ExactError::Memory(e.to_string()))?;
-    ExactTable::new(shape, depths)
+    ExactTable::with_metric(shape, metric, depths)
 }
 
 #[cfg(test)]
@@ -225,11 +264,12 @@ mod tests {
         let table = ExactTable::new(shape, depths).unwrap();
         assert_eq!(table.solve(&b), Err(ExactError::NoDownhill(2)));
         assert!(matches!(
-            exact_table(Shape::new(4, 4).unwrap(), &crate::NoProgress),
+            exact_table(Shape::new(4, 4).unwrap(), Metric::Stm, &crate::NoProgress),
             Err(ExactError::TooLarge { .. })
         ));
         // The production table: the goal at 0, an antipode of OEIS A089473 at 31.
-        let table = exact_table(Shape::new(3, 3).unwrap(), &crate::NoProgress).unwrap();
+        let table =
+            exact_table(Shape::new(3, 3).unwrap(), Metric::Stm, &crate::NoProgress).unwrap();
         let antipode = Board::parse_tiles(table.shape(), "8 6 7 2 5 4 3 0 1").unwrap();
         assert_eq!(table.depth(&antipode), Some(31));
         assert_eq!(table.solve(&antipode).unwrap().len(), 31);

@@ -1,7 +1,9 @@
 //! Heuristics: lower bounds on the number of moves left, for A* and IDA*.
 //!
-//! Every heuristic here is **admissible** (never above the true distance to the goal), so
-//! A* and IDA* return optimal solutions with any of them. From weakest to strongest:
+//! Every heuristic here is **admissible** in the single-tile metric (never above the true
+//! distance to the goal), so A* and IDA* return optimal solutions with any of them; in the
+//! multi-tile metric only walking distance and the MTM exact table are
+//! ([`crate::solve::HeuristicKind::admissible_in`]). From weakest to strongest:
 //!
 //! - **Hamming**: the number of tiles not on their goal cell (the blank is not counted).
 //! - **Manhattan distance**: the sum over tiles of `|row - goal row| + |col - goal col|`;
@@ -12,7 +14,12 @@
 //!   subsequence of them already in goal order. Row and column conflicts add up because they
 //!   cost vertical and horizontal moves respectively. A move changes it by exactly one, so it
 //!   is consistent too.
-//! - **Pattern databases** ([`crate::solve::pdb`]): additive disjoint pattern databases.
+//! - **Walking distance** ([`crate::solve::walking`], Takahashi): the fewest row changes and
+//!   column changes of two abstractions; admissible in both metrics, the heuristic of the
+//!   multi-tile metric.
+//! - **Pattern databases** ([`crate::solve::pdb`]): additive disjoint pattern databases; in
+//!   the multi-tile metric, domain abstractions of the whole board searched with MTM moves
+//!   ([`crate::solve::domain`]), with their transpose and walking distance.
 //! - **Exact table** ([`crate::solve::exact`]): the true distance, looked up.
 //!
 //! All of them are updated **incrementally** in the searches: a move slides one tile, and
@@ -21,11 +28,14 @@
 use std::sync::Arc;
 
 use crate::board::Board;
+use crate::metric::Metric;
 use crate::shape::Shape;
 use crate::solve::HeuristicKind;
+use crate::solve::domain::MtmDatabases;
 use crate::solve::estimator::{Estimator, Slide, positions};
 use crate::solve::exact::ExactTable;
 use crate::solve::pdb::PatternDatabases;
+use crate::solve::walking::WalkingDistance;
 
 /// A heuristic prepared for one [`Shape`]: the lower bound that A* and IDA* use.
 ///
@@ -51,7 +61,9 @@ enum Inner {
     Hamming(Hamming),
     Manhattan(Manhattan),
     LinearConflict(LinearConflict),
+    WalkingDistance(Arc<WalkingDistance>),
     Pdb(Arc<PatternDatabases>),
+    MtmPdb(Arc<MtmDatabases>),
     Exact(Arc<ExactTable>),
 }
 
@@ -71,6 +83,17 @@ impl Heuristic {
         Heuristic(Inner::LinearConflict(LinearConflict::new(shape)))
     }
 
+    /// Walking distance in its metric ([`crate::solve::walking`]), made beforehand.
+    pub fn walking_distance(table: Arc<WalkingDistance>) -> Heuristic {
+        Heuristic(Inner::WalkingDistance(table))
+    }
+
+    /// The multi-tile metric's pattern databases ([`crate::solve::domain`]), built
+    /// beforehand: kind `pdb`, metric MTM.
+    pub fn mtm_pdb(databases: Arc<MtmDatabases>) -> Heuristic {
+        Heuristic(Inner::MtmPdb(databases))
+    }
+
     /// Additive disjoint pattern databases, built or loaded beforehand.
     pub fn pdb(databases: Arc<PatternDatabases>) -> Heuristic {
         Heuristic(Inner::Pdb(databases))
@@ -82,13 +105,14 @@ impl Heuristic {
     }
 
     /// The heuristics that need no table (`hamming`, `manhattan`, `linear-conflict`) for
-    /// `kind`, or `None` for `pdb` and `exact`, which must be built or loaded first.
+    /// `kind`, or `None` for `walking-distance`, `pdb` and `exact`, which must be built or
+    /// loaded first.
     pub fn without_tables(kind: HeuristicKind, shape: Shape) -> Option<Heuristic> {
         match kind {
             HeuristicKind::Hamming => Some(Heuristic::hamming(shape)),
             HeuristicKind::Manhattan => Some(Heuristic::manhattan(shape)),
             HeuristicKind::LinearConflict => Some(Heuristic::linear_conflict(shape)),
-            HeuristicKind::Pdb | HeuristicKind::Exact => None,
+            HeuristicKind::WalkingDistance | HeuristicKind::Pdb | HeuristicKind::Exact => None,
         }
     }
 
@@ -98,7 +122,8 @@ impl Heuristic {
             Inner::Hamming(_) => HeuristicKind::Hamming,
             Inner::Manhattan(_) => HeuristicKind::Manhattan,
             Inner::LinearConflict(_) => HeuristicKind::LinearConflict,
-            Inner::Pdb(_) => HeuristicKind::Pdb,
+            Inner::WalkingDistance(_) => HeuristicKind::WalkingDistance,
+            Inner::Pdb(_) | Inner::MtmPdb(_) => HeuristicKind::Pdb,
             Inner::Exact(_) => HeuristicKind::Exact,
         }
     }
@@ -109,8 +134,21 @@ impl Heuristic {
             Inner::Hamming(h) => h.shape,
             Inner::Manhattan(h) => h.shape,
             Inner::LinearConflict(h) => h.manhattan.shape,
+            Inner::WalkingDistance(h) => h.shape(),
             Inner::Pdb(h) => h.shape(),
+            Inner::MtmPdb(h) => h.shape(),
             Inner::Exact(h) => h.shape(),
+        }
+    }
+
+    /// The metric whose moves it bounds: the one walking distance and the exact table were
+    /// made for; single-tile for the others.
+    pub fn metric(&self) -> Metric {
+        match &self.0 {
+            Inner::WalkingDistance(h) => h.metric(),
+            Inner::Exact(h) => h.metric(),
+            Inner::MtmPdb(_) => Metric::Mtm,
+            _ => Metric::Stm,
         }
     }
 
@@ -133,7 +171,9 @@ impl Heuristic {
             Inner::Hamming(h) => visitor.visit(h),
             Inner::Manhattan(h) => visitor.visit(h),
             Inner::LinearConflict(h) => visitor.visit(h),
+            Inner::WalkingDistance(h) => visitor.visit(h.as_ref()),
             Inner::Pdb(h) => visitor.visit(h.as_ref()),
+            Inner::MtmPdb(h) => visitor.visit(h.as_ref()),
             Inner::Exact(h) => visitor.visit(h.as_ref()),
         }
     }

@@ -1,7 +1,10 @@
 //! Optimal solutions for single boards: from the 8-puzzle assignment to random 15-puzzles.
 //!
 //! A move slides one tile into the blank; a solution is the list of the blank's moves
-//! ([`Direction`]), and an optimal one has the fewest moves. Unsolvable boards are told apart
+//! ([`Direction`]), and an optimal one has the fewest moves. In the multi-tile metric
+//! ([`Metric::Mtm`]) a move slides 1 to `k` tiles of a row or column, and a solution is still
+//! written as single-tile slides, each run of one direction one move ([`Solution::length`],
+//! [`Solution::notation`]: `R2 D U3`). Unsolvable boards are told apart
 //! by parity ([`Board::is_solvable`]) before any search and reported as
 //! [`SolveError::Unsolvable`].
 //!
@@ -9,7 +12,9 @@
 //!   Hart, Nilsson & Raphael 1968) and [`idastar`] (IDA*, Korf 1985), and [`solve`] to pick
 //!   one by name.
 //! - [`heuristic`]: the lower bounds A* and IDA* use: Hamming, Manhattan distance, linear
-//!   conflict, pattern databases, the exact table.
+//!   conflict, walking distance ([`walking`]), pattern databases, the exact table.
+//! - [`domain`]: the multi-tile metric's pattern databases (domain abstractions of the whole
+//!   board, searched with MTM moves).
 //! - [`pdb`]: additive disjoint pattern databases (Korf & Felner 2002; Felner, Korf &
 //!   Hanan 2004).
 //! - [`pattern_space`]: a pattern's abstract state space, searched by the engine's layer
@@ -21,18 +26,20 @@
 //! - [`random`]: reproducible random boards for tests and benchmarks.
 //!
 //! ```
-//! use npuzzle::{Board, Shape};
+//! use npuzzle::{Board, Metric, Shape};
 //! use npuzzle::solve::{self, Algorithm, Heuristic, Limits};
 //!
 //! let shape = Shape::square(3).unwrap();
 //! let board = Board::parse_tiles(shape, "0 1 3 / 4 2 5 / 7 8 6").unwrap();
 //! let heuristic = Heuristic::manhattan(shape);
-//! let solution = solve::solve(&board, Algorithm::AStar, &heuristic, &Limits::NONE).unwrap();
-//! assert_eq!(solution.moves.len(), 4);
+//! let solution =
+//!     solve::solve(&board, Metric::Stm, Algorithm::AStar, &heuristic, &Limits::NONE).unwrap();
+//! assert_eq!(solution.length(), 4);
 //! assert_eq!(solve::replay(&board, &solution.moves), Some(Board::goal(shape)));
 //! ```
 
 pub mod cache;
+pub mod domain;
 mod estimator;
 pub mod exact;
 pub mod heuristic;
@@ -41,12 +48,14 @@ pub mod pattern_space;
 pub mod pdb;
 pub mod random;
 pub mod search;
+pub mod walking;
 
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
 use crate::board::{Board, Direction};
+use crate::metric::Metric;
 use crate::shape::Shape;
 
 pub use heuristic::Heuristic;
@@ -110,6 +119,8 @@ pub enum HeuristicKind {
     Manhattan,
     /// Manhattan distance plus linear conflicts.
     LinearConflict,
+    /// Walking distance (Takahashi): admissible in both metrics.
+    WalkingDistance,
     /// Additive disjoint pattern databases.
     Pdb,
     /// The exact table of `analyze`.
@@ -117,25 +128,39 @@ pub enum HeuristicKind {
 }
 
 impl HeuristicKind {
-    /// All five, weakest first.
-    pub const ALL: [HeuristicKind; 5] = [
+    /// All six, weakest first.
+    pub const ALL: [HeuristicKind; 6] = [
         HeuristicKind::Hamming,
         HeuristicKind::Manhattan,
         HeuristicKind::LinearConflict,
+        HeuristicKind::WalkingDistance,
         HeuristicKind::Pdb,
         HeuristicKind::Exact,
     ];
 
-    /// The name on the command line: `hamming`, `manhattan`, `linear-conflict`, `pdb`,
-    /// `exact`.
+    /// The name on the command line: `hamming`, `manhattan`, `linear-conflict`,
+    /// `walking-distance`, `pdb`, `exact`.
     pub fn name(self) -> &'static str {
         match self {
             HeuristicKind::Hamming => "hamming",
             HeuristicKind::Manhattan => "manhattan",
             HeuristicKind::LinearConflict => "linear-conflict",
+            HeuristicKind::WalkingDistance => "walking-distance",
             HeuristicKind::Pdb => "pdb",
             HeuristicKind::Exact => "exact",
         }
+    }
+
+    /// Whether it can solve in `metric`: all in STM; in MTM walking distance, the exact table
+    /// and `pdb`, which there means the MTM pattern databases ([`domain`]: additive ones count
+    /// single-tile moves). Hamming, Manhattan and linear conflict can overestimate in MTM: one
+    /// multi-tile move can lower them by more than one.
+    pub fn admissible_in(self, metric: Metric) -> bool {
+        metric == Metric::Stm
+            || matches!(
+                self,
+                HeuristicKind::WalkingDistance | HeuristicKind::Pdb | HeuristicKind::Exact
+            )
     }
 }
 
@@ -197,7 +222,22 @@ impl fmt::Display for HeuristicKind {
 /// The fastest optimal method for `shape` that needs no exact table: IDA* with pattern
 /// databases up to 16 cells (built on first use and cached: instantly up to 3x3, seconds for
 /// 3x4, half a minute for the 4x4 6-6-3 databases), IDA* with linear conflict above.
-pub fn default_method(shape: Shape) -> (Algorithm, HeuristicKind) {
+///
+/// In the multi-tile metric: the walk down the exact table of the MTM BFS up to
+/// [`exact::MAX_CELLS`] cells (built in under a second up to 10 cells, about 12 s for 12),
+/// IDA* with the MTM pattern databases up to 16 cells ([`domain`]), with walking distance
+/// above.
+pub fn default_method(shape: Shape, metric: Metric) -> (Algorithm, HeuristicKind) {
+    if metric == Metric::Mtm {
+        let kind = if shape.cells() <= exact::MAX_CELLS {
+            HeuristicKind::Exact
+        } else if shape.cells() <= pdb::MAX_CELLS {
+            HeuristicKind::Pdb
+        } else {
+            HeuristicKind::WalkingDistance
+        };
+        return (Algorithm::IdaStar, kind);
+    }
     if shape.cells() <= pdb::MAX_CELLS {
         (Algorithm::IdaStar, HeuristicKind::Pdb)
     } else {
@@ -229,7 +269,10 @@ impl Limits {
 /// An optimal solution and what it cost to find.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Solution {
-    /// The blank's moves, from the start to the goal; as few as possible.
+    /// The metric it is optimal in.
+    pub metric: Metric,
+    /// The blank's single-tile slides, from the start to the goal. In STM each is a move; in
+    /// MTM each run of one direction is one move ([`Metric::length`]).
     pub moves: Vec<Direction>,
     /// Boards expanded: taken from the open list (BFS, UCS, A*, the goal included when it is
     /// dequeued) or visited within the bound (IDA*, all iterations).
@@ -247,6 +290,18 @@ pub struct Solution {
     pub peak_bytes: u64,
 }
 
+impl Solution {
+    /// Its length in its metric: the fewest moves (see [`Metric::length`]).
+    pub fn length(&self) -> usize {
+        self.metric.length(&self.moves)
+    }
+
+    /// Its moves in its metric's notation (`R D L` or `R2 D U3`, [`Metric::notation`]).
+    pub fn notation(&self, separator: &str) -> String {
+        self.metric.notation(&self.moves, separator)
+    }
+}
+
 /// Why a board was not solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
@@ -262,6 +317,25 @@ pub enum SolveError {
         board: Shape,
         /// The heuristic's shape.
         heuristic: Shape,
+    },
+    /// The heuristic bounds moves of another metric than the search's, or is not admissible
+    /// in it.
+    #[error(
+        "the {kind} heuristic {why}; in the {wanted} metric use walking-distance, pdb or exact",
+        why = if .kind.admissible_in(Metric::Mtm) {
+            format!("was made for the {} metric", .made.long_name())
+        } else {
+            "counts single-tile moves and can overestimate multi-tile ones".to_string()
+        },
+        wanted = .wanted.long_name()
+    )]
+    MetricMismatch {
+        /// The heuristic.
+        kind: HeuristicKind,
+        /// The metric it was made for.
+        made: Metric,
+        /// The metric of the search.
+        wanted: Metric,
     },
     /// BFS, UCS and A* pack a board in 128 bits, which holds at most 25 cells.
     #[error(

@@ -22,7 +22,7 @@ use std::mem::size_of;
 use std::time::Instant;
 
 use crate::board::{Board, Direction};
-use crate::moves::MoveTable;
+use crate::metric::Metric;
 use crate::shape::Shape;
 use crate::solve::estimator::{Estimator, Slide, positions};
 use crate::solve::heuristic::{Visitor, Zero};
@@ -31,37 +31,115 @@ use crate::solve::{Algorithm, Heuristic, Limits, Solution, SolveError};
 /// The most cells BFS, UCS and A* can pack in a `u128` key.
 pub const MAX_STORED_CELLS: usize = 25;
 
-/// Solves `board` with `algorithm` (BFS and UCS ignore `heuristic`).
+/// Solves `board` optimally in `metric` with `algorithm` (BFS and UCS ignore `heuristic`).
 ///
 /// # Errors
 /// [`SolveError::Unsolvable`] (found by parity, no search), [`SolveError::ShapeMismatch`],
-/// [`SolveError::TooLarge`] (BFS, UCS, A* above 25 cells), [`SolveError::LimitReached`].
+/// [`SolveError::MetricMismatch`] (A* and IDA* with a heuristic of another metric, or not
+/// admissible in it), [`SolveError::TooLarge`] (BFS, UCS, A* above 25 cells),
+/// [`SolveError::LimitReached`].
 pub fn solve(
     board: &Board,
+    metric: Metric,
     algorithm: Algorithm,
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
+    if algorithm.uses_heuristic() && heuristic.metric() != metric {
+        return Err(SolveError::MetricMismatch {
+            kind: heuristic.kind(),
+            made: heuristic.metric(),
+            wanted: metric,
+        });
+    }
     match algorithm {
-        Algorithm::Bfs => bfs(board, limits),
-        Algorithm::Ucs => ucs(board, limits),
+        Algorithm::Bfs => bfs(board, metric, limits),
+        Algorithm::Ucs => ucs(board, metric, limits),
         Algorithm::AStar => astar(board, heuristic, limits),
         Algorithm::IdaStar => idastar(board, heuristic, limits),
     }
 }
 
-/// Breadth-first search from `board`; the goal is recognised when generated.
+/// The blank's moves from each cell in one metric, as the searches use them.
+#[derive(Debug, Clone)]
+struct MoveSet {
+    metric: Metric,
+    /// Per blank cell: each move's direction, target cell and number of tiles slid.
+    moves: Vec<Vec<(Direction, u8, u8)>>,
+    /// The blank's step per direction index (`U D L R`): `-cols`, `cols`, `-1`, `1`.
+    delta: [isize; 4],
+}
+
+impl MoveSet {
+    fn new(shape: Shape, metric: Metric) -> MoveSet {
+        let cols = shape.cols();
+        let moves = (0..shape.cells())
+            .map(|blank| {
+                metric
+                    .moves(shape, blank)
+                    .into_iter()
+                    .map(|(dir, to)| {
+                        let count = match dir {
+                            Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
+                            Direction::Left | Direction::Right => blank.abs_diff(to),
+                        };
+                        (dir, to as u8, count as u8)
+                    })
+                    .collect()
+            })
+            .collect();
+        let c = cols as isize;
+        MoveSet {
+            metric,
+            moves,
+            delta: [-c, c, -1, 1],
+        }
+    }
+
+    #[inline(always)]
+    fn from(&self, blank: usize) -> &[(Direction, u8, u8)] {
+        &self.moves[blank]
+    }
+
+    /// Whether a move `dir` may follow one of direction index `came` ([`NO_MOVE`] at the
+    /// start) on a shortest path: in STM any but the opposite; in MTM none on the same axis
+    /// (two moves along one axis make one move or none).
+    #[inline(always)]
+    fn may_follow(&self, dir: Direction, came: u8) -> bool {
+        match self.metric {
+            Metric::Stm => may_follow::<false>(dir, came),
+            Metric::Mtm => may_follow::<true>(dir, came),
+        }
+    }
+
+    #[inline(always)]
+    fn delta(&self, dir: Direction) -> isize {
+        self.delta[dir.index() as usize]
+    }
+}
+
+/// [`MoveSet::may_follow`] for a metric known at compile time (`MULTI`: MTM).
+#[inline(always)]
+fn may_follow<const MULTI: bool>(dir: Direction, came: u8) -> bool {
+    if MULTI {
+        dir.index() >> 1 != came >> 1
+    } else {
+        dir.index() ^ 1 != came
+    }
+}
+
+/// Breadth-first search from `board` in `metric`; the goal is recognised when generated.
 ///
 /// Time and memory: every board closer to the start than the goal (all 181,440 of the 3x3
 /// board in the worst case).
 ///
 /// # Errors
 /// As [`solve`].
-pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
+pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check_solvable(board)?;
     let packer = Packer::new(board.shape(), Algorithm::Bfs)?;
-    let moves = MoveTable::new(board.shape());
+    let moves = MoveSet::new(board.shape(), metric);
     let n = board.shape().cells();
     let blank_piece = (n - 1) as u8;
     let goal = packer.pack(Board::goal(board.shape()).permutation());
@@ -70,10 +148,12 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
         key: start,
         parent: u32::MAX,
         dir: NO_MOVE,
+        count: 0,
     }];
     let finish =
         |nodes: &Vec<BfsNode>, visited: &KeySet, last: usize, counts: (u64, u64)| Solution {
-            moves: path(last, |i| (nodes[i].parent, nodes[i].dir)),
+            metric,
+            moves: path(last, |i| (nodes[i].parent, nodes[i].dir, nodes[i].count)),
             expanded: counts.0,
             generated: counts.1,
             elapsed: started.elapsed(),
@@ -96,17 +176,25 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
         check_limits(limits, expanded, nodes.len(), started, 0)?;
         packer.unpack(node.key, &mut cells);
         let blank = cells.iter().position(|&p| p == blank_piece).unwrap_or(0);
-        for (dir, to) in moves.moves(blank) {
-            if dir.index() ^ 1 == node.dir {
-                continue; // The move back to the parent.
+        for &(dir, _, count) in moves.from(blank) {
+            if !moves.may_follow(dir, node.dir) {
+                continue; // Back towards the parent, or along its axis.
             }
             generated += 1;
-            let key = packer.slide(node.key, blank, to, cells[to], blank_piece);
+            let key = packer.jump(
+                node.key,
+                &cells,
+                blank,
+                moves.delta(dir),
+                count,
+                blank_piece,
+            );
             if visited.insert(key) {
                 nodes.push(BfsNode {
                     key,
                     parent: head as u32,
                     dir: dir.index(),
+                    count,
                 });
                 if key == goal {
                     let counts = (expanded, generated);
@@ -119,18 +207,19 @@ pub fn bfs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
     Err(SolveError::Unsolvable)
 }
 
-/// Uniform-cost search (Dijkstra's algorithm with a bucket queue, as moves cost 1): A* with
-/// a zero heuristic; the goal is recognised when dequeued.
+/// Uniform-cost search (Dijkstra's algorithm with a bucket queue, as moves cost 1) in
+/// `metric`: A* with a zero heuristic; the goal is recognised when dequeued.
 ///
 /// # Errors
 /// As [`solve`].
-pub fn ucs(board: &Board, limits: &Limits) -> Result<Solution, SolveError> {
+pub fn ucs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check_solvable(board)?;
-    best_first(board, &Zero, limits, Algorithm::Ucs, started)
+    best_first(board, metric, &Zero, limits, Algorithm::Ucs, started)
 }
 
-/// A* with a closed set (Hart, Nilsson & Raphael 1968): boards in order of `f = g + h`, ties
+/// A* with a closed set (Hart, Nilsson & Raphael 1968), in the heuristic's metric
+/// ([`Heuristic::metric`]): boards in order of `f = g + h`, ties
 /// to the most recently generated; a board found again by a shorter path is reopened, so the
 /// result is optimal with any admissible heuristic.
 ///
@@ -143,18 +232,19 @@ pub fn astar(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(&'a Board, &'a Limits, Instant);
+    struct Run<'a>(&'a Board, Metric, &'a Limits, Instant);
     impl Visitor<Result<Solution, SolveError>> for Run<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            best_first(self.0, estimator, self.1, Algorithm::AStar, self.2)
+            best_first(self.0, self.1, estimator, self.2, Algorithm::AStar, self.3)
         }
     }
-    heuristic.dispatch(Run(board, limits, started))
+    heuristic.dispatch(Run(board, heuristic.metric(), limits, started))
 }
 
-/// IDA* (Korf 1985): depth-first searches bounded by `f = g + h`, each bound the smallest `f`
-/// that exceeded the last; never makes the move that undoes the previous one. Memory: the
-/// current path. Returns the first solution found within the final bound, which is optimal
+/// IDA* (Korf 1985), in the heuristic's metric ([`Heuristic::metric`]): depth-first searches
+/// bounded by `f = g + h`, each bound the smallest `f` that exceeded the last; never makes
+/// the move that undoes the previous one (in MTM, no move along the previous one's axis).
+/// Memory: the current path. Returns the first solution found within the final bound, which is optimal
 /// with an admissible heuristic.
 ///
 /// # Errors
@@ -166,13 +256,13 @@ pub fn idastar(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(&'a Board, &'a Limits, Instant);
+    struct Run<'a>(&'a Board, Metric, &'a Limits, Instant);
     impl Visitor<Result<Solution, SolveError>> for Run<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            Ida::run(self.0, estimator, self.1, self.2)
+            ida_in(self.0, self.1, estimator, self.2, self.3)
         }
     }
-    heuristic.dispatch(Run(board, limits, started))
+    heuristic.dispatch(Run(board, heuristic.metric(), limits, started))
 }
 
 fn check(board: &Board, heuristic: &Heuristic) -> Result<(), SolveError> {
@@ -232,16 +322,20 @@ fn time_up(limits: &Limits, expanded: u64, started: Instant, bound: u32) -> Resu
 /// "No move": the start board's incoming move.
 const NO_MOVE: u8 = 0xFF;
 
-/// The moves from the start to node `last`, following `(parent, incoming move)` links.
-fn path(last: usize, link: impl Fn(usize) -> (u32, u8)) -> Vec<Direction> {
+/// The single-tile slides from the start to node `last`, following `(parent, incoming
+/// move, tiles it slid)` links.
+fn path(last: usize, link: impl Fn(usize) -> (u32, u8, u8)) -> Vec<Direction> {
     let mut moves = Vec::new();
     let mut i = last;
     loop {
-        let (parent, dir) = link(i);
+        let (parent, dir, count) = link(i);
         if parent == u32::MAX {
             break;
         }
-        moves.push(Direction::ALL[dir as usize]);
+        moves.extend(std::iter::repeat_n(
+            Direction::ALL[dir as usize],
+            count as usize,
+        ));
         i = parent as usize;
     }
     moves.reverse();
@@ -279,14 +373,39 @@ impl Work {
         }
     }
 
-    /// Undoes [`Work::slide`].
+    /// One move of the blank from `blank`, `count` cells of `delta` each: `count` slides,
+    /// each passed to `estimator` (the last with `budget`). Returns the new bound and memo.
     #[inline(always)]
-    fn undo(&mut self, slide: Slide) {
-        let Slide { piece, from, to } = slide;
-        self.cells[from] = piece;
-        self.cells[to] = self.blank_piece;
-        self.pos[piece as usize] = from as u8;
-        self.pos[self.blank_piece as usize] = to as u8;
+    fn jump<E: Estimator>(
+        &mut self,
+        estimator: &E,
+        blank: usize,
+        delta: isize,
+        count: u8,
+        memo: E::Memo,
+        budget: u32,
+    ) -> (u32, E::Memo) {
+        let mut at = blank;
+        let mut memo = memo;
+        for _ in 1..count {
+            let next = at.wrapping_add_signed(delta);
+            let slide = self.slide(at, next);
+            memo = estimator.pass(&self.cells, &self.pos, slide, memo);
+            at = next;
+        }
+        let slide = self.slide(at, at.wrapping_add_signed(delta));
+        estimator.after_move(&self.cells, &self.pos, slide, memo, budget)
+    }
+
+    /// Undoes [`Work::jump`] from `blank`: the blank goes back from where it went.
+    #[inline(always)]
+    fn unjump(&mut self, blank: usize, delta: isize, count: u8) {
+        let mut at = blank.wrapping_add_signed(delta * isize::from(count));
+        for _ in 0..count {
+            let next = at.wrapping_add_signed(-delta);
+            self.slide(at, next);
+            at = next;
+        }
     }
 }
 
@@ -331,6 +450,28 @@ impl Packer {
         let change = u128::from(piece ^ blank_piece);
         key ^ (change << (self.bits * blank as u32)) ^ (change << (self.bits * to as u32))
     }
+
+    /// The key of the board `cells` (packed as `key`) after the blank at `blank` moves
+    /// `count` cells of `delta` each.
+    #[inline(always)]
+    fn jump(
+        &self,
+        mut key: u128,
+        cells: &[u8],
+        blank: usize,
+        delta: isize,
+        count: u8,
+        blank_piece: u8,
+    ) -> u128 {
+        let mut at = blank;
+        for _ in 0..count {
+            // The tiles ahead have not moved yet: `cells[next]` is the one that slides.
+            let next = at.wrapping_add_signed(delta);
+            key = self.slide(key, at, next, cells[next], blank_piece);
+            at = next;
+        }
+        key
+    }
 }
 
 /// A fast hash for packed boards: the two halves folded, then the SplitMix64 finalizer.
@@ -365,6 +506,8 @@ struct BfsNode {
     key: u128,
     parent: u32,
     dir: u8,
+    /// Tiles the incoming move slid.
+    count: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -373,6 +516,8 @@ struct Node<M> {
     parent: u32,
     g: u16,
     dir: u8,
+    /// Tiles the incoming move slid.
+    count: u8,
     /// Superseded by a node of the same board with a smaller `g`.
     stale: bool,
     memo: M,
@@ -413,9 +558,10 @@ impl Buckets {
     }
 }
 
-/// A* with `estimator` (UCS with [`Zero`]).
+/// A* with `estimator` (UCS with [`Zero`]) in `metric`.
 fn best_first<E: Estimator>(
     board: &Board,
+    metric: Metric,
     estimator: &E,
     limits: &Limits,
     algorithm: Algorithm,
@@ -423,7 +569,7 @@ fn best_first<E: Estimator>(
 ) -> Result<Solution, SolveError> {
     let shape = board.shape();
     let packer = Packer::new(shape, algorithm)?;
-    let moves = MoveTable::new(shape);
+    let moves = MoveSet::new(shape, metric);
     let n = shape.cells();
     let blank_piece = (n - 1) as u8;
     let goal = packer.pack(Board::goal(shape).permutation());
@@ -435,6 +581,7 @@ fn best_first<E: Estimator>(
         parent: u32::MAX,
         g: 0,
         dir: NO_MOVE,
+        count: 0,
         stale: false,
         memo,
     }];
@@ -455,7 +602,10 @@ fn best_first<E: Estimator>(
                 + index.capacity() * (size_of::<(u128, u32)>() + 1)
                 + open.bytes();
             return Ok(Solution {
-                moves: path(i as usize, |j| (nodes[j].parent, nodes[j].dir)),
+                metric,
+                moves: path(i as usize, |j| {
+                    (nodes[j].parent, nodes[j].dir, nodes[j].count)
+                }),
                 expanded,
                 generated,
                 elapsed: started.elapsed(),
@@ -469,16 +619,15 @@ fn best_first<E: Estimator>(
             work.pos[p as usize] = cell as u8;
         }
         let blank = work.pos[blank_piece as usize] as usize;
-        for (dir, to) in moves.moves(blank) {
-            if dir.index() ^ 1 == node.dir {
-                continue; // Back to the parent, which has a smaller g.
+        for &(dir, _, count) in moves.from(blank) {
+            if !moves.may_follow(dir, node.dir) {
+                continue; // Back towards the parent, or along its axis: a smaller g.
             }
             generated += 1;
-            let slide = work.slide(blank, to);
-            let (h, memo) =
-                estimator.after_move(&work.cells, &work.pos, slide, node.memo, u32::MAX);
-            work.undo(slide);
-            let key = packer.slide(node.key, blank, to, slide.piece, blank_piece);
+            let delta = moves.delta(dir);
+            let key = packer.jump(node.key, &work.cells, blank, delta, count, blank_piece);
+            let (h, memo) = work.jump(estimator, blank, delta, count, node.memo, u32::MAX);
+            work.unjump(blank, delta, count);
             let g = node.g + 1;
             let fresh = nodes.len() as u32;
             match index.entry(key) {
@@ -499,6 +648,7 @@ fn best_first<E: Estimator>(
                 parent: i,
                 g,
                 dir: dir.index(),
+                count,
                 stale: false,
                 memo,
             });
@@ -516,9 +666,11 @@ enum Flow {
 }
 
 /// The state of IDA*: one board edited in place, and the path to it.
-struct Ida<'a, E: Estimator> {
+/// `MULTI`: the multi-tile metric (a move may slide several tiles), a constant so that the
+/// single-tile search compiles to one slide per move.
+struct Ida<'a, E: Estimator, const MULTI: bool> {
     estimator: &'a E,
-    moves: &'a MoveTable,
+    moves: &'a MoveSet,
     work: Work,
     path: Vec<Direction>,
     expanded: u64,
@@ -534,17 +686,32 @@ struct Ida<'a, E: Estimator> {
     deepest: usize,
 }
 
-impl<E: Estimator> Ida<'_, E> {
+/// IDA* in `metric`: [`Ida::run`] compiled for it.
+fn ida_in<E: Estimator>(
+    board: &Board,
+    metric: Metric,
+    estimator: &E,
+    limits: &Limits,
+    started: Instant,
+) -> Result<Solution, SolveError> {
+    match metric {
+        Metric::Stm => Ida::<E, false>::run(board, metric, estimator, limits, started),
+        Metric::Mtm => Ida::<E, true>::run(board, metric, estimator, limits, started),
+    }
+}
+
+impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
     fn run(
         board: &Board,
+        metric: Metric,
         estimator: &E,
         limits: &Limits,
         started: Instant,
     ) -> Result<Solution, SolveError> {
         let work = Work::new(board.permutation());
         let (h, memo) = estimator.start(&work.cells, &work.pos);
-        let moves = MoveTable::new(board.shape());
-        let mut ida = Ida {
+        let moves = MoveSet::new(board.shape(), metric);
+        let mut ida = Ida::<E, MULTI> {
             estimator,
             moves: &moves,
             work,
@@ -586,6 +753,7 @@ impl<E: Estimator> Ida<'_, E> {
         }
         let frames = ida.deepest as u64 + 1;
         Ok(Solution {
+            metric,
             moves: ida.path,
             expanded: ida.expanded,
             generated: ida.generated,
@@ -630,32 +798,34 @@ impl<E: Estimator> Ida<'_, E> {
         }
         self.deepest = self.deepest.max(g as usize);
         let moves = self.moves;
-        for (dir, to) in moves.moves(blank) {
-            if dir.index() ^ 1 == came {
+        for &(dir, to, count) in moves.from(blank) {
+            if !may_follow::<MULTI>(dir, came) {
                 continue;
             }
             self.generated += 1;
-            let slide = self.work.slide(blank, to);
             let budget = bound.saturating_sub(g + 1);
+            let delta = moves.delta(dir);
+            let count = if MULTI { count } else { 1 };
             let (child_h, child_memo) =
-                self.estimator
-                    .after_move(&self.work.cells, &self.work.pos, slide, memo, budget);
+                self.work
+                    .jump(self.estimator, blank, delta, count, memo, budget);
             let f = g + 1 + child_h;
             let flow = if f > bound {
                 self.next_bound = self.next_bound.min(f);
                 Flow::Exhausted
             } else {
-                self.path.push(dir);
-                let flow = self.search(to, g + 1, child_h, child_memo, bound, dir.index());
+                let len = self.path.len();
+                self.path.extend(std::iter::repeat_n(dir, count as usize));
+                let flow = self.search(to as usize, g + 1, child_h, child_memo, bound, dir.index());
                 if !matches!(flow, Flow::Found) {
-                    self.path.pop();
+                    self.path.truncate(len);
                 }
                 flow
             };
             if !matches!(flow, Flow::Exhausted) {
                 return flow;
             }
-            self.work.undo(slide);
+            self.work.unjump(blank, delta, count);
         }
         Flow::Exhausted
     }
@@ -677,9 +847,10 @@ mod tests {
 
     /// Solves, checks the replay reaches the goal, returns the length.
     fn check(board: &Board, algorithm: Algorithm, heuristic: &Heuristic) -> usize {
-        let s = solve(board, algorithm, heuristic, &Limits::NONE).unwrap_or_else(|e| {
-            panic!("{} {algorithm} {:?}: {e}", board.label(), heuristic.kind())
-        });
+        let s =
+            solve(board, Metric::Stm, algorithm, heuristic, &Limits::NONE).unwrap_or_else(|e| {
+                panic!("{} {algorithm} {:?}: {e}", board.label(), heuristic.kind())
+            });
         assert_eq!(
             replay(board, &s.moves),
             Some(Board::goal(board.shape())),
@@ -846,7 +1017,13 @@ mod tests {
         let bad = Board::parse_tiles(s, "3 1 2 0").unwrap();
         for a in Algorithm::ALL {
             assert_eq!(
-                solve(&bad, a, &Heuristic::manhattan(s), &Limits::NONE),
+                solve(
+                    &bad,
+                    Metric::Stm,
+                    a,
+                    &Heuristic::manhattan(s),
+                    &Limits::NONE
+                ),
                 Err(SolveError::Unsolvable)
             );
         }
@@ -872,16 +1049,25 @@ mod tests {
         let b = Board::parse_tiles(s, "2 1 3 4 5 6 7 8 0").unwrap();
         let h = Heuristic::manhattan(s);
         for a in Algorithm::ALL {
-            assert_eq!(solve(&b, a, &h, &Limits::NONE), Err(SolveError::Unsolvable));
+            assert_eq!(
+                solve(&b, Metric::Stm, a, &h, &Limits::NONE),
+                Err(SolveError::Unsolvable)
+            );
         }
         let other = Heuristic::manhattan(shape(4, 4));
         assert!(matches!(
-            solve(&Board::goal(s), Algorithm::AStar, &other, &Limits::NONE),
+            solve(
+                &Board::goal(s),
+                Metric::Stm,
+                Algorithm::AStar,
+                &other,
+                &Limits::NONE
+            ),
             Err(SolveError::ShapeMismatch { .. })
         ));
         let big = Board::goal(shape(6, 6));
         assert!(matches!(
-            bfs(&big, &Limits::NONE),
+            bfs(&big, Metric::Stm, &Limits::NONE),
             Err(SolveError::TooLarge { .. })
         ));
         assert_eq!(
@@ -903,7 +1089,7 @@ mod tests {
             ..Limits::NONE
         };
         for a in Algorithm::ALL {
-            let r = solve(&b, a, &Heuristic::manhattan(s), &cap);
+            let r = solve(&b, Metric::Stm, a, &Heuristic::manhattan(s), &cap);
             assert!(
                 matches!(r, Err(SolveError::LimitReached { .. })),
                 "{a}: {r:?}"
@@ -914,7 +1100,7 @@ mod tests {
             ..Limits::NONE
         };
         assert!(matches!(
-            bfs(&b, &cap),
+            bfs(&b, Metric::Stm, &cap),
             Err(SolveError::LimitReached { .. })
         ));
     }
