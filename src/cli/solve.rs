@@ -66,7 +66,7 @@ pub struct SolveArgs {
     pub algorithm: Option<Algorithm>,
 
     /// Heuristic for astar and idastar [default: pdb up to 16 cells, else linear-conflict;
-    /// in mtm: exact up to 12 cells, pdb (the multi-tile pattern database) up to 16, else
+    /// in mtm: exact up to 10 cells, pdb (the multi-tile pattern database) up to 16, else
     /// walking-distance]. `exact` walks downhill in the BFS depths of `analyze` (boards up to
     /// 12 cells). In mtm only walking-distance, pdb and exact are admissible.
     #[arg(long, value_name = "NAME", value_parser = heuristic_parser())]
