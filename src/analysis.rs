@@ -268,7 +268,36 @@ enum Lookup {
     },
 }
 
+/// How per-board results (and a distance table, [`crate::table`]) index the boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum IndexLayout {
+    /// The parity index of the goal's class ([`ParitySpace`]): `n!/2` boards.
+    Parity = 1,
+    /// The lexicographic rank ([`crate::rank`]): all `n!` boards.
+    Lex = 2,
+}
+
 impl PerBoard {
+    /// How the boards are indexed, and how many there are.
+    pub fn layout(&self) -> (IndexLayout, u64) {
+        match &self.lookup {
+            Lookup::Parity { space, .. } => (IndexLayout::Parity, space.size()),
+            Lookup::Lex { components, .. } => (IndexLayout::Lex, components.len()),
+        }
+    }
+
+    /// The depth of the board of index `index` in [`PerBoard::layout`], `None` when the goal
+    /// cannot reach it.
+    #[inline]
+    pub fn depth_at(&self, index: u64) -> Option<u8> {
+        match &self.lookup {
+            Lookup::Parity { depths, .. } | Lookup::Lex { depths, .. } => {
+                depths.get(bfs::StateIndex(index))
+            }
+        }
+    }
+
     /// Whether a board lies deeper than [`DepthArray::MAX_DEPTH`], whose depth these results
     /// cannot hold (never on the boards that keep per-board results; the exports refuse it).
     pub fn overflowed(&self) -> bool {

@@ -89,6 +89,16 @@ impl ComponentArray {
         Ok(ComponentArray(ids))
     }
 
+    /// The number of boards it holds.
+    pub fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    /// Whether it holds no board.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Component id of board `index`.
     pub fn get(&self, index: StateIndex) -> u32 {
         self.0[index.0 as usize].load(Relaxed)

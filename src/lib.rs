@@ -39,6 +39,8 @@
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
+//! - [`table`]: distance tables (`table.npt`): every board's depth mod 3 in two bits, written
+//!   from a finished analysis, memory-mapped and walked to answer any board without searching.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -94,6 +96,7 @@ pub mod published;
 pub mod rank;
 pub mod shape;
 pub mod solve;
+pub mod table;
 
 pub use board::{Board, BoardError, Direction};
 pub use metric::Metric;

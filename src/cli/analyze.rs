@@ -67,6 +67,11 @@ pub struct AnalyzeArgs {
     /// Write nodes.csv [default: labels up to 10 cells, none above].
     #[arg(long, value_enum, value_name = "FORMAT")]
     nodes: Option<Export>,
+    /// Also write table.npt: every board's depth mod 3, two bits a board, from which
+    /// `npuzzle solve --table DIR` answers any board (its depth and a shortest solution)
+    /// without searching. Up to 12 cells for now (3x4: 60 MB).
+    #[arg(long)]
+    table: bool,
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -396,12 +401,29 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             ),
         )));
     }
+    if args.table && shape.cells() > analysis::SEARCH_CELLS {
+        return Err(CliError::usage(format!(
+            "--table is written up to {} cells for now (from the per-board depths); {shape} \
+             needs the two-bit engine, not built yet",
+            analysis::SEARCH_CELLS
+        )));
+    }
+    if args.table && args.max_depth.is_some() {
+        return Err(CliError::usage(
+            "--table needs the whole state space: run without --max-depth",
+        ));
+    }
     let metric = Metric::from(args.metric);
     let options = Options {
-        per_board: nodes.is_some(),
+        per_board: nodes.is_some() || args.table,
         metric,
     };
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
+    if cluster.is_some() && args.table {
+        return Err(CliError::usage(
+            "--table runs on one machine for now: run without --processes and --workers",
+        ));
+    }
     if cluster.is_some() && args.max_depth.is_some() {
         return Err(CliError::usage(
             "--max-depth runs on one machine: run without --processes and --workers",
@@ -585,6 +607,10 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         ),
     }
     small_done?;
+    if args.table {
+        npuzzle::table::write(&path("table.npt"), &result).map_err(CliError::runtime)?;
+        written.push("table.npt");
+    }
     written.extend([
         "depths.csv",
         "hardest.txt",
@@ -616,7 +642,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
 }
 
 /// Every file `analyze` may write into a results folder.
-pub const OUTPUTS: [&str; 8] = [
+pub const OUTPUTS: [&str; 9] = [
+    "table.npt",
     "edges.csv",
     "edges.parquet",
     "nodes.csv",

@@ -19,6 +19,7 @@ use npuzzle::solve::walking::WalkingDistance;
 use npuzzle::solve::{
     self, Algorithm, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
 };
+use npuzzle::table::DistanceTable;
 use npuzzle::{Board, Metric, Shape, analysis};
 
 use crate::cli::board::BoardArgs;
@@ -85,6 +86,17 @@ pub struct SolveArgs {
     #[arg(long, conflicts_with_all = ["algorithm", "heuristic", "batch"])]
     pub compare: bool,
 
+    /// Answer from a distance table written by `analyze --table` (the file, or the results
+    /// folder holding table.npt): walks to the goal the table was made for, in its metric,
+    /// without searching. Its checksum is checked first (one pass), unless --no-verify.
+    #[arg(long, value_name = "DIR_OR_FILE",
+          conflicts_with_all = ["algorithm", "heuristic", "partition", "compare"])]
+    pub table: Option<PathBuf>,
+
+    /// With --table: skip the checksum (the header and length are still checked).
+    #[arg(long, requires = "table")]
+    pub no_verify: bool,
+
     /// Print one line: the number of moves, or `unsolvable`. No progress bars or notes.
     #[arg(long, short)]
     pub quiet: bool,
@@ -134,6 +146,8 @@ pub struct Config {
     source: Source,
     shape: Option<Shape>,
     metric: Metric,
+    /// `--table` and whether to verify its checksum.
+    table: Option<(PathBuf, bool)>,
     algorithm: Option<Algorithm>,
     heuristic: Option<HeuristicKind>,
     compare: bool,
@@ -216,6 +230,7 @@ impl Config {
             source,
             shape,
             metric,
+            table: args.table.clone().map(|t| (t, !args.no_verify)),
             algorithm: args.algorithm,
             heuristic: args.heuristic,
             compare: args.compare,
@@ -255,9 +270,27 @@ impl Config {
 /// Exit 2 for bad input (one line naming the file and the problem), 1 when the work could
 /// not be done.
 pub fn run(args: &SolveArgs) -> Result<(), CliError> {
-    let config = Config::from_args(args)?;
+    let mut config = Config::from_args(args)?;
+    let table = match &config.table {
+        Some((path, verify)) => {
+            let table = DistanceTable::open(path, *verify).map_err(CliError::usage)?;
+            if config.metric == Metric::Mtm && table.metric() != Metric::Mtm {
+                return Err(CliError::usage(format!(
+                    "{}: a table of the single-tile metric, not the multi-tile one",
+                    path.display()
+                )));
+            }
+            config.metric = table.metric();
+            if config.shape.is_none() {
+                config.shape = Some(table.shape());
+            }
+            Some(Arc::new(table))
+        }
+        None => None,
+    };
     let bars = Bars::new(!config.quiet);
     let mut heuristics = Heuristics {
+        table,
         metric: config.metric,
         cache_dir: config.cache_dir.clone(),
         partition: config.partition.clone(),
@@ -392,8 +425,10 @@ fn batch_lines(path: &Path) -> Result<impl Iterator<Item = Result<String, CliErr
     }))
 }
 
-/// Prepared heuristics, one per shape and kind, built or loaded on first use.
+/// Prepared heuristics, one per shape and kind, built or loaded on first use; or the
+/// distance table that answers instead (`--table`).
 struct Heuristics<'a> {
+    table: Option<Arc<DistanceTable>>,
     /// The metric of walking distance and the exact table.
     metric: Metric,
     cache_dir: Option<PathBuf>,
@@ -606,6 +641,9 @@ fn solve_with(
     heuristics: &mut Heuristics,
     limits: Limits,
 ) -> Result<Result<Solution, SolveError>, CliError> {
+    if let Some(table) = &heuristics.table {
+        return Ok(from_table(table, board));
+    }
     let heuristic = if algorithm.uses_heuristic() {
         heuristics.get(board.shape(), kind)?
     } else {
@@ -619,6 +657,24 @@ fn solve_with(
         &heuristic,
         &limits,
     ))
+}
+
+/// `board` solved by walking down `table`: a [`Solution`] whose `expanded` counts the steps.
+fn from_table(table: &DistanceTable, board: &Board) -> Result<Solution, SolveError> {
+    let started = std::time::Instant::now();
+    match table.solve(board) {
+        Ok(Some(moves)) => Ok(Solution {
+            metric: table.metric(),
+            expanded: moves.len() as u64,
+            generated: 0,
+            moves,
+            elapsed: started.elapsed(),
+            peak_nodes: 1,
+            peak_bytes: 2 * board.shape().cells() as u64,
+        }),
+        Ok(None) => Err(SolveError::Unsolvable),
+        Err(e) => Err(SolveError::Table(e.to_string())),
+    }
 }
 
 fn default_limits(algorithm: Algorithm) -> Limits {
@@ -640,6 +696,7 @@ fn run_one(
 ) -> Result<(), Fail> {
     let (algorithm, kind) = config.method(board.shape());
     if board.shape().cells() > solve::pdb::MAX_CELLS
+        && heuristics.table.is_none()
         && algorithm == Algorithm::IdaStar
         && !config.quiet
         && kind != HeuristicKind::Pdb
@@ -755,7 +812,11 @@ fn run_one(
             (false, _) => "levels deep",
         }
     )?;
-    let mut method = method_name(algorithm, kind);
+    let mut method = if heuristics.table.is_some() {
+        "table".to_string()
+    } else {
+        method_name(algorithm, kind)
+    };
     if algorithm.uses_heuristic()
         && kind == HeuristicKind::Pdb
         && let Some(partition) = heuristics.chosen.get(&board.shape())
@@ -855,6 +916,7 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
     let bars = Bars::new(!args.quiet);
     let metric = Metric::from(args.metric);
     let mut heuristics = Heuristics {
+        table: None,
         metric,
         cache_dir: Some(cache_dir.clone()),
         partition: name,
@@ -990,6 +1052,18 @@ fn solve_chunk(
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     use rayon::prelude::*;
+    if let Some(table) = heuristics.table.clone() {
+        let results: Vec<_> = pending
+            .par_iter()
+            .map(|p| from_table(&table, &p.board))
+            .collect();
+        for (p, result) in pending.iter().zip(results) {
+            write_row(p.number, result, "table", path, counts, out)?;
+        }
+        out.flush()?;
+        pending.clear();
+        return Ok(());
+    }
     // Unsolvable boards are answered before any table is built.
     let mut jobs = Vec::with_capacity(pending.len());
     for p in pending.iter() {
@@ -1017,29 +1091,40 @@ fn solve_chunk(
             pending.par_iter().zip(&jobs).map(solve_one).collect()
         };
     for ((p, (algorithm, _)), result) in pending.iter().zip(&jobs).zip(results) {
-        let number = p.number;
-        match result {
-            Some(Ok(s)) => writeln!(
-                out,
-                "{number},{},{},{},{:.6},{}",
-                s.length(),
-                s.expanded,
-                s.generated,
-                s.elapsed.as_secs_f64(),
-                s.notation("")
-            )?,
-            None | Some(Err(SolveError::Unsolvable)) => {
-                writeln!(out, "{number},unsolvable,0,0,0.000000,")?
-            }
-            Some(Err(e)) => {
-                counts.failed += 1;
-                eprintln!("error: {} line {number}: {algorithm} {e}", path.display());
-            }
-        }
+        let result = result.unwrap_or(Err(SolveError::Unsolvable));
+        write_row(p.number, result, algorithm.name(), path, counts, out)?;
     }
     out.flush()?;
     pending.clear();
     Ok(())
+}
+
+/// One CSV row of a batch (or, for a failure, one line on stderr naming `method`).
+fn write_row(
+    number: usize,
+    result: Result<Solution, SolveError>,
+    method: &str,
+    path: &Path,
+    counts: &mut BatchCounts,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    match result {
+        Ok(s) => writeln!(
+            out,
+            "{number},{},{},{},{:.6},{}",
+            s.length(),
+            s.expanded,
+            s.generated,
+            s.elapsed.as_secs_f64(),
+            s.notation("")
+        ),
+        Err(SolveError::Unsolvable) => writeln!(out, "{number},unsolvable,0,0,0.000000,"),
+        Err(e) => {
+            counts.failed += 1;
+            eprintln!("error: {} line {number}: {method} {e}", path.display());
+            Ok(())
+        }
+    }
 }
 
 /// The algorithm/heuristic pairs of `--compare` in `metric`, in table order: the

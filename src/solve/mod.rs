@@ -341,6 +341,9 @@ pub enum SolveError {
         /// The metric of the search.
         wanted: Metric,
     },
+    /// A distance table could not answer (a damaged table, or a board of another shape).
+    #[error("{0}")]
+    Table(String),
     /// BFS, UCS and A* pack a board in 128 bits, which holds at most 25 cells.
     #[error(
         "{algorithm} keeps every board in memory and supports at most {max} cells, not {shape}; \

@@ -1,0 +1,482 @@
+//! Distance tables (`table.npt`): a finished analysis saved so that any board is answered
+//! later (its depth and a shortest way home) without searching.
+//!
+//! Two bits per board are enough (Cooperman & Finkelstein's two-bit breadth-first search):
+//! each board of the goal's component stores its depth mod 3, `3` marking a board the goal
+//! cannot reach. From a board at depth `d > 0` some neighbour is at `d - 1`, and its code is
+//! `(d - 1) mod 3`; the other neighbours are at `d` or `d + 1` (`d` only in the multi-tile
+//! metric), whose codes differ. So walking to a neighbour of code `(code - 1) mod 3` until the
+//! goal follows a shortest path, and counting the steps gives the depth.
+//!
+//! **File.** All integers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `NPUZZTBL` |
+//! | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 4 + 4 | rows, columns |
+//! | 4 | metric: 0 single-tile, 1 multi-tile |
+//! | 4 | index layout: 1 the parity index of the goal's class (`n!/2` boards, [`crate::bfs::ParitySpace`]), 2 the lexicographic rank (`n!` boards, one-row and one-column boards) |
+//! | `n` | the goal, its internal permutation (piece on each cell, blank `n - 1`) |
+//! | 4 | radius |
+//! | `8 (radius + 1)` | the layer sizes, from depth 0 |
+//! | 8 | boards indexed (`n!/2` or `n!`) |
+//! | `ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` |
+//! | 4 | CRC-32 (IEEE) of everything before it |
+//!
+//! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]),
+//! its header and length checked and, unless asked not to, its checksum.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::analysis::{Analysis, IndexLayout};
+use crate::bfs::{Parity, ParitySpace};
+use crate::board::{Board, Direction};
+use crate::metric::{self, Metric};
+use crate::shape::Shape;
+
+/// The magic bytes that open a table file.
+pub const MAGIC: [u8; 8] = *b"NPUZZTBL";
+
+/// The file format version.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The code of a board the goal cannot reach.
+pub const UNREACHED: u8 = 3;
+
+/// Why a table could not be written, read or used. Each message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The analysis kept no per-board depths to save.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The file could not be written or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What failed.
+        source: io::Error,
+    },
+    /// Not a table, or a damaged one.
+    #[error("{path}: {why}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A board the table was not made for.
+    #[error("{0}")]
+    WrongBoard(String),
+}
+
+/// Writes the table of `analysis` to `path` atomically (a temporary file renamed over it).
+///
+/// # Errors
+/// [`TableError::Unsupported`] when the analysis kept no per-board depths (it must be run with
+/// [`crate::analysis::Options::per_board`]); [`TableError::Io`] when the file cannot be
+/// written (`path` is then untouched).
+pub fn write(path: &Path, analysis: &Analysis) -> Result<(), TableError> {
+    let per_board = analysis.per_board.as_ref().ok_or_else(|| {
+        TableError::Unsupported(
+            "the analysis kept no per-board depths to save as a table".to_string(),
+        )
+    })?;
+    let (layout, boards) = per_board.layout();
+    let mut codes = vec![0u8; boards.div_ceil(4) as usize];
+    codes.par_iter_mut().enumerate().for_each(|(byte, out)| {
+        let mut packed = 0u8;
+        for k in 0..4 {
+            let i = byte as u64 * 4 + k;
+            let code = if i < boards {
+                per_board.depth_at(i).map_or(UNREACHED, |d| d % 3)
+            } else {
+                UNREACHED
+            };
+            packed |= code << (2 * k);
+        }
+        *out = packed;
+    });
+    let mut head = Vec::new();
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let shape = analysis.shape;
+    head.extend_from_slice(&(shape.rows() as u32).to_le_bytes());
+    head.extend_from_slice(&(shape.cols() as u32).to_le_bytes());
+    head.extend_from_slice(&u32::from(analysis.metric == Metric::Mtm).to_le_bytes());
+    head.extend_from_slice(&(layout as u32).to_le_bytes());
+    head.extend_from_slice(analysis.goal.permutation());
+    let layers = &analysis.distances.layer_sizes;
+    head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
+    for &size in layers {
+        head.extend_from_slice(&size.to_le_bytes());
+    }
+    head.extend_from_slice(&boards.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    crc.update(&codes);
+    let crc = crc.finalize();
+    crate::export::write_atomically(path, |out| {
+        out.write_all(&head)?;
+        out.write_all(&codes)?;
+        out.write_all(&crc.to_le_bytes())
+    })
+    .map_err(|e| TableError::Io {
+        path: path.display().to_string(),
+        source: io::Error::other(e.to_string()),
+    })
+}
+
+/// An opened table (see the module documentation).
+pub struct DistanceTable {
+    path: String,
+    map: memmap2::Mmap,
+    shape: Shape,
+    metric: Metric,
+    layout: IndexLayout,
+    goal: Board,
+    layers: Vec<u64>,
+    /// Where the codes start in the file.
+    codes: usize,
+    boards: u64,
+    /// The index of the goal's class (parity layout).
+    space: Option<ParitySpace>,
+}
+
+impl DistanceTable {
+    /// Opens `path` (a `table.npt`, or a folder holding one) by memory map and checks its
+    /// header and length, and its checksum when `verify` (one pass over the file).
+    ///
+    /// # Errors
+    /// [`TableError::Io`] when it cannot be read, [`TableError::Invalid`] naming the fault.
+    pub fn open(path: &Path, verify: bool) -> Result<DistanceTable, TableError> {
+        let path = if path.is_dir() {
+            path.join("table.npt")
+        } else {
+            path.to_path_buf()
+        };
+        let name = path.display().to_string();
+        let io_err = |source| TableError::Io {
+            path: name.clone(),
+            source,
+        };
+        let file = File::open(&path).map_err(io_err)?;
+        // SAFETY: the file is only read; a table is replaced by rename, never rewritten in
+        // place, so the mapped bytes do not change under us.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err)?;
+        let invalid = |why: String| TableError::Invalid {
+            path: name.clone(),
+            why,
+        };
+        let mut at = 0usize;
+        let mut take = |len: usize| -> Result<&[u8], TableError> {
+            let bytes = map
+                .get(at..at + len)
+                .ok_or_else(|| invalid(format!("truncated ({} bytes)", map.len())))?;
+            at += len;
+            Ok(bytes)
+        };
+        let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap_or_default());
+        if take(8)? != MAGIC {
+            return Err(invalid("not a distance table (wrong magic bytes)".into()));
+        }
+        let version = word(take(4)?);
+        if version != FORMAT_VERSION {
+            return Err(invalid(format!(
+                "format version {version}, this npuzzle reads {FORMAT_VERSION}"
+            )));
+        }
+        let (rows, cols) = (word(take(4)?) as usize, word(take(4)?) as usize);
+        let shape = Shape::new(rows, cols).map_err(|e| invalid(format!("corrupt header: {e}")))?;
+        let metric = match word(take(4)?) {
+            0 => Metric::Stm,
+            1 => Metric::Mtm,
+            m => return Err(invalid(format!("corrupt header: metric {m}"))),
+        };
+        let layout = match word(take(4)?) {
+            1 => IndexLayout::Parity,
+            2 => IndexLayout::Lex,
+            l => return Err(invalid(format!("corrupt header: index layout {l}"))),
+        };
+        let goal = Board::from_permutation(shape, take(shape.cells())?.to_vec())
+            .map_err(|e| invalid(format!("corrupt header: the goal: {e}")))?;
+        let radius = word(take(4)?) as usize;
+        if radius > 10_000 {
+            return Err(invalid(format!("corrupt header: radius {radius}")));
+        }
+        let mut layers = Vec::with_capacity(radius + 1);
+        for _ in 0..=radius {
+            layers.push(u64::from_le_bytes(take(8)?.try_into().unwrap_or_default()));
+        }
+        let boards = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
+        let expected = match layout {
+            IndexLayout::Parity => shape.board_count().map(|n| n / 2),
+            IndexLayout::Lex => shape.board_count(),
+        };
+        if Some(boards) != expected {
+            return Err(invalid(format!(
+                "corrupt header: {boards} boards for a {shape} table"
+            )));
+        }
+        let codes = at;
+        let whole = codes as u64 + boards.div_ceil(4) + 4;
+        if map.len() as u64 != whole {
+            return Err(invalid(format!(
+                "{} bytes, a {shape} table has {whole} (truncated or extended)",
+                map.len()
+            )));
+        }
+        if verify {
+            let (body, stored) = map.split_at(map.len() - 4);
+            let crc = body
+                .par_chunks(1 << 24)
+                .map(|chunk| {
+                    let mut h = crc32fast::Hasher::new();
+                    h.update(chunk);
+                    h
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .fold(crc32fast::Hasher::new(), |mut all, h| {
+                    all.combine(&h);
+                    all
+                })
+                .finalize();
+            if crc.to_le_bytes() != stored {
+                return Err(invalid("corrupt: checksum mismatch".into()));
+            }
+        }
+        let space = match layout {
+            IndexLayout::Parity => Some(
+                ParitySpace::with_metric(shape, Parity::of(&goal), metric)
+                    .ok_or_else(|| invalid("corrupt header: no parity index".into()))?,
+            ),
+            IndexLayout::Lex => None,
+        };
+        Ok(DistanceTable {
+            path: name,
+            map,
+            shape,
+            metric,
+            layout,
+            goal,
+            layers,
+            codes,
+            boards,
+            space,
+        })
+    }
+
+    /// The board shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The metric of its distances.
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    /// How its boards are indexed.
+    pub fn layout(&self) -> IndexLayout {
+        self.layout
+    }
+
+    /// The goal it measures from.
+    pub fn goal(&self) -> &Board {
+        &self.goal
+    }
+
+    /// The layer sizes of the analysis, from depth 0; the radius is their count minus one.
+    pub fn layers(&self) -> &[u64] {
+        &self.layers
+    }
+
+    /// The code (depth mod 3, or [`UNREACHED`]) of the board `cells`, `None` outside the index
+    /// (the other class in the parity layout).
+    fn code(&self, cells: &[u8]) -> Option<u8> {
+        let index = match &self.space {
+            Some(space) => space.locate(cells)?.0,
+            None => crate::rank::rank(cells),
+        };
+        if index >= self.boards {
+            return None;
+        }
+        let byte = self.map[self.codes + (index / 4) as usize];
+        Some(byte >> (2 * (index % 4)) & 3)
+    }
+
+    /// A shortest solution of `board` from the table: the blank's single-tile slides (in the
+    /// multi-tile metric each run of one direction is one move), `None` when the goal cannot
+    /// be reached.
+    ///
+    /// # Errors
+    /// [`TableError::WrongBoard`] for a board of another shape; [`TableError::Invalid`] when
+    /// the walk finds no neighbour one move closer (a damaged table).
+    pub fn solve(&self, board: &Board) -> Result<Option<Vec<Direction>>, TableError> {
+        if board.shape() != self.shape {
+            return Err(TableError::WrongBoard(format!(
+                "the table is for {} boards, the board is {}",
+                self.shape,
+                board.shape()
+            )));
+        }
+        let mut cells = board.permutation().to_vec();
+        let Some(mut code) = self.code(&cells).filter(|&c| c != UNREACHED) else {
+            return Ok(None);
+        };
+        let goal = self.goal.permutation();
+        let cols = self.shape.cols();
+        let radius = self.layers.len();
+        let mut blank = board.blank();
+        let mut moves = Vec::new();
+        let mut next = cells.clone();
+        let mut steps = 0;
+        while cells != goal {
+            let want = (code + 2) % 3;
+            let step = self
+                .metric
+                .moves(self.shape, blank)
+                .into_iter()
+                .find(|&(_, to)| {
+                    next.copy_from_slice(&cells);
+                    metric::slide(&mut next, blank, to, cols);
+                    self.code(&next) == Some(want)
+                });
+            steps += 1;
+            let Some((dir, to)) = step.filter(|_| steps <= radius) else {
+                return Err(TableError::Invalid {
+                    path: self.path.clone(),
+                    why: format!(
+                        "corrupt: no way down from board {} (checksum not verified?)",
+                        Board::from_permutation(self.shape, cells.clone())
+                            .map(|b| b.label())
+                            .unwrap_or_default()
+                    ),
+                });
+            };
+            metric::slide(&mut cells, blank, to, cols);
+            let count = match dir {
+                Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
+                Direction::Left | Direction::Right => blank.abs_diff(to),
+            };
+            moves.extend(std::iter::repeat_n(dir, count));
+            blank = to;
+            code = want;
+        }
+        Ok(Some(moves))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Options, analyze_unchecked};
+    use crate::progress::NoProgress;
+
+    fn analysis(rows: usize, cols: usize, metric: Metric) -> Analysis {
+        let shape = Shape::new(rows, cols).unwrap();
+        let options = Options {
+            per_board: true,
+            metric,
+        };
+        analyze_unchecked(&Board::goal(shape), options, &NoProgress).unwrap()
+    }
+
+    /// Every board of every grid up to 9 cells (and 1x5) in both metrics: the walk's length is
+    /// the analysis's depth, and the solution replays to the goal.
+    #[test]
+    fn the_walk_gives_every_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        for (r, c) in [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (1, 5)] {
+            for metric in [Metric::Stm, Metric::Mtm] {
+                let a = analysis(r, c, metric);
+                let path = dir.path().join(format!("{r}x{c}-{metric}.npt"));
+                write(&path, &a).unwrap();
+                let table = DistanceTable::open(&path, true).unwrap();
+                let per_board = a.per_board.as_ref().unwrap();
+                for rank in 0..a.boards {
+                    let board = Board::from_rank(a.shape, rank);
+                    let (_, depth) = per_board.get(board.permutation(), rank);
+                    let walk = table.solve(&board).unwrap();
+                    assert_eq!(
+                        walk.as_ref().map(|m| metric.length(m) as u8),
+                        depth,
+                        "{r}x{c} {metric} {}",
+                        board.label()
+                    );
+                    if let Some(moves) = walk {
+                        assert_eq!(crate::solve::replay(&board, &moves), Some(a.goal.clone()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Header, length and checksum faults are refused with one line each; a board of another
+    /// shape is refused; without verification a flipped code is caught by the walk or not at
+    /// all, never looping.
+    #[test]
+    fn damaged_tables_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("table.npt");
+        let a = analysis(2, 3, Metric::Stm);
+        write(&path, &a).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let open = |bytes: &[u8], verify: bool| {
+            std::fs::write(&path, bytes).unwrap();
+            DistanceTable::open(&path, verify)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(open(&good, true), Ok(()));
+        let fail = |bytes: &[u8], verify: bool, want: &str| {
+            let err = open(bytes, verify).unwrap_err();
+            assert!(err.contains(want), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+        };
+        let mut flipped = good.clone();
+        let last = flipped.len() - 10;
+        flipped[last] ^= 0x40;
+        fail(&flipped, true, "checksum mismatch");
+        fail(&good[..good.len() - 1], true, "truncated or extended");
+        fail(&good[..20], true, "truncated");
+        let mut longer = good.clone();
+        longer.push(0);
+        fail(&longer, false, "truncated or extended");
+        let mut magic = good.clone();
+        magic[0] = b'X';
+        fail(&magic, true, "not a distance table");
+        let mut version = good.clone();
+        version[8] = 9;
+        fail(&version, true, "format version 9");
+        let mut rows = good.clone();
+        rows[12] = 3; // 3x3 in the header: the length no longer fits.
+        fail(&rows, false, "corrupt header");
+        std::fs::write(&path, &good).unwrap();
+        let table = DistanceTable::open(&path, true).unwrap();
+        let other = Board::goal(Shape::square(3).unwrap());
+        assert!(matches!(
+            table.solve(&other),
+            Err(TableError::WrongBoard(_))
+        ));
+        // The other class of 2x3 is not in the table: no solution.
+        let odd = Board::parse_tiles(a.shape, "2 1 3 4 5 0").unwrap();
+        assert_eq!(table.solve(&odd).unwrap(), None);
+        // A damaged code, unverified: every board still ends, solved or refused.
+        let mut damaged = good.clone();
+        for byte in &mut damaged[good.len() - 60..good.len() - 4] {
+            *byte = !*byte;
+        }
+        std::fs::write(&path, &damaged).unwrap();
+        let table = DistanceTable::open(&path, false).unwrap();
+        for rank in 0..720 {
+            let _ = table.solve(&Board::from_rank(a.shape, rank));
+        }
+    }
+}

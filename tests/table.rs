@@ -1,0 +1,116 @@
+//! Issue 25 (first part): `analyze --table` writes `table.npt`, and `solve --table` answers
+//! boards from it on the real binary.
+
+use assert_cmd::Command;
+
+fn npuzzle(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn analyze_writes_a_table_and_solve_answers_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().display().to_string();
+    let (code, report, err) = npuzzle(&["analyze", "--size", "3", "--table", "--output", &output]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(report.contains("table.npt"), "{report}");
+    let folder = dir.path().join("3x3");
+    // 181,440 boards, two bits each, and the header.
+    let size = std::fs::metadata(folder.join("table.npt")).unwrap().len();
+    assert!((45_360..46_000).contains(&size), "{size}");
+    let table = folder.display().to_string();
+    // An antipode (OEIS A089473: 31 moves), the goal, an unsolvable board.
+    let (code, out, _) = npuzzle(&["solve", "--table", &table, "--board", "8 6 7 2 5 4 3 0 1"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("Minimum number of moves = 31"), "{out}");
+    assert!(out.contains("Method: table"), "{out}");
+    let quiet = |board: &str| npuzzle(&["solve", "--table", &table, "--board", board, "-q"]).1;
+    assert_eq!(quiet("8 6 7 2 5 4 3 0 1"), "31\n");
+    assert_eq!(quiet("1 2 3 4 5 6 7 8 0"), "0\n");
+    assert_eq!(quiet("2 1 3 4 5 6 7 8 0"), "unsolvable\n");
+    let batch = dir.path().join("boards.txt");
+    std::fs::write(
+        &batch,
+        "8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 7 0 8\n2 1 3 4 5 6 7 8 0\n",
+    )
+    .unwrap();
+    let (code, csv, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &table,
+        "--batch",
+        &batch.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "line,moves,expanded,nodes,seconds,solution");
+    assert!(rows[1].starts_with("1,31,"), "{csv}");
+    assert!(
+        rows[2].starts_with("2,1,") && rows[2].ends_with(",R"),
+        "{csv}"
+    );
+    assert!(rows[3].starts_with("3,unsolvable,"), "{csv}");
+    // A board of another shape, the other metric, a damaged file: one line, exit 2.
+    let (code, _, err) = npuzzle(&["solve", "--table", &table, "--board", "1 2 3 / 4 0 5"]);
+    assert_eq!((code, err.lines().count()), (Some(2), 1), "{err}");
+    let (code, _, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &table,
+        "--metric",
+        "mtm",
+        "--board",
+        "1 2 3 4 5 6 7 0 8",
+    ]);
+    assert_eq!((code, err.lines().count()), (Some(2), 1), "{err}");
+    let file = folder.join("table.npt");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, _, err) = npuzzle(&["solve", "--table", &table, "--board", "1 2 3 4 5 6 7 0 8"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("checksum mismatch") && err.lines().count() == 1,
+        "{err}"
+    );
+    // --no-verify skips the checksum; the goal's neighbour is still answered.
+    let (code, out, _) = npuzzle(&[
+        "solve",
+        "--table",
+        &table,
+        "--no-verify",
+        "--board",
+        "1 2 3 4 5 6 7 0 8",
+        "-q",
+    ]);
+    assert_eq!((code, out.as_str()), (Some(0), "1\n"));
+
+    // The multi-tile metric: the table answers in its own metric.
+    let (code, _, err) = npuzzle(&[
+        "analyze", "--rows", "2", "--cols", "3", "--metric", "mtm", "--table", "--output", &output,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let mtm = dir.path().join("2x3-mtm").display().to_string();
+    let (_, out, _) = npuzzle(&["solve", "--table", &mtm, "--board", "1 2 3 / 0 4 5", "-q"]);
+    assert_eq!(out, "1\n", "one move of two tiles");
+
+    // Refused before any work: above 12 cells (for now), and partial runs.
+    for args in [
+        vec!["analyze", "--rows", "2", "--cols", "7", "--table"],
+        vec!["analyze", "--size", "3", "--table", "--max-depth", "5"],
+    ] {
+        let (code, _, err) = npuzzle(&args);
+        assert_eq!((code, err.lines().count()), (Some(2), 1), "{args:?}: {err}");
+    }
+}
