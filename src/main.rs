@@ -40,6 +40,9 @@ enum Command {
     /// Build a shape's pattern databases into the cache, once (4x4: the 7-8 ones, which solve
     /// boards several times faster than the 6-6-3 ones `solve` uses until they exist).
     Pdb(cli::solve::PdbArgs),
+    /// Random boards at an exact depth ("a 3x3 puzzle that needs exactly 25 moves"), drawn
+    /// uniformly from a distance table written by `analyze --table`; CSV `board,depth`.
+    Sample(cli::sample::SampleArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
     Completions(cli::conventions::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write every page to a folder.
@@ -260,6 +263,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cli::export::run(args),
         Command::Draw(args) => cli::draw::run(args),
         Command::Pdb(args) => cli::solve::build_databases(&args),
+        Command::Sample(args) => cli::sample::run(&args),
         Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
         Command::Man(args) => cli::conventions::man(&args, Cli::command()),
     };

@@ -21,11 +21,19 @@
 //! | 4 | radius |
 //! | `8 (radius + 1)` | the layer sizes, from depth 0 |
 //! | 8 | boards indexed (`n!/2` or `n!`) |
+//! | 8 | `L`, the largest layer listed board by board ([`rare_limit`]) |
+//! | `8 k` | the index of every board of each layer of at most `L` boards, by depth then index (`k` their total) |
 //! | `ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` |
 //! | 4 | CRC-32 (IEEE) of everything before it |
 //!
 //! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]),
 //! its header and length checked and, unless asked not to, its checksum.
+//!
+//! **Random boards at one depth** ([`DistanceTable::sample`]): a board of a layer listed in
+//! the file is drawn from its list; a board of a larger layer by rejection: a uniform index,
+//! kept when its code is `d mod 3` and its walk is `d` steps long. Both are uniform over the
+//! layer, and since listed layers are the rare ones, a rare depth is no slower than a common
+//! one (at most `boards / L` tries a draw).
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -82,26 +90,62 @@ pub enum TableError {
 /// [`crate::analysis::Options::per_board`]); [`TableError::Io`] when the file cannot be
 /// written (`path` is then untouched).
 pub fn write(path: &Path, analysis: &Analysis) -> Result<(), TableError> {
+    let boards = analysis.per_board.as_ref().map_or(0, |p| p.layout().1);
+    write_with(path, analysis, rare_limit(boards))
+}
+
+/// The largest layer a table of `boards` boards lists board by board:
+/// `max(boards / 2^15, min(2^16, boards / 2^8))`, so that drawing from a larger layer takes
+/// at most `2^15` tries on average (`2^8` on small boards), and the lists stay small beside
+/// the codes (3x3: layers of at most 708 boards; 3x4: 65,536).
+pub fn rare_limit(boards: u64) -> u64 {
+    (boards >> 15).max((1u64 << 16).min(boards >> 8))
+}
+
+/// [`write`] with `limit` as [`rare_limit`] (tests use small ones, to reach the rejection
+/// draws).
+///
+/// # Errors
+/// As [`write`].
+pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), TableError> {
     let per_board = analysis.per_board.as_ref().ok_or_else(|| {
         TableError::Unsupported(
             "the analysis kept no per-board depths to save as a table".to_string(),
         )
     })?;
     let (layout, boards) = per_board.layout();
+    let layers = &analysis.distances.layer_sizes;
+    let rare: Vec<bool> = layers.iter().map(|&size| size <= limit).collect();
+    // One pass: the codes, and the boards of the rare layers by chunk.
     let mut codes = vec![0u8; boards.div_ceil(4) as usize];
-    codes.par_iter_mut().enumerate().for_each(|(byte, out)| {
-        let mut packed = 0u8;
-        for k in 0..4 {
-            let i = byte as u64 * 4 + k;
-            let code = if i < boards {
-                per_board.depth_at(i).map_or(UNREACHED, |d| d % 3)
-            } else {
-                UNREACHED
-            };
-            packed |= code << (2 * k);
-        }
-        *out = packed;
-    });
+    const CHUNK: usize = 1 << 16;
+    let mut listed: Vec<(u8, u64)> = codes
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .flat_map_iter(|(chunk, bytes)| {
+            let mut found = Vec::new();
+            for (k, out) in bytes.iter_mut().enumerate() {
+                let first = ((chunk * CHUNK + k) * 4) as u64;
+                let mut packed = 0u8;
+                for j in 0..4 {
+                    let i = first + j;
+                    let code = match (i < boards).then(|| per_board.depth_at(i)).flatten() {
+                        Some(d) => {
+                            if rare.get(d as usize).copied().unwrap_or(false) {
+                                found.push((d, i));
+                            }
+                            d % 3
+                        }
+                        None => UNREACHED,
+                    };
+                    packed |= code << (2 * j);
+                }
+                *out = packed;
+            }
+            found
+        })
+        .collect();
+    listed.par_sort_unstable();
     let mut head = Vec::new();
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -111,12 +155,16 @@ pub fn write(path: &Path, analysis: &Analysis) -> Result<(), TableError> {
     head.extend_from_slice(&u32::from(analysis.metric == Metric::Mtm).to_le_bytes());
     head.extend_from_slice(&(layout as u32).to_le_bytes());
     head.extend_from_slice(analysis.goal.permutation());
-    let layers = &analysis.distances.layer_sizes;
     head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
     for &size in layers {
         head.extend_from_slice(&size.to_le_bytes());
     }
     head.extend_from_slice(&boards.to_le_bytes());
+    head.extend_from_slice(&limit.to_le_bytes());
+    // The boards of the rare layers, by depth then index.
+    for (_, i) in listed {
+        head.extend_from_slice(&i.to_le_bytes());
+    }
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
     crc.update(&codes);
@@ -143,6 +191,10 @@ pub struct DistanceTable {
     layers: Vec<u64>,
     /// Where the codes start in the file.
     codes: usize,
+    /// [`rare_limit`] of the file.
+    limit: u64,
+    /// Where each listed layer's indices start in the file (`None` for the other layers).
+    listed: Vec<Option<usize>>,
     boards: u64,
     /// The index of the goal's class (parity layout).
     space: Option<ParitySpace>,
@@ -223,6 +275,18 @@ impl DistanceTable {
                 "corrupt header: {boards} boards for a {shape} table"
             )));
         }
+        let limit = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
+        let mut listed = Vec::with_capacity(layers.len());
+        for &size in &layers {
+            if size <= limit {
+                let bytes = usize::try_from(size.saturating_mul(8))
+                    .map_err(|_| invalid(format!("corrupt header: a layer of {size}")))?;
+                let list = take(bytes)?;
+                listed.push(Some(list.as_ptr() as usize - map.as_ptr() as usize));
+            } else {
+                listed.push(None);
+            }
+        }
         let codes = at;
         let whole = codes as u64 + boards.div_ceil(4) + 4;
         if map.len() as u64 != whole {
@@ -267,6 +331,8 @@ impl DistanceTable {
             goal,
             layers,
             codes,
+            limit,
+            listed,
             boards,
             space,
         })
@@ -326,20 +392,41 @@ impl DistanceTable {
                 board.shape()
             )));
         }
-        let mut cells = board.permutation().to_vec();
+        let cols = self.shape.cols();
+        let mut moves = Vec::new();
+        let walked = self.walk(board.permutation(), |dir, blank, to| {
+            let count = match dir {
+                Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
+                Direction::Left | Direction::Right => blank.abs_diff(to),
+            };
+            moves.extend(std::iter::repeat_n(dir, count));
+        })?;
+        Ok(walked.map(|_| moves))
+    }
+
+    /// Walks from the board `cells` to the goal, calling `step(direction, from, to)` for each
+    /// move of the blank; the number of moves, `None` when the goal cannot be reached.
+    fn walk(
+        &self,
+        cells: &[u8],
+        mut step: impl FnMut(Direction, usize, usize),
+    ) -> Result<Option<u32>, TableError> {
+        let mut cells = cells.to_vec();
         let Some(mut code) = self.code(&cells).filter(|&c| c != UNREACHED) else {
             return Ok(None);
         };
         let goal = self.goal.permutation();
         let cols = self.shape.cols();
-        let radius = self.layers.len();
-        let mut blank = board.blank();
-        let mut moves = Vec::new();
+        let radius = self.layers.len() as u32;
+        let mut blank = cells
+            .iter()
+            .position(|&p| p as usize == cells.len() - 1)
+            .unwrap_or(0);
         let mut next = cells.clone();
-        let mut steps = 0;
+        let mut steps = 0u32;
         while cells != goal {
             let want = (code + 2) % 3;
-            let step = self
+            let found = self
                 .metric
                 .moves(self.shape, blank)
                 .into_iter()
@@ -349,7 +436,7 @@ impl DistanceTable {
                     self.code(&next) == Some(want)
                 });
             steps += 1;
-            let Some((dir, to)) = step.filter(|_| steps <= radius) else {
+            let Some((dir, to)) = found.filter(|_| steps <= radius) else {
                 return Err(TableError::Invalid {
                     path: self.path.clone(),
                     why: format!(
@@ -361,15 +448,70 @@ impl DistanceTable {
                 });
             };
             metric::slide(&mut cells, blank, to, cols);
-            let count = match dir {
-                Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
-                Direction::Left | Direction::Right => blank.abs_diff(to),
-            };
-            moves.extend(std::iter::repeat_n(dir, count));
+            step(dir, blank, to);
             blank = to;
             code = want;
         }
-        Ok(Some(moves))
+        Ok(Some(steps))
+    }
+
+    /// `count` boards drawn uniformly and independently among those exactly `depth` moves from
+    /// the goal, from the seed `seed` (the same seed, the same boards). See the module
+    /// documentation for how.
+    ///
+    /// # Errors
+    /// [`TableError::WrongBoard`] when no board lies at `depth`; [`TableError::Invalid`] for a
+    /// damaged table.
+    pub fn sample(&self, depth: u32, count: u64, seed: u64) -> Result<Vec<Board>, TableError> {
+        let size = self.layers.get(depth as usize).copied().unwrap_or(0);
+        if size == 0 {
+            return Err(TableError::WrongBoard(format!(
+                "no {} board lies {depth} moves from the goal (the farthest lie {} moves away)",
+                self.shape,
+                self.layers.len().saturating_sub(1)
+            )));
+        }
+        let mut rng = crate::solve::random::SplitMix64::new(seed);
+        let mut out = Vec::with_capacity(count.min(1 << 20) as usize);
+        let board_at = |index: u64| -> Board {
+            match &self.space {
+                Some(space) => crate::bfs::StateSpace::unrank(space, crate::bfs::StateIndex(index)),
+                None => Board::from_rank(self.shape, index),
+            }
+        };
+        if let Some(Some(start)) = self.listed.get(depth as usize) {
+            for _ in 0..count {
+                let k = rng.below(size) as usize;
+                let at = start + 8 * k;
+                let index = u64::from_le_bytes(self.map[at..at + 8].try_into().unwrap_or_default());
+                if index >= self.boards {
+                    return Err(TableError::Invalid {
+                        path: self.path.clone(),
+                        why: format!("corrupt: a listed board of index {index}"),
+                    });
+                }
+                out.push(board_at(index));
+            }
+            return Ok(out);
+        }
+        let want = (depth % 3) as u8;
+        while (out.len() as u64) < count {
+            let index = rng.below(self.boards);
+            let byte = self.map[self.codes + (index / 4) as usize];
+            if byte >> (2 * (index % 4)) & 3 != want {
+                continue;
+            }
+            let board = board_at(index);
+            if self.walk(board.permutation(), |_, _, _| {})? == Some(depth) {
+                out.push(board);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The largest layer the file lists board by board ([`rare_limit`]).
+    pub fn rare_limit(&self) -> u64 {
+        self.limit
     }
 }
 
@@ -478,5 +620,82 @@ mod tests {
         for rank in 0..720 {
             let _ = table.solve(&Board::from_rank(a.shape, rank));
         }
+    }
+
+    /// Pearson's chi-square statistic of `counts` against equal expected counts.
+    fn chi_square(counts: &std::collections::HashMap<Board, u64>, cells: usize, draws: u64) -> f64 {
+        let expected = draws as f64 / cells as f64;
+        let seen: f64 = counts
+            .values()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum();
+        // Boards never drawn contribute their expected count each.
+        seen + (cells - counts.len()) as f64 * expected
+    }
+
+    /// `sample` is uniform over a depth (issue 25): on 2x4, seeded, for a listed layer and,
+    /// with nothing listed, for the rejection draws; the chi-square statistic of the counts
+    /// stays below the 0.999 quantile of its distribution (with `k - 1` degrees of freedom,
+    /// approximated by Wilson-Hilferty). On 3x3, both antipodes (OEIS A089473: 2 boards at
+    /// depth 31) come about half the time each over 10,000 draws.
+    #[test]
+    fn samples_are_uniform_over_a_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = analysis(2, 4, Metric::Stm);
+        let depth = 12u32;
+        let size = a.distances.layer_sizes[depth as usize];
+        assert!(size > 50, "{size}");
+        for limit in [u64::MAX, 0] {
+            let path = dir.path().join(format!("t{limit}.npt"));
+            write_with(&path, &a, limit).unwrap();
+            let table = DistanceTable::open(&path, true).unwrap();
+            let draws = 40 * size;
+            let mut counts = std::collections::HashMap::new();
+            for board in table.sample(depth, draws, 7).unwrap() {
+                let walked = table.solve(&board).unwrap().unwrap();
+                assert_eq!(walked.len(), depth as usize, "{}", board.label());
+                *counts.entry(board).or_insert(0u64) += 1;
+            }
+            assert!(counts.len() as u64 <= size);
+            let k = (size - 1) as f64;
+            // Wilson-Hilferty: the 0.999 quantile of chi-square with k degrees of freedom.
+            let z = 3.09;
+            let critical = k * (1.0 - 2.0 / (9.0 * k) + z * (2.0 / (9.0 * k)).sqrt()).powi(3);
+            let stat = chi_square(&counts, size as usize, draws);
+            assert!(stat < critical, "limit {limit}: {stat} >= {critical}");
+            // The same seed, the same boards.
+            assert_eq!(
+                table.sample(depth, 5, 7).unwrap(),
+                table.sample(depth, 5, 7).unwrap()
+            );
+        }
+        assert!(table_of(&dir, 2, 4).sample(99, 1, 0).is_err());
+
+        let a = analysis(3, 3, Metric::Stm);
+        let path = dir.path().join("3x3.npt");
+        write(&path, &a).unwrap();
+        let table = DistanceTable::open(&path, true).unwrap();
+        let mut counts = std::collections::HashMap::new();
+        for board in table.sample(31, 10_000, 1).unwrap() {
+            *counts.entry(board.label()).or_insert(0u64) += 1;
+        }
+        assert_eq!(counts.len(), 2);
+        let stat = chi_square_labels(&counts, 10_000);
+        // 1 degree of freedom, 0.999 quantile: 10.83.
+        assert!(stat < 10.83, "{counts:?}");
+    }
+
+    fn table_of(dir: &tempfile::TempDir, r: usize, c: usize) -> DistanceTable {
+        let path = dir.path().join(format!("{r}x{c}.npt"));
+        write(&path, &analysis(r, c, Metric::Stm)).unwrap();
+        DistanceTable::open(&path, true).unwrap()
+    }
+
+    fn chi_square_labels(counts: &std::collections::HashMap<String, u64>, draws: u64) -> f64 {
+        let expected = draws as f64 / counts.len() as f64;
+        counts
+            .values()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
     }
 }

@@ -25,9 +25,10 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
     assert_eq!(code, Some(0), "{err}");
     assert!(report.contains("table.npt"), "{report}");
     let folder = dir.path().join("3x3");
-    // 181,440 boards, two bits each, and the header.
+    // 181,440 boards, two bits each (45,360 bytes), the header, and the boards of the
+    // layers of at most 708 boards listed for `sample`.
     let size = std::fs::metadata(folder.join("table.npt")).unwrap().len();
-    assert!((45_360..46_000).contains(&size), "{size}");
+    assert!((45_360..60_000).contains(&size), "{size}");
     let table = folder.display().to_string();
     // An antipode (OEIS A089473: 31 moves), the goal, an unsolvable board.
     let (code, out, _) = npuzzle(&["solve", "--table", &table, "--board", "8 6 7 2 5 4 3 0 1"]);
@@ -95,6 +96,36 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
         "-q",
     ]);
     assert_eq!((code, out.as_str()), (Some(0), "1\n"));
+
+    // `sample`: the two antipodes, as `solve --batch` reads them, each about half the time.
+    let (code, csv, err) = npuzzle(&[
+        "sample",
+        "--table",
+        &table,
+        "--no-verify",
+        "--depth",
+        "31",
+        "--count",
+        "1000",
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.remove(0), "board,depth");
+    assert_eq!(lines.len(), 1000);
+    let first = lines
+        .iter()
+        .filter(|l| **l == "8 6 7 / 2 5 4 / 3 0 1,31")
+        .count();
+    let second = lines
+        .iter()
+        .filter(|l| **l == "6 4 7 / 8 5 0 / 3 2 1,31")
+        .count();
+    assert_eq!(first + second, 1000, "{csv}");
+    assert!((400..600).contains(&first), "{first}");
+    let (code, _, err) = npuzzle(&["sample", "--table", &table, "--no-verify", "--depth", "32"]);
+    assert_eq!((code, err.lines().count()), (Some(2), 1), "{err}");
 
     // The multi-tile metric: the table answers in its own metric.
     let (code, _, err) = npuzzle(&[

@@ -556,13 +556,21 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
 
     // The small files and the chart are written while the large ones are (each sync to the
     // disk then overlaps with other work); errors are reported in the order of the files.
-    let ((edges_done, nodes_done), small_done) = rayon::join(
+    let (((edges_done, nodes_done), table_done), small_done) = rayon::join(
         || {
             // Side by side too: each one's sync overlaps with the other's formatting.
             let nodes_bars = bars.sibling();
             rayon::join(
-                || edges.map(|f| write_edges(&dir, shape, metric, f, &bars)),
-                || nodes.map(|f| write_nodes(&dir, &result, f, &nodes_bars)),
+                || {
+                    rayon::join(
+                        || edges.map(|f| write_edges(&dir, shape, metric, f, &bars)),
+                        || nodes.map(|f| write_nodes(&dir, &result, f, &nodes_bars)),
+                    )
+                },
+                || {
+                    args.table
+                        .then(|| npuzzle::table::write(&path("table.npt"), &result))
+                },
             )
         },
         || -> Result<(), CliError> {
@@ -606,11 +614,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             },
         ),
     }
-    small_done?;
-    if args.table {
-        npuzzle::table::write(&path("table.npt"), &result).map_err(CliError::runtime)?;
+    if let Some(done) = table_done {
+        done.map_err(CliError::runtime)?;
         written.push("table.npt");
     }
+    small_done?;
     written.extend([
         "depths.csv",
         "hardest.txt",
