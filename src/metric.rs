@@ -108,23 +108,45 @@ impl Metric {
         }
     }
 
+    /// The moves of a solution written as single-tile slides, in this metric: each with its
+    /// direction and the number of tiles it slides (always 1 in STM; each run of one direction
+    /// in MTM).
+    pub fn steps(self, moves: &[Direction]) -> Vec<(Direction, usize)> {
+        match self {
+            Metric::Stm => moves.iter().map(|&d| (d, 1)).collect(),
+            Metric::Mtm => runs(moves).collect(),
+        }
+    }
+
     /// `moves` (single-tile slides, the blank's directions) in this metric's notation, joined
     /// by `separator`. STM: one letter per move (`R D L U`). MTM: one letter per run of one
     /// direction, followed by its count when more than 1 (`R2 D U3`): the blank's direction
     /// and the number of tiles it passes, which slide the other way (the count-after-letter
     /// notation of speed-solvers, who name the tiles' direction instead of the blank's).
     pub fn notation(self, moves: &[Direction], separator: &str) -> String {
-        let words: Vec<String> = match self {
-            Metric::Stm => moves.iter().map(|d| d.letter().to_string()).collect(),
-            Metric::Mtm => runs(moves)
-                .map(|(d, k)| match k {
-                    1 => d.letter().to_string(),
-                    _ => format!("{}{k}", d.letter()),
-                })
-                .collect(),
-        };
+        let words: Vec<String> = self
+            .steps(moves)
+            .into_iter()
+            .map(|(d, k)| word(d, k))
+            .collect();
         words.join(separator)
     }
+}
+
+/// One move in the notation of [`Metric::notation`]: `R`, or `R2` for 2 tiles.
+pub fn word(dir: Direction, tiles: usize) -> String {
+    match tiles {
+        1 => dir.letter().to_string(),
+        _ => format!("{}{tiles}", dir.letter()),
+    }
+}
+
+/// The number of tiles a move of the blank from `blank` to `to` (a cell of its row or
+/// column, on a board of `cols` columns) slides.
+#[inline]
+pub fn passed(cols: usize, blank: usize, to: usize) -> usize {
+    let d = blank.abs_diff(to);
+    if d < cols { d } else { d / cols }
 }
 
 /// The runs of one direction in `moves`: each direction with its count.

@@ -395,11 +395,7 @@ impl DistanceTable {
         let cols = self.shape.cols();
         let mut moves = Vec::new();
         let walked = self.walk(board.permutation(), |dir, blank, to| {
-            let count = match dir {
-                Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
-                Direction::Left | Direction::Right => blank.abs_diff(to),
-            };
-            moves.extend(std::iter::repeat_n(dir, count));
+            moves.extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
         })?;
         Ok(walked.map(|_| moves))
     }

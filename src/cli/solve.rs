@@ -762,15 +762,18 @@ fn run_one(
     let mut current = board.clone();
     writeln!(out, "Start:\n{}", current.grid())?;
     // One printed move per run of one direction in MTM (its notation), per slide in STM.
-    let words = solution.notation(" ");
-    let mut slides = solution.moves.iter();
-    for (i, word) in words.split_whitespace().enumerate() {
-        let count: usize = word[1..].parse().unwrap_or(1);
-        for &dir in slides.by_ref().take(count) {
+    for (i, (dir, tiles)) in solution
+        .metric
+        .steps(&solution.moves)
+        .into_iter()
+        .enumerate()
+    {
+        for _ in 0..tiles {
             current = current.moved(dir).ok_or_else(|| {
                 CliError::runtime("internal error: the solution leaves the board")
             })?;
         }
+        let word = npuzzle::metric::word(dir, tiles);
         writeln!(out, "\nMove {} (blank {word}):\n{}", i + 1, current.grid())?;
     }
     writeln!(out)?;
@@ -783,7 +786,7 @@ fn run_one(
             solution.moves.len()
         )?,
     }
-    let letters = words;
+    let letters = solution.notation(" ");
     writeln!(
         out,
         "Solution (blank moves): {}",

@@ -167,12 +167,7 @@ impl ExactTable {
                 return Err(ExactError::NoDownhill(depth - 1));
             };
             metric::slide(&mut cells, blank, to, cols);
-            let count = if dir.index() < 2 {
-                blank.abs_diff(to) / cols
-            } else {
-                blank.abs_diff(to)
-            };
-            moves.extend(std::iter::repeat_n(dir, count));
+            moves.extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
             blank = to;
             depth -= 1;
         }

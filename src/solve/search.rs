@@ -22,7 +22,7 @@ use std::mem::size_of;
 use std::time::Instant;
 
 use crate::board::{Board, Direction};
-use crate::metric::Metric;
+use crate::metric::{self, Metric};
 use crate::shape::Shape;
 use crate::solve::estimator::{Estimator, Slide, positions};
 use crate::solve::heuristic::{Visitor, Zero};
@@ -78,13 +78,7 @@ impl MoveSet {
                 metric
                     .moves(shape, blank)
                     .into_iter()
-                    .map(|(dir, to)| {
-                        let count = match dir {
-                            Direction::Up | Direction::Down => blank.abs_diff(to) / cols,
-                            Direction::Left | Direction::Right => blank.abs_diff(to),
-                        };
-                        (dir, to as u8, count as u8)
-                    })
+                    .map(|(dir, to)| (dir, to as u8, metric::passed(cols, blank, to) as u8))
                     .collect()
             })
             .collect();
