@@ -97,6 +97,24 @@ impl Metric {
             .collect()
     }
 
+    /// The first of the blank's moves from `blank` on the board `cells` ([`Metric::moves`]
+    /// order) whose resulting board `accept` takes, with the cell the blank reaches: one step
+    /// of a walk downhill in a table of distances.
+    pub fn find_move(
+        self,
+        shape: Shape,
+        cells: &[u8],
+        blank: usize,
+        mut accept: impl FnMut(&[u8]) -> bool,
+    ) -> Option<(Direction, usize)> {
+        let mut next = cells.to_vec();
+        self.moves(shape, blank).into_iter().find(|&(_, to)| {
+            next.copy_from_slice(cells);
+            slide(&mut next, blank, to, shape.cols());
+            accept(&next)
+        })
+    }
+
     /// The length, in this metric, of a solution written as single-tile slides (`moves`, the
     /// blank's directions): their number in STM; in MTM the number of runs of one direction,
     /// each run one multi-tile move. (An optimal MTM solution never makes two moves in a row

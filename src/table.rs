@@ -418,19 +418,12 @@ impl DistanceTable {
             .iter()
             .position(|&p| p as usize == cells.len() - 1)
             .unwrap_or(0);
-        let mut next = cells.clone();
         let mut steps = 0u32;
         while cells != goal {
             let want = (code + 2) % 3;
-            let found = self
-                .metric
-                .moves(self.shape, blank)
-                .into_iter()
-                .find(|&(_, to)| {
-                    next.copy_from_slice(&cells);
-                    metric::slide(&mut next, blank, to, cols);
-                    self.code(&next) == Some(want)
-                });
+            let found = self.metric.find_move(self.shape, &cells, blank, |next| {
+                self.code(next) == Some(want)
+            });
             steps += 1;
             let Some((dir, to)) = found.filter(|_| steps <= radius) else {
                 return Err(TableError::Invalid {

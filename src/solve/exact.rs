@@ -152,17 +152,10 @@ impl ExactTable {
         let cols = self.shape.cols();
         let mut blank = board.blank();
         let mut moves = Vec::with_capacity(depth as usize);
-        let mut next = cells.clone();
         while depth > 0 {
-            let step = self
-                .metric
-                .moves(self.shape, blank)
-                .into_iter()
-                .find(|&(_, to)| {
-                    next.copy_from_slice(&cells);
-                    metric::slide(&mut next, blank, to, cols);
-                    self.depths[rank::rank(&next) as usize] == depth - 1
-                });
+            let step = self.metric.find_move(self.shape, &cells, blank, |next| {
+                self.depths[rank::rank(next) as usize] == depth - 1
+            });
             let Some((dir, to)) = step else {
                 return Err(ExactError::NoDownhill(depth - 1));
             };
