@@ -42,6 +42,42 @@ pub struct Options {
     pub per_board: bool,
     /// What one move is (the spaces' kernel); the components are the same in both metrics.
     pub metric: Metric,
+    /// Keep a distance table: where [`table_from_marks`] holds, the finished marks
+    /// ([`Analysis::marked`], at no extra memory); elsewhere the per-board depths (as
+    /// [`Options::per_board`]).
+    pub table: bool,
+}
+
+/// Whether a distance table of `shape` in `metric` is the BFS's own marks
+/// ([`bfs::Marking::Depths`]): in the single-tile metric on the parity index (at least 2 rows
+/// and 2 columns), whose game graph is bipartite with the side shown by the index. Elsewhere
+/// (the multi-tile metric, one-row boards) a table is made from per-board depths, up to
+/// [`SEARCH_CELLS`] cells.
+pub fn table_from_marks(shape: Shape, metric: Metric) -> bool {
+    metric == Metric::Stm && Engine::for_shape(shape) == Some(Engine::Parity)
+}
+
+/// The largest layer a distance table of `boards` boards lists board by board:
+/// `max(boards / 2^15, min(2^16, boards / 2^8))`, so that drawing from a larger layer takes
+/// at most `2^15` tries on average (`2^8` on small boards), and the lists stay small beside
+/// the codes (3x3: layers of at most 708 boards; 3x4: 65,536; 2x7: 1,330,235). A table made
+/// from the marks lists at most [`bfs::list_limit`] boards a layer.
+pub fn rare_limit(boards: u64) -> u64 {
+    (boards >> 15).max((1u64 << 16).min(boards >> 8))
+}
+
+/// The finished marks of the goal's BFS under [`bfs::Marking::Depths`]: a distance table in
+/// memory ([`crate::table`] writes it).
+pub struct TableMarks {
+    /// The index of the goal's class.
+    pub space: ParitySpace,
+    /// Two bits a board: `2 + (d / 2) % 2` for a board at depth `d` (see
+    /// [`bfs::Marking::Depths`]).
+    pub marks: StateMarks,
+    /// The boards of every layer of at most `limit` boards, by depth, ascending.
+    pub listed: Vec<(u32, Vec<bfs::StateIndex>)>,
+    /// The largest layer listed.
+    pub limit: u64,
 }
 
 /// Why a board cannot be analyzed here.
@@ -342,6 +378,8 @@ pub struct Analysis {
     pub components: Components,
     /// Per-board depth and component, when [`Options::per_board`].
     pub per_board: Option<PerBoard>,
+    /// The marks kept as a distance table, when [`Options::table`] and [`table_from_marks`].
+    pub marked: Option<TableMarks>,
     /// Work and network volume, when the run was distributed ([`analyze_cluster`]).
     pub traffic: Option<Traffic>,
 }
@@ -366,6 +404,7 @@ impl Analysis {
             distances,
             components,
             per_board,
+            marked: None,
             traffic,
         }
     }
@@ -413,18 +452,13 @@ pub fn analyze_unchecked(
 ) -> Result<Analysis, AnalyzeError> {
     let shape = goal.shape();
     let engine = Engine::for_shape(shape).expect("a shape the engines support (see plan)");
-    let (distances, components, per_board) = match engine {
+    let ((distances, components, per_board), marked) = match engine {
         Engine::Parity => analyze_parity(goal, options, progress)?,
-        Engine::Lex => analyze_lex(goal, options, progress)?,
+        Engine::Lex => (analyze_lex(goal, options, progress)?, None),
     };
-    Ok(Analysis::new(
-        goal,
-        options.metric,
-        distances,
-        components,
-        per_board,
-        None,
-    ))
+    let mut analysis = Analysis::new(goal, options.metric, distances, components, per_board, None);
+    analysis.marked = marked;
+    Ok(analysis)
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
@@ -831,7 +865,7 @@ fn analyze_parity(
     goal: &Board,
     options: Options,
     progress: &dyn Progress,
-) -> Result<Parts, AnalyzeError> {
+) -> Result<(Parts, Option<TableMarks>), AnalyzeError> {
     let shape = goal.shape();
     let class = Parity::of(goal);
     let space = ParitySpace::with_metric(shape, class, options.metric)
@@ -841,17 +875,27 @@ fn analyze_parity(
         false => None,
     };
     let marks = StateMarks::try_new(space.size())?;
-    let distances = match &depths {
-        Some(d) => distances::from_goal(&space, &marks, goal, d, progress),
-        None => distances::from_goal(&space, &marks, goal, &(), progress),
+    let keep = options.table && table_from_marks(shape, options.metric);
+    let marking = match keep {
+        true => (bfs::Marking::Depths, rare_limit(space.size())),
+        false => (bfs::Marking::Frontier, 0),
+    };
+    let (distances, listed) = match &depths {
+        Some(d) => distances::from_goal_marked(&space, &marks, goal, d, progress, marking),
+        None => distances::from_goal_marked(&space, &marks, goal, &(), progress, marking),
     };
     let reachable = distances.reachable();
     let mut components = Components::default();
     components.add(reachable);
+    let mut marks = Some(marks);
     if shape.cells() <= SEARCH_CELLS {
         // The rest of the goal's class (nothing, by the theorem), then the other class.
-        let rest = components::find_rest(&space, &marks, 1, None, reachable, progress);
-        drop(marks);
+        let goal_marks = marks.as_ref().expect("the marks");
+        let rest = components::find_rest(&space, goal_marks, 1, None, reachable, progress);
+        if !keep {
+            // Before the other class's marks are allocated.
+            marks = None;
+        }
         let other = ParitySpace::with_metric(shape, class.flipped(), options.metric)
             .expect("the same shape");
         let other_marks = StateMarks::try_new(other.size())?;
@@ -865,10 +909,16 @@ fn analyze_parity(
         components.method = Method::Theorem;
         components.add(space.size());
     }
+    let marked = marks.filter(|_| keep).map(|marks| TableMarks {
+        space: space.clone(),
+        marks,
+        listed,
+        limit: marking.1.min(bfs::list_limit(space.size()) as u64),
+    });
     let per_board = depths.map(|depths| PerBoard {
         lookup: Lookup::Parity { space, depths },
     });
-    Ok((distances, components, per_board))
+    Ok(((distances, components, per_board), marked))
 }
 
 fn analyze_lex(

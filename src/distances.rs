@@ -3,7 +3,7 @@
 //! the single-tile metric when the goal is the standard one) and, on request, every board's
 //! depth. Works on any [`StateSpace`] through the engine's layer driver.
 
-use crate::bfs::{self, OnVisit, StateMarks, StateSpace};
+use crate::bfs::{self, Marking, OnVisit, StateIndex, StateMarks, StateSpace};
 pub use crate::bfs::{DepthArray, UNREACHABLE};
 use crate::board::Board;
 use crate::progress::Progress;
@@ -43,19 +43,42 @@ pub fn from_goal<S: StateSpace>(
     visit: &impl OnVisit,
     progress: &dyn Progress,
 ) -> Distances {
+    from_goal_marked(space, marks, goal, visit, progress, (Marking::Frontier, 0)).0
+}
+
+/// [`from_goal`] leaving `marking` in the marks, with the layers of at most `listed` boards
+/// board by board ([`bfs::Layers::listed`]).
+///
+/// # Panics
+/// When `goal` is not in `space`, or under [`Marking::Depths`] when the space has no sides.
+pub fn from_goal_marked<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    goal: &Board,
+    visit: &impl OnVisit,
+    progress: &dyn Progress,
+    (marking, listed): (Marking, u64),
+) -> (Distances, Vec<(u32, Vec<StateIndex>)>) {
     let seed = space
         .rank(goal)
         .expect("the goal lies in the space searched");
     progress.begin("distances", space.size(), "boards");
-    let layers = bfs::run(space, marks, seed, visit, |depth, size, reached| {
+    let tuning = bfs::Tuning {
+        marking,
+        listed,
+        ..bfs::Tuning::for_size(space.size())
+    };
+    let on_layer = |depth, size, reached| {
         let size = indicatif::HumanCount(size);
         progress.update(reached, &format!("depth {depth}: {size} boards"));
-    });
+    };
+    let layers = bfs::run_with(space, marks, seed, visit, on_layer, tuning);
     progress.end();
     let mut antipodes: Vec<Board> = layers.last.iter().map(|&i| space.unrank(i)).collect();
     antipodes.sort_by_cached_key(Board::rank);
-    Distances {
+    let distances = Distances {
         layer_sizes: layers.sizes,
         antipodes,
-    }
+    };
+    (distances, layers.listed)
 }

@@ -16,7 +16,9 @@
 //! - [`bfs`]: the engine. [`bfs::StateIndex`] (u64), the [`bfs::StateSpace`] trait (size,
 //!   rank/unrank, the kernel from a batch of indices to neighbour indices), two spaces
 //!   ([`bfs::ParitySpace`]: one component, `n!/2` boards, up to 20 cells; [`bfs::LexSpace`]:
-//!   all `n!` boards, up to 12), two-bit marks, the layer step every marks driver takes
+//!   all `n!` boards, up to 12), two-bit marks (Korf's frontier codes, or codes that keep
+//!   each board's depth, [`bfs::Marking`], from the sides of a bipartite index,
+//!   [`bfs::Sides`]), the layer step every marks driver takes
 //!   (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
 //!   owner per neighbour), the one-machine driver ([`bfs::run`], rayon; random or bucketed
 //!   claims, [`bfs::Claims`]), the distributed driver ([`bfs::cluster`], timely-dataflow, one
@@ -39,8 +41,9 @@
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
-//! - [`table`]: distance tables (`table.npt`): every board's depth mod 3 in two bits, written
-//!   from a finished analysis, memory-mapped and walked to answer any board without searching.
+//! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
+//!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis,
+//!   memory-mapped and walked to answer any board without searching.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -60,7 +63,9 @@
 //!   their canonical blank cells, the other indices having no neighbours), and its kernel
 //!   never leaves the space.
 //! - Algorithms take a space through the trait; no driver knows a layout beyond what the
-//!   trait says (its [`bfs::Lanes`] included).
+//!   trait says (its [`bfs::Lanes`] and [`bfs::Sides`] included).
+//! - A table's walk from a board at depth `d` reaches the goal in exactly `d` moves: its
+//!   codes tell a neighbour at `d - 1` from those at `d` and `d + 1`.
 //! - `v` is a neighbour of `u` iff `u` is a neighbour of `v`; each undirected edge is listed
 //!   once, from the board whose blank moves right or down.
 //! - Algorithms never print; they report progress (and warnings) through a callback. Only

@@ -1,12 +1,20 @@
 //! Distance tables (`table.npt`): a finished analysis saved so that any board is answered
 //! later (its depth and a shortest way home) without searching.
 //!
-//! Two bits per board are enough (Cooperman & Finkelstein's two-bit breadth-first search):
-//! each board of the goal's component stores its depth mod 3, `3` marking a board the goal
-//! cannot reach. From a board at depth `d > 0` some neighbour is at `d - 1`, and its code is
-//! `(d - 1) mod 3`; the other neighbours are at `d` or `d + 1` (`d` only in the multi-tile
-//! metric), whose codes differ. So walking to a neighbour of code `(code - 1) mod 3` until the
-//! goal follows a shortest path, and counting the steps gives the depth.
+//! Two bits per board are enough. From a board at depth `d > 0` some neighbour is at
+//! `d - 1`; the other neighbours are at `d` or `d + 1` (`d` only in the multi-tile metric). So
+//! a code that tells `d - 1` from `d` and `d + 1` lets a walk step to a neighbour one move
+//! closer until the goal, on a shortest path, and counting the steps gives the depth. The
+//! codes come in two kinds ([`Codes`]):
+//!
+//! - **depth mod 3** (Cooperman & Finkelstein's two-bit breadth-first search), `3` marking a
+//!   board the goal cannot reach: written from every board's depth (the multi-tile metric,
+//!   one-row boards; up to 12 cells);
+//! - **the BFS's marks** ([`crate::bfs::Marking::Depths`]) in the single-tile metric on the
+//!   parity index: `0` unreached, `2 + (d / 2) mod 2` for depth `d`. The game graph is
+//!   bipartite and the side of a board is the colour of its blank's cell, so `d mod 2` is the
+//!   colour's difference from the goal's, and with the code's low bit gives `d mod 4`. The
+//!   marks themselves are the table: a 2x7 analysis needs no second 10.9 GB array.
 //!
 //! **File.** All integers little-endian:
 //!
@@ -17,13 +25,14 @@
 //! | 4 + 4 | rows, columns |
 //! | 4 | metric: 0 single-tile, 1 multi-tile |
 //! | 4 | index layout: 1 the parity index of the goal's class (`n!/2` boards, [`crate::bfs::ParitySpace`]), 2 the lexicographic rank (`n!` boards, one-row and one-column boards) |
+//! | 4 | codes: 1 depth mod 3, 2 the single-tile BFS's marks ([`Codes`]) |
 //! | `n` | the goal, its internal permutation (piece on each cell, blank `n - 1`) |
 //! | 4 | radius |
 //! | `8 (radius + 1)` | the layer sizes, from depth 0 |
 //! | 8 | boards indexed (`n!/2` or `n!`) |
 //! | 8 | `L`, the largest layer listed board by board ([`rare_limit`]) |
 //! | `8 k` | the index of every board of each layer of at most `L` boards, by depth then index (`k` their total) |
-//! | `ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` |
+//! | `ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` (the marks' own layout) |
 //! | 4 | CRC-32 (IEEE) of everything before it |
 //!
 //! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]),
@@ -31,7 +40,7 @@
 //!
 //! **Random boards at one depth** ([`DistanceTable::sample`]): a board of a layer listed in
 //! the file is drawn from its list; a board of a larger layer by rejection: a uniform index,
-//! kept when its code is `d mod 3` and its walk is `d` steps long. Both are uniform over the
+//! kept when its code says `d mod 3` (or `d mod 4`) and its walk is `d` steps long. Both are uniform over the
 //! layer, and since listed layers are the rare ones, a rare depth is no slower than a common
 //! one (at most `boards / L` tries a draw).
 
@@ -41,8 +50,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::analysis::{Analysis, IndexLayout};
-use crate::bfs::{Parity, ParitySpace};
+pub use crate::analysis::rare_limit;
+use crate::analysis::{Analysis, IndexLayout, TableMarks};
+use crate::bfs::{Parity, ParitySpace, Sides, StateSpace};
 use crate::board::{Board, Direction};
 use crate::metric::{self, Metric};
 use crate::shape::Shape;
@@ -53,8 +63,22 @@ pub const MAGIC: [u8; 8] = *b"NPUZZTBL";
 /// The file format version.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// The code of a board the goal cannot reach.
+/// The code of a board the goal cannot reach ([`Codes::Mod3`]).
 pub const UNREACHED: u8 = 3;
+
+/// How the two bits of a board hold its depth `d` (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Codes {
+    /// `d mod 3`; [`UNREACHED`] for a board the goal cannot reach.
+    Mod3 = 1,
+    /// The single-tile BFS's marks ([`crate::bfs::Marking::Depths`]): `0` unreached,
+    /// `2 + (d / 2) mod 2`; parity index, single-tile metric only.
+    Marks = 2,
+}
+
+/// A code that no finished table holds (a [`Codes::Marks`] field of `1`).
+const CORRUPT: u8 = u8::MAX;
 
 /// Why a table could not be written, read or used. Each message is one line.
 #[derive(Debug, thiserror::Error)]
@@ -90,16 +114,96 @@ pub enum TableError {
 /// [`crate::analysis::Options::per_board`]); [`TableError::Io`] when the file cannot be
 /// written (`path` is then untouched).
 pub fn write(path: &Path, analysis: &Analysis) -> Result<(), TableError> {
+    if let Some(marked) = &analysis.marked {
+        return write_marks(path, analysis, marked);
+    }
     let boards = analysis.per_board.as_ref().map_or(0, |p| p.layout().1);
     write_with(path, analysis, rare_limit(boards))
 }
 
-/// The largest layer a table of `boards` boards lists board by board:
-/// `max(boards / 2^15, min(2^16, boards / 2^8))`, so that drawing from a larger layer takes
-/// at most `2^15` tries on average (`2^8` on small boards), and the lists stay small beside
-/// the codes (3x3: layers of at most 708 boards; 3x4: 65,536).
-pub fn rare_limit(boards: u64) -> u64 {
-    (boards >> 15).max((1u64 << 16).min(boards >> 8))
+/// Writes the table whose codes are the finished marks of `analysis` ([`Codes::Marks`]): the
+/// header, the listed layers and the marks' bytes as they lie in memory, with no other copy.
+fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<(), TableError> {
+    let boards = marked.space.size();
+    let listed = marked
+        .listed
+        .iter()
+        .flat_map(|(_, boards)| boards.iter().map(|i| i.0));
+    let head = header(
+        analysis,
+        (IndexLayout::Parity, Codes::Marks, boards),
+        marked.limit,
+        listed,
+    );
+    marked
+        .marks
+        .with_bytes(|bytes| finish(path, &head, &bytes[..boards.div_ceil(4) as usize]))
+}
+
+/// The header of a table of `analysis` (see the module documentation), up to the codes.
+fn header(
+    analysis: &Analysis,
+    (layout, codes, boards): (IndexLayout, Codes, u64),
+    limit: u64,
+    listed: impl Iterator<Item = u64>,
+) -> Vec<u8> {
+    let layers = &analysis.distances.layer_sizes;
+    let mut head = Vec::new();
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let shape = analysis.shape;
+    head.extend_from_slice(&(shape.rows() as u32).to_le_bytes());
+    head.extend_from_slice(&(shape.cols() as u32).to_le_bytes());
+    head.extend_from_slice(&u32::from(analysis.metric == Metric::Mtm).to_le_bytes());
+    head.extend_from_slice(&(layout as u32).to_le_bytes());
+    head.extend_from_slice(&(codes as u32).to_le_bytes());
+    head.extend_from_slice(analysis.goal.permutation());
+    head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
+    for &size in layers {
+        head.extend_from_slice(&size.to_le_bytes());
+    }
+    head.extend_from_slice(&boards.to_le_bytes());
+    head.extend_from_slice(&limit.to_le_bytes());
+    // The boards of the rare layers, by depth then index.
+    for i in listed {
+        head.extend_from_slice(&i.to_le_bytes());
+    }
+    head
+}
+
+/// The CRC-32 of `parts` in turn, computed in parallel (chunks of 16 MiB combined).
+fn checksum(parts: &[&[u8]]) -> u32 {
+    parts
+        .iter()
+        .flat_map(|part| part.chunks(1 << 24))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|chunk| {
+            let mut h = crc32fast::Hasher::new();
+            h.update(chunk);
+            h
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(crc32fast::Hasher::new(), |mut all, h| {
+            all.combine(&h);
+            all
+        })
+        .finalize()
+}
+
+/// Writes `head`, `codes` and their checksum to `path` atomically.
+fn finish(path: &Path, head: &[u8], codes: &[u8]) -> Result<(), TableError> {
+    let crc = checksum(&[head, codes]);
+    crate::export::write_atomically(path, |out| {
+        out.write_all(head)?;
+        out.write_all(codes)?;
+        out.write_all(&crc.to_le_bytes())
+    })
+    .map_err(|e| TableError::Io {
+        path: path.display().to_string(),
+        source: io::Error::other(e.to_string()),
+    })
 }
 
 /// [`write`] with `limit` as [`rare_limit`] (tests use small ones, to reach the rejection
@@ -146,38 +250,13 @@ pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), Ta
         })
         .collect();
     listed.par_sort_unstable();
-    let mut head = Vec::new();
-    head.extend_from_slice(&MAGIC);
-    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let shape = analysis.shape;
-    head.extend_from_slice(&(shape.rows() as u32).to_le_bytes());
-    head.extend_from_slice(&(shape.cols() as u32).to_le_bytes());
-    head.extend_from_slice(&u32::from(analysis.metric == Metric::Mtm).to_le_bytes());
-    head.extend_from_slice(&(layout as u32).to_le_bytes());
-    head.extend_from_slice(analysis.goal.permutation());
-    head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
-    for &size in layers {
-        head.extend_from_slice(&size.to_le_bytes());
-    }
-    head.extend_from_slice(&boards.to_le_bytes());
-    head.extend_from_slice(&limit.to_le_bytes());
-    // The boards of the rare layers, by depth then index.
-    for (_, i) in listed {
-        head.extend_from_slice(&i.to_le_bytes());
-    }
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&head);
-    crc.update(&codes);
-    let crc = crc.finalize();
-    crate::export::write_atomically(path, |out| {
-        out.write_all(&head)?;
-        out.write_all(&codes)?;
-        out.write_all(&crc.to_le_bytes())
-    })
-    .map_err(|e| TableError::Io {
-        path: path.display().to_string(),
-        source: io::Error::other(e.to_string()),
-    })
+    let head = header(
+        analysis,
+        (layout, Codes::Mod3, boards),
+        limit,
+        listed.into_iter().map(|(_, i)| i),
+    );
+    finish(path, &head, &codes)
 }
 
 /// An opened table (see the module documentation).
@@ -187,6 +266,7 @@ pub struct DistanceTable {
     shape: Shape,
     metric: Metric,
     layout: IndexLayout,
+    kind: Codes,
     goal: Board,
     layers: Vec<u64>,
     /// Where the codes start in the file.
@@ -198,6 +278,8 @@ pub struct DistanceTable {
     boards: u64,
     /// The index of the goal's class (parity layout).
     space: Option<ParitySpace>,
+    /// The sides of the boards and the goal's ([`Codes::Marks`]).
+    sides: Option<(Sides, u64)>,
 }
 
 impl DistanceTable {
@@ -255,6 +337,11 @@ impl DistanceTable {
             2 => IndexLayout::Lex,
             l => return Err(invalid(format!("corrupt header: index layout {l}"))),
         };
+        let kind = match word(take(4)?) {
+            1 => Codes::Mod3,
+            2 if layout == IndexLayout::Parity && metric == Metric::Stm => Codes::Marks,
+            c => return Err(invalid(format!("corrupt header: codes {c}"))),
+        };
         let goal = Board::from_permutation(shape, take(shape.cells())?.to_vec())
             .map_err(|e| invalid(format!("corrupt header: the goal: {e}")))?;
         let radius = word(take(4)?) as usize;
@@ -297,21 +384,7 @@ impl DistanceTable {
         }
         if verify {
             let (body, stored) = map.split_at(map.len() - 4);
-            let crc = body
-                .par_chunks(1 << 24)
-                .map(|chunk| {
-                    let mut h = crc32fast::Hasher::new();
-                    h.update(chunk);
-                    h
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .fold(crc32fast::Hasher::new(), |mut all, h| {
-                    all.combine(&h);
-                    all
-                })
-                .finalize();
-            if crc.to_le_bytes() != stored {
+            if checksum(&[body]).to_le_bytes() != stored {
                 return Err(invalid("corrupt: checksum mismatch".into()));
             }
         }
@@ -322,12 +395,23 @@ impl DistanceTable {
             ),
             IndexLayout::Lex => None,
         };
+        let sides = match (kind, &space) {
+            (Codes::Marks, Some(space)) => {
+                let sides = space
+                    .sides()
+                    .ok_or_else(|| invalid("corrupt header: no sides".into()))?;
+                let goal_side = sides.of(space.locate(goal.permutation()).unwrap_or_default());
+                Some((sides, goal_side))
+            }
+            _ => None,
+        };
         Ok(DistanceTable {
             path: name,
             map,
             shape,
             metric,
             layout,
+            kind,
             goal,
             layers,
             codes,
@@ -335,6 +419,7 @@ impl DistanceTable {
             listed,
             boards,
             space,
+            sides,
         })
     }
 
@@ -363,18 +448,49 @@ impl DistanceTable {
         &self.layers
     }
 
-    /// The code (depth mod 3, or [`UNREACHED`]) of the board `cells`, `None` outside the index
-    /// (the other class in the parity layout).
-    fn code(&self, cells: &[u8]) -> Option<u8> {
+    /// How its codes hold the depths.
+    pub fn codes(&self) -> Codes {
+        self.kind
+    }
+
+    /// The modulus of the depth class a code gives ([`DistanceTable::class_at`]).
+    fn modulus(&self) -> u8 {
+        match self.kind {
+            Codes::Mod3 => 3,
+            Codes::Marks => 4,
+        }
+    }
+
+    /// The depth class of the board of index `index`: its depth mod 3 ([`Codes::Mod3`]) or mod
+    /// 4 ([`Codes::Marks`]), `None` when the goal cannot reach it, [`CORRUPT`] for a code no
+    /// table holds.
+    fn class_at(&self, index: u64) -> Option<u8> {
+        let byte = self.map[self.codes + (index / 4) as usize];
+        let code = byte >> (2 * (index % 4)) & 3;
+        match (self.kind, &self.sides) {
+            (Codes::Mod3, _) => (code != UNREACHED).then_some(code),
+            (Codes::Marks, Some((sides, goal_side))) => match code {
+                0 => None,
+                1 => Some(CORRUPT),
+                _ => {
+                    let side = sides.of(crate::bfs::StateIndex(index)) ^ goal_side;
+                    Some(2 * (code & 1) + side as u8)
+                }
+            },
+            (Codes::Marks, None) => Some(CORRUPT),
+        }
+    }
+
+    /// The depth class ([`DistanceTable::class_at`]) of the board `cells`, `None` outside the
+    /// index (the other class in the parity layout) or when the goal cannot reach it.
+    fn class(&self, cells: &[u8]) -> Option<u8> {
         let index = match &self.space {
             Some(space) => space.locate(cells)?.0,
             None => crate::rank::rank(cells),
         };
-        if index >= self.boards {
-            return None;
-        }
-        let byte = self.map[self.codes + (index / 4) as usize];
-        Some(byte >> (2 * (index % 4)) & 3)
+        (index < self.boards)
+            .then(|| self.class_at(index))
+            .flatten()
     }
 
     /// A shortest solution of `board` from the table: the blank's single-tile slides (in the
@@ -400,6 +516,16 @@ impl DistanceTable {
         Ok(walked.map(|_| moves))
     }
 
+    /// The depth of the board whose internal permutation is `cells` ([`Board::permutation`],
+    /// of the table's shape): the length of its walk, `None` when the goal cannot reach it.
+    ///
+    /// # Errors
+    /// [`TableError::Invalid`] when the walk finds no neighbour one move closer.
+    pub fn depth_of(&self, cells: &[u8]) -> Result<Option<u32>, TableError> {
+        // One step of the walk is one move of the table's metric.
+        self.walk(cells, |_, _, _| {})
+    }
+
     /// Walks from the board `cells` to the goal, calling `step(direction, from, to)` for each
     /// move of the blank; the number of moves, `None` when the goal cannot be reached.
     fn walk(
@@ -408,9 +534,10 @@ impl DistanceTable {
         mut step: impl FnMut(Direction, usize, usize),
     ) -> Result<Option<u32>, TableError> {
         let mut cells = cells.to_vec();
-        let Some(mut code) = self.code(&cells).filter(|&c| c != UNREACHED) else {
+        let Some(mut code) = self.class(&cells) else {
             return Ok(None);
         };
+        let modulus = self.modulus();
         let goal = self.goal.permutation();
         let cols = self.shape.cols();
         let radius = self.layers.len() as u32;
@@ -420,10 +547,14 @@ impl DistanceTable {
             .unwrap_or(0);
         let mut steps = 0u32;
         while cells != goal {
-            let want = (code + 2) % 3;
-            let found = self.metric.find_move(self.shape, &cells, blank, |next| {
-                self.code(next) == Some(want)
-            });
+            let want = (code + modulus - 1) % modulus;
+            let found = (code != CORRUPT)
+                .then(|| {
+                    self.metric.find_move(self.shape, &cells, blank, |next| {
+                        self.class(next) == Some(want)
+                    })
+                })
+                .flatten();
             steps += 1;
             let Some((dir, to)) = found.filter(|_| steps <= radius) else {
                 return Err(TableError::Invalid {
@@ -483,11 +614,10 @@ impl DistanceTable {
             }
             return Ok(out);
         }
-        let want = (depth % 3) as u8;
+        let want = (depth % u32::from(self.modulus())) as u8;
         while (out.len() as u64) < count {
             let index = rng.below(self.boards);
-            let byte = self.map[self.codes + (index / 4) as usize];
-            if byte >> (2 * (index % 4)) & 3 != want {
+            if self.class_at(index) != Some(want) {
                 continue;
             }
             let board = board_at(index);
@@ -515,12 +645,14 @@ mod tests {
         let options = Options {
             per_board: true,
             metric,
+            table: true,
         };
         analyze_unchecked(&Board::goal(shape), options, &NoProgress).unwrap()
     }
 
     /// Every board of every grid up to 9 cells (and 1x5) in both metrics: the walk's length is
-    /// the analysis's depth, and the solution replays to the goal.
+    /// the analysis's depth, and the solution replays to the goal. The single-tile tables of
+    /// the grids are the BFS's marks, the others depth mod 3.
     #[test]
     fn the_walk_gives_every_depth() {
         let dir = tempfile::tempdir().unwrap();
@@ -530,6 +662,11 @@ mod tests {
                 let path = dir.path().join(format!("{r}x{c}-{metric}.npt"));
                 write(&path, &a).unwrap();
                 let table = DistanceTable::open(&path, true).unwrap();
+                let kind = match metric == Metric::Stm && r > 1 {
+                    true => Codes::Marks,
+                    false => Codes::Mod3,
+                };
+                assert_eq!(table.codes(), kind, "{r}x{c} {metric}");
                 let per_board = a.per_board.as_ref().unwrap();
                 for rank in 0..a.boards {
                     let board = Board::from_rank(a.shape, rank);
@@ -623,7 +760,8 @@ mod tests {
     }
 
     /// `sample` is uniform over a depth (issue 25): on 2x4, seeded, for a listed layer and,
-    /// with nothing listed, for the rejection draws; the chi-square statistic of the counts
+    /// with nothing listed, for the rejection draws, in both kinds of codes (written from the
+    /// per-board depths and from the marks); the chi-square statistic of the counts
     /// stays below the 0.999 quantile of its distribution (with `k - 1` degrees of freedom,
     /// approximated by Wilson-Hilferty). On 3x3, both antipodes (OEIS A089473: 2 boards at
     /// depth 31) come about half the time each over 10,000 draws.
@@ -634,10 +772,43 @@ mod tests {
         let depth = 12u32;
         let size = a.distances.layer_sizes[depth as usize];
         assert!(size > 50, "{size}");
-        for limit in [u64::MAX, 0] {
-            let path = dir.path().join(format!("t{limit}.npt"));
-            write_with(&path, &a, limit).unwrap();
+        let per_board = a.per_board.as_ref().unwrap();
+        let marked = a.marked.as_ref().unwrap();
+        let mut layers = vec![Vec::new(); a.distances.layer_sizes.len()];
+        for i in 0..marked.space.size() {
+            let d = per_board.depth_at(i).unwrap();
+            layers[d as usize].push(crate::bfs::StateIndex(i));
+        }
+        let all: Vec<_> = (0..).zip(layers).collect();
+        for (limit, codes) in [
+            (u64::MAX, Codes::Mod3),
+            (0, Codes::Mod3),
+            (u64::MAX, Codes::Marks),
+            (0, Codes::Marks),
+        ] {
+            let path = dir.path().join(format!("t{limit}-{codes:?}.npt"));
+            match codes {
+                Codes::Mod3 => write_with(&path, &a, limit).unwrap(),
+                Codes::Marks => {
+                    let listed = TableMarks {
+                        space: marked.space.clone(),
+                        marks: crate::bfs::StateMarks::new(0),
+                        listed: if limit == 0 { Vec::new() } else { all.clone() },
+                        limit,
+                    };
+                    write_marks(
+                        &path,
+                        &a,
+                        &TableMarks {
+                            marks: copy(&marked.marks),
+                            ..listed
+                        },
+                    )
+                    .unwrap()
+                }
+            }
             let table = DistanceTable::open(&path, true).unwrap();
+            assert_eq!(table.codes(), codes);
             let draws = 40 * size;
             let mut counts = std::collections::HashMap::new();
             for board in table.sample(depth, draws, 7).unwrap() {
@@ -672,6 +843,15 @@ mod tests {
         let stat = chi_square_labels(&counts, 10_000);
         // 1 degree of freedom, 0.999 quantile: 10.83.
         assert!(stat < 10.83, "{counts:?}");
+    }
+
+    /// A copy of `marks`.
+    fn copy(marks: &crate::bfs::StateMarks) -> crate::bfs::StateMarks {
+        let mut bytes = Vec::new();
+        marks.write_words(&mut bytes).unwrap();
+        let mut out = crate::bfs::StateMarks::new(marks.len());
+        out.read_words(&mut &bytes[..]).unwrap();
+        out
     }
 
     fn table_of(dir: &tempfile::TempDir, r: usize, c: usize) -> DistanceTable {

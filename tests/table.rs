@@ -136,12 +136,92 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
     let (_, out, _) = npuzzle(&["solve", "--table", &mtm, "--board", "1 2 3 / 0 4 5", "-q"]);
     assert_eq!(out, "1\n", "one move of two tiles");
 
-    // Refused before any work: above 12 cells (for now), and partial runs.
+    // Refused before any work: multi-tile tables above 12 cells (made from every board's
+    // depth), and partial runs.
     for args in [
-        vec!["analyze", "--rows", "2", "--cols", "7", "--table"],
+        vec![
+            "analyze", "--rows", "2", "--cols", "7", "--metric", "mtm", "--table",
+        ],
         vec!["analyze", "--size", "3", "--table", "--max-depth", "5"],
     ] {
         let (code, _, err) = npuzzle(&args);
         assert_eq!((code, err.lines().count()), (Some(2), 1), "{args:?}: {err}");
     }
+}
+
+/// `solve --heuristic exact` answers from a distance table in the cache folder
+/// (`CACHE/<R>x<C>/table.npt`, where `analyze --table --output CACHE` writes it), with the
+/// lengths of the exact table it would build otherwise; a damaged or foreign table there is
+/// named in a note and the exact table is built instead.
+#[test]
+fn the_exact_heuristic_reads_a_cached_table() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = cache.path().display().to_string();
+    let (code, _, err) = npuzzle(&[
+        "analyze", "--rows", "2", "--cols", "4", "--table", "--output", &dir,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // A board of the last layer, drawn from the table, and the goal.
+    let table = cache.path().join("2x4").display().to_string();
+    let (_, csv, _) = npuzzle(&["sample", "--table", &table, "--depth", "36", "--count", "1"]);
+    let deepest = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    let boards = [deepest.as_str(), "1 2 3 4 / 5 6 7 0"];
+    let solve = |board: &str, cache: &str| {
+        npuzzle(&[
+            "solve",
+            "--rows",
+            "2",
+            "--cols",
+            "4",
+            "--board",
+            board,
+            "--heuristic",
+            "exact",
+            "--cache",
+            cache,
+            "-q",
+        ])
+    };
+    let elsewhere = tempfile::tempdir().unwrap();
+    let built = elsewhere.path().display().to_string();
+    for board in boards {
+        let (code, cached, err) = solve(board, &dir);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(!err.contains("note"), "{err}");
+        assert_eq!(cached, solve(board, &built).1, "{board}");
+    }
+    // OEIS A090035: 2x4's radius is 36.
+    assert_eq!(solve(boards[0], &dir).1, "36\n");
+    // A damaged table: named, and not used.
+    let file = cache.path().join("2x4").join("table.npt");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, out, err) = npuzzle(&[
+        "solve",
+        "--rows",
+        "2",
+        "--cols",
+        "4",
+        "--board",
+        boards[0],
+        "--heuristic",
+        "exact",
+        "--cache",
+        &dir,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("not used") && err.contains("checksum"),
+        "{err}"
+    );
+    assert!(out.contains("36"), "{out}");
 }

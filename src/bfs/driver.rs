@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use rayon::prelude::*;
 
 use super::marks::{FIELDS_PER_WORD, LOW_BITS};
-use super::step::{self, BATCH, Buckets, Expander, LaneMasks, Owner, code};
+use super::step::{self, BATCH, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
 
 /// Words per parallel work item in dense scans (65,536 boards).
@@ -98,6 +98,9 @@ pub struct Layers {
     /// The boards of the last layer (the antipodes of the seed), ascending, when that layer
     /// has at most `list_limit(space size)` boards; otherwise empty.
     pub last: Vec<StateIndex>,
+    /// Every layer of at most [`Tuning::listed`] boards, by depth: its depth and its boards,
+    /// ascending.
+    pub listed: Vec<(u32, Vec<StateIndex>)>,
 }
 
 impl Layers {
@@ -114,8 +117,9 @@ pub fn list_limit(size: u64) -> usize {
 }
 
 /// BFS from `seed` over the boards of `space` still `UNSEEN` in `marks` (`marks.len()` must be
-/// `space.size()`); every reached board ends `DONE`, so that a later run on the same marks (the
-/// next component) sees only its own frontier. `on_layer(depth, size, reached_so_far)` is
+/// `space.size()`); every reached board ends `DONE` (or, under [`Marking::Depths`], with its
+/// depth's code), so that a later run on the same marks (the next component) sees only its own
+/// frontier. `on_layer(depth, size, reached_so_far)` is
 /// called after each layer is known, from the calling thread.
 pub fn run<S: StateSpace>(
     space: &S,
@@ -144,6 +148,11 @@ pub struct Tuning {
     pub pull_ratio: u64,
     /// How dense layers claim their neighbours.
     pub claims: Claims,
+    /// What the finished marks hold.
+    pub marking: Marking,
+    /// Layers of at most this many boards are returned board by board ([`Layers::listed`]);
+    /// at most `list_limit` (a larger value counts as `list_limit`).
+    pub listed: u64,
 }
 
 impl Tuning {
@@ -153,6 +162,8 @@ impl Tuning {
             list_limit: list_limit(size),
             pull_ratio: PULL_RATIO,
             claims: Claims::configured(),
+            marking: Marking::Frontier,
+            listed: 0,
         }
     }
 }
@@ -170,9 +181,13 @@ pub fn run_with<S: StateSpace>(
         list_limit,
         pull_ratio,
         claims,
+        marking,
+        listed,
     } = tuning;
+    let listed = listed.min(list_limit as u64);
+    let mut lists = Vec::new();
     debug_assert_eq!(marks.len(), space.size());
-    let claimed = marks.claim(seed, code(0));
+    let claimed = marks.claim(seed, LayerCodes::new(marking, space, seed, 0).frontier);
     debug_assert!(claimed, "seed already visited");
     visit.visit(seed, 0);
     let mut sizes = vec![1u64];
@@ -181,25 +196,34 @@ pub fn run_with<S: StateSpace>(
     // The current layer as a sorted list, when it is small enough to keep.
     let mut list: Option<Vec<StateIndex>> = Some(vec![seed]);
     let mut depth = 0u32;
-    let mut pulling = false;
+    // The layer the first pull step expanded.
+    let mut pulled_from = None;
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
-        pulling |= (space.size() - reached).saturating_mul(pull_ratio) <= size;
+        let codes = LayerCodes::new(marking, space, seed, depth);
+        if pulled_from.is_none() && (space.size() - reached).saturating_mul(pull_ratio) <= size {
+            pulled_from = Some(depth);
+            if list.is_none() && size <= listed {
+                // The one layer a pull step may not have listed: the first frontier, which
+                // alone holds the frontier code then.
+                list = Some(find_frontier(marks, &codes));
+            }
+        }
         let (next_size, next_list, current) = match list.take() {
-            current if pulling => {
-                let (n, l) = pull(space, marks, depth, list_limit, visit);
+            current if pulled_from.is_some() => {
+                let (n, l) = pull(space, marks, &codes, depth, list_limit, visit);
                 (n, l, current)
             }
             Some(current) => {
-                let (n, l) = expand_list(space, marks, &current, depth, keep_next, visit);
+                let (n, l) = expand_list(space, marks, &codes, &current, depth, keep_next, visit);
                 (n, l, Some(current))
             }
             None => {
                 let keep_current = size <= list_limit as u64;
                 match claims {
                     Claims::Random => {
-                        expand_dense(space, marks, depth, keep_next, keep_current, visit)
+                        expand_dense(space, marks, &codes, depth, keep_next, keep_current, visit)
                     }
                     Claims::Bucketed {
                         segment_bits,
@@ -207,7 +231,7 @@ pub fn run_with<S: StateSpace>(
                     } => expand_bucketed(
                         space,
                         marks,
-                        depth,
+                        (&codes, depth),
                         (keep_next, keep_current),
                         (segment_bits, window),
                         visit,
@@ -215,13 +239,17 @@ pub fn run_with<S: StateSpace>(
                 }
             }
         };
+        if size <= listed {
+            lists.push((depth, current.clone().unwrap_or_default()));
+        }
         if next_size == 0 {
-            if pulling {
-                retire_all(marks);
+            if let Some(from) = pulled_from {
+                settle(marks, marking, from);
             }
             return Layers {
                 sizes,
                 last: current.unwrap_or_default(),
+                listed: lists,
             };
         }
         depth += 1;
@@ -248,12 +276,13 @@ struct Local<'a, V: OnVisit> {
 }
 
 impl<'a, V: OnVisit> Local<'a, V> {
-    /// Claims for layer `depth` (keeping the claimed indices when `keep`).
-    fn new(marks: &'a StateMarks, visit: &'a V, depth: u32, keep: bool) -> Self {
+    /// Claims for layer `depth` with the field value `code` (keeping the claimed indices when
+    /// `keep`).
+    fn new(marks: &'a StateMarks, visit: &'a V, (code, depth): (u64, u32), keep: bool) -> Self {
         Local {
             marks,
             visit,
-            code: code(depth),
+            code,
             depth,
             keep,
             found: 0,
@@ -290,16 +319,19 @@ impl<V: OnVisit> Owner for Local<'_, V> {
 fn expand_list<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
+    codes: &LayerCodes,
     current: &[StateIndex],
     depth: u32,
     keep_next: bool,
     visit: &impl OnVisit,
 ) -> (u64, Option<Vec<StateIndex>>) {
     let expand = |chunk: &[StateIndex]| -> (u64, Vec<StateIndex>) {
-        let mut expander = Expander::new(space, Local::new(marks, visit, depth + 1, keep_next));
+        let local = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
+        let mut expander = Expander::new(space, local);
         for &r in chunk {
             expander.push(r);
-            marks.retire(r);
+            let field = 1 << ((r.0 % FIELDS_PER_WORD) * 2);
+            codes.retire(&marks.words()[(r.0 / FIELDS_PER_WORD) as usize], field);
         }
         let owner = expander.finish();
         (owner.found, owner.next)
@@ -330,6 +362,7 @@ type Found = (u64, Option<Vec<StateIndex>>, Option<Vec<StateIndex>>);
 fn expand_dense<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
+    codes: &LayerCodes,
     depth: u32,
     keep_next: bool,
     keep_current: bool,
@@ -342,13 +375,13 @@ fn expand_dense<S: StateSpace>(
         .enumerate()
         .map(|(chunk_index, words)| {
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
-            let owner = Local::new(marks, visit, depth + 1, keep_next);
+            let owner = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
             let (owner, current) = scan_part(
                 space,
                 lanes.as_ref(),
                 words,
                 first,
-                depth,
+                codes,
                 owner,
                 keep_current,
             );
@@ -370,14 +403,14 @@ fn expand_dense<S: StateSpace>(
 }
 
 /// One thread's part of a dense layer: scans `words` (board `first + 32k + f` is field `f`
-/// of `words[k]`) for layer `depth` with [`step::scan`] and expands what it finds into
+/// of `words[k]`) for the layer of `codes` with [`step::scan`] and expands what it finds into
 /// `owner`. Returns the owner and, when `keep_current`, the boards of the layer found.
 fn scan_part<S: StateSpace, O: Owner>(
     space: &S,
     lanes: Option<&LaneMasks>,
     words: &[std::sync::atomic::AtomicU64],
     first: u64,
-    depth: u32,
+    codes: &LayerCodes,
     owner: O,
     keep_current: bool,
 ) -> (O, Vec<StateIndex>) {
@@ -388,7 +421,7 @@ fn scan_part<S: StateSpace, O: Owner>(
         words,
         first,
         size,
-        depth,
+        codes,
         lanes.map(|l| (l, size)),
         &mut expander,
         keep_current.then_some(&mut current),
@@ -403,7 +436,7 @@ fn scan_part<S: StateSpace, O: Owner>(
 fn expand_bucketed<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
-    depth: u32,
+    (codes, depth): (&LayerCodes, u32),
     (keep_next, keep_current): (bool, bool),
     (segment_bits, window): (u32, usize),
     visit: &impl OnVisit,
@@ -450,7 +483,7 @@ fn expand_bucketed<S: StateSpace>(
                 let from = (start + p * part_words).min(end);
                 let to = (from + part_words).min(end);
                 let owner = Filing {
-                    local: Local::new(marks, visit, depth + 1, keep_next),
+                    local: Local::new(marks, visit, (codes.claim, depth + 1), keep_next),
                     buckets: std::mem::replace(buckets, Buckets::new(0, segment_bits)),
                 };
                 let first = from as u64 * FIELDS_PER_WORD;
@@ -459,7 +492,7 @@ fn expand_bucketed<S: StateSpace>(
                     lanes.as_ref(),
                     &words[from..to],
                     first,
-                    depth,
+                    codes,
                     owner,
                     keep_current,
                 );
@@ -478,8 +511,8 @@ fn expand_bucketed<S: StateSpace>(
             .par_chunks(segment_words)
             .enumerate()
             .map(|(segment, segment_words)| {
-                let mut local = Local::new(marks, visit, depth + 1, keep_next);
-                step::claim_segment(segment_words, &parts, segment, code(depth + 1), |i| {
+                let mut local = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
+                step::claim_segment(segment_words, &parts, segment, codes.claim, |i| {
                     local.found(i)
                 });
                 (local.found, local.next)
@@ -506,17 +539,59 @@ fn expand_bucketed<S: StateSpace>(
     )
 }
 
-/// Marks every reached board `DONE` (pull steps leave their layers with frontier codes).
-fn retire_all(marks: &StateMarks) {
+/// After pull steps from layer `from` on: under [`Marking::Frontier`] marks every reached
+/// board `DONE` (pull steps leave their layers with frontier codes); under
+/// [`Marking::Depths`] gives layer `from`, the one frontier left unexpanded (later pull steps
+/// write their boards' final codes), its final code.
+fn settle(marks: &StateMarks, marking: Marking, from: u32) {
     marks.words().par_chunks(CHUNK_WORDS).for_each(|words| {
         for word in words {
             let x = word.load(Relaxed);
-            let reached = (x | (x >> 1)) & LOW_BITS;
-            if reached != 0 {
-                word.fetch_or(reached * 3, Relaxed);
+            match marking {
+                Marking::Frontier => {
+                    let reached = (x | (x >> 1)) & LOW_BITS;
+                    if reached != 0 {
+                        word.fetch_or(reached * 3, Relaxed);
+                    }
+                }
+                Marking::Depths => {
+                    let ones = x & !(x >> 1) & LOW_BITS;
+                    if ones != 0 {
+                        // 01 becomes 10 or 11: the layer's code.
+                        let code = LayerCodes::settled(from);
+                        word.store((x & !(ones * 3)) | (ones * code), Relaxed);
+                    }
+                }
             }
         }
     });
+}
+
+/// The boards holding the frontier code of `codes` on the frontier's side, ascending.
+fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
+    let pattern = codes.frontier * LOW_BITS;
+    let size = marks.len();
+    marks
+        .words()
+        .par_chunks(CHUNK_WORDS)
+        .enumerate()
+        .flat_map_iter(|(chunk, words)| {
+            let mut found = Vec::new();
+            for (k, word) in words.iter().enumerate() {
+                let base = ((chunk * CHUNK_WORDS + k) as u64) * FIELDS_PER_WORD;
+                let xf = word.load(Relaxed) ^ pattern;
+                let mut m = !(xf | (xf >> 1)) & codes.side_mask(base);
+                while m != 0 {
+                    let r = base + u64::from(m.trailing_zeros() / 2);
+                    m &= m - 1;
+                    if r < size {
+                        found.push(StateIndex(r));
+                    }
+                }
+            }
+            found
+        })
+        .collect()
 }
 
 /// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
@@ -526,12 +601,26 @@ fn retire_all(marks: &StateMarks) {
 fn pull<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
+    codes: &LayerCodes,
     depth: u32,
     list_limit: usize,
     visit: &impl OnVisit,
 ) -> (u64, Option<Vec<StateIndex>>) {
-    let frontier = code(depth);
-    let new = code(depth + 1);
+    // Under `Marking::Frontier` a board joins when a neighbour holds the frontier code (those
+    // of earlier layers are retired, or are not adjacent to an unseen board). Under
+    // `Marking::Depths` only the boards on the other side than the frontier can join, all
+    // their neighbours are on the frontier's side, and a reached one can only be in the
+    // frontier: an earlier layer's neighbours are all reached, and the boards this step
+    // reaches are on the other side. Its boards get their final code at once.
+    let depths = codes.sides.is_some();
+    let (frontier, new) = match depths {
+        false => (codes.frontier, codes.claim),
+        true => (0, LayerCodes::settled(depth + 1)),
+    };
+    let in_frontier = |field: u64| match depths {
+        false => field == frontier,
+        true => field != 0,
+    };
     let size = marks.len();
     let (found, next) = marks
         .words()
@@ -560,7 +649,7 @@ fn pull<S: StateSpace>(
                     }
                     let joins = own
                         .iter()
-                        .any(|&nb| nb != StateIndex::NONE && marks.get(nb) == frontier);
+                        .any(|&nb| nb != StateIndex::NONE && in_frontier(marks.get(nb)));
                     if joins {
                         // Only this thread writes the words of its chunk during a pull step,
                         // and other threads read only their frontier fields, which this
@@ -581,8 +670,11 @@ fn pull<S: StateSpace>(
             };
             for (k, word) in words.iter().enumerate() {
                 let x = word.load(Relaxed);
-                let mut unseen = !(x | (x >> 1)) & LOW_BITS;
                 let base = first + k as u64 * FIELDS_PER_WORD;
+                let mut unseen = !(x | (x >> 1)) & LOW_BITS;
+                if depths {
+                    unseen &= !codes.side_mask(base);
+                }
                 while unseen != 0 {
                     let r = base + u64::from(unseen.trailing_zeros() / 2);
                     unseen &= unseen - 1;
@@ -689,6 +781,8 @@ mod tests {
             list_limit: limit,
             pull_ratio: PULL_RATIO,
             claims,
+            marking: Marking::Frontier,
+            listed: 0,
         };
         run_with(space, &marks, seed, &(), |_, _, _| {}, tuning)
     }
@@ -729,6 +823,74 @@ mod tests {
             list_limit: limit,
             pull_ratio: 0,
             claims: Claims::Random,
+            marking: Marking::Frontier,
+            listed: 0,
+        }
+    }
+
+    /// [`Marking::Depths`] (issue 25): on every grid up to 10 cells, from the standard goal
+    /// and from a goal of the other class with the blank inside, through every path (sparse
+    /// lists, dense scans with lane claims, bucketed claims, pull steps from the start, from
+    /// the usual point and never), the layers are those of Korf's marks, every board ends with
+    /// the code `2 + (d / 2) % 2` of its depth `d` (from the per-board depths of a run under
+    /// [`Marking::Frontier`]), and each listed layer holds exactly its boards.
+    #[test]
+    fn depth_marks_keep_every_depth() {
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut inside = Board::goal(shape).permutation().to_vec();
+            inside.swap(shape.cells() - 1, shape.cols() + 1);
+            inside.swap(0, 1);
+            for goal in [
+                Board::goal(shape),
+                Board::from_permutation(shape, inside).unwrap(),
+            ] {
+                let space = ParitySpace::new(shape, Parity::of(&goal)).unwrap();
+                let seed = space.rank(&goal).unwrap();
+                let depths = crate::bfs::DepthArray::new(space.size());
+                let marks = StateMarks::new(space.size());
+                let want = run_with(&space, &marks, seed, &depths, |_, _, _| {}, pulling(100));
+                let small = shape.cells() <= 8;
+                let bucketed = Claims::Bucketed {
+                    segment_bits: if small { 5 } else { 8 },
+                    window: if small { 16 } else { 1 << 12 },
+                };
+                for (limit, pull_ratio, claims) in [
+                    (1, PULL_RATIO, Claims::Random),
+                    (100, PULL_RATIO, Claims::Random),
+                    (1 << 20, PULL_RATIO, Claims::Random),
+                    (100, PULL_RATIO, bucketed),
+                    (100, 0, Claims::Random),
+                    (1, 0, Claims::Random),
+                    (100, 1 << 40, Claims::Random),
+                    (1, u64::MAX, Claims::Random),
+                ] {
+                    let tuning = Tuning {
+                        list_limit: limit,
+                        pull_ratio,
+                        claims,
+                        marking: Marking::Depths,
+                        listed: 30,
+                    };
+                    let case = format!("{shape} {} {tuning:?}", goal.label());
+                    let marks = StateMarks::new(space.size());
+                    let got = run_with(&space, &marks, seed, &(), |_, _, _| {}, tuning);
+                    assert_eq!(got.sizes, want.sizes, "{case}");
+                    let mut layers = vec![Vec::new(); want.sizes.len()];
+                    for i in 0..space.size() {
+                        let d = depths.get(StateIndex(i)).unwrap();
+                        let code = LayerCodes::settled(u32::from(d));
+                        assert_eq!(marks.get(StateIndex(i)), code, "{case} board {i} depth {d}");
+                        layers[d as usize].push(StateIndex(i));
+                    }
+                    let listed: Vec<_> = layers
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(_, l)| l.len() <= 30.min(limit))
+                        .map(|(d, l)| (d as u32, l))
+                        .collect();
+                    assert_eq!(got.listed, listed, "{case}");
+                }
+            }
         }
     }
 

@@ -188,6 +188,26 @@ impl StateMarks {
         }
     }
 
+    /// Calls `f` with the marks as bytes, four fields a byte (board `i` in bits `2 (i mod 4)`
+    /// of byte `i / 4`, `len / 4` bytes rounded up to whole words), the bytes of
+    /// [`StateMarks::write_words`]. Call it while no thread changes the marks.
+    pub(crate) fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        #[cfg(target_endian = "little")]
+        {
+            // SAFETY: as in `write_words`.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.words.len() * 8)
+            };
+            f(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            let mut bytes = Vec::with_capacity(self.words.len() * 8);
+            self.write_words(&mut bytes).expect("writing to memory");
+            f(&bytes)
+        }
+    }
+
     /// Bytes of [`StateMarks::write_words`].
     pub(crate) fn word_bytes(&self) -> u64 {
         self.words.len() as u64 * 8

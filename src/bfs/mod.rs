@@ -41,6 +41,7 @@ mod step;
 
 pub use depths::{DepthArray, UNREACHABLE};
 pub use driver::{Claims, Layers, Tuning, list_limit, run, run_with};
+pub use step::Marking;
 
 pub use lex::LexSpace;
 pub(crate) use marks::advise_huge_pages;
@@ -104,6 +105,15 @@ pub trait StateSpace: Sync {
         None
     }
 
+    /// The two sides of a bipartite game graph, when the index shows each board's side (see
+    /// [`Sides`]): every move then changes side, so a board's depth from a seed is even
+    /// exactly when it is on the seed's side. A driver uses it to keep the depths in the
+    /// marks ([`Marking::Depths`]). The default: not known (or not bipartite: the multi-tile
+    /// metric).
+    fn sides(&self) -> Option<Sides> {
+        None
+    }
+
     /// The kernel without the lane moves: appends the other neighbours of the boards of
     /// `batch`, compacted (no [`StateIndex::NONE`], so any number per board), in an order
     /// that may group them by board but need not. The default (for a space without lanes)
@@ -131,6 +141,25 @@ pub struct Lanes {
     pub period: u64,
     /// Bit `r` set: `i` and `i + 1` are neighbours whenever `i % period == r`.
     pub right: u64,
+}
+
+/// The sides of a bipartite game graph by index: board `i` is on side 1 exactly when bit
+/// `i % period` of `odd` is set. In the parity layout (single-tile metric) the side is the
+/// colour of the blank's cell on a chessboard, `(row + col) % 2`: each slide moves the blank
+/// to a cell of the other colour (`period` = cells).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sides {
+    /// The period of the pattern, at most 64.
+    pub period: u64,
+    /// Bit `r` set: boards `i` with `i % period == r` are on side 1.
+    pub odd: u64,
+}
+
+impl Sides {
+    /// The side (0 or 1) of board `index`.
+    pub fn of(&self, index: StateIndex) -> u64 {
+        self.odd >> (index.0 % self.period) & 1
+    }
 }
 
 /// Receives each board when it is first reached, with its BFS depth from the seed.

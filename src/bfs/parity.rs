@@ -31,7 +31,7 @@
 //! - left (`e = t[j]` to `i`): `d'[i] = d[j] + #{i <= k < j : t[k] < e}`, and
 //!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
 
-use super::{Lanes, StateIndex, StateSpace};
+use super::{Lanes, Sides, StateIndex, StateSpace};
 
 /// Runs `$body` with `const $m: usize` = the tiles (cells - 1) and `const $c: usize` = the
 /// columns of `$shape`, one of the grids [`ParitySpace`] admits (2 to 10 columns, at least 2
@@ -537,6 +537,18 @@ impl StateSpace for ParitySpace {
         Some(Lanes {
             period: self.shape.cells() as u64,
             right,
+        })
+    }
+
+    fn sides(&self) -> Option<Sides> {
+        // index = q * cells + blank: the blank's cell is the index mod cells.
+        let cols = self.shape.cols();
+        let odd = (0..self.shape.cells())
+            .filter(|b| (b / cols + b % cols) % 2 == 1)
+            .fold(0u64, |set, b| set | 1 << b);
+        (self.metric == Metric::Stm).then_some(Sides {
+            period: self.shape.cells() as u64,
+            odd,
         })
     }
 

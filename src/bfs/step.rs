@@ -20,9 +20,113 @@ const AHEAD: usize = 16;
 /// How many words ahead of the dense scan its words are prefetched (1 KiB).
 const SCAN_AHEAD: usize = 128;
 
-/// The frontier code of layer `depth` (layers alternate between codes 1 and 2).
+/// The frontier code of layer `depth` under [`Marking::Frontier`] (layers alternate between
+/// codes 1 and 2).
 pub(super) fn code(depth: u32) -> u64 {
     1 + u64::from(depth % 2)
+}
+
+/// What a run leaves in its marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Marking {
+    /// Korf's four states (Korf 2008): unseen `0`, the frontier codes `1 + d % 2` of layers
+    /// `d` and `d + 1`, and `DONE` (`3`) once a board is expanded. The finished marks say only
+    /// which boards were reached.
+    #[default]
+    Frontier,
+    /// The finished marks keep each board's depth, for a distance table ([`crate::table`]):
+    /// a claimed board holds `1` until it is expanded, then `2 + (d / 2) % 2`. The frontier
+    /// of layer `d` is the boards holding `1` on the side of the seed's `d % 2`: it needs a
+    /// bipartite space whose index shows each board's side ([`super::StateSpace::sides`];
+    /// then depth `d mod 2` is the side, and with the bit `(d / 2) % 2` a board's depth mod
+    /// 4 is known, enough to tell a neighbour one move closer from one move farther). Depth
+    /// mod 3 (Cooperman & Finkelstein's two-bit BFS) would need no sides, but its frontier
+    /// code also marks layers `d - 3`, `d - 6`, ..., which a dense scan would expand again
+    /// (on 2x7, about 9 times the work).
+    Depths,
+}
+
+/// The codes of one layer step of a run: what the frontier holds, what claims write, how
+/// the frontier is retired (see [`Marking`]).
+#[derive(Debug, Clone)]
+pub(super) struct LayerCodes {
+    /// The frontier's field value.
+    pub frontier: u64,
+    /// The field value claims write (a single bit: 1 or 2).
+    pub claim: u64,
+    /// A frontier field is retired by OR-ing this, then XOR-ing `retire_xor`.
+    pub retire_or: u64,
+    /// See `retire_or`.
+    pub retire_xor: u64,
+    /// Under [`Marking::Depths`], the period of the sides and, per index modulo it, the low
+    /// bits of the fields of a word on the frontier's side.
+    pub sides: Option<(u64, Vec<u64>)>,
+}
+
+impl LayerCodes {
+    /// The codes of the step that expands layer `depth` of a run seeded at `seed` on `space`.
+    ///
+    /// # Panics
+    /// Under [`Marking::Depths`] when the space has no [`super::Sides`].
+    pub fn new<S: StateSpace>(marking: Marking, space: &S, seed: StateIndex, depth: u32) -> Self {
+        match marking {
+            Marking::Frontier => LayerCodes {
+                frontier: code(depth),
+                claim: code(depth + 1),
+                retire_or: 3,
+                retire_xor: 0,
+                sides: None,
+            },
+            Marking::Depths => {
+                let sides = space
+                    .sides()
+                    .expect("Marking::Depths needs a space with sides");
+                let side = sides.of(seed) ^ u64::from(depth % 2);
+                let masks = (0..sides.period)
+                    .map(|rho| {
+                        (0..FIELDS_PER_WORD)
+                            .filter(|&f| sides.of(StateIndex(rho + f)) == side)
+                            .fold(0u64, |m, f| m | 1 << (2 * f))
+                    })
+                    .collect();
+                // 1 becomes 2 (1 xor 3) or 3 (1 or 2).
+                let (retire_or, retire_xor) = if (depth / 2) % 2 == 0 { (0, 3) } else { (2, 0) };
+                LayerCodes {
+                    frontier: 1,
+                    claim: 1,
+                    retire_or,
+                    retire_xor,
+                    sides: Some((sides.period, masks)),
+                }
+            }
+        }
+    }
+
+    /// The final code of a board of layer `depth` under [`Marking::Depths`].
+    pub fn settled(depth: u32) -> u64 {
+        2 + u64::from((depth / 2) % 2)
+    }
+
+    /// The low bits of the fields of the word of boards `first..first + 32` on the frontier's
+    /// side (all of them under [`Marking::Frontier`]).
+    #[inline(always)]
+    pub fn side_mask(&self, first: u64) -> u64 {
+        match &self.sides {
+            Some((period, masks)) => masks[(first % period) as usize],
+            None => LOW_BITS,
+        }
+    }
+
+    /// Retires the frontier fields `matches` (low bits) of `word` (atomically).
+    #[inline(always)]
+    pub fn retire(&self, word: &AtomicU64, matches: u64) {
+        if self.retire_or != 0 {
+            word.fetch_or(matches * self.retire_or, Relaxed);
+        }
+        if self.retire_xor != 0 {
+            word.fetch_xor(matches * self.retire_xor, Relaxed);
+        }
+    }
 }
 
 /// Where the neighbours of a frontier go.
@@ -147,14 +251,14 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
     words: &[AtomicU64],
     first: u64,
     end: u64,
-    depth: u32,
+    codes: &LayerCodes,
     lanes: Option<(&LaneMasks, u64)>,
     expander: &mut Expander<'_, S, O>,
     mut current: Option<&mut Vec<StateIndex>>,
 ) {
     debug_assert_eq!(first % FIELDS_PER_WORD, 0);
-    let pattern = code(depth) * LOW_BITS;
-    let next_bit = code(depth + 1) - 1;
+    let pattern = codes.frontier * LOW_BITS;
+    let next_bit = codes.claim - 1;
     expander.across = lanes.is_some();
     // The first index of the word modulo the lanes' period, kept up to date word by word
     // rather than divided out.
@@ -171,11 +275,17 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
         }
         let x = word.load(Relaxed);
         let xf = x ^ pattern;
-        let matches = !(xf | (xf >> 1)) & LOW_BITS;
+        let mut matches = !(xf | (xf >> 1)) & LOW_BITS;
         if matches == 0 {
             continue;
         }
         let base = first + k as u64 * FIELDS_PER_WORD;
+        if codes.sides.is_some() {
+            matches &= codes.side_mask(base);
+            if matches == 0 {
+                continue;
+            }
+        }
         match lanes {
             Some((l, size)) => {
                 let rho = rho as usize;
@@ -183,10 +293,14 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
                 let left = matches & l.left[rho];
                 let unseen = !(x | (x >> 1)) & LOW_BITS;
                 let targets = ((right << 2) | (left >> 2)) & unseen;
-                // Claim the lane neighbours in this word and retire the frontier (01 or 10
-                // become 11) in one atomic OR; the bits that were clear before are ours.
+                // Claim the lane neighbours in this word and retire the frontier in one
+                // atomic OR where the retirement is one (under `Marking::Frontier`, 01 or 10
+                // become 11); the bits that were clear before are ours.
                 let set = targets << next_bit;
-                let old = word.fetch_or(set | (matches * 3), Relaxed);
+                let old = word.fetch_or(set | (matches * codes.retire_or), Relaxed);
+                if codes.retire_xor != 0 {
+                    word.fetch_xor(matches * codes.retire_xor, Relaxed);
+                }
                 let mut won = (set & !old) >> next_bit;
                 while won != 0 {
                     expander
@@ -202,10 +316,7 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
                     expander.owner.route(StateIndex(base - 1));
                 }
             }
-            // Frontier fields (01 or 10) become DONE (11).
-            None => {
-                word.fetch_or(matches * 3, Relaxed);
-            }
+            None => codes.retire(word, matches),
         }
         let mut m = matches;
         while m != 0 {

@@ -67,9 +67,11 @@ pub struct AnalyzeArgs {
     /// Write nodes.csv [default: labels up to 10 cells, none above].
     #[arg(long, value_enum, value_name = "FORMAT")]
     nodes: Option<Export>,
-    /// Also write table.npt: every board's depth mod 3, two bits a board, from which
-    /// `npuzzle solve --table DIR` answers any board (its depth and a shortest solution)
-    /// without searching. Up to 12 cells for now (3x4: 60 MB).
+    /// Also write table.npt, two bits a board, from which `npuzzle solve --table DIR` answers
+    /// any board (its depth and a shortest solution) without searching: in the single-tile
+    /// metric the BFS's own marks, on boards of 2 rows and 2 columns up to 20 cells as far as
+    /// memory allows (3x4: 60 MB, 2x7: 10.9 GB); in the multi-tile metric and on one-row
+    /// boards each board's depth mod 3, up to 12 cells.
     #[arg(long)]
     table: bool,
     /// No report and no progress bars.
@@ -401,11 +403,18 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             ),
         )));
     }
-    if args.table && shape.cells() > analysis::SEARCH_CELLS {
+    let metric = Metric::from(args.metric);
+    let from_marks = analysis::table_from_marks(shape, metric);
+    if args.table && shape.cells() > analysis::SEARCH_CELLS && !from_marks {
+        let which = match metric {
+            Metric::Mtm => "in the multi-tile metric",
+            Metric::Stm => "on one-row boards",
+        };
         return Err(CliError::usage(format!(
-            "--table is written up to {} cells for now (from the per-board depths); {shape} \
-             needs the two-bit engine, not built yet",
-            analysis::SEARCH_CELLS
+            "--table {which} is made from every board's depth, up to {} cells; {shape} has {} \
+             (above, only single-tile tables of 2 rows and 2 columns or more: the BFS's marks)",
+            analysis::SEARCH_CELLS,
+            shape.cells()
         )));
     }
     if args.table && args.max_depth.is_some() {
@@ -413,10 +422,10 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             "--table needs the whole state space: run without --max-depth",
         ));
     }
-    let metric = Metric::from(args.metric);
     let options = Options {
-        per_board: nodes.is_some() || args.table,
+        per_board: nodes.is_some() || (args.table && !from_marks),
         metric,
+        table: args.table,
     };
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
     if cluster.is_some() && args.table {

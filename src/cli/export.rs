@@ -60,6 +60,7 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     let options = Options {
         per_board: true,
         metric,
+        table: false,
     };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     let format = match args.format {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use indicatif::{DecimalBytes, HumanBytes, HumanCount};
 use npuzzle::solve::cache::{self, CacheEvent};
+use npuzzle::solve::heuristic::Oracle;
 use npuzzle::solve::pdb::{Partition, PatternDb};
 use npuzzle::solve::walking::WalkingDistance;
 use npuzzle::solve::{
@@ -101,8 +102,10 @@ pub struct SolveArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Folder for the pattern databases [default: $NPUZZLE_CACHE, else
-    /// $XDG_CACHE_HOME/npuzzle, else $HOME/.cache/npuzzle].
+    /// Folder for the pattern databases, and where `--heuristic exact` looks for a distance
+    /// table first (`DIR/<R>x<C>[-mtm]/table.npt`, as `analyze --table --output DIR` writes
+    /// it) [default: $NPUZZLE_CACHE, else $XDG_CACHE_HOME/npuzzle, else
+    /// $HOME/.cache/npuzzle].
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
 
@@ -459,14 +462,53 @@ impl Heuristics<'_> {
                 let table = WalkingDistance::new(shape, self.metric).map_err(CliError::usage)?;
                 Heuristic::walking_distance(Arc::new(table))
             }
-            None => {
-                let table =
-                    exact::exact_table(shape, self.metric, self.bars).map_err(CliError::usage)?;
-                Heuristic::exact(Arc::new(table))
-            }
+            None => match self.cached_table(shape) {
+                Some(heuristic) => heuristic,
+                None => {
+                    let table = exact::exact_table(shape, self.metric, self.bars)
+                        .map_err(CliError::usage)?;
+                    Heuristic::exact(Arc::new(table))
+                }
+            },
         };
         self.prepared.insert((shape, kind), heuristic.clone());
         Ok(heuristic)
+    }
+
+    /// `--heuristic exact` from a distance table in the cache folder, where `analyze --table
+    /// --output CACHE` puts it: `CACHE/<R>x<C>[-mtm]/table.npt`, for the standard goal in
+    /// this metric (its checksum verified once). Each bound is the table's walk to the goal,
+    /// so IDA* goes straight down an optimal path. `None` (with a note unless `--quiet`) when
+    /// there is none or it does not fit.
+    fn cached_table(&self, shape: Shape) -> Option<Heuristic> {
+        let folder = format!("{shape}{}", crate::cli::metric_suffix(self.metric));
+        let path = self.cache_dir.as_deref()?.join(folder).join("table.npt");
+        if !path.is_file() {
+            return None;
+        }
+        let why = match DistanceTable::open(&path, true) {
+            Ok(t) if t.shape() != shape || t.metric() != self.metric => {
+                format!("a table of {} boards in {}", t.shape(), t.metric())
+            }
+            Ok(t) if *t.goal() != Board::goal(shape) => {
+                format!("a table for the goal {}", t.goal().label())
+            }
+            Ok(table) => {
+                let table = Arc::new(table);
+                let metric = self.metric;
+                let distance = move |cells: &[u8]| table.depth_of(cells).ok().flatten();
+                let oracle = Oracle::new(shape, metric, Box::new(distance));
+                return Some(Heuristic::oracle(Arc::new(oracle)));
+            }
+            Err(e) => e.to_string(),
+        };
+        if !self.quiet {
+            eprintln!(
+                "note: {} not used ({why}); the exact table is built instead",
+                path.display()
+            );
+        }
+        None
     }
 
     /// The partition asked for; for `default`, [`Partition::for_work`]'s choice for the

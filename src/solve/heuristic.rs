@@ -20,7 +20,8 @@
 //! - **Pattern databases** ([`crate::solve::pdb`]): additive disjoint pattern databases; in
 //!   the multi-tile metric, domain abstractions of the whole board searched with MTM moves
 //!   ([`crate::solve::domain`]), with their transpose and walking distance.
-//! - **Exact table** ([`crate::solve::exact`]): the true distance, looked up.
+//! - **Exact table** ([`crate::solve::exact`]): the true distance, looked up; or given by
+//!   the caller ([`Oracle`], e.g. a distance table of `analyze --table` walked to the goal).
 //!
 //! All of them are updated **incrementally** in the searches: a move slides one tile, and
 //! only that tile's terms change.
@@ -65,6 +66,56 @@ enum Inner {
     Pdb(Arc<PatternDatabases>),
     MtmPdb(Arc<MtmDatabases>),
     Exact(Arc<ExactTable>),
+    Oracle(Arc<Oracle>),
+}
+
+/// The function an [`Oracle`] asks: the exact distance of the board whose internal
+/// permutation is given ([`Board::permutation`]), `None` when the goal cannot reach it.
+pub type Distance = dyn Fn(&[u8]) -> Option<u32> + Send + Sync;
+
+/// Exact distances that the solver does not compute itself: the caller's function (the CLI
+/// walks a distance table of `analyze --table`, [`crate::table`]). Kind `exact`.
+pub struct Oracle {
+    shape: Shape,
+    metric: Metric,
+    distance: Box<Distance>,
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle")
+            .field("shape", &self.shape)
+            .field("metric", &self.metric)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Oracle {
+    /// The distances of `distance`, in moves of `metric` on boards of `shape`.
+    pub fn new(shape: Shape, metric: Metric, distance: Box<Distance>) -> Oracle {
+        Oracle {
+            shape,
+            metric,
+            distance,
+        }
+    }
+
+    fn bound(&self, cells: &[u8]) -> u32 {
+        // A board the goal cannot reach: a bound above any budget.
+        (self.distance)(cells).unwrap_or(u32::MAX / 2)
+    }
+}
+
+impl Estimator for Oracle {
+    type Memo = ();
+
+    fn start(&self, cells: &[u8], _pos: &[u8]) -> (u32, ()) {
+        (self.bound(cells), ())
+    }
+
+    fn after_move(&self, cells: &[u8], _: &[u8], _: Slide, _: (), _: u32) -> (u32, ()) {
+        (self.bound(cells), ())
+    }
 }
 
 impl Heuristic {
@@ -104,6 +155,11 @@ impl Heuristic {
         Heuristic(Inner::Exact(table))
     }
 
+    /// The exact distance from the caller's [`Oracle`] (kind `exact`).
+    pub fn oracle(oracle: Arc<Oracle>) -> Heuristic {
+        Heuristic(Inner::Oracle(oracle))
+    }
+
     /// The heuristics that need no table (`hamming`, `manhattan`, `linear-conflict`) for
     /// `kind`, or `None` for `walking-distance`, `pdb` and `exact`, which must be built or
     /// loaded first.
@@ -124,7 +180,7 @@ impl Heuristic {
             Inner::LinearConflict(_) => HeuristicKind::LinearConflict,
             Inner::WalkingDistance(_) => HeuristicKind::WalkingDistance,
             Inner::Pdb(_) | Inner::MtmPdb(_) => HeuristicKind::Pdb,
-            Inner::Exact(_) => HeuristicKind::Exact,
+            Inner::Exact(_) | Inner::Oracle(_) => HeuristicKind::Exact,
         }
     }
 
@@ -138,6 +194,7 @@ impl Heuristic {
             Inner::Pdb(h) => h.shape(),
             Inner::MtmPdb(h) => h.shape(),
             Inner::Exact(h) => h.shape(),
+            Inner::Oracle(h) => h.shape,
         }
     }
 
@@ -147,6 +204,7 @@ impl Heuristic {
         match &self.0 {
             Inner::WalkingDistance(h) => h.metric(),
             Inner::Exact(h) => h.metric(),
+            Inner::Oracle(h) => h.metric,
             Inner::MtmPdb(_) => Metric::Mtm,
             _ => Metric::Stm,
         }
@@ -175,6 +233,7 @@ impl Heuristic {
             Inner::Pdb(h) => visitor.visit(h.as_ref()),
             Inner::MtmPdb(h) => visitor.visit(h.as_ref()),
             Inner::Exact(h) => visitor.visit(h.as_ref()),
+            Inner::Oracle(h) => visitor.visit(h.as_ref()),
         }
     }
 }

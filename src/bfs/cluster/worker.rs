@@ -14,7 +14,7 @@ use super::state::{Deal, Held, ITEM, Phase};
 use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::marks::FIELDS_PER_WORD;
-use crate::bfs::step::{self, Expander, LaneMasks, Owner, code};
+use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner, code};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
 use crate::durable::fault_injection;
@@ -164,6 +164,8 @@ impl<S: StateSpace> Walk<'_, S> {
             * 8;
         let window = (SEND_BUDGET * self.threads / per_item).max(self.threads);
         let lanes = self.lanes.map(|l| (l, size));
+        // The cluster keeps Korf's marks: its finished marks say only what was reached.
+        let codes = LayerCodes::new(Marking::Frontier, self.space, StateIndex(0), depth);
         let mut out = Step {
             found: 0,
             next: keep_next.then(Vec::new),
@@ -204,7 +206,7 @@ impl<S: StateSpace> Walk<'_, S> {
                                     w,
                                     first,
                                     size,
-                                    depth,
+                                    &codes,
                                     lanes,
                                     &mut expander,
                                     keep_current.then_some(&mut current),
