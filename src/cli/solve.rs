@@ -494,6 +494,9 @@ impl Heuristics<'_> {
                 format!("a table for the goal {}", t.goal().label())
             }
             Ok(table) => {
+                if !self.quiet {
+                    eprintln!("note: exact distances from {}", path.display());
+                }
                 let table = Arc::new(table);
                 let metric = self.metric;
                 let distance = move |cells: &[u8]| table.depth_of(cells).ok().flatten();
