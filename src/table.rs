@@ -547,14 +547,13 @@ impl DistanceTable {
             .unwrap_or(0);
         let mut steps = 0u32;
         while cells != goal {
-            let want = (code + modulus - 1) % modulus;
-            let found = (code != CORRUPT)
-                .then(|| {
-                    self.metric.find_move(self.shape, &cells, blank, |next| {
-                        self.class(next) == Some(want)
-                    })
+            // (A code no table holds has no way down.)
+            let want = (code < modulus).then(|| (code + modulus - 1) % modulus);
+            let found = want.and_then(|want| {
+                self.metric.find_move(self.shape, &cells, blank, |next| {
+                    self.class(next) == Some(want)
                 })
-                .flatten();
+            });
             steps += 1;
             let Some((dir, to)) = found.filter(|_| steps <= radius) else {
                 return Err(TableError::Invalid {
@@ -570,7 +569,7 @@ impl DistanceTable {
             metric::slide(&mut cells, blank, to, cols);
             step(dir, blank, to);
             blank = to;
-            code = want;
+            code = want.unwrap_or(CORRUPT);
         }
         Ok(Some(steps))
     }
