@@ -330,8 +330,7 @@ fn expand_list<S: StateSpace>(
         let mut expander = Expander::new(space, local);
         for &r in chunk {
             expander.push(r);
-            let field = 1 << ((r.0 % FIELDS_PER_WORD) * 2);
-            codes.retire(&marks.words()[(r.0 / FIELDS_PER_WORD) as usize], field);
+            codes.retire_board(marks, r);
         }
         let owner = expander.finish();
         (owner.found, owner.next)
@@ -613,12 +612,12 @@ fn pull<S: StateSpace>(
     // frontier: an earlier layer's neighbours are all reached, and the boards this step
     // reaches are on the other side. Its boards get their final code at once.
     let depths = codes.sides.is_some();
-    let (frontier, new) = match depths {
-        false => (codes.frontier, codes.claim),
-        true => (0, LayerCodes::settled(depth + 1)),
+    let new = match depths {
+        false => codes.claim,
+        true => LayerCodes::settled(depth + 1),
     };
     let in_frontier = |field: u64| match depths {
-        false => field == frontier,
+        false => field == codes.frontier,
         true => field != 0,
     };
     let size = marks.len();

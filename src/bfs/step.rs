@@ -117,6 +117,13 @@ impl LayerCodes {
         }
     }
 
+    /// Retires frontier board `index` of `marks` (atomically).
+    #[inline(always)]
+    pub fn retire_board(&self, marks: &super::StateMarks, index: StateIndex) {
+        let word = &marks.words()[(index.0 / FIELDS_PER_WORD) as usize];
+        self.retire(word, 1 << ((index.0 % FIELDS_PER_WORD) * 2));
+    }
+
     /// Retires the frontier fields `matches` (low bits) of `word` (atomically).
     #[inline(always)]
     pub fn retire(&self, word: &AtomicU64, matches: u64) {
