@@ -382,6 +382,9 @@ pub struct Analysis {
     pub marked: Option<TableMarks>,
     /// Work and network volume, when the run was distributed ([`analyze_cluster`]).
     pub traffic: Option<Traffic>,
+    /// A distributed run wrote the distance table itself (process 0 streamed the marks to
+    /// the sink given to [`analyze_cluster`]).
+    pub table_written: bool,
 }
 
 impl Analysis {
@@ -406,6 +409,7 @@ impl Analysis {
             per_board,
             marked: None,
             traffic,
+            table_written: false,
         }
     }
 }
@@ -479,27 +483,35 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
         (true, 0) => share + 2 * size,
         (true, _) => share,
     };
-    marks.checked_add(buffers)?.checked_add(per_board)
+    // Process 0 gathers a window of the table and its messages.
+    let table = match (options.table, cluster.process) {
+        (true, 0) => 2 * (64 << 20),
+        _ => 0,
+    };
+    marks
+        .checked_add(buffers)?
+        .checked_add(per_board)?
+        .checked_add(table)
 }
 
-/// [`analyze_unchecked`] spread over the processes and workers of `cluster` (the distributed
-/// driver, [`bfs::cluster`]): the same figures. Returns the analysis on process 0 and `None`
-/// on the others, once every process is done. One-row boards: their components are counted
-/// by the theorem ((n-1)! paths of n boards), not searched one by one over the network.
+/// Whether this process of `cluster` can analyze `shape` with `options`: the shape is one
+/// the distributed engine runs with those options, and its share fits in the memory
+/// available ([`cluster_bytes`]). Called by [`analyze_cluster`], and by the command line
+/// before it makes any folder.
 ///
 /// # Errors
-/// [`ClusterError::Config`] when this process's share does not fit in the memory available or
-/// the shape is not one the distributed engine runs; the other [`ClusterError`]s of
-/// [`cluster::run`].
-pub fn analyze_cluster(
-    goal: &Board,
+/// [`ClusterError::Config`] saying why not.
+pub fn check_cluster(
+    shape: Shape,
     options: Options,
     cluster: &Cluster,
-    progress: &dyn Progress,
-) -> Result<Option<Analysis>, ClusterError> {
-    let shape = goal.shape();
+) -> Result<(), ClusterError> {
     let Some(bytes) = cluster_bytes(shape, options, cluster) else {
         return Err(ClusterError::Config(match Engine::for_shape(shape) {
+            Some(Engine::Lex) if options.table => format!(
+                "the distance tables of one-row boards are made on one machine; run {shape} \
+                 without --processes and --workers"
+            ),
             Some(Engine::Lex) => format!(
                 "per-board results (nodes.csv) of one-row boards are computed on one machine \
                  only; run {shape} with --nodes none, or without --processes and --workers"
@@ -527,22 +539,56 @@ pub fn analyze_cluster(
             DecimalBytes(available)
         )));
     }
+    Ok(())
+}
+
+/// [`analyze_unchecked`] spread over the processes and workers of `cluster` (the distributed
+/// driver, [`bfs::cluster`]): the same figures. Returns the analysis on process 0 and `None`
+/// on the others, once every process is done. One-row boards: their components are counted
+/// by the theorem ((n-1)! paths of n boards), not searched one by one over the network.
+///
+/// With [`Options::table`] where [`table_from_marks`], the goal's BFS keeps each board's depth
+/// in the marks ([`bfs::Marking::Depths`]) and process 0 streams the finished marks, gathered
+/// from every process in index order, to `table` (from [`crate::table::Spool`]: one
+/// `table.npt`, the same bytes as the one-machine run's); [`Analysis::table_written`] says
+/// it did. (Other tables are made from the gathered per-board depths, as on one machine.)
+///
+/// # Errors
+/// [`ClusterError::Config`] when this process's share does not fit in the memory available or
+/// the shape is not one the distributed engine runs; the other [`ClusterError`]s of
+/// [`cluster::run`].
+pub fn analyze_cluster(
+    goal: &Board,
+    options: Options,
+    cluster: &Cluster,
+    progress: &dyn Progress,
+    table: Option<Box<dyn cluster::MarksSink>>,
+) -> Result<Option<Analysis>, ClusterError> {
+    let shape = goal.shape();
+    check_cluster(shape, options, cluster)?;
     let search_rest = shape.cells() <= SEARCH_CELLS;
+    let marks_table = options.table && table_from_marks(shape, options.metric);
     let outcome = match Engine::for_shape(shape) {
         Some(Engine::Parity) => {
             let class = Parity::of(goal);
             let spaces = [class, class.flipped()]
                 .into_iter()
                 .filter_map(|c| ParitySpace::with_metric(shape, c, options.metric))
-                .collect();
+                .collect::<Vec<_>>();
+            let size = spaces.first().map_or(0, ParitySpace::size);
             let job = Job {
                 spaces,
                 goal: goal.clone(),
                 metric: options.metric,
                 per_board: options.per_board,
                 search_rest,
+                marking: match marks_table {
+                    true => bfs::Marking::Depths,
+                    false => bfs::Marking::Frontier,
+                },
+                listed: rare_limit(size),
             };
-            cluster::run(cluster, job, progress)?
+            cluster::run(cluster, job, progress, table.filter(|_| marks_table))?
         }
         _ => {
             let space =
@@ -553,8 +599,10 @@ pub fn analyze_cluster(
                 metric: options.metric,
                 per_board: false,
                 search_rest: false,
+                marking: bfs::Marking::Frontier,
+                listed: 0,
             };
-            cluster::run(cluster, job, progress)?
+            cluster::run(cluster, job, progress, None)?
         }
     };
     let Some(outcome) = outcome else {
@@ -585,14 +633,16 @@ pub fn analyze_cluster(
             depths: DepthArray::from_raw_bytes(raw),
         },
     });
-    Ok(Some(Analysis::new(
+    let mut analysis = Analysis::new(
         goal,
         options.metric,
         distances,
         components,
         per_board,
         Some(outcome.traffic),
-    )))
+    );
+    analysis.table_written = outcome.table_written;
+    Ok(Some(analysis))
 }
 
 /// What a depth-limited analysis ([`analyze_limited`]) adds to an [`Analysis`].

@@ -22,7 +22,8 @@
 //!   (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
 //!   owner per neighbour), the one-machine driver ([`bfs::run`], rayon; random or bucketed
 //!   claims, [`bfs::Claims`]), the distributed driver ([`bfs::cluster`], timely-dataflow, one
-//!   worker per process whose threads share its marks, checkpoints on a schedule), the
+//!   worker per process whose threads share its marks, checkpoints on a schedule, a
+//!   distance table gathered by process 0 into a [`bfs::cluster::MarksSink`]), the
 //!   depth-limited frontier search ([`bfs::frontier`]: layers in memory or on disk, a memory
 //!   budget, resumable checkpoints), [`bfs::DepthArray`] and the gap
 //!   encoding of sorted index lists ([`bfs::codec`]). The engine imports nothing above it but
@@ -42,8 +43,9 @@
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
-//!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis,
-//!   memory-mapped and walked to answer any board without searching.
+//!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
+//!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
+//!   any board without searching.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each

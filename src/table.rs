@@ -46,14 +46,15 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 pub use crate::analysis::rare_limit;
 use crate::analysis::{Analysis, IndexLayout, TableMarks};
-use crate::bfs::{Parity, ParitySpace, Sides, StateSpace};
+use crate::bfs::{Parity, ParitySpace, Sides, StateIndex, StateSpace};
 use crate::board::{Board, Direction};
+use crate::durable::TempFile;
 use crate::metric::{self, Metric};
 use crate::shape::Shape;
 
@@ -130,7 +131,7 @@ fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<
         .iter()
         .flat_map(|(_, boards)| boards.iter().map(|i| i.0));
     let head = header(
-        analysis,
+        Meta::of(analysis),
         (IndexLayout::Parity, Codes::Marks, boards),
         marked.limit,
         listed,
@@ -140,24 +141,43 @@ fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<
         .with_bytes(|bytes| finish(path, &head, &bytes[..boards.div_ceil(4) as usize]))
 }
 
-/// The header of a table of `analysis` (see the module documentation), up to the codes.
+/// What a table's header says of its analysis: the goal (and so the shape), the metric, and
+/// the layer sizes from depth 0.
+#[derive(Clone, Copy)]
+struct Meta<'a> {
+    goal: &'a Board,
+    metric: Metric,
+    layers: &'a [u64],
+}
+
+impl<'a> Meta<'a> {
+    fn of(analysis: &'a Analysis) -> Meta<'a> {
+        Meta {
+            goal: &analysis.goal,
+            metric: analysis.metric,
+            layers: &analysis.distances.layer_sizes,
+        }
+    }
+}
+
+/// The header of a table (see the module documentation), up to the codes.
 fn header(
-    analysis: &Analysis,
+    meta: Meta<'_>,
     (layout, codes, boards): (IndexLayout, Codes, u64),
     limit: u64,
     listed: impl Iterator<Item = u64>,
 ) -> Vec<u8> {
-    let layers = &analysis.distances.layer_sizes;
+    let layers = meta.layers;
     let mut head = Vec::new();
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let shape = analysis.shape;
+    let shape = meta.goal.shape();
     head.extend_from_slice(&(shape.rows() as u32).to_le_bytes());
     head.extend_from_slice(&(shape.cols() as u32).to_le_bytes());
-    head.extend_from_slice(&u32::from(analysis.metric == Metric::Mtm).to_le_bytes());
+    head.extend_from_slice(&u32::from(meta.metric == Metric::Mtm).to_le_bytes());
     head.extend_from_slice(&(layout as u32).to_le_bytes());
     head.extend_from_slice(&(codes as u32).to_le_bytes());
-    head.extend_from_slice(analysis.goal.permutation());
+    head.extend_from_slice(meta.goal.permutation());
     head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
     for &size in layers {
         head.extend_from_slice(&size.to_le_bytes());
@@ -173,6 +193,11 @@ fn header(
 
 /// The CRC-32 of `parts` in turn, computed in parallel (chunks of 16 MiB combined).
 fn checksum(parts: &[&[u8]]) -> u32 {
+    hasher(parts).finalize()
+}
+
+/// The CRC-32 state after `parts` in turn, computed in parallel (chunks of 16 MiB combined).
+fn hasher(parts: &[&[u8]]) -> crc32fast::Hasher {
     parts
         .iter()
         .flat_map(|part| part.chunks(1 << 24))
@@ -189,7 +214,6 @@ fn checksum(parts: &[&[u8]]) -> u32 {
             all.combine(&h);
             all
         })
-        .finalize()
 }
 
 /// Writes `head`, `codes` and their checksum to `path` atomically.
@@ -251,12 +275,132 @@ pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), Ta
         .collect();
     listed.par_sort_unstable();
     let head = header(
-        analysis,
+        Meta::of(analysis),
         (layout, Codes::Mod3, boards),
         limit,
         listed.into_iter().map(|(_, i)| i),
     );
     finish(path, &head, &codes)
+}
+
+/// A [`Codes::Marks`] table written as a distributed run streams its marks to process 0
+/// ([`crate::analysis::analyze_cluster`]): the same bytes as the one-machine table of the
+/// same analysis. The file is written to a temporary name beside `path` and renamed over it
+/// once every byte and the checksum are written and synced; dropped before, it is removed.
+pub struct Spool {
+    path: PathBuf,
+    goal: Board,
+    metric: Metric,
+    /// The parity index's size, `n!/2`.
+    boards: u64,
+    out: Option<io::BufWriter<TempFile>>,
+    crc: crc32fast::Hasher,
+    /// Bytes of codes written.
+    written: u64,
+}
+
+impl Spool {
+    /// A spool for the single-tile table of `goal`'s BFS in `metric`, to be written at
+    /// `path` (its temporary file is created now).
+    ///
+    /// # Errors
+    /// [`TableError::Unsupported`] when such a table is not made from the marks
+    /// ([`crate::analysis::table_from_marks`]); [`TableError::Io`] when the temporary file
+    /// cannot be created.
+    pub fn create(path: &Path, goal: &Board, metric: Metric) -> Result<Spool, TableError> {
+        let shape = goal.shape();
+        let space = ParitySpace::with_metric(shape, Parity::of(goal), metric)
+            .filter(|_| crate::analysis::table_from_marks(shape, metric))
+            .ok_or_else(|| {
+                TableError::Unsupported(format!(
+                    "a distributed run writes the single-tile tables of boards of 2 rows and \
+                     2 columns or more; {shape} in {} is not one",
+                    metric.long_name()
+                ))
+            })?;
+        let tmp = crate::durable::temp_beside(path).map_err(|source| TableError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Ok(Spool {
+            path: path.to_path_buf(),
+            goal: goal.clone(),
+            metric,
+            boards: space.size(),
+            out: Some(io::BufWriter::with_capacity(1 << 20, tmp)),
+            crc: crc32fast::Hasher::new(),
+            written: 0,
+        })
+    }
+
+    fn writer(&mut self) -> io::Result<&mut io::BufWriter<TempFile>> {
+        self.out
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the table was already committed"))
+    }
+
+    /// Writes `bytes` and adds them to the checksum (computed in parallel).
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.crc.combine(&hasher(&[bytes]));
+        self.writer()?.write_all(bytes)
+    }
+
+    fn failed(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("{}: {e}", self.path.display()))
+    }
+}
+
+impl crate::bfs::cluster::MarksSink for Spool {
+    fn begin(
+        &mut self,
+        layers: &[u64],
+        limit: u64,
+        listed: &[(u32, Vec<StateIndex>)],
+    ) -> io::Result<()> {
+        let meta = Meta {
+            goal: &self.goal,
+            metric: self.metric,
+            layers,
+        };
+        let head = header(
+            meta,
+            (IndexLayout::Parity, Codes::Marks, self.boards),
+            limit,
+            listed
+                .iter()
+                .flat_map(|(_, boards)| boards.iter().map(|i| i.0)),
+        );
+        self.put(&head).map_err(|e| self.failed(e))
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.written += bytes.len() as u64;
+        if self.written > self.boards.div_ceil(4) {
+            return Err(self.failed(io::Error::other("more codes than the table has boards")));
+        }
+        self.put(bytes).map_err(|e| self.failed(e))
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        if self.written != self.boards.div_ceil(4) {
+            return Err(self.failed(io::Error::other(format!(
+                "{} bytes of codes where the table has {}",
+                self.written,
+                self.boards.div_ceil(4)
+            ))));
+        }
+        let crc = self.crc.clone().finalize();
+        let result = (|| {
+            let mut out = self
+                .out
+                .take()
+                .ok_or_else(|| io::Error::other("committed twice"))?;
+            out.write_all(&crc.to_le_bytes())?;
+            let tmp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+            crate::durable::commit(tmp, &self.path)
+        })();
+        result.map_err(|e| self.failed(e))
+    }
 }
 
 /// An opened table (see the module documentation).
@@ -680,6 +824,64 @@ mod tests {
                     if let Some(moves) = walk {
                         assert_eq!(crate::solve::replay(&board, &moves), Some(a.goal.clone()));
                     }
+                }
+            }
+        }
+    }
+
+    /// Issue 25, the cluster's tables: every grid up to 10 cells, from the standard goal and
+    /// one of the other class with the blank inside, on one process of 1 and 3 worker threads:
+    /// the table process 0 streams ([`Spool`]) is byte for byte the one-machine table (codes,
+    /// listed layers, checksum). (Several processes: tests/cluster.rs.)
+    #[test]
+    fn a_distributed_run_streams_the_one_machine_table() {
+        use crate::bfs::cluster::{CheckpointEvery, Cluster, DEFAULT_STALL};
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            per_board: false,
+            metric: Metric::Stm,
+            table: true,
+        };
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut other = Board::goal(shape).permutation().to_vec();
+            other.swap(0, 1);
+            other.swap(shape.cells() - 1, shape.cols() + 1);
+            let goals = [
+                Board::goal(shape),
+                Board::from_permutation(shape, other).unwrap(),
+            ];
+            for goal in &goals {
+                let one = dir.path().join("one.npt");
+                let a = analyze_unchecked(goal, options, &NoProgress).unwrap();
+                write(&one, &a).unwrap();
+                let want = std::fs::read(&one).unwrap();
+                for workers in [1, 3] {
+                    let cluster = Cluster {
+                        processes: 1,
+                        process: 0,
+                        workers,
+                        addresses: Vec::new(),
+                        checkpoint: None,
+                        checkpoint_every: CheckpointEvery::Layer,
+                        resume: false,
+                        connect_timeout: std::time::Duration::from_secs(30),
+                        stall_timeout: DEFAULT_STALL,
+                        key: None,
+                    };
+                    let path = dir.path().join("cluster.npt");
+                    let spool = Spool::create(&path, goal, Metric::Stm).unwrap();
+                    let c = crate::analysis::analyze_cluster(
+                        goal,
+                        options,
+                        &cluster,
+                        &NoProgress,
+                        Some(Box::new(spool)),
+                    )
+                    .unwrap()
+                    .unwrap();
+                    assert!(c.table_written);
+                    let got = std::fs::read(&path).unwrap();
+                    assert!(got == want, "{shape} {} {workers} workers", goal.label());
                 }
             }
         }

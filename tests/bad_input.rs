@@ -1086,6 +1086,14 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "--max-depth runs on one machine",
         ),
+        // Issue 25: the distributed engine writes the marks' tables; one-row boards' tables
+        // (from per-board depths it does not gather) are made on one machine.
+        analyze(
+            "table_of_a_row_with_workers",
+            &["--rows", "1", "--cols", "5", "--table", "--workers", "2"],
+            2,
+            "the distance tables of one-row boards are made on one machine",
+        ),
         // --scratch without --max-depth.
         analyze(
             "scratch_without_max_depth",

@@ -137,25 +137,32 @@ fn run_cluster(
     started.into_iter().map(Started::wait).collect()
 }
 
+/// depths.csv, hardest.txt, summary.json, and table.npt when `b` has one, are the same bytes
+/// in `a` and `b`.
 fn same_files(a: &Path, b: &Path) {
-    for name in ["depths.csv", "hardest.txt", "summary.json"] {
+    for name in ["depths.csv", "hardest.txt", "summary.json", "table.npt"] {
+        if name == "table.npt" && !b.join(name).exists() {
+            continue;
+        }
         let x = fs::read(a.join(name)).unwrap();
         let y = fs::read(b.join(name)).unwrap();
         assert!(x == y, "{name} differs between {a:?} and {b:?}");
     }
 }
 
-fn one_process(board: &[&str], dir: &Path, folder: &str) -> PathBuf {
+/// The one-machine run of `board` (with `extra`), without edges.csv and nodes.csv.
+fn one_process(board: &[&str], dir: &Path, folder: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join("one");
-    let status = command(board, &out, &["--edges", "none", "--nodes", "none"])
-        .status()
-        .unwrap();
+    let mut flags = vec!["--edges", "none", "--nodes", "none"];
+    flags.extend(extra);
+    let status = command(board, &out, &flags).status().unwrap();
     assert!(status.success());
     out.join(folder)
 }
 
-/// 2 processes x 1 worker and 2 x 2 workers, on 3x3 and 2x5: depths.csv, hardest.txt and
-/// summary.json byte-identical to the one-machine engine's; only process 0 writes.
+/// 2 processes x 1 worker and 2 x 2 workers, on 3x3 and 2x5: depths.csv, hardest.txt,
+/// summary.json and the distance table (`--table`, issue 25: gathered by process 0 from both
+/// processes' marks) byte-identical to the one-machine engine's; only process 0 writes.
 #[test]
 fn two_processes_write_what_one_writes() {
     for (board, folder) in [
@@ -164,13 +171,13 @@ fn two_processes_write_what_one_writes() {
     ] {
         for workers in [1, 2] {
             let dir = tempfile::tempdir().unwrap();
-            let reference = one_process(&board, dir.path(), folder);
+            let reference = one_process(&board, dir.path(), folder, &["--table"]);
             let outputs = run_cluster(
                 &board,
                 dir.path(),
                 2,
                 workers,
-                &["--edges", "none", "--nodes", "none"],
+                &["--edges", "none", "--nodes", "none", "--table"],
                 |_| Vec::new(),
             );
             for (i, o) in outputs.iter().enumerate() {
@@ -195,17 +202,15 @@ fn beside_one_process(
     folder: &str,
     processes: usize,
     workers: usize,
+    extra: &[&str],
 ) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let reference = one_process(board, dir.path(), folder);
-    let outputs = run_cluster(
-        board,
-        dir.path(),
-        processes,
-        workers,
-        &["--edges", "none", "--nodes", "none"],
-        |_| Vec::new(),
-    );
+    let reference = one_process(board, dir.path(), folder, extra);
+    let mut flags = vec!["--edges", "none", "--nodes", "none"];
+    flags.extend(extra);
+    let outputs = run_cluster(board, dir.path(), processes, workers, &flags, |_| {
+        Vec::new()
+    });
     for o in &outputs {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
@@ -213,10 +218,11 @@ fn beside_one_process(
 }
 
 /// More processes than words of marks: 2x2 (12 boards per class, one word) on 3 processes x 2
-/// threads, two of them owning nothing; the one-machine files.
+/// threads, two of them owning nothing; the one-machine files, its distance table included.
 #[test]
 fn more_processes_than_mark_words() {
-    let (dir, reference) = beside_one_process(&["--rows", "2", "--cols", "2"], "2x2", 3, 2);
+    let board = ["--rows", "2", "--cols", "2"];
+    let (dir, reference) = beside_one_process(&board, "2x2", 3, 2, &["--table"]);
     same_files(&dir.path().join("p0").join("2x2"), &reference);
 }
 
@@ -225,7 +231,7 @@ fn more_processes_than_mark_words() {
 /// the components were found (the theorem: (n-1)! paths of n boards, not a search of each).
 #[test]
 fn one_row_boards_run_distributed() {
-    let (dir, reference) = beside_one_process(&["--rows", "1", "--cols", "6"], "1x6", 2, 2);
+    let (dir, reference) = beside_one_process(&["--rows", "1", "--cols", "6"], "1x6", 2, 2, &[]);
     let p0 = dir.path().join("p0").join("1x6");
     for file in ["depths.csv", "hardest.txt"] {
         assert!(
@@ -242,7 +248,8 @@ fn one_row_boards_run_distributed() {
 
 /// Process 1 kills itself (SIGKILL) after checkpoint step 20 of 2x5: process 0 stops with a
 /// one-line error; both restarted with --resume finish with the one-machine files, per-board
-/// depths (nodes.csv) included.
+/// depths (nodes.csv) and the distance table (its listed layers saved in the checkpoints)
+/// included.
 #[test]
 fn a_killed_process_resumes_from_the_checkpoints() {
     let board = ["--rows", "2", "--cols", "5"];
@@ -258,11 +265,16 @@ fn a_killed_process_resumes_from_the_checkpoints() {
         "ranks",
         "--edges",
         "none",
+        "--table",
     ];
     let reference = dir.path().join("one");
-    let status = command(&board, &reference, &["--nodes", "ranks", "--edges", "none"])
-        .status()
-        .unwrap();
+    let status = command(
+        &board,
+        &reference,
+        &["--nodes", "ranks", "--edges", "none", "--table"],
+    )
+    .status()
+    .unwrap();
     assert!(status.success());
     let crashed = run_cluster(&board, dir.path(), 2, 2, &extra, |i| {
         if i == 1 {
@@ -374,7 +386,7 @@ fn stray_connections_are_dropped_and_the_run_goes_on() {
     use std::io::Write;
     use std::net::TcpStream;
     let dir = tempfile::tempdir().unwrap();
-    let reference = one_process(&["--size", "3"], dir.path(), "3x3");
+    let reference = one_process(&["--size", "3"], dir.path(), "3x3", &[]);
     let (p0, address) = start(process(dir.path(), 0, 2, &[], &["--nodes", "none"]), true);
     let address = address.unwrap();
     let silent = TcpStream::connect(&address).unwrap();

@@ -428,11 +428,6 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         table: args.table,
     };
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
-    if cluster.is_some() && args.table {
-        return Err(CliError::usage(
-            "--table runs on one machine for now: run without --processes and --workers",
-        ));
-    }
     if cluster.is_some() && args.max_depth.is_some() {
         return Err(CliError::usage(
             "--max-depth runs on one machine: run without --processes and --workers",
@@ -440,6 +435,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     if cluster.is_none() && args.max_depth.is_none() {
         analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
+    }
+    if let Some(c) = &cluster {
+        analysis::check_cluster(shape, options, c).map_err(CliError::usage)?;
     }
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
@@ -485,20 +483,31 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             result
         }
         None => analysis::analyze_unchecked(&goal, options, &bars).map_err(CliError::runtime)?,
-        Some(c) => match analysis::analyze_cluster(&goal, options, c, &bars) {
-            Ok(Some(result)) => result,
-            Ok(None) => {
-                if !args.quiet {
-                    println!(
-                        "process {} of {}: done (process 0 writes the results)",
-                        c.process, c.processes
-                    );
+        Some(c) => {
+            // Process 0 writes the table as the processes stream their marks to it.
+            let spool = match args.table && from_marks && c.process == 0 {
+                true => Some(
+                    npuzzle::table::Spool::create(&dir.join("table.npt"), &goal, metric)
+                        .map_err(CliError::runtime)?,
+                ),
+                false => None,
+            };
+            let spool = spool.map(|s| Box::new(s) as Box<dyn npuzzle::bfs::cluster::MarksSink>);
+            match analysis::analyze_cluster(&goal, options, c, &bars, spool) {
+                Ok(Some(result)) => result,
+                Ok(None) => {
+                    if !args.quiet {
+                        println!(
+                            "process {} of {}: done (process 0 writes the results)",
+                            c.process, c.processes
+                        );
+                    }
+                    return Ok(());
                 }
-                return Ok(());
+                Err(e @ ClusterError::Config(_)) => return Err(CliError::usage(e)),
+                Err(e) => return Err(CliError::runtime(e)),
             }
-            Err(e @ ClusterError::Config(_)) => return Err(CliError::usage(e)),
-            Err(e) => return Err(CliError::runtime(e)),
-        },
+        }
     };
     let mut summary = Summary::of(&result);
     if let Some(l) = &limited {
@@ -577,7 +586,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                     )
                 },
                 || {
-                    args.table
+                    // (A distributed run has written its marks' table already.)
+                    let streamed = result.traffic.is_some() && from_marks;
+                    (args.table && !streamed)
                         .then(|| npuzzle::table::write(&path("table.npt"), &result))
                 },
             )
@@ -626,6 +637,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     if let Some(done) = table_done {
         done.map_err(CliError::runtime)?;
         written.push("table.npt");
+    } else if args.table {
+        // Streamed by the distributed run, or by the run it resumed.
+        written.push("table.npt");
+        if !result.table_written {
+            notes.push(
+                "table.npt was written by the run this one resumed (before the checkpoint \
+                 it resumed from)"
+                    .to_string(),
+            );
+        }
     }
     small_done?;
     written.extend([

@@ -12,12 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use super::state::{Deal, Held, Phase};
 use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job};
-use crate::bfs::{DepthArray, StateMarks};
+use crate::bfs::{DepthArray, Marking, StateMarks};
 use crate::durable::container;
 
 /// The header of a checkpoint: whose run it belongs to, and what its body holds: the mark words
 /// of the process's share ([`Deal`], 8 bytes each, little-endian, by local index), then its
-/// depths (one byte per board) when kept.
+/// depths (one byte per board) when kept, then the boards of its listed layers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Header {
     format: u32,
@@ -34,6 +34,13 @@ struct Header {
     /// Boards of the share ([`Deal::held`]).
     len: u64,
     has_depths: bool,
+    /// The goal's BFS keeps each board's depth in the marks ([`Marking::Depths`]).
+    #[serde(default)]
+    table: bool,
+    /// The listed layers ([`Phase::listed`]): depth and board count of each; their indices
+    /// follow the depths in the body (8 bytes each, little-endian).
+    #[serde(default)]
+    listed: Vec<(u32, u64)>,
     phase: Phase,
 }
 
@@ -55,6 +62,7 @@ pub(super) struct Checkpoints {
     spaces: Vec<u64>,
     per_board: bool,
     search_rest: bool,
+    table: bool,
     every: CheckpointEvery,
     /// When the last save ended (or the run started).
     last: Instant,
@@ -83,6 +91,7 @@ impl Checkpoints {
             spaces: job.spaces.iter().map(|s| s.size()).collect(),
             per_board: job.per_board,
             search_rest: job.search_rest,
+            table: job.marking == Marking::Depths,
         }
     }
 
@@ -141,14 +150,25 @@ impl Checkpoints {
             process: self.process,
             len: held.marks.len(),
             has_depths: held.depths.is_some(),
+            table: self.table,
+            listed: phase
+                .listed
+                .iter()
+                .map(|(d, boards)| (*d, boards.len() as u64))
+                .collect(),
             phase: phase.clone(),
         };
         let depth_bytes = if header.has_depths { header.len } else { 0 };
-        let body = held.marks.word_bytes() + depth_bytes;
+        let listed_bytes: u64 = header.listed.iter().map(|(_, n)| 8 * n).sum();
+        let body = held.marks.word_bytes() + depth_bytes + listed_bytes;
         container::write(&self.path(phase.step), &header, body, |w| {
             held.marks.write_words(w)?;
             if let Some(d) = &held.depths {
                 w.write_all(&d.raw_bytes())?;
+            }
+            for (_, boards) in &phase.listed {
+                let bytes: Vec<u8> = boards.iter().flat_map(|i| i.to_le_bytes()).collect();
+                w.write_all(&bytes)?;
             }
             Ok(())
         })
@@ -171,6 +191,7 @@ impl Checkpoints {
             || h.spaces != self.spaces
             || h.per_board != self.per_board
             || h.search_rest != self.search_rest
+            || h.table != self.table
             || h.processes != self.processes
             || h.process != self.process
         {
@@ -246,32 +267,53 @@ impl Checkpoints {
         let deal = Deal::new(space_size, self.processes, self.process);
         let mut marks = StateMarks::try_new(deal.held()).map_err(super::out_of_memory)?;
         let depth_bytes = if h.has_depths { h.len } else { 0 };
-        if h.len != deal.held() || opened.body_len != marks.word_bytes() + depth_bytes {
+        let listed_bytes = h
+            .listed
+            .iter()
+            .try_fold(0u64, |all, (_, n)| all.checked_add(n.checked_mul(8)?));
+        if h.len != deal.held()
+            || listed_bytes.and_then(|l| (marks.word_bytes() + depth_bytes).checked_add(l))
+                != Some(opened.body_len)
+        {
             return Err(self.error(
                 "a mismatched",
                 format!("step {step} does not match this run's ranges"),
             ));
         }
         let has_depths = h.has_depths;
-        let (header, depths) = opened
+        let counts = h.listed.clone();
+        let (header, (depths, listed)) = opened
             .read_body(|r| {
                 marks.read_words(r)?;
-                if has_depths {
+                let depths = if has_depths {
                     let mut raw = vec![0u8; deal.held() as usize];
                     r.read_exact(&mut raw)?;
-                    Ok(Some(DepthArray::from_raw_bytes(raw)))
+                    Some(DepthArray::from_raw_bytes(raw))
                 } else {
-                    Ok(None)
+                    None
+                };
+                let mut listed = Vec::with_capacity(counts.len());
+                for &(depth, n) in &counts {
+                    let mut raw = vec![0u8; 8 * n as usize];
+                    r.read_exact(&mut raw)?;
+                    let boards = raw
+                        .chunks_exact(8)
+                        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                        .collect();
+                    listed.push((depth, boards));
                 }
+                Ok((depths, listed))
             })
             .map_err(|e| self.error("a corrupt", format!("step {step}: {e}")))?;
+        let mut phase = header.phase;
+        phase.listed = listed;
         Ok((
             Held {
                 deal,
                 marks,
                 depths,
             },
-            header.phase,
+            phase,
         ))
     }
 }

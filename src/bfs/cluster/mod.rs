@@ -24,6 +24,15 @@
 //! each (CRC-32 over header and body). A resumed run loads, on every process, the latest step
 //! that every process has saved.
 //!
+//! **Distance tables** ([`Job::marking`] = [`Marking::Depths`]): the goal's BFS keeps each
+//! board's depth in the marks, as on one machine, and each process keeps its boards of the
+//! layers small enough to list. When the BFS ends, process 0 gathers the listed boards (checked
+//! against the layer sizes), then the marks in windows of 64 MiB of the whole table, each
+//! process sending the parts of its blocks in the window, and streams them in index order to a
+//! [`MarksSink`]: one file, the same bytes as the one-machine table, whatever the number of
+//! processes (process 0 holds a window, not the table). The listed boards are saved in the
+//! checkpoints.
+//!
 //! **Connections** are opened by this crate ([`handshake`]): each pair of processes exchanges
 //! a hello (a fingerprint of the run; with a shared key, an HMAC challenge) before the
 //! sockets go to timely, so a stray connection is dropped with a warning and a peer of
@@ -55,7 +64,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::StateSpace;
+use super::{Marking, StateIndex, StateSpace};
 use crate::board::Board;
 use crate::progress::Progress;
 use net::install_panic_hook;
@@ -241,6 +250,43 @@ pub struct Job<S> {
     /// Also explore every other component by BFS, as the one-machine analysis does up to 12
     /// cells.
     pub search_rest: bool,
+    /// What the goal's BFS leaves in its marks. Under [`Marking::Depths`] (the first space
+    /// must have [`StateSpace::sides`]) the finished marks are a distance table, and process 0
+    /// streams them, gathered in index order, to the [`MarksSink`] given to [`run`].
+    pub marking: Marking,
+    /// Under [`Marking::Depths`]: the goal's layers of at most this many boards are gathered
+    /// board by board for the sink (at most [`super::list_limit`] of the first space's size).
+    pub listed: u64,
+}
+
+/// Where process 0 writes the finished marks of a [`Marking::Depths`] run: a distance table
+/// ([`crate::bfs::Marking::Depths`] codes, four boards a byte, board `i` in bits
+/// `2 (i mod 4)` of byte `i / 4`, exactly as [`super::StateMarks`] holds them on one machine).
+/// Called from process 0's worker thread, in this order: `begin` once, `write` with the
+/// bytes in index order until all `ceil(size / 4)` are given, `end` once.
+pub trait MarksSink: Send {
+    /// The goal's BFS has ended: its layer sizes (from depth 0), the listing limit
+    /// ([`Job::listed`]) and every layer of at most that many boards (depth, its boards'
+    /// indices ascending).
+    ///
+    /// # Errors
+    /// What writing failed with (the run then stops with [`ClusterError::Table`]).
+    fn begin(
+        &mut self,
+        layers: &[u64],
+        limit: u64,
+        listed: &[(u32, Vec<StateIndex>)],
+    ) -> std::io::Result<()>;
+    /// The next bytes of the marks.
+    ///
+    /// # Errors
+    /// As `begin`.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()>;
+    /// Every byte has been written: make the table durable.
+    ///
+    /// # Errors
+    /// As `begin`.
+    fn end(&mut self) -> std::io::Result<()>;
 }
 
 /// What process 0 gets back.
@@ -258,6 +304,9 @@ pub struct Outcome {
     pub depths: Option<Vec<u8>>,
     /// Boards expanded and bytes of indices sent between processes, over all processes.
     pub traffic: Traffic,
+    /// Whether this run streamed the marks to the [`MarksSink`] ([`Marking::Depths`]); false
+    /// when it resumed from a checkpoint saved after the run it resumes had done so.
+    pub table_written: bool,
 }
 
 /// Work and network volume of a run.
@@ -299,6 +348,9 @@ pub enum ClusterError {
     /// A checkpoint could not be written or read.
     #[error("{0}")]
     Checkpoint(String),
+    /// The distance table could not be written (process 0's [`MarksSink`]).
+    #[error("{0}")]
+    Table(String),
 }
 
 /// A process's array that the memory check let through but could not be allocated.
@@ -354,10 +406,13 @@ impl Shared {
 /// # Errors
 /// [`ClusterError`]: bad configuration, a peer that does not connect within
 /// `connect_timeout`, a peer or worker failure during the run, a checkpoint failure.
+///
+/// Under [`Marking::Depths`], process 0 needs `table` (the other processes ignore theirs).
 pub fn run<S: StateSpace + Clone + Send + 'static>(
     cluster: &Cluster,
     job: Job<S>,
     progress: &dyn Progress,
+    table: Option<Box<dyn MarksSink>>,
 ) -> Result<Option<Outcome>, ClusterError> {
     if cluster.processes == 0 || cluster.workers == 0 {
         return Err(ClusterError::Config(
@@ -392,6 +447,20 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             "per-board results need spaces of one size".into(),
         ));
     }
+    if job.marking == Marking::Depths {
+        if first.sides().is_none() {
+            return Err(ClusterError::Config(
+                "a distance table from the marks needs a space whose boards show their side \
+                 (the single-tile metric on 2 rows and 2 columns or more)"
+                    .into(),
+            ));
+        }
+        if cluster.process == 0 && table.is_none() {
+            return Err(ClusterError::Config(
+                "process 0 of a run that keeps depths needs a table to write".into(),
+            ));
+        }
+    }
     let shared = Arc::new(Shared {
         failed: AtomicBool::new(false),
         message: Mutex::new(None),
@@ -413,6 +482,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
         resume: cluster.resume,
         threads: cluster.workers,
         stall_timeout: cluster.stall_timeout,
+        table: Mutex::new(table.filter(|_| cluster.process == 0)),
     };
     {
         let shared = Arc::clone(&shared);
@@ -572,6 +642,10 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
         ("the metric".into(), job.metric.long_name().into()),
         ("the spaces' sizes".into(), sizes.join(" + ")),
         ("per-board results".into(), yes(job.per_board)),
+        (
+            "a distance table".into(),
+            yes(job.marking == Marking::Depths),
+        ),
         ("the search of every component".into(), yes(job.search_rest)),
         ("--processes".into(), cluster.processes.to_string()),
         ("--workers".into(), cluster.workers.to_string()),
@@ -646,6 +720,8 @@ mod tests {
             metric: crate::metric::Metric::Stm,
             per_board,
             search_rest,
+            marking: Marking::Frontier,
+            listed: 0,
         }
     }
 
@@ -678,8 +754,12 @@ mod tests {
                         metric: Metric::Mtm,
                         per_board: false,
                         search_rest: false,
+                        marking: Marking::Frontier,
+                        listed: 0,
                     };
-                    let o = run(&local(workers), job, &NoProgress).unwrap().unwrap();
+                    let o = run(&local(workers), job, &NoProgress, None)
+                        .unwrap()
+                        .unwrap();
                     assert_eq!(o.layer_sizes, expected, "{shape} {workers} workers");
                 }
             } else {
@@ -690,8 +770,10 @@ mod tests {
                     metric: Metric::Mtm,
                     per_board: false,
                     search_rest: false,
+                    marking: Marking::Frontier,
+                    listed: 0,
                 };
-                let o = run(&local(2), job, &NoProgress).unwrap().unwrap();
+                let o = run(&local(2), job, &NoProgress, None).unwrap().unwrap();
                 // The blank jumps anywhere in its row: every other blank cell is one move.
                 let mut sizes = vec![1];
                 if shape.cells() > 1 {
@@ -716,7 +798,9 @@ mod tests {
         crate::bfs::run(&space, &marks, seed, &reference, |_, _, _| {});
         for workers in [1, 3] {
             let job = parity_job(&goal, true, true);
-            let o = run(&local(workers), job, &NoProgress).unwrap().unwrap();
+            let o = run(&local(workers), job, &NoProgress, None)
+                .unwrap()
+                .unwrap();
             assert_eq!(o.layer_sizes, a089473, "{workers} workers");
             let labels: Vec<String> = o.antipodes.iter().map(Board::label).collect();
             assert_eq!(labels, ["647859321", "867254391"]);
@@ -750,9 +834,14 @@ mod tests {
                     want.last.iter().map(|&i| space.unrank(i)).collect();
                 want_last.sort_by_cached_key(Board::rank);
                 for workers in [1, 3] {
-                    let o = run(&local(workers), parity_job(goal, false, false), &NoProgress)
-                        .unwrap()
-                        .unwrap();
+                    let o = run(
+                        &local(workers),
+                        parity_job(goal, false, false),
+                        &NoProgress,
+                        None,
+                    )
+                    .unwrap()
+                    .unwrap();
                     assert_eq!(
                         o.layer_sizes,
                         want.sizes,
@@ -777,8 +866,10 @@ mod tests {
                 metric: crate::metric::Metric::Stm,
                 per_board: true,
                 search_rest: true,
+                marking: Marking::Frontier,
+                listed: 0,
             };
-            let o = run(&local(2), job, &NoProgress).unwrap().unwrap();
+            let o = run(&local(2), job, &NoProgress, None).unwrap().unwrap();
             assert_eq!(o.layer_sizes, vec![1; n]);
             let factorial: u64 = (1..n as u64).product();
             assert_eq!(o.components, vec![n as u64; factorial as usize]);
@@ -793,19 +884,19 @@ mod tests {
         let mut c = local(1);
         c.process = 1;
         assert!(matches!(
-            run(&c, job.clone(), &NoProgress),
+            run(&c, job.clone(), &NoProgress, None),
             Err(ClusterError::Config(_))
         ));
         let mut c = local(1);
         c.processes = 2;
         assert!(matches!(
-            run(&c, job.clone(), &NoProgress),
+            run(&c, job.clone(), &NoProgress, None),
             Err(ClusterError::Config(_))
         ));
         let mut wrong = job;
         wrong.spaces.reverse();
         assert!(matches!(
-            run(&local(1), wrong, &NoProgress),
+            run(&local(1), wrong, &NoProgress, None),
             Err(ClusterError::Config(_))
         ));
     }

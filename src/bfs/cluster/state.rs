@@ -138,6 +138,14 @@ pub(super) struct Phase {
     pub step: u64,
     /// Work and traffic so far (this process's).
     pub traffic: Traffic,
+    /// Under [`crate::bfs::Marking::Depths`]: the goal's layers of at most
+    /// [`super::Job::listed`] boards, with this process's boards of each (global indices,
+    /// ascending). Saved in the checkpoint's body, not its header.
+    #[serde(skip)]
+    pub listed: Vec<(u32, Vec<u64>)>,
+    /// The distance table has been streamed to process 0's sink.
+    #[serde(default)]
+    pub table_written: bool,
 }
 
 #[cfg(test)]

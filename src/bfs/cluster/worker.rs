@@ -11,16 +11,26 @@ use timely::worker::Worker;
 use super::checkpoint::Checkpoints;
 use super::net::{Net, corrupt_from, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
-use super::{ClusterError, Event, Job, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory};
+use super::{
+    ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory,
+};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::marks::FIELDS_PER_WORD;
-use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner, code};
+use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
 use crate::durable::fault_injection;
 
-/// Largest message of depths sent to process 0 at the end.
+/// Largest message of depths (or of a distance table's marks) sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
+/// Bytes of a distance table's marks process 0 gathers per round (it holds one window, and
+/// the messages of one). Debug builds use windows of an odd size, smaller than a block, so
+/// that the tests' small tables cross many windows and blocks.
+const TABLE_WINDOW: u64 = if cfg!(debug_assertions) {
+    40_000
+} else {
+    64 << 20
+};
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
 const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
@@ -37,6 +47,8 @@ pub(super) struct Setup<S> {
     pub threads: usize,
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
+    /// Process 0's sink for the distance table ([`Marking::Depths`]).
+    pub table: std::sync::Mutex<Option<Box<dyn MarksSink>>>,
 }
 
 /// The distributed owner: a neighbour this process holds is claimed at once (any thread of the
@@ -46,6 +58,7 @@ struct Routed<'a> {
     held: &'a Held,
     /// Where claims record their depth (the goal's BFS, per-board results).
     depths: Option<&'a DepthArray>,
+    /// The field value a claim writes ([`LayerCodes::claim`]).
     code: u64,
     depth: u32,
     keep: bool,
@@ -59,11 +72,12 @@ struct Routed<'a> {
 }
 
 impl<'a> Routed<'a> {
-    fn new(held: &'a Held, record: bool, depth: u32, keep: bool) -> Self {
+    /// The owner of the claims for layer `depth`, writing `code`.
+    fn new(held: &'a Held, record: bool, (depth, code): (u32, u64), keep: bool) -> Self {
         Routed {
             held,
             depths: held.depths.as_ref().filter(|_| record),
-            code: code(depth),
+            code,
             depth,
             keep,
             found: 0,
@@ -132,6 +146,11 @@ struct Walk<'a, S: StateSpace> {
     threads: usize,
     /// The goal's BFS: claims record their depth.
     record: bool,
+    /// What this BFS leaves in the marks, and its seed (the board whose side starts the
+    /// sides' alternation under [`Marking::Depths`]).
+    marking: (Marking, StateIndex),
+    /// Layers of at most this many boards are kept in [`Phase::listed`] (0: none).
+    listed: u64,
 }
 
 impl<S: StateSpace> Walk<'_, S> {
@@ -164,8 +183,8 @@ impl<S: StateSpace> Walk<'_, S> {
             * 8;
         let window = (SEND_BUDGET * self.threads / per_item).max(self.threads);
         let lanes = self.lanes.map(|l| (l, size));
-        // The cluster keeps Korf's marks: its finished marks say only what was reached.
-        let codes = LayerCodes::new(Marking::Frontier, self.space, StateIndex(0), depth);
+        let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
+        let claims = (depth + 1, codes.claim);
         let mut out = Step {
             found: 0,
             next: keep_next.then(Vec::new),
@@ -185,7 +204,7 @@ impl<S: StateSpace> Walk<'_, S> {
                 (start..end)
                     .into_par_iter()
                     .map(|item| {
-                        let owner = Routed::new(held, self.record, depth + 1, keep_next);
+                        let owner = Routed::new(held, self.record, claims, keep_next);
                         let mut expander = Expander::new(self.space, owner);
                         let mut current = Vec::new();
                         match list {
@@ -194,7 +213,8 @@ impl<S: StateSpace> Walk<'_, S> {
                                     &l[item * CHUNK_LIST..((item + 1) * CHUNK_LIST).min(l.len())];
                                 for &r in chunk {
                                     expander.push(r);
-                                    held.marks.retire(StateIndex(held.deal.local(r.0)));
+                                    let local = StateIndex(held.deal.local(r.0));
+                                    codes.retire_board(&held.marks, local);
                                 }
                             }
                             None => {
@@ -243,13 +263,13 @@ impl<S: StateSpace> Walk<'_, S> {
             }
             net.step();
             let received = net.take_claims(round);
-            if self.apply(held, depth, keep_next, received, &mut out, &mut collect) {
+            if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
                 return Err(corrupt());
             }
         }
         net.sync()?;
         let received = net.take_claims(round);
-        if self.apply(held, depth, keep_next, received, &mut out, &mut collect) {
+        if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
             return Err(corrupt());
         }
         if let Some(n) = &mut out.next {
@@ -267,7 +287,7 @@ impl<S: StateSpace> Walk<'_, S> {
     fn apply(
         &self,
         held: &Held,
-        depth: u32,
+        claims: (u32, u64),
         keep_next: bool,
         received: Vec<Vec<u8>>,
         out: &mut Step,
@@ -280,7 +300,7 @@ impl<S: StateSpace> Walk<'_, S> {
             received
                 .par_iter()
                 .map(|bytes| {
-                    let mut owner = Routed::new(held, self.record, depth + 1, keep_next);
+                    let mut owner = Routed::new(held, self.record, claims, keep_next);
                     let base = read_u64(bytes);
                     let ok = bytes.len() >= 8
                         && decode_sorted(&bytes[8..], base, |i| {
@@ -335,6 +355,191 @@ fn place_depths(
         all[from..to].copy_from_slice(block);
     }
     Ok(())
+}
+
+/// Streams the finished marks of the goal's BFS (a [`Marking::Depths`] run) to process 0's
+/// `sink`: first every process's boards of the listed layers (`limit`, and this process's
+/// `listed`), merged and checked against `layers`, then the marks themselves in windows of
+/// [`TABLE_WINDOW`] bytes of the whole table, in index order, each process sending the parts
+/// of its blocks that fall in the window ([`pieces`]). Process 0 checks that every piece it
+/// expects came once, from its owner, with its length.
+///
+/// # Errors
+/// [`ClusterError::Peer`] for a corrupt or missing piece, [`ClusterError::Table`] when the
+/// sink fails, or as [`Net::gather`].
+fn stream_table(
+    net: &mut Net<'_>,
+    held: &Held,
+    layers: &[u64],
+    (limit, listed): (u64, Vec<(u32, Vec<u64>)>),
+    sink: Option<Box<dyn MarksSink>>,
+) -> Result<(), ClusterError> {
+    let deal = held.deal;
+    let table_error = |e: std::io::Error| ClusterError::Table(e.to_string());
+    let mut payload = Vec::new();
+    for (depth, boards) in &listed {
+        let mut bytes = Vec::new();
+        encode_sorted(boards, 0, &mut bytes);
+        payload.extend_from_slice(&depth.to_le_bytes());
+        payload.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        payload.extend_from_slice(&bytes);
+    }
+    drop(listed);
+    let got = net.gather(vec![payload])?;
+    let mut sink = match sink {
+        Some(mut sink) if net.me == 0 => {
+            let listed = merge_listed(layers, limit, deal.size, got)?;
+            sink.begin(layers, limit, &listed).map_err(table_error)?;
+            Some(sink)
+        }
+        _ if net.me == 0 => {
+            return Err(ClusterError::Config(
+                "process 0 has no table to write".into(),
+            ));
+        }
+        _ => None,
+    };
+    let total = deal.size.div_ceil(4);
+    held.marks.with_bytes(|local| -> Result<(), ClusterError> {
+        let mut start = 0;
+        while start < total {
+            let end = (start + TABLE_WINDOW).min(total);
+            let payloads = pieces(&deal, start, end)
+                .into_iter()
+                .map(|(at, from, len)| {
+                    let mut p = at.to_le_bytes().to_vec();
+                    p.extend_from_slice(&local[from as usize..(from + len) as usize]);
+                    p
+                })
+                .collect();
+            let got = net.gather(payloads)?;
+            if let Some(sink) = sink.as_mut() {
+                let mut expected: std::collections::HashMap<u64, (usize, u64)> = (0..deal.peers
+                    as usize)
+                    .flat_map(|p| {
+                        pieces(&deal.of(p), start, end)
+                            .into_iter()
+                            .map(move |(at, _, len)| (at, (p, len)))
+                    })
+                    .collect();
+                let mut window = vec![0u8; (end - start) as usize];
+                for (sender, p) in got {
+                    let at = (p.len() >= 8).then(|| read_u64(&p));
+                    match at.and_then(|at| Some((at, expected.remove(&at)?))) {
+                        Some((at, (owner, len)))
+                            if owner == sender as usize && len == p.len() as u64 - 8 =>
+                        {
+                            window[(at - start) as usize..][..len as usize]
+                                .copy_from_slice(&p[8..]);
+                        }
+                        _ => {
+                            return Err(corrupt_from(
+                                Some(sender as usize),
+                                "the distance table's marks",
+                            ));
+                        }
+                    }
+                }
+                if let Some((_, (owner, _))) = expected.into_iter().next() {
+                    return Err(corrupt_from(
+                        Some(owner),
+                        "the distance table's marks (a part is missing)",
+                    ));
+                }
+                sink.write(&window).map_err(table_error)?;
+            }
+            start = end;
+        }
+        Ok(())
+    })?;
+    if let Some(sink) = sink.as_mut() {
+        sink.end().map_err(table_error)?;
+    }
+    Ok(())
+}
+
+/// The parts of the bytes `start..end` of a whole table's marks (four boards a byte) that the
+/// process of `deal` holds: `(byte in the table, byte in its own marks, length)`, ascending,
+/// each at most [`GATHER_CHUNK`] bytes.
+fn pieces(deal: &Deal, start: u64, end: u64) -> Vec<(u64, u64, u64)> {
+    // A block is a multiple of `ITEM` boards, so of 4.
+    let bytes = deal.block / 4;
+    let mut out = Vec::new();
+    let mut block = start / bytes;
+    while block * bytes < end {
+        if block % deal.peers == deal.me {
+            let from = (block * bytes).max(start);
+            let to = ((block + 1) * bytes).min(end);
+            let local = (block / deal.peers) * bytes + (from - block * bytes);
+            let mut at = from;
+            while at < to {
+                let len = (to - at).min(GATHER_CHUNK as u64);
+                out.push((at, local + (at - from), len));
+                at += len;
+            }
+        }
+        block += 1;
+    }
+    out
+}
+
+/// Process 0's listed layers from every process's part (`got`: per sender, per layer its
+/// depth (4 bytes), the length of its gap-encoded boards (8 bytes), and those): the layers of
+/// `layers` of at most `limit` boards, each holding exactly its size in distinct boards below
+/// `size`.
+///
+/// # Errors
+/// [`ClusterError::Peer`] naming the sender of a malformed part, or the layer whose boards do
+/// not add up.
+fn merge_listed(
+    layers: &[u64],
+    limit: u64,
+    size: u64,
+    got: Vec<(u32, Vec<u8>)>,
+) -> Result<Vec<(u32, Vec<StateIndex>)>, ClusterError> {
+    let want: Vec<u32> = (0..layers.len() as u32)
+        .filter(|&d| layers[d as usize] <= limit)
+        .collect();
+    let mut merged: Vec<Vec<u64>> = vec![Vec::new(); want.len()];
+    for (sender, p) in got {
+        let bad = || corrupt_from(Some(sender as usize), "the listed layers' boards");
+        let mut rest = &p[..];
+        while !rest.is_empty() {
+            if rest.len() < 12 {
+                return Err(bad());
+            }
+            let depth = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+            let len = usize::try_from(read_u64(&rest[4..12]))
+                .ok()
+                .filter(|&len| len <= rest.len() - 12)
+                .ok_or_else(bad)?;
+            let k = want.binary_search(&depth).map_err(|_| bad())?;
+            let mut inside = true;
+            decode_sorted(&rest[12..12 + len], 0, |i| {
+                inside &= i < size;
+                merged[k].push(i);
+            })
+            .ok()
+            .filter(|()| inside)
+            .ok_or_else(bad)?;
+            rest = &rest[12 + len..];
+        }
+    }
+    let mut out = Vec::with_capacity(want.len());
+    for (boards, depth) in merged.into_iter().zip(want) {
+        let mut boards = boards;
+        boards.sort_unstable();
+        boards.dedup();
+        let layer = layers[depth as usize];
+        if boards.len() as u64 != layer {
+            return Err(ClusterError::Peer(format!(
+                "the processes listed {} boards at depth {depth}, whose layer holds {layer}",
+                boards.len()
+            )));
+        }
+        out.push((depth, boards.into_iter().map(StateIndex).collect()));
+    }
+    Ok(out)
 }
 
 fn corrupt() -> ClusterError {
@@ -408,6 +613,8 @@ pub(super) fn worker_main<S: StateSpace>(
     };
     // The first space's depths, carried from one space to the next.
     let mut depths: Option<DepthArray> = None;
+    // This run streamed the distance table (not the run it resumes).
+    let mut table_written = false;
     while usize::from(phase.space) <= last_space {
         let space = &job.spaces[usize::from(phase.space)];
         let deal = Deal::new(space.size(), peers, me);
@@ -434,12 +641,25 @@ pub(super) fn worker_main<S: StateSpace>(
         }
         loop {
             let record = phase.space == 0 && phase.goal_layers.is_empty();
+            // The goal's BFS keeps depths when asked; any other keeps Korf's marks, which say
+            // only what was reached.
+            let table = record && job.marking == Marking::Depths;
+            let marking = match space.rank(&job.goal).filter(|_| table) {
+                Some(goal) => (Marking::Depths, goal),
+                None => (Marking::Frontier, StateIndex(0)),
+            };
             let walk = Walk {
                 space,
                 lanes: lanes.as_ref(),
                 pool: &pool,
                 threads: setup.threads,
                 record,
+                marking,
+                listed: if table {
+                    job.listed.min(list_limit(space.size()) as u64)
+                } else {
+                    0
+                },
             };
             let mut list = None;
             if phase.current.is_empty() {
@@ -465,7 +685,8 @@ pub(super) fn worker_main<S: StateSpace>(
                 let mut seeds = Vec::new();
                 let (owner_of_seed, local) = deal.locate(seed);
                 if owner_of_seed as u64 == deal.me {
-                    let mut owner = Routed::new(&held, record, 0, true);
+                    let code = LayerCodes::new(marking.0, space, marking.1, 0).frontier;
+                    let mut owner = Routed::new(&held, record, (0, code), true);
                     owner.claim(local, seed);
                     seeds = owner.next;
                 }
@@ -490,6 +711,19 @@ pub(super) fn worker_main<S: StateSpace>(
             if phase.space == 0 && phase.goal_layers.is_empty() {
                 phase.goal_layers = std::mem::take(&mut phase.current);
                 phase.antipodes = last;
+                if table {
+                    let sink = setup.table.lock().ok().and_then(|mut s| s.take());
+                    let listed = std::mem::take(&mut phase.listed);
+                    stream_table(
+                        &mut net,
+                        &held,
+                        &phase.goal_layers,
+                        (walk.listed, listed),
+                        sink,
+                    )?;
+                    phase.table_written = true;
+                    table_written = true;
+                }
             }
             phase.current.clear();
             phase.done.push(size);
@@ -568,6 +802,7 @@ pub(super) fn worker_main<S: StateSpace>(
         components: phase.done,
         depths,
         traffic,
+        table_written,
     }))
 }
 
@@ -594,6 +829,15 @@ fn bfs_layers<S: StateSpace>(
         let size = *phase.current.last().expect("a BFS has a first layer");
         let keep_next = size.saturating_mul(4) <= limit;
         let step = walk.layer(net, held, depth, list.as_deref(), keep_next, size <= limit)?;
+        if size <= walk.listed {
+            let boards = list
+                .as_deref()
+                .or(step.current.as_deref())
+                .unwrap_or_default();
+            phase
+                .listed
+                .push((depth, boards.iter().map(|i| i.0).collect()));
+        }
         let next = net.sum(step.found)?;
         if next == 0 {
             // The last layer: its boards to process 0 when few.
@@ -652,6 +896,41 @@ fn bfs_layers<S: StateSpace>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pieces of every process tile each window of a table exactly once, and each piece's
+    /// local bytes hold the boards the deal gives that process there: sizes around block
+    /// boundaries, 1 to 5 processes, windows smaller and larger than a block.
+    #[test]
+    fn table_pieces_tile_every_window() {
+        for size in [1, 31, ITEM - 1, ITEM + 1, 5 * ITEM + 7, 40 * ITEM + 3] {
+            for peers in 1..=5usize {
+                let total = size.div_ceil(4);
+                for window in [5_000, 40_000, 1 << 20] {
+                    let mut start = 0;
+                    while start < total {
+                        let end = (start + window).min(total);
+                        let mut covered = vec![0u8; (end - start) as usize];
+                        for p in 0..peers {
+                            let deal = Deal::new(size, peers, p);
+                            for (at, local, len) in pieces(&deal, start, end) {
+                                assert!(len > 0 && len <= GATHER_CHUNK as u64);
+                                // The local bytes hold at most the share's marks (whole words).
+                                assert!(local + len <= deal.held().div_ceil(32) * 8);
+                                for k in 0..len {
+                                    covered[(at + k - start) as usize] += 1;
+                                    // Byte `local + k` holds local boards from `4 (local + k)`.
+                                    let board = deal.global(4 * (local + k));
+                                    assert_eq!(board, 4 * (at + k), "{size} {peers} {p}");
+                                }
+                            }
+                        }
+                        assert!(covered.iter().all(|&c| c == 1), "{size} {peers} {window}");
+                        start = end;
+                    }
+                }
+            }
+        }
+    }
 
     /// Chunks of per-board depths land where their sender's deal says; a chunk whose offset,
     /// length or sender does not fit is an error naming the sender, never a panic.
