@@ -146,6 +146,23 @@ impl Direction {
     }
 }
 
+/// Goals for the engine's tests.
+#[cfg(test)]
+impl Board {
+    /// The standard goal of `shape` (at least 2 rows and 2 columns) and a goal of the other
+    /// parity class with the blank inside: the first two tiles swapped, and the blank
+    /// exchanged with the tile of the second row's second cell.
+    pub(crate) fn test_goals(shape: Shape) -> [Board; 2] {
+        let mut other = Board::goal(shape).permutation().to_vec();
+        other.swap(0, 1);
+        other.swap(shape.cells() - 1, shape.cols() + 1);
+        [
+            Board::goal(shape),
+            Board::from_permutation(shape, other).expect("a permutation"),
+        ]
+    }
+}
+
 impl Board {
     /// The goal: tiles `1..n-1` in row-major order, blank in the last cell.
     pub fn goal(shape: Shape) -> Board {

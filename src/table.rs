@@ -835,7 +835,7 @@ mod tests {
     /// listed layers, checksum). (Several processes: tests/cluster.rs.)
     #[test]
     fn a_distributed_run_streams_the_one_machine_table() {
-        use crate::bfs::cluster::{CheckpointEvery, Cluster, DEFAULT_STALL};
+        use crate::bfs::cluster::Cluster;
         let dir = tempfile::tempdir().unwrap();
         let options = Options {
             per_board: false,
@@ -843,31 +843,14 @@ mod tests {
             table: true,
         };
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
-            let mut other = Board::goal(shape).permutation().to_vec();
-            other.swap(0, 1);
-            other.swap(shape.cells() - 1, shape.cols() + 1);
-            let goals = [
-                Board::goal(shape),
-                Board::from_permutation(shape, other).unwrap(),
-            ];
+            let goals = Board::test_goals(shape);
             for goal in &goals {
                 let one = dir.path().join("one.npt");
                 let a = analyze_unchecked(goal, options, &NoProgress).unwrap();
                 write(&one, &a).unwrap();
                 let want = std::fs::read(&one).unwrap();
                 for workers in [1, 3] {
-                    let cluster = Cluster {
-                        processes: 1,
-                        process: 0,
-                        workers,
-                        addresses: Vec::new(),
-                        checkpoint: None,
-                        checkpoint_every: CheckpointEvery::Layer,
-                        resume: false,
-                        connect_timeout: std::time::Duration::from_secs(30),
-                        stall_timeout: DEFAULT_STALL,
-                        key: None,
-                    };
+                    let cluster = Cluster::local(workers);
                     let path = dir.path().join("cluster.npt");
                     let spool = Spool::create(&path, goal, Metric::Stm).unwrap();
                     let c = crate::analysis::analyze_cluster(

@@ -39,7 +39,7 @@ const PARALLEL_LIST: usize = 4096;
 /// How many claims ahead a neighbour's word is prefetched.
 const AHEAD: usize = 16;
 /// Pull once the frontier is at least this many times the boards left.
-const PULL_RATIO: u64 = 1;
+pub(super) const PULL_RATIO: u64 = 1;
 
 /// How the neighbours of a dense layer are claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +212,7 @@ pub fn run_with<S: StateSpace>(
         }
         let (next_size, next_list, current) = match list.take() {
             current if pulled_from.is_some() => {
-                let (n, l) = pull(space, marks, &codes, depth, list_limit, visit);
+                let (n, l, _) = pull(space, marks, &codes, depth, list_limit, visit);
                 (n, l, current)
             }
             Some(current) => {
@@ -542,7 +542,7 @@ fn expand_bucketed<S: StateSpace>(
 /// board `DONE` (pull steps leave their layers with frontier codes); under
 /// [`Marking::Depths`] gives layer `from`, the one frontier left unexpanded (later pull steps
 /// write their boards' final codes), its final code.
-fn settle(marks: &StateMarks, marking: Marking, from: u32) {
+pub(super) fn settle(marks: &StateMarks, marking: Marking, from: u32) {
     marks.words().par_chunks(CHUNK_WORDS).for_each(|words| {
         for word in words {
             let x = word.load(Relaxed);
@@ -567,7 +567,7 @@ fn settle(marks: &StateMarks, marking: Marking, from: u32) {
 }
 
 /// The boards holding the frontier code of `codes` on the frontier's side, ascending.
-fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
+pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
     let pattern = codes.frontier * LOW_BITS;
     let size = marks.len();
     marks
@@ -594,17 +594,17 @@ fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
 }
 
 /// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
-/// Returns its size and its list (ascending) when it has at most `list_limit` boards (the
-/// frontier codes of earlier layers are not retired, so the last layer could not be found
-/// afterwards).
-fn pull<S: StateSpace>(
+/// Returns its size, its list when it has at most `list_limit` boards (the frontier codes of
+/// earlier layers are not retired, so the last layer could not be found afterwards), and the
+/// unseen boards it expanded to decide.
+pub(super) fn pull<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
     codes: &LayerCodes,
     depth: u32,
     list_limit: usize,
     visit: &impl OnVisit,
-) -> (u64, Option<Vec<StateIndex>>) {
+) -> (u64, Option<Vec<StateIndex>>, u64) {
     // Under `Marking::Frontier` a board joins when a neighbour holds the frontier code (those
     // of earlier layers are retired, or are not adjacent to an unseen board). Under
     // `Marking::Depths` only the boards on the other side than the frontier can join, all
@@ -621,7 +621,7 @@ fn pull<S: StateSpace>(
         true => field != 0,
     };
     let size = marks.len();
-    let (found, next) = marks
+    marks
         .words()
         .par_chunks(CHUNK_WORDS)
         .enumerate()
@@ -630,11 +630,13 @@ fn pull<S: StateSpace>(
             let degree = space.degree();
             let mut slots = Vec::with_capacity(degree * (BATCH + 32));
             let mut found = 0u64;
+            let mut examined = 0u64;
             let mut next = Vec::new();
             let mut overflow = false;
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
             let mut decide = |batch: &mut Vec<StateIndex>, slots: &mut Vec<StateIndex>| {
                 slots.clear();
+                examined += batch.len() as u64;
                 space.expand(batch, slots);
                 for &nb in &slots[..slots.len().min(AHEAD)] {
                     marks.prefetch(nb);
@@ -687,11 +689,11 @@ fn pull<S: StateSpace>(
                 }
             }
             decide(&mut batch, &mut slots);
-            (found, (!overflow).then_some(next))
+            (found, (!overflow).then_some(next), examined)
         })
         .reduce(
-            || (0, Some(Vec::new())),
-            |(fa, na), (fb, nb)| {
+            || (0, Some(Vec::new()), 0),
+            |(fa, na, ea), (fb, nb, eb)| {
                 let next = match (na, nb) {
                     (Some(mut a), Some(b)) if a.len() + b.len() <= list_limit => {
                         a.extend(b);
@@ -699,10 +701,9 @@ fn pull<S: StateSpace>(
                     }
                     _ => None,
                 };
-                (fa + fb, next)
+                (fa + fb, next, ea + eb)
             },
-        );
-    (found, next)
+        )
 }
 
 #[cfg(test)]

@@ -16,7 +16,10 @@
 //! ([`super::codec`]), after every window of the range. Received lists are claimed in
 //! parallel. The layer ends when timely's progress tracking says every message of the round
 //! has been delivered (one global barrier); then the processes exchange their counts, so each
-//! knows the layer's size.
+//! knows the layer's size. One process (its threads sharing every board) takes the one-machine
+//! driver's pull steps once the frontier outgrows the boards left, unless it checkpoints (a
+//! pull leaves earlier layers' frontier codes, from which a resumed run could not find its
+//! layer).
 //!
 //! **Checkpoints** (`--checkpoint DIR`): after each layer every process writes its range's
 //! marks and depths and the search's state to `DIR/process-P.{0,1}.ckpt` (alternating, so
@@ -142,6 +145,23 @@ pub const AUTO_RATIO: u32 = 9;
 pub const MAX_HOSTFILE: u64 = 1 << 20;
 
 impl Cluster {
+    /// One process of `workers` threads, without network or checkpoints (timeouts at their
+    /// defaults: 30 s to connect, [`DEFAULT_STALL`]).
+    pub fn local(workers: usize) -> Cluster {
+        Cluster {
+            processes: 1,
+            process: 0,
+            workers,
+            addresses: Vec::new(),
+            checkpoint: None,
+            checkpoint_every: CheckpointEvery::default(),
+            resume: false,
+            connect_timeout: Duration::from_secs(30),
+            stall_timeout: DEFAULT_STALL,
+            key: None,
+        }
+    }
+
     /// Total workers over all processes.
     pub fn peers(&self) -> usize {
         self.processes * self.workers
@@ -312,7 +332,8 @@ pub struct Outcome {
 /// Work and network volume of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Traffic {
-    /// Boards expanded by the kernel.
+    /// Boards expanded by the kernel: the frontier's in push steps, the unseen boards
+    /// examined in pull steps (one process without checkpoints).
     pub expanded: u64,
     /// Neighbour indices sent to another process.
     pub sent_indices: u64,
@@ -694,21 +715,6 @@ mod tests {
     use crate::progress::NoProgress;
     use crate::shape::Shape;
 
-    fn local(workers: usize) -> Cluster {
-        Cluster {
-            processes: 1,
-            process: 0,
-            workers,
-            addresses: Vec::new(),
-            checkpoint: None,
-            checkpoint_every: CheckpointEvery::Layer,
-            resume: false,
-            connect_timeout: Duration::from_secs(30),
-            stall_timeout: DEFAULT_STALL,
-            key: None,
-        }
-    }
-
     fn parity_job(goal: &Board, per_board: bool, search_rest: bool) -> Job<ParitySpace> {
         let class = Parity::of(goal);
         Job {
@@ -757,7 +763,7 @@ mod tests {
                         marking: Marking::Frontier,
                         listed: 0,
                     };
-                    let o = run(&local(workers), job, &NoProgress, None)
+                    let o = run(&Cluster::local(workers), job, &NoProgress, None)
                         .unwrap()
                         .unwrap();
                     assert_eq!(o.layer_sizes, expected, "{shape} {workers} workers");
@@ -773,7 +779,9 @@ mod tests {
                     marking: Marking::Frontier,
                     listed: 0,
                 };
-                let o = run(&local(2), job, &NoProgress, None).unwrap().unwrap();
+                let o = run(&Cluster::local(2), job, &NoProgress, None)
+                    .unwrap()
+                    .unwrap();
                 // The blank jumps anywhere in its row: every other blank cell is one move.
                 let mut sizes = vec![1];
                 if shape.cells() > 1 {
@@ -784,8 +792,10 @@ mod tests {
         }
     }
 
-    /// One process, 1 and 3 threads: the 3x3 layer sizes (OEIS A089473), the two antipodes,
-    /// both components searched, and every board's depth equal to the one-machine driver's.
+    /// One process, 1 and 3 threads, with pull steps and (checkpointing) without: the 3x3
+    /// layer sizes (OEIS A089473), the two antipodes, both components searched, and every
+    /// board's depth equal to the one-machine driver's; without pull steps every board of both
+    /// classes is expanded exactly once.
     #[test]
     fn threads_of_one_process_agree_with_the_published_3x3_figures() {
         let shape = Shape::new(3, 3).unwrap();
@@ -796,17 +806,23 @@ mod tests {
         let marks = StateMarks::new(space.size());
         let seed = space.rank(&goal).unwrap();
         crate::bfs::run(&space, &marks, seed, &reference, |_, _, _| {});
-        for workers in [1, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        for (workers, checkpoint) in [(1, false), (3, false), (3, true)] {
             let job = parity_job(&goal, true, true);
-            let o = run(&local(workers), job, &NoProgress, None)
-                .unwrap()
-                .unwrap();
+            let mut cluster = Cluster::local(workers);
+            cluster.checkpoint = checkpoint.then(|| dir.path().to_path_buf());
+            let o = run(&cluster, job, &NoProgress, None).unwrap().unwrap();
             assert_eq!(o.layer_sizes, a089473, "{workers} workers");
             let labels: Vec<String> = o.antipodes.iter().map(Board::label).collect();
             assert_eq!(labels, ["647859321", "867254391"]);
             assert_eq!(o.components, [181_440, 181_440]);
             assert_eq!(o.depths.unwrap(), reference.raw_bytes());
-            assert_eq!(o.traffic.expanded, 362_880);
+            match checkpoint {
+                true => assert_eq!(o.traffic.expanded, 362_880),
+                // Pull steps examine the unseen boards instead of expanding the last
+                // frontiers: fewer boards.
+                false => assert!(o.traffic.expanded < 362_880, "{}", o.traffic.expanded),
+            }
             assert_eq!(o.traffic.sent_indices, 0, "one process sends nothing");
         }
     }
@@ -818,13 +834,7 @@ mod tests {
     #[test]
     fn every_small_grid_and_both_classes_agree_with_the_one_machine_driver() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
-            let mut other = Board::goal(shape).permutation().to_vec();
-            other.swap(0, 1);
-            other.swap(shape.cells() - 1, shape.cols() + 1);
-            let goals = [
-                Board::goal(shape),
-                Board::from_permutation(shape, other).unwrap(),
-            ];
+            let goals = Board::test_goals(shape);
             for goal in &goals {
                 let space = ParitySpace::new(shape, Parity::of(goal)).unwrap();
                 let marks = StateMarks::new(space.size());
@@ -835,7 +845,7 @@ mod tests {
                 want_last.sort_by_cached_key(Board::rank);
                 for workers in [1, 3] {
                     let o = run(
-                        &local(workers),
+                        &Cluster::local(workers),
                         parity_job(goal, false, false),
                         &NoProgress,
                         None,
@@ -869,7 +879,9 @@ mod tests {
                 marking: Marking::Frontier,
                 listed: 0,
             };
-            let o = run(&local(2), job, &NoProgress, None).unwrap().unwrap();
+            let o = run(&Cluster::local(2), job, &NoProgress, None)
+                .unwrap()
+                .unwrap();
             assert_eq!(o.layer_sizes, vec![1; n]);
             let factorial: u64 = (1..n as u64).product();
             assert_eq!(o.components, vec![n as u64; factorial as usize]);
@@ -881,13 +893,13 @@ mod tests {
     #[test]
     fn bad_configurations_are_refused() {
         let job = parity_job(&Board::goal(Shape::new(3, 3).unwrap()), false, false);
-        let mut c = local(1);
+        let mut c = Cluster::local(1);
         c.process = 1;
         assert!(matches!(
             run(&c, job.clone(), &NoProgress, None),
             Err(ClusterError::Config(_))
         ));
-        let mut c = local(1);
+        let mut c = Cluster::local(1);
         c.processes = 2;
         assert!(matches!(
             run(&c, job.clone(), &NoProgress, None),
@@ -896,7 +908,7 @@ mod tests {
         let mut wrong = job;
         wrong.spaces.reverse();
         assert!(matches!(
-            run(&local(1), wrong, &NoProgress, None),
+            run(&Cluster::local(1), wrong, &NoProgress, None),
             Err(ClusterError::Config(_))
         ));
     }

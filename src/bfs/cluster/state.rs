@@ -146,6 +146,9 @@ pub(super) struct Phase {
     /// The distance table has been streamed to process 0's sink.
     #[serde(default)]
     pub table_written: bool,
+    /// The layer from which the BFS in progress takes pull steps (one process only).
+    #[serde(default)]
+    pub pulled_from: Option<u32>,
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::{
     ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory,
 };
 use crate::bfs::codec::{decode_sorted, encode_sorted};
+use crate::bfs::driver;
 use crate::bfs::marks::FIELDS_PER_WORD;
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
@@ -69,6 +70,8 @@ struct Routed<'a> {
     outbox: Vec<Vec<u64>>,
     /// A local index outside this process's share arrived (a corrupt message).
     corrupt: bool,
+    /// One process holds every board: local indices are global.
+    single: bool,
 }
 
 impl<'a> Routed<'a> {
@@ -84,6 +87,7 @@ impl<'a> Routed<'a> {
             next: Vec::new(),
             outbox: vec![Vec::new(); held.deal.peers as usize],
             corrupt: false,
+            single: held.deal.peers == 1,
         }
     }
 
@@ -99,6 +103,10 @@ impl<'a> Routed<'a> {
 impl Owner for Routed<'_> {
     #[inline(always)]
     fn route(&mut self, index: StateIndex) {
+        if self.single {
+            self.claim(index.0, index.0);
+            return;
+        }
         let deal = &self.held.deal;
         let (owner, local) = deal.locate(index.0);
         if owner as u64 == deal.me {
@@ -112,7 +120,11 @@ impl Owner for Routed<'_> {
     fn found(&mut self, index: StateIndex) {
         self.found += 1;
         if let Some(d) = self.depths {
-            d.visit(StateIndex(self.held.deal.local(index.0)), self.depth);
+            let local = match self.single {
+                true => index.0,
+                false => self.held.deal.local(index.0),
+            };
+            d.visit(StateIndex(local), self.depth);
         }
         if self.keep {
             self.next.push(index);
@@ -122,9 +134,11 @@ impl Owner for Routed<'_> {
     #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
         // (A board of another process: a harmless prefetch of one of ours.)
-        self.held
-            .marks
-            .prefetch(StateIndex(self.held.deal.local(index.0)));
+        let local = match self.single {
+            true => index.0,
+            false => self.held.deal.local(index.0),
+        };
+        self.held.marks.prefetch(StateIndex(local));
     }
 }
 
@@ -181,7 +195,12 @@ impl<S: StateSpace> Walk<'_, S> {
             None => CHUNK_WORDS * FIELDS_PER_WORD as usize,
         } * self.space.degree()
             * 8;
-        let window = (SEND_BUDGET * self.threads / per_item).max(self.threads);
+        // One process sends nothing: one window, so that its threads never wait for each
+        // other at a window's end.
+        let window = match peers {
+            1 => items.max(1),
+            _ => (SEND_BUDGET * self.threads / per_item).max(self.threads),
+        };
         let lanes = self.lanes.map(|l| (l, size));
         let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
         let claims = (depth + 1, codes.claim);
@@ -279,6 +298,31 @@ impl<S: StateSpace> Walk<'_, S> {
             out.current = list.map(<[StateIndex]>::to_vec);
         }
         Ok(out)
+    }
+
+    /// A pull step (one process only, which holds every board: local indices are global):
+    /// layer `depth + 1` is the unseen boards with a neighbour in layer `depth`, as on one
+    /// machine ([`crate::bfs::driver`]); `list`: layer `depth`'s boards, when known.
+    fn pull(&self, held: &Held, depth: u32, list: Option<&[StateIndex]>) -> (Step, u64) {
+        let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
+        let limit = list_limit(self.space.size());
+        let (found, next, expanded) = self.pool.install(|| {
+            let (found, next, expanded) = match held.depths.as_ref().filter(|_| self.record) {
+                Some(d) => driver::pull(self.space, &held.marks, &codes, depth, limit, d),
+                None => driver::pull(self.space, &held.marks, &codes, depth, limit, &()),
+            };
+            let next = next.map(|mut n| {
+                n.par_sort_unstable();
+                n
+            });
+            (found, next, expanded)
+        });
+        let step = Step {
+            found,
+            next,
+            current: list.map(<[StateIndex]>::to_vec),
+        };
+        (step, expanded)
     }
 
     /// Claims the lists of indices that other processes sent (in parallel); true when one
@@ -824,11 +868,38 @@ fn bfs_layers<S: StateSpace>(
     let limit = list_limit(space_size) as u64;
     // Boards of this space already reached (the spaces before it are explored whole).
     let before: u64 = phase.done.iter().sum::<u64>() - earlier;
+    // Pull steps, as on one machine, when one process holds every board and no checkpoint
+    // has to resume them (a pull leaves earlier layers' frontier codes in the marks, so a
+    // resumed run could not find the layer it stopped at).
+    let may_pull = net.peers == 1 && checkpoints.is_none();
     loop {
         let depth = (phase.current.len() - 1) as u32;
         let size = *phase.current.last().expect("a BFS has a first layer");
         let keep_next = size.saturating_mul(4) <= limit;
-        let step = walk.layer(net, held, depth, list.as_deref(), keep_next, size <= limit)?;
+        let reached = before + phase.current.iter().sum::<u64>();
+        if may_pull
+            && phase.pulled_from.is_none()
+            && (space_size - reached).saturating_mul(driver::PULL_RATIO) <= size
+        {
+            phase.pulled_from = Some(depth);
+            if list.is_none() && size <= limit {
+                // The one frontier a pull step cannot list: the first, which alone holds
+                // the frontier code now.
+                let codes = LayerCodes::new(walk.marking.0, walk.space, walk.marking.1, depth);
+                list = Some(
+                    walk.pool
+                        .install(|| driver::find_frontier(&held.marks, &codes)),
+                );
+            }
+        }
+        let step = match phase.pulled_from {
+            Some(_) => {
+                let (step, expanded) = walk.pull(held, depth, list.as_deref());
+                net.traffic.expanded += expanded;
+                step
+            }
+            None => walk.layer(net, held, depth, list.as_deref(), keep_next, size <= limit)?,
+        };
         if size <= walk.listed {
             let boards = list
                 .as_deref()
@@ -840,6 +911,11 @@ fn bfs_layers<S: StateSpace>(
         }
         let next = net.sum(step.found)?;
         if next == 0 {
+            if let Some(from) = phase.pulled_from.take() {
+                // Every reached board DONE, or layer `from` its final code.
+                walk.pool
+                    .install(|| driver::settle(&held.marks, walk.marking.0, from));
+            }
             // The last layer: its boards to process 0 when few.
             let Some(kept) = step.current else {
                 return Ok(Vec::new());
