@@ -14,7 +14,7 @@ use super::state::{Deal, Held, ITEM, Phase};
 use super::{
     ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory,
 };
-use crate::bfs::codec::{decode_sorted, encode_sorted};
+use crate::bfs::codec::{decode_sorted, encode_sorted, radix_sort};
 use crate::bfs::driver;
 use crate::bfs::marks::FIELDS_PER_WORD;
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
@@ -216,6 +216,7 @@ impl<S: StateSpace> Walk<'_, S> {
             }
             owner.corrupt
         };
+        let (mut sorted, mut scratch) = (Vec::new(), Vec::new());
         for start in (0..items).step_by(window) {
             net.check()?;
             let end = (start + window).min(items);
@@ -275,10 +276,11 @@ impl<S: StateSpace> Walk<'_, S> {
                 if parts.is_empty() || p == me {
                     continue;
                 }
-                let mut all = parts.concat();
-                self.pool.install(|| all.par_sort_unstable());
-                all.dedup();
-                net.send_indices(p, 0, &all);
+                // Local indices of process `p`, below its share's size.
+                let bits = 64 - held.deal.of(p).held().leading_zeros();
+                radix_sort(&parts, bits, &mut sorted, &mut scratch);
+                sorted.dedup();
+                net.send_indices(p, 0, &sorted);
             }
             net.step();
             let received = net.take_claims(round);
