@@ -485,7 +485,7 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     };
     // Process 0 gathers a window of the table and its messages.
     let table = match (options.table, cluster.process) {
-        (true, 0) => 2 * (64 << 20),
+        (true, 0) => 2 * cluster::TABLE_WINDOW,
         _ => 0,
     };
     marks

@@ -485,14 +485,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         None => analysis::analyze_unchecked(&goal, options, &bars).map_err(CliError::runtime)?,
         Some(c) => {
             // Process 0 writes the table as the processes stream their marks to it.
-            let spool = match args.table && from_marks && c.process == 0 {
-                true => Some(
-                    npuzzle::table::Spool::create(&dir.join("table.npt"), &goal, metric)
-                        .map_err(CliError::runtime)?,
-                ),
-                false => None,
-            };
-            let spool = spool.map(|s| Box::new(s) as Box<dyn npuzzle::bfs::cluster::MarksSink>);
+            let spool: Option<Box<dyn npuzzle::bfs::cluster::MarksSink>> =
+                match args.table && from_marks && c.process == 0 {
+                    true => Some(Box::new(
+                        npuzzle::table::Spool::create(&dir.join("table.npt"), &goal, metric)
+                            .map_err(CliError::runtime)?,
+                    )),
+                    false => None,
+                };
             match analysis::analyze_cluster(&goal, options, c, &bars, spool) {
                 Ok(Some(result)) => result,
                 Ok(None) => {

@@ -73,6 +73,14 @@ use crate::progress::Progress;
 use net::install_panic_hook;
 use worker::{Setup, worker_main};
 
+/// Bytes of a distance table's marks process 0 gathers per round ([`MarksSink`]): it holds
+/// one window, and the messages of one. Debug builds use windows of an odd size, smaller
+/// than a block, so that the tests' small tables cross many windows and blocks.
+pub const TABLE_WINDOW: u64 = if cfg!(debug_assertions) {
+    40_000
+} else {
+    64 << 20
+};
 /// Bytes of outgoing indices a process buffers per worker thread before sending.
 pub(crate) const SEND_BUDGET: usize = 32 << 20;
 /// How long a waiting worker parks before it looks for a failure again.

@@ -73,12 +73,12 @@ impl Deal {
     /// The process holding board `i`, and `i`'s local index there.
     #[inline(always)]
     pub fn locate(&self, i: u64) -> (usize, u64) {
+        // One process holds every board, its local indices the global ones.
+        if self.peers == 1 {
+            return (0, i);
+        }
         let (b, off) = self.split(i);
-        let (round, owner) = if self.peers == 1 {
-            (b, 0)
-        } else {
-            (b / self.peers, b % self.peers)
-        };
+        let (round, owner) = (b / self.peers, b % self.peers);
         (owner as usize, round * self.block + off)
     }
 
@@ -97,6 +97,9 @@ impl Deal {
     /// The board of this process's local index `l`.
     #[inline(always)]
     pub fn global(&self, l: u64) -> u64 {
+        if self.peers == 1 {
+            return l;
+        }
         let (round, off) = self.split(l);
         (round * self.peers + self.me) * self.block + off
     }

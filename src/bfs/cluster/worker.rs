@@ -12,7 +12,8 @@ use super::checkpoint::Checkpoints;
 use super::net::{Net, corrupt_from, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{
-    ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, Traffic, out_of_memory,
+    ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
+    out_of_memory,
 };
 use crate::bfs::codec::{decode_sorted, encode_sorted, radix_sort};
 use crate::bfs::driver;
@@ -24,14 +25,6 @@ use crate::durable::fault_injection;
 
 /// Largest message of depths (or of a distance table's marks) sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
-/// Bytes of a distance table's marks process 0 gathers per round (it holds one window, and
-/// the messages of one). Debug builds use windows of an odd size, smaller than a block, so
-/// that the tests' small tables cross many windows and blocks.
-const TABLE_WINDOW: u64 = if cfg!(debug_assertions) {
-    40_000
-} else {
-    64 << 20
-};
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
 const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
@@ -70,8 +63,6 @@ struct Routed<'a> {
     outbox: Vec<Vec<u64>>,
     /// A local index outside this process's share arrived (a corrupt message).
     corrupt: bool,
-    /// One process holds every board: local indices are global.
-    single: bool,
 }
 
 impl<'a> Routed<'a> {
@@ -87,7 +78,6 @@ impl<'a> Routed<'a> {
             next: Vec::new(),
             outbox: vec![Vec::new(); held.deal.peers as usize],
             corrupt: false,
-            single: held.deal.peers == 1,
         }
     }
 
@@ -103,10 +93,6 @@ impl<'a> Routed<'a> {
 impl Owner for Routed<'_> {
     #[inline(always)]
     fn route(&mut self, index: StateIndex) {
-        if self.single {
-            self.claim(index.0, index.0);
-            return;
-        }
         let deal = &self.held.deal;
         let (owner, local) = deal.locate(index.0);
         if owner as u64 == deal.me {
@@ -120,11 +106,7 @@ impl Owner for Routed<'_> {
     fn found(&mut self, index: StateIndex) {
         self.found += 1;
         if let Some(d) = self.depths {
-            let local = match self.single {
-                true => index.0,
-                false => self.held.deal.local(index.0),
-            };
-            d.visit(StateIndex(local), self.depth);
+            d.visit(StateIndex(self.held.deal.local(index.0)), self.depth);
         }
         if self.keep {
             self.next.push(index);
@@ -134,11 +116,9 @@ impl Owner for Routed<'_> {
     #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
         // (A board of another process: a harmless prefetch of one of ours.)
-        let local = match self.single {
-            true => index.0,
-            false => self.held.deal.local(index.0),
-        };
-        self.held.marks.prefetch(StateIndex(local));
+        self.held
+            .marks
+            .prefetch(StateIndex(self.held.deal.local(index.0)));
     }
 }
 
