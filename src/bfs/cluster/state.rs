@@ -2,6 +2,7 @@
 //! search's position, both saved by the checkpoints.
 
 use serde::{Deserialize, Serialize};
+use strength_reduce::StrengthReducedU64;
 
 use super::Traffic;
 use crate::bfs::{DepthArray, StateMarks};
@@ -34,7 +35,7 @@ pub(super) const ITEM: u64 = 1 << 16;
 ///
 /// Process `me` numbers its boards locally: its `k`-th block holds local indices
 /// `k * block..(k + 1) * block`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Deal {
     pub size: u64,
     pub peers: u64,
@@ -42,7 +43,21 @@ pub(super) struct Deal {
     pub block: u64,
     /// `log2(block)` when `block` is a power of two (shifts instead of divisions).
     shift: Option<u32>,
+    /// `peers`, for a division by a multiply and a shift: [`Deal::locate`] runs for every
+    /// neighbour, twice (its prefetch, then its route); without the 64-bit `div`, 3x4 over 2
+    /// processes x 1 worker took about 2 % less time.
+    by_peers: StrengthReducedU64,
 }
+
+impl PartialEq for Deal {
+    fn eq(&self, other: &Deal) -> bool {
+        // (`shift` and `by_peers` follow from these.)
+        (self.size, self.peers, self.me, self.block)
+            == (other.size, other.peers, other.me, other.block)
+    }
+}
+
+impl Eq for Deal {}
 
 impl Deal {
     /// The deal of a space of `size` boards among `peers` processes, seen from `me`.
@@ -59,6 +74,7 @@ impl Deal {
             me: me as u64,
             block,
             shift: block.is_power_of_two().then(|| block.trailing_zeros()),
+            by_peers: StrengthReducedU64::new(peers),
         }
     }
 
@@ -78,7 +94,7 @@ impl Deal {
             return (0, i);
         }
         let (b, off) = self.split(i);
-        let (round, owner) = (b / self.peers, b % self.peers);
+        let (round, owner) = StrengthReducedU64::div_rem(b, self.by_peers);
         (owner as usize, round * self.block + off)
     }
 
