@@ -24,15 +24,17 @@ use crate::metric::Metric;
 use crate::progress::Progress;
 use crate::shape::Shape;
 
-/// Up to this many cells, components are found by search (both parity classes); above it the
-/// second component is stated by the parity theorem (see [`crate::components`]). It is also
-/// the largest board whose per-board results (`nodes.csv`) and whole edge list are written:
-/// their ranks are lexicographic ranks over all `n!` boards, kept in `u32`.
+/// Up to this many cells, components can be found by search of both parity classes
+/// ([`Options::search_components`]); otherwise (and always above it) the second component is
+/// stated (see [`crate::components`]). It is also the largest board whose per-board results
+/// (`nodes.csv`) and whole edge list are written: their ranks are lexicographic ranks over
+/// all `n!` boards, kept in `u32`.
 pub const SEARCH_CELLS: usize = LexSpace::MAX_CELLS;
 
 /// Up to this many cells a one-row board's components are found by search (checking the
 /// theorem: `(n-1)!` paths of `n` boards); above it they are stated, unless per-board results
-/// (which label every board with its component) are asked for.
+/// (which label every board with its component) or [`Options::search_components`] are asked
+/// for.
 pub const LINE_SEARCH_CELLS: usize = 10;
 
 /// What [`analyze`] keeps beyond the summary figures.
@@ -46,6 +48,14 @@ pub struct Options {
     /// ([`Analysis::marked`], at no extra memory); elsewhere the per-board depths (as
     /// [`Options::per_board`]).
     pub table: bool,
+    /// On boards of at least 2 rows and 2 columns up to [`SEARCH_CELLS`] cells, explore the
+    /// other parity class by BFS as well ([`Method::Search`]): a check of the parity theorem
+    /// that costs a second search as long as the first. Otherwise the other class is stated
+    /// ([`Method::Theorem`]): swapping the labels of two tiles maps moves to moves, so it is
+    /// an automorphism of the game graph that exchanges the classes, and the other class is a
+    /// copy of the goal's, which the goal's BFS explores whole. One-row boards: searched up
+    /// to [`LINE_SEARCH_CELLS`] cells either way, and up to [`SEARCH_CELLS`] with this.
+    pub search_components: bool,
 }
 
 /// Whether a distance table of `shape` in `metric` is the BFS's own marks
@@ -566,7 +576,7 @@ pub fn analyze_cluster(
 ) -> Result<Option<Analysis>, ClusterError> {
     let shape = goal.shape();
     check_cluster(shape, options, cluster)?;
-    let search_rest = shape.cells() <= SEARCH_CELLS;
+    let search_rest = options.search_components && shape.cells() <= SEARCH_CELLS;
     let marks_table = options.table && table_from_marks(shape, options.metric);
     let outcome = match Engine::for_shape(shape) {
         Some(Engine::Parity) => {
@@ -938,7 +948,7 @@ fn analyze_parity(
     let mut components = Components::default();
     components.add(reachable);
     let mut marks = Some(marks);
-    if shape.cells() <= SEARCH_CELLS {
+    if options.search_components && shape.cells() <= SEARCH_CELLS {
         // The rest of the goal's class (nothing, by the theorem), then the other class.
         let goal_marks = marks.as_ref().expect("the marks");
         let rest = components::find_rest(&space, goal_marks, 1, None, reachable, progress);
@@ -990,7 +1000,8 @@ fn analyze_lex(
         None => distances::from_goal(&space, &marks, goal, &(), progress),
     };
     let reachable = distances.reachable();
-    let components = if per_board.is_none() && goal.shape().cells() > LINE_SEARCH_CELLS {
+    let search = per_board.is_some() || options.search_components;
+    let components = if !search && goal.shape().cells() > LINE_SEARCH_CELLS {
         // One BFS per path took 6.6 s on 1x11 and about 80 s on 1x12 (39.9 million
         // components) for a figure the theorem states.
         Components::of_line(goal.shape())

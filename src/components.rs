@@ -3,17 +3,19 @@
 //! Two ways to know them, and [`Components::method`] says which one gave the figures:
 //!
 //! - **by search**: BFS from every board not yet reached, in index order, over the same
-//!   two-bit marks as the distances ([`find_rest`]). Used on every board of up to 12 cells:
-//!   over all `n!` boards for the one-row boards (`(n-1)!` paths of `n` boards) of up to 10
-//!   cells, or longer when per-board results label every board, over each parity class in
-//!   turn for the others.
+//!   two-bit marks as the distances ([`find_rest`]). Used for one-row boards (`(n-1)!` paths
+//!   of `n` boards) of up to 10 cells, or up to 12 when per-board results label every board,
+//!   over all `n!` boards; and, when asked (`analyze --search-components`,
+//!   [`crate::analysis::Options::search_components`]), over each parity class in turn on the
+//!   other boards of up to 12 cells.
 //! - **by theorem**: on a board with at least 2 rows and 2 columns the game graph has exactly
 //!   two components of `n!/2` boards (Johnson & Story 1879; Wilson 1974), and the second is the
 //!   image of the goal's under swapping two tile labels, an automorphism of the game graph, so
-//!   it has the same size and the same depth distribution. Above 12 cells only the goal's
-//!   component is searched. A one-row board of 11 or 12 cells is `(n-1)!` paths of `n` boards
-//!   (tiles never pass each other): one search per path took 80 s on 1x12 for a stated figure.
-//!   The tests check both theorems against the search on every board of up to 12 and 10 cells.
+//!   it has the same size and the same depth distribution: the goal's BFS, which explores its
+//!   whole class, shows it. Only the goal's component is searched then (the default). A
+//!   one-row board of 11 or 12 cells is `(n-1)!` paths of `n` boards (tiles never pass each
+//!   other): one search per path took 80 s on 1x12 for a stated figure. The tests check both
+//!   theorems against the search on every board of up to 12 and 10 cells.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};

@@ -789,6 +789,7 @@ mod tests {
             per_board: true,
             metric,
             table: true,
+            search_components: false,
         };
         analyze_unchecked(&Board::goal(shape), options, &NoProgress).unwrap()
     }
@@ -841,6 +842,7 @@ mod tests {
             per_board: false,
             metric: Metric::Stm,
             table: true,
+            search_components: false,
         };
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
             let goals = Board::test_goals(shape);

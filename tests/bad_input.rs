@@ -1094,6 +1094,19 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "the distance tables of one-row boards are made on one machine",
         ),
+        // The search of the second component is for boards the index of all n! boards covers.
+        analyze(
+            "search_components_above_12_cells",
+            &["--rows", "2", "--cols", "7", "--search-components"],
+            2,
+            "--search-components searches boards of up to 12 cells (2x7 has 14)",
+        ),
+        analyze(
+            "search_components_with_max_depth",
+            &["--size", "4", "--max-depth", "3", "--search-components"],
+            2,
+            "the argument '--max-depth <D>' cannot be used with '--search-components'",
+        ),
         // --scratch without --max-depth.
         analyze(
             "scratch_without_max_depth",

@@ -45,7 +45,7 @@ fn analyze_3x3_writes_consistent_outputs() {
         .success()
         .stdout(predicate::str::contains("max depth    31 moves"))
         .stdout(predicate::str::contains(
-            "components   2 (sizes: 2 x 181,440)",
+            "components   2 (sizes: 2 x 181,440; the goal's by BFS",
         ))
         .stderr(predicate::str::is_empty());
     let dir = tmp.path().join("3x3");
@@ -184,6 +184,43 @@ fn rectangular_ten_cells_and_wide_labels() {
     assert_eq!(edges.len(), 9 * 362_880);
     let (_, nodes) = read_csv(&tmp.path().join("1x10/nodes.csv"));
     assert_eq!(nodes[0][0], "1-2-3-4-5-6-7-8-9-10");
+}
+
+/// The second component is stated by default (the image of the goal's under swapping two
+/// tiles' labels) and searched with --search-components: the same figures either way, and
+/// summary.json and the report say which.
+#[test]
+fn components_are_stated_or_searched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = |dir: &str| -> serde_json::Value {
+        let text = fs::read_to_string(tmp.path().join(dir).join("2x4/summary.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    analyze(&tmp.path().join("stated"), &["--rows", "2", "--cols", "4"])
+        .success()
+        .stdout(predicate::str::contains(
+            "components   2 (sizes: 2 x 20,160; the goal's by BFS, the other its image",
+        ));
+    analyze(
+        &tmp.path().join("searched"),
+        &["--rows", "2", "--cols", "4", "--search-components"],
+    )
+    .success()
+    .stdout(predicate::str::contains(
+        "components   2 (sizes: 2 x 20,160)\n",
+    ));
+    let (mut stated, mut searched) = (summary("stated"), summary("searched"));
+    assert_eq!(stated["components"]["found_by"], "theorem");
+    assert_eq!(searched["components"]["found_by"], "search");
+    assert_eq!(stated["components"]["count"], 2);
+    for s in [&mut stated, &mut searched] {
+        s["components"].as_object_mut().unwrap().remove("found_by");
+    }
+    assert_eq!(stated, searched);
+    for file in ["depths.csv", "nodes.csv", "edges.csv", "hardest.txt"] {
+        let read = |dir: &str| fs::read(tmp.path().join(dir).join("2x4").join(file)).unwrap();
+        assert_eq!(read("stated"), read("searched"), "{file}");
+    }
 }
 
 /// A single `error: ...` line.

@@ -596,21 +596,26 @@ fn bad_cluster_flags_are_usage_errors() {
     }
 }
 
-/// One process with 2 workers, killed (SIGKILL) after checkpoint step 70 of 2x5 (in the search
-/// of the other parity class: the goal's takes 55 layers), then resumed: the one-machine files,
-/// the per-board depths (nodes.csv) included.
+/// One process with 2 workers, killed (SIGKILL) after checkpoint step 70 of 2x5 with
+/// --search-components (in the search of the other parity class: the goal's takes 55 layers),
+/// then resumed: the one-machine files, the per-board depths (nodes.csv) included.
 #[test]
 fn one_process_resumes_too() {
     let board = ["--rows", "2", "--cols", "5"];
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck").display().to_string();
     let reference = dir.path().join("one");
-    let status = command(&board, &reference, &["--nodes", "ranks", "--edges", "none"])
-        .status()
-        .unwrap();
+    let status = command(
+        &board,
+        &reference,
+        &["--nodes", "ranks", "--edges", "none", "--search-components"],
+    )
+    .status()
+    .unwrap();
     assert!(status.success());
     let out = dir.path().join("out");
     let flags = [
+        "--search-components",
         "--workers",
         "2",
         "--checkpoint",
@@ -667,8 +672,9 @@ fn only_folder(dir: &Path) -> PathBuf {
 
 /// Every grid up to 10 cells on 2 processes x 2 workers (blocks of the index dealt between
 /// them, as many as the board has), from the standard goal and from a goal in the other parity
-/// class with the blank inside: depths.csv, hardest.txt, summary.json and nodes.csv (the
-/// per-board depths, gathered from the dealt blocks) byte-identical to the one-machine engine's.
+/// class with the blank inside (the second component searched too, `--search-components`):
+/// depths.csv, hardest.txt, summary.json and nodes.csv (the per-board depths, gathered from the
+/// dealt blocks) byte-identical to the one-machine engine's.
 #[test]
 fn every_small_grid_on_two_processes_of_two_workers() {
     for (rows, cols) in [
@@ -696,7 +702,7 @@ fn every_small_grid_on_two_processes_of_two_workers() {
         for goal in [None, Some(other.as_str())] {
             let mut board = vec!["--rows", &r, "--cols", &c];
             if let Some(g) = goal {
-                board.extend(["--goal", g]);
+                board.extend(["--goal", g, "--search-components"]);
             }
             let dir = tempfile::tempdir().unwrap();
             let one = dir.path().join("one");

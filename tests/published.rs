@@ -88,9 +88,16 @@ fn computed_components_are_the_parity_classes() {
             |_, _, _| {},
         );
         assert_eq!(layers.sizes, from_goal.sizes, "{s}");
-        // And the analysis reports the same structure.
-        let a = analyze_unchecked(&goal, Options::default(), &NoProgress).unwrap();
+        // And the analysis reports the same structure, searched and stated.
+        let searched = Options {
+            search_components: true,
+            ..Options::default()
+        };
+        let a = analyze_unchecked(&goal, searched, &NoProgress).unwrap();
         assert_eq!(a.components.method, Method::Search);
+        assert_eq!(a.components.sizes, BTreeMap::from([(lex.size() / 2, 2)]));
+        let a = analyze_unchecked(&goal, Options::default(), &NoProgress).unwrap();
+        assert_eq!(a.components.method, Method::Theorem);
         assert_eq!(a.components.sizes, BTreeMap::from([(lex.size() / 2, 2)]));
     }
     // Every board of a class lies where the theorem says: spot check of 3x3 by board.
@@ -186,6 +193,7 @@ fn depths_and_components_agree_with_petgraph() {
             &Board::goal(s),
             Options {
                 per_board: true,
+                search_components: true,
                 ..Options::default()
             },
             &NoProgress,

@@ -74,6 +74,13 @@ pub struct AnalyzeArgs {
     /// boards each board's depth mod 3, up to 12 cells.
     #[arg(long)]
     table: bool,
+    /// Explore the other parity class by BFS as well (boards of 2 rows and 2 columns up to 12
+    /// cells): a check of the parity theorem, at the cost of a second search as long as the
+    /// goal's. Without it the other class is stated: swapping two tiles' labels maps it onto
+    /// the goal's class, move for move, so it is one component of the same size
+    /// (summary.json: "found_by": "theorem").
+    #[arg(long, conflicts_with = "max_depth")]
+    search_components: bool,
     /// No report and no progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -417,6 +424,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             shape.cells()
         )));
     }
+    if args.search_components && shape.cells() > analysis::SEARCH_CELLS {
+        return Err(CliError::usage(format!(
+            "--search-components searches boards of up to {} cells ({shape} has {}); above \
+             that the second component is stated",
+            analysis::SEARCH_CELLS,
+            shape.cells()
+        )));
+    }
     if args.table && args.max_depth.is_some() {
         return Err(CliError::usage(
             "--table needs the whole state space: run without --max-depth",
@@ -426,6 +441,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         per_board: nodes.is_some() || (args.table && !from_marks),
         metric,
         table: args.table,
+        search_components: args.search_components,
     };
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
     if cluster.is_some() && args.max_depth.is_some() {

@@ -61,6 +61,7 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
         per_board: true,
         metric,
         table: false,
+        search_components: false,
     };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     let format = match args.format {
