@@ -28,7 +28,9 @@
 #   (it is about 0.5).
 # 3x4: `analyze --rows 3 --cols 4 --edges none --quiet` side by side with ../shared/baselines/bfs_naive.c
 #   (`bfs_naive 3 4`: plain C, one byte per permutation, ~75 s and 470 MB), run alternately, npuzzle
-#   RUNS times and the baseline BASE_RUNS times. Must: ratio npuzzle/C <= 0.06 (aim <= 0.03), npuzzle
+#   RUNS times and the baseline BASE_RUNS times (both search the goal's component only; the second
+#   is stated, see --search-components). Must: ratio npuzzle/C <= 0.08 (issue 21; aim <= 0.05) and
+#   <= 0.06 (the first target; aim <= 0.03), npuzzle
 #   peak RSS <= 100 MB (aim <= 70 MB), summary.json against the published figures (reachable
 #   239500800, max depth 53, 18 antipodes, 2 components) and depth_counts identical to the baseline's
 #   `counts:` line.
@@ -318,7 +320,8 @@ print(f"C baseline  median {ct:7.2f} s, peak RSS {cmb:6.0f} MB")
 print(f"npuzzle     median {nt:7.2f} s, peak RSS {nmb:6.0f} MB, "
       f"{nt*1e9/s['reachable']:.2f} ns per reachable board")
 r = nt / ct
-verdict(r <= 0.06, f"ratio npuzzle/C = {r:.4f}  (must <= 0.06; aim <= 0.03: {'met' if r <= 0.03 else 'not met'})")
+verdict(r <= 0.08, f"ratio npuzzle/C = {r:.4f}  (issue 21: must <= 0.08; aim <= 0.05: {'met' if r <= 0.05 else 'not met'})")
+verdict(r <= 0.06, f"ratio npuzzle/C = {r:.4f}  (the first target: must <= 0.06; aim <= 0.03: {'met' if r <= 0.03 else 'not met'})")
 verdict(nmb <= 100, f"npuzzle peak RSS {nmb:.1f} MB  (must <= 100 MB; aim <= 70 MB: {'met' if nmb <= 70 else 'not met'})")
 want = (239500800, 53, 18, 2)
 got = (s["reachable"], s["max_depth"], s["hardest"]["count"], s["components"]["count"])
