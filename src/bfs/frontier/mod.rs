@@ -11,8 +11,8 @@
 //!    boards with the shared kernel, in parallel. Where the space has [`Lanes`] (the moves
 //!    between consecutive indices), the kernel is asked only for the other moves
 //!    ([`StateSpace::expand_across`]); those neighbours are sorted by a bucket sort (a counting
-//!    pass on the top bits of the index, then each bucket sorted on its own, up to 1,024 of them
-//!    in parallel) and deduplicated, and the lane neighbours, which come out of the ascending
+//!    pass into up to 1,024 buckets, ranges of the index balanced on a sample of the
+//!    neighbours, then each bucket sorted on its own, in parallel) and deduplicated, and the lane neighbours, which come out of the ascending
 //!    chunk already sorted, are merged in. Nothing is subtracted here: the chunk's sorted,
 //!    distinct neighbours are written as one *run* (gap-encoded pieces, each within one bucket
 //!    and one segment), in memory or appended to one file per layer under the scratch folder.
@@ -519,9 +519,8 @@ struct Plan<'a, S> {
 }
 
 /// Buckets for a chunk of `boards` boards: a power of two, at most [`MAX_BUCKETS`] and at
-/// most what the bits of an index of a space of `size` boards can address; and the shift
-/// that takes an index to its bucket.
-fn buckets(boards: usize, size: u64) -> (usize, u32) {
+/// most what the bits of an index of a space of `size` boards can address.
+fn bucket_count(boards: usize, size: u64) -> usize {
     let bits = 64 - size.saturating_sub(1).leading_zeros();
     let log = (boards / BOARDS_PER_BUCKET)
         .max(1)
@@ -529,19 +528,103 @@ fn buckets(boards: usize, size: u64) -> (usize, u32) {
         .min(MAX_BUCKETS)
         .trailing_zeros()
         .min(bits);
-    (1 << log, bits - log)
+    1 << log
 }
 
-/// `values` in bucket order (bucket of `x`: `x >> shift`, below `buckets`), by one counting
-/// pass; and where each bucket starts (`buckets + 1` offsets).
-fn sort_into_buckets(values: Vec<u64>, buckets: usize, shift: u32) -> (Vec<u64>, Vec<u32>) {
+/// log2 of the fine bins per bucket [`Splits`] groups (at most 2^16 fine bins in all).
+const FINE_PER_BUCKET_BITS: u32 = 6;
+/// Sampled boards per bucket when [`Splits`] are drawn.
+const SAMPLE_PER_BUCKET: usize = 16;
+
+/// How a chunk's neighbours are cut into the buckets of its sort: the index is cut into
+/// fine bins by its top bits (64 per bucket, at most `2^16`), and runs of consecutive fine bins are grouped into
+/// buckets that each hold about the same share of a sample of the neighbours. Buckets of
+/// equal index ranges (the top bits alone) were very unequal: near the goal a layer's boards
+/// crowd into a few ranges of the index (their first tiles in place), and on 4x4 one thread
+/// sorted most of each chunk while the other waited (about 6 s of each chunk of 8 to 10 s at
+/// depth 32).
+/// Any split gives the same run; only the balance changes.
+struct Splits {
+    /// Fine bin of index `x`: `x >> shift`.
+    shift: u32,
+    /// Per fine bin, its bucket (non-decreasing).
+    map: Vec<u16>,
+    /// Per bucket, its first index (`starts[0] == 0`).
+    starts: Vec<u64>,
+}
+
+impl Splits {
+    /// Up to `buckets` buckets (at most `u16::MAX`) over the indices of a space of `size`
+    /// boards, balanced for the values of `sample` (any order; sorted here).
+    fn new(sample: &mut [u64], buckets: usize, size: u64) -> Splits {
+        if buckets <= 1 {
+            // (Indices are below 2^63: every one is in fine bin 0, bucket 0.)
+            return Splits {
+                shift: 63,
+                map: vec![0],
+                starts: vec![0],
+            };
+        }
+        let bits = 64 - size.saturating_sub(1).leading_zeros();
+        let fine_bits = bits.min(buckets.ilog2() + FINE_PER_BUCKET_BITS).min(16);
+        let shift = bits - fine_bits;
+        sample.sort_unstable();
+        // The fine bin where each bucket after the first starts, strictly increasing.
+        let mut firsts = Vec::with_capacity(buckets);
+        for b in 1..buckets.min(usize::from(u16::MAX)) {
+            let Some(&x) = sample.get(b * sample.len() / buckets) else {
+                break;
+            };
+            let fine = x >> shift;
+            if fine > firsts.last().copied().unwrap_or(0) {
+                firsts.push(fine);
+            }
+        }
+        let mut map = vec![0u16; 1 << fine_bits];
+        let mut bucket = 0u16;
+        for (fine, slot) in map.iter_mut().enumerate() {
+            if firsts.get(usize::from(bucket)) == Some(&(fine as u64)) {
+                bucket += 1;
+            }
+            *slot = bucket;
+        }
+        let starts = std::iter::once(0)
+            .chain(firsts.iter().map(|&f| f << shift))
+            .collect();
+        Splits { shift, map, starts }
+    }
+
+    /// The bucket of index `x` (below the space's size).
+    #[inline(always)]
+    fn of(&self, x: u64) -> usize {
+        usize::from(self.map[(x >> self.shift) as usize])
+    }
+
+    /// Buckets.
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The indices bucket `b` holds: `lo..hi` (`hi` is `u64::MAX` for the last).
+    fn range(&self, b: usize) -> (u64, u64) {
+        (
+            self.starts[b],
+            self.starts.get(b + 1).copied().unwrap_or(u64::MAX),
+        )
+    }
+}
+
+/// `values` in bucket order (by one counting pass); and where each bucket starts
+/// (`splits.len() + 1` offsets).
+fn sort_into_buckets(values: Vec<u64>, splits: &Splits) -> (Vec<u64>, Vec<u32>) {
+    let buckets = splits.len();
     let mut starts = vec![0u32; buckets + 1];
     if buckets == 1 {
         starts[1] = values.len() as u32;
         return (values, starts);
     }
     for &x in &values {
-        starts[(x >> shift) as usize + 1] += 1;
+        starts[splits.of(x) + 1] += 1;
     }
     for b in 0..buckets {
         starts[b + 1] += starts[b];
@@ -549,7 +632,7 @@ fn sort_into_buckets(values: Vec<u64>, buckets: usize, shift: u32) -> (Vec<u64>,
     let mut at = starts.clone();
     let mut sorted = vec![0u64; values.len()];
     for x in values {
-        let b = (x >> shift) as usize;
+        let b = splits.of(x);
         sorted[at[b] as usize] = x;
         at[b] += 1;
     }
@@ -557,13 +640,8 @@ fn sort_into_buckets(values: Vec<u64>, buckets: usize, shift: u32) -> (Vec<u64>,
 }
 
 impl<S: StateSpace> Plan<'_, S> {
-    /// The neighbours of `boards` (ascending) but the lane moves, in bucket order.
-    fn expand_part(
-        &self,
-        boards: &[StateIndex],
-        buckets: usize,
-        shift: u32,
-    ) -> (Vec<u64>, Vec<u32>) {
+    /// The neighbours of `boards` (ascending) but the lane moves, in the order found.
+    fn neighbours(&self, boards: &[StateIndex]) -> Vec<u64> {
         let mut out: Vec<StateIndex> = Vec::with_capacity(2 * boards.len());
         if self.lanes.is_some() {
             for batch in boards.chunks(BATCH) {
@@ -577,30 +655,38 @@ impl<S: StateSpace> Plan<'_, S> {
                 out.extend(slots.iter().filter(|&&i| i != StateIndex::NONE));
             }
         }
-        let values: Vec<u64> = out.into_iter().map(|i| i.0).collect();
-        sort_into_buckets(values, buckets, shift)
+        out.into_iter().map(|i| i.0).collect()
+    }
+
+    /// The buckets of the sort of `boards`' neighbours ([`Splits`]), drawn from the
+    /// neighbours of a sample of the boards.
+    fn splits(&self, boards: &[StateIndex]) -> Splits {
+        let buckets = bucket_count(boards.len(), self.size);
+        let mut sample = match buckets {
+            1 => Vec::new(),
+            _ => {
+                let step = (boards.len() / (buckets * SAMPLE_PER_BUCKET)).max(1);
+                let sampled: Vec<StateIndex> = boards.iter().step_by(step).copied().collect();
+                self.neighbours(&sampled)
+            }
+        };
+        Splits::new(&mut sample, buckets, self.size)
     }
 
     /// One chunk's run: the distinct neighbours of `boards` (ascending, distinct), as the
     /// bytes and pieces of each bucket in index order.
     fn run(&self, boards: &[StateIndex]) -> Vec<(Vec<u8>, Vec<Piece>)> {
-        let (buckets, shift) = buckets(boards.len(), self.size);
+        let splits = self.splits(boards);
+        let buckets = splits.len();
+        let sorted = |b: &[StateIndex]| sort_into_buckets(self.neighbours(b), &splits);
         let parallel = boards.len() > PART;
         let parts: Vec<(Vec<u64>, Vec<u32>)> = if parallel {
-            boards
-                .par_chunks(PART)
-                .map(|b| self.expand_part(b, buckets, shift))
-                .collect()
+            boards.par_chunks(PART).map(sorted).collect()
         } else {
-            vec![self.expand_part(boards, buckets, shift)]
+            vec![sorted(boards)]
         };
         let bucket = |b: usize| {
-            let lo = if b == 0 { 0 } else { (b as u64) << shift };
-            let hi = if b + 1 == buckets {
-                u64::MAX
-            } else {
-                (b as u64 + 1) << shift
-            };
+            let (lo, hi) = splits.range(b);
             let mut values =
                 Vec::with_capacity(parts.iter().map(|(_, s)| (s[b + 1] - s[b]) as usize).sum());
             for (part, starts) in &parts {
@@ -1569,29 +1655,53 @@ mod tests {
         assert_eq!(read, [10, 12, 101, 150]);
     }
 
-    /// The counting pass puts every value in its bucket (its top bits), and the buckets'
-    /// count and shift fit the space.
+    /// The counting pass puts every value in its bucket, the buckets cut the index into
+    /// ascending ranges, and they share a skewed sample about equally (where buckets of equal
+    /// index ranges would put nearly all of it in one); the bucket count fits the space.
     #[test]
-    fn blocks_are_sorted_by_bucket() {
-        let values: Vec<u64> = (0..1000u64).map(|i| (i * 7919) % 1024).collect();
-        let (sorted, starts) = sort_into_buckets(values.clone(), 16, 6);
-        assert_eq!(starts.len(), 17);
-        assert_eq!(starts[16] as usize, values.len());
-        for b in 0..16 {
+    fn buckets_are_ranges_balanced_by_the_sample() {
+        let size = 1u64 << 40;
+        // 90 % of the values in the lowest 1/64 of the index (where 64 buckets of equal ranges
+        // would put them all in the first), the rest spread out.
+        let values: Vec<u64> = (0..100_000u64)
+            .map(|i| match i % 10 {
+                9 => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % size,
+                _ => i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % (size >> 6),
+            })
+            .collect();
+        let mut sample: Vec<u64> = values.iter().step_by(7).copied().collect();
+        let splits = Splits::new(&mut sample, 64, size);
+        assert!(splits.len() > 32, "{} buckets", splits.len());
+        assert!(splits.starts.is_sorted() && splits.starts[0] == 0);
+        let (sorted, starts) = sort_into_buckets(values.clone(), &splits);
+        assert_eq!(starts.len(), splits.len() + 1);
+        assert_eq!(starts[splits.len()] as usize, values.len());
+        for b in 0..splits.len() {
+            let (lo, hi) = splits.range(b);
             let bucket = &sorted[starts[b] as usize..starts[b + 1] as usize];
-            assert!(bucket.iter().all(|&x| x >> 6 == b as u64), "bucket {b}");
+            assert!(bucket.iter().all(|&x| lo <= x && x < hi), "bucket {b}");
+            assert!(
+                bucket.len() < 4 * values.len() / 64,
+                "bucket {b}: {}",
+                bucket.len()
+            );
         }
         let (mut a, mut b) = (sorted, values);
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b);
-        // One bucket: unchanged.
-        assert_eq!(sort_into_buckets(vec![3, 1, 2], 1, 0).0, [3, 1, 2]);
+        // One bucket: unchanged; a tiny space: every index its own fine bin.
+        let one = Splits::new(&mut [], 1, size);
+        assert_eq!(sort_into_buckets(vec![3, 1, 2], &one).0, [3, 1, 2]);
+        let tiny = Splits::new(&mut [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 4, 12);
+        assert_eq!(tiny.starts, [0, 3, 6, 9]);
+        assert_eq!((tiny.of(2), tiny.of(3), tiny.of(11)), (0, 1, 3));
+        assert_eq!(tiny.range(3), (9, u64::MAX));
         // Buckets: 1 for small chunks, 1,024 at most, never past the index's bits.
-        assert_eq!(buckets(100, 1 << 40), (1, 40));
-        assert_eq!(buckets(1 << 27, 1 << 40), (1024, 30));
-        assert_eq!(buckets(1 << 27, 12), (16, 0));
-        assert_eq!(buckets(1 << 27, 1), (1, 0));
+        assert_eq!(bucket_count(100, 1 << 40), 1);
+        assert_eq!(bucket_count(1 << 27, 1 << 40), 1024);
+        assert_eq!(bucket_count(1 << 27, 12), 16);
+        assert_eq!(bucket_count(1 << 27, 1), 1);
     }
 
     /// A chunk's run holds exactly its boards' distinct neighbours, lane moves included,
