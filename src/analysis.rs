@@ -516,6 +516,12 @@ pub fn check_cluster(
     options: Options,
     cluster: &Cluster,
 ) -> Result<(), ClusterError> {
+    if options.search_components && Engine::for_shape(shape) == Some(Engine::Lex) {
+        return Err(ClusterError::Config(format!(
+            "the components of one-row boards are searched on one machine; run {shape} \
+             without --search-components, or without --processes and --workers"
+        )));
+    }
     let Some(bytes) = cluster_bytes(shape, options, cluster) else {
         return Err(ClusterError::Config(match Engine::for_shape(shape) {
             Some(Engine::Lex) if options.table => format!(

@@ -1102,6 +1102,20 @@ fn analyze_cases() -> Vec<Case> {
             "--search-components searches boards of up to 12 cells (2x7 has 14)",
         ),
         analyze(
+            "search_components_of_a_row_with_workers",
+            &[
+                "--rows",
+                "1",
+                "--cols",
+                "5",
+                "--search-components",
+                "--workers",
+                "2",
+            ],
+            2,
+            "the components of one-row boards are searched on one machine",
+        ),
+        analyze(
             "search_components_with_max_depth",
             &["--size", "4", "--max-depth", "3", "--search-components"],
             2,
