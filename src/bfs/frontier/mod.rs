@@ -12,8 +12,8 @@
 //!    between consecutive indices), the kernel is asked only for the other moves
 //!    ([`StateSpace::expand_across`]); those neighbours are sorted by a bucket sort (a counting
 //!    pass into up to 1,024 buckets, ranges of the index balanced on a sample of the
-//!    neighbours, then each bucket sorted on its own, in parallel) and deduplicated, and the lane neighbours, which come out of the ascending
-//!    chunk already sorted, are merged in. Nothing is subtracted here: the chunk's sorted,
+//!    neighbours, then each bucket sorted on its own, in parallel) and deduplicated, and the
+//!    lane neighbours, which come out of the ascending chunk already sorted, are merged in. Nothing is subtracted here: the chunk's sorted,
 //!    distinct neighbours are written as one *run* (gap-encoded pieces, each within one bucket
 //!    and one segment), in memory or appended to one file per layer under the scratch folder.
 //! 2. **Merge.** For each segment (in parallel), a tournament merge of every run's pieces in
@@ -518,10 +518,15 @@ struct Plan<'a, S> {
     lanes: Option<Lanes>,
 }
 
+/// Bits of the largest index of a space of `size` boards.
+fn index_bits(size: u64) -> u32 {
+    64 - size.saturating_sub(1).leading_zeros()
+}
+
 /// Buckets for a chunk of `boards` boards: a power of two, at most [`MAX_BUCKETS`] and at
 /// most what the bits of an index of a space of `size` boards can address.
 fn bucket_count(boards: usize, size: u64) -> usize {
-    let bits = 64 - size.saturating_sub(1).leading_zeros();
+    let bits = index_bits(size);
     let log = (boards / BOARDS_PER_BUCKET)
         .max(1)
         .next_power_of_two()
@@ -536,14 +541,13 @@ const FINE_PER_BUCKET_BITS: u32 = 6;
 /// Sampled boards per bucket when [`Splits`] are drawn.
 const SAMPLE_PER_BUCKET: usize = 16;
 
-/// How a chunk's neighbours are cut into the buckets of its sort: the index is cut into
-/// fine bins by its top bits (64 per bucket, at most `2^16`), and runs of consecutive fine bins are grouped into
-/// buckets that each hold about the same share of a sample of the neighbours. Buckets of
-/// equal index ranges (the top bits alone) were very unequal: near the goal a layer's boards
-/// crowd into a few ranges of the index (their first tiles in place), and on 4x4 one thread
-/// sorted most of each chunk while the other waited (about 6 s of each chunk of 8 to 10 s at
-/// depth 32).
-/// Any split gives the same run; only the balance changes.
+/// How a chunk's neighbours are cut into the buckets of its sort: the index is cut into fine
+/// bins by its top bits (64 per bucket, at most `2^16`), and runs of consecutive fine bins are
+/// grouped into buckets that each hold about the same share of a sample of the neighbours.
+/// Buckets of equal index ranges (the top bits alone) were very unequal: near the goal a
+/// layer's boards crowd into a few ranges of the index (their first tiles in place), and on
+/// 4x4 one thread sorted most of each chunk while the other waited (about 6 s of each chunk of
+/// 8 to 10 s at depth 32). Any split gives the same run; only the balance changes.
 struct Splits {
     /// Fine bin of index `x`: `x >> shift`.
     shift: u32,
@@ -565,7 +569,7 @@ impl Splits {
                 starts: vec![0],
             };
         }
-        let bits = 64 - size.saturating_sub(1).leading_zeros();
+        let bits = index_bits(size);
         let fine_bits = bits.min(buckets.ilog2() + FINE_PER_BUCKET_BITS).min(16);
         let shift = bits - fine_bits;
         sample.sort_unstable();
