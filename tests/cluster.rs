@@ -864,7 +864,23 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("belongs to another run"), "{err}");
+    assert!(
+        err.contains("belongs to another run: its board is 3x3, this run's 2x4"),
+        "{err}"
+    );
+    // The same board with another option: the refusal names it.
+    let out = command(&board, &dir.path().join("other-option"), &["--resume"])
+        .arg("--search-components")
+        .args(flags(&ck))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("its search of every component (--search-components) is no, this run's yes"),
+        "{err}"
+    );
 }
 
 /// A process in the middle (process 1 of 3: it dials process 0 and waits for process 2)

@@ -182,32 +182,51 @@ impl Checkpoints {
         Ok((body, self.took))
     }
 
-    /// Refuses `header`, read from `path`, when it belongs to another run.
+    /// Refuses `header`, read from `path`, when it belongs to another run, naming the first
+    /// field that differs with both values (the fields of the processes' hello, in its words).
     fn check_owner(&self, path: &Path, h: &Header) -> Result<(), ClusterError> {
-        if h.format != FORMAT
-            || h.board != self.board
-            || h.goal != self.goal
-            || h.metric != self.metric
-            || h.spaces != self.spaces
-            || h.per_board != self.per_board
-            || h.search_rest != self.search_rest
-            || h.table != self.table
-            || h.processes != self.processes
-            || h.process != self.process
-        {
-            return Err(ClusterError::Checkpoint(format!(
-                "{} belongs to another run ({} goal {} in {} on {} processes, format {}); \
-                 resume with the same board, goal, metric, options and --processes, or use \
-                 another --checkpoint folder",
+        match self.difference(h) {
+            None => Ok(()),
+            Some((what, theirs, ours)) => Err(ClusterError::Checkpoint(format!(
+                "{} belongs to another run: its {what} is {theirs}, this run's {ours}; resume \
+                 with the same board, goal, metric, options and --processes, or use another \
+                 --checkpoint folder",
                 path.display(),
-                h.board,
-                h.goal,
-                h.metric,
-                h.processes,
-                h.format
-            )));
+            ))),
         }
-        Ok(())
+    }
+
+    /// The first field in which header `h` differs from this run: its name, the header's
+    /// value and this run's.
+    fn difference(&self, h: &Header) -> Option<(&'static str, String, String)> {
+        let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+        let sizes = |s: &[u64]| s.iter().map(u64::to_string).collect::<Vec<_>>().join(" + ");
+        [
+            ("format", h.format.to_string(), FORMAT.to_string()),
+            ("board", h.board.clone(), self.board.clone()),
+            ("goal", h.goal.clone(), self.goal.clone()),
+            ("metric", h.metric.clone(), self.metric.clone()),
+            ("spaces' sizes", sizes(&h.spaces), sizes(&self.spaces)),
+            ("per-board results", yes(h.per_board), yes(self.per_board)),
+            (
+                "search of every component (--search-components)",
+                yes(h.search_rest),
+                yes(self.search_rest),
+            ),
+            ("distance table (--table)", yes(h.table), yes(self.table)),
+            (
+                "--processes",
+                h.processes.to_string(),
+                self.processes.to_string(),
+            ),
+            (
+                "process number",
+                h.process.to_string(),
+                self.process.to_string(),
+            ),
+        ]
+        .into_iter()
+        .find(|(_, theirs, ours)| theirs != ours)
     }
 
     /// The header of slot `slot`; `None` when there is no file or it is not a whole
