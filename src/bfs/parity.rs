@@ -319,12 +319,16 @@ impl<const M: usize> Cursor<M> {
         let n = (M + 1) as u64;
         let q = index / n;
         let blank = (index - q * n) as usize;
+        let need = space.moves[blank].need;
         if q != self.current {
+            // Rank 2q or 2q + 1, whichever has the parity this blank needs.
             self.current = q;
-            self.unranker.unrank_into(2 * q, &mut self.seq.u);
-            self.seq.rank = 2 * q;
-        }
-        if self.seq.u.parity != space.moves[blank].need {
+            let odd = self
+                .unranker
+                .unrank_with_parity(2 * q, need, &mut self.seq.u);
+            self.seq.rank = 2 * q + odd;
+        } else if self.seq.u.parity != need {
+            // Another row of an even width: the other parity, the same q.
             self.seq.swap_last_two();
         }
         blank
