@@ -852,35 +852,35 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Another board's checkpoints.
-    let out = command(
-        &["--rows", "2", "--cols", "4"],
-        &dir.path().join("foreign"),
-        &["--resume"],
-    )
-    .args(flags(&ck))
-    .output()
-    .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("belongs to another run: its board is 3x3, this run's 2x4"),
-        "{err}"
-    );
-    // The same board with another option: the refusal names it.
-    let out = command(&board, &dir.path().join("other-option"), &["--resume"])
-        .arg("--search-components")
+    // Another run's checkpoints (another board; the same board with another option): refused
+    // in one line naming the first field that differs.
+    let foreign: [(&[&str], &[&str], &str); 2] = [
+        (
+            &["--rows", "2", "--cols", "4"],
+            &[],
+            "belongs to another run: its board is 3x3, this run's 2x4",
+        ),
+        (
+            &board,
+            &["--search-components"],
+            "its search of every component (--search-components) is no, this run's yes",
+        ),
+    ];
+    for (k, (board, extra, want)) in foreign.into_iter().enumerate() {
+        let out = command(
+            board,
+            &dir.path().join(format!("foreign-{k}")),
+            &["--resume"],
+        )
+        .args(extra)
         .args(flags(&ck))
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("its search of every component (--search-components) is no, this run's yes"),
-        "{err}"
-    );
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err}");
+    }
 }
 
 /// A process in the middle (process 1 of 3: it dials process 0 and waits for process 2)
