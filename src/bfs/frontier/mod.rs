@@ -13,9 +13,10 @@
 //!    ([`StateSpace::expand_across`]); those neighbours are sorted by a bucket sort (a counting
 //!    pass into up to 1,024 buckets, ranges of the index balanced on a sample of the
 //!    neighbours, then each bucket sorted on its own, in parallel) and deduplicated, and the
-//!    lane neighbours, which come out of the ascending chunk already sorted, are merged in. Nothing is subtracted here: the chunk's sorted,
-//!    distinct neighbours are written as one *run* (gap-encoded pieces, each within one bucket
-//!    and one segment), in memory or appended to one file per layer under the scratch folder.
+//!    lane neighbours, which come out of the ascending chunk already sorted, are merged in.
+//!    Nothing is subtracted here: the chunk's sorted, distinct neighbours are written as one
+//!    *run* (gap-encoded pieces, each within one bucket and one segment), in memory or
+//!    appended to one file per layer under the scratch folder.
 //! 2. **Merge.** For each segment (in parallel), a tournament merge of every run's pieces in
 //!    that segment, minus the same segment of layers `d - 1` and `d`, is layer `d + 1`'s
 //!    segment. Each run and each segment of layers `d - 1` and `d` is decoded exactly once per
