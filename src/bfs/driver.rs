@@ -273,6 +273,8 @@ struct Local<'a, V: OnVisit> {
     keep: bool,
     found: u64,
     next: Vec<StateIndex>,
+    /// [`Owner::route_all`]'s list of the batch's neighbours read unseen.
+    unseen: Vec<StateIndex>,
 }
 
 impl<'a, V: OnVisit> Local<'a, V> {
@@ -287,6 +289,7 @@ impl<'a, V: OnVisit> Local<'a, V> {
             keep,
             found: 0,
             next: Vec::new(),
+            unseen: Vec::new(),
         }
     }
 }
@@ -309,8 +312,33 @@ impl<V: OnVisit> Owner for Local<'_, V> {
     }
 
     #[inline(always)]
+    fn found_fields(&mut self, base: u64, fields: u64) {
+        if V::IGNORED && !self.keep {
+            // Only counted: no loop whose exit depends on the word.
+            self.found += u64::from(fields.count_ones());
+            return;
+        }
+        step::each_field(base, fields, |index| self.found(index));
+    }
+
+    #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
         self.marks.prefetch(index);
+    }
+
+    /// In two passes: the neighbours whose field reads unseen are listed
+    /// ([`step::list_unseen`]), then claimed. In one pass, a branch on the field (unseen for
+    /// about half of a dense layer's neighbours) is mispredicted about every other claim.
+    #[inline(always)]
+    fn route_all(&mut self, nbs: &[StateIndex]) {
+        let mut unseen = std::mem::take(&mut self.unseen);
+        let n = step::list_unseen(self.marks, nbs, &mut unseen);
+        for &nb in &unseen[..n] {
+            if self.marks.claim(nb, self.code) {
+                self.found(nb);
+            }
+        }
+        self.unseen = unseen;
     }
 }
 

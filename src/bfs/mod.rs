@@ -167,10 +167,15 @@ impl Sides {
 pub trait OnVisit: Sync {
     /// Board `index` was reached at `depth`.
     fn visit(&self, index: StateIndex, depth: u32);
+
+    /// `visit` does nothing: a driver may then count boards without naming them.
+    const IGNORED: bool = false;
 }
 
 /// Ignores visits.
 impl OnVisit for () {
+    const IGNORED: bool = true;
+
     #[inline(always)]
     fn visit(&self, _index: StateIndex, _depth: u32) {}
 }

@@ -15,6 +15,9 @@ use super::{Lanes, StateIndex, StateSpace};
 
 /// Frontier boards handed to the kernel at once.
 pub(super) const BATCH: usize = 512;
+/// Slots [`Expander::push_fields`] writes for every word (a dense layer's words seldom hold
+/// more frontier boards).
+const EAGER: usize = 4;
 /// How many neighbours ahead an owner is told of a neighbour ([`Owner::prefetch`]).
 const AHEAD: usize = 16;
 /// How many words ahead of the dense scan its words are prefetched (1 KiB).
@@ -143,9 +146,72 @@ pub(super) trait Owner {
     fn route(&mut self, index: StateIndex);
     /// Board `index` has just been claimed for the next layer by a word-wide lane claim.
     fn found(&mut self, index: StateIndex);
+    /// Boards `base + f` have just been claimed, for the fields `f` whose low bit is set in
+    /// `fields` (a word-wide lane claim).
+    #[inline(always)]
+    fn found_fields(&mut self, base: u64, fields: u64) {
+        each_field(base, fields, |index| self.found(index));
+    }
     /// `index` will be routed soon (a hint, e.g. to prefetch its word).
     #[inline(always)]
     fn prefetch(&self, _index: StateIndex) {}
+
+    /// Routes the neighbours `nbs` of a batch, skipping [`StateIndex::NONE`], each
+    /// prefetched [`AHEAD`] neighbours before its turn.
+    #[inline(always)]
+    fn route_all(&mut self, nbs: &[StateIndex]) {
+        for &nb in &nbs[..nbs.len().min(AHEAD)] {
+            self.prefetch(nb);
+        }
+        for (k, &nb) in nbs.iter().enumerate() {
+            if let Some(&ahead) = nbs.get(k + AHEAD) {
+                self.prefetch(ahead);
+            }
+            // (Compacted in `across` mode: the test is then always true, and predicted.)
+            if nb != StateIndex::NONE {
+                self.route(nb);
+            }
+        }
+    }
+}
+
+/// Calls `f` with board `base + f` for each field `f` whose low bit is set in `fields`, in
+/// ascending order.
+#[inline(always)]
+pub(super) fn each_field(base: u64, fields: u64, mut f: impl FnMut(StateIndex)) {
+    let mut m = fields;
+    while m != 0 {
+        f(StateIndex(base + u64::from(m.trailing_zeros() / 2)));
+        m &= m - 1;
+    }
+}
+
+/// Lists in `out` (its first slots; returns how many) the boards of `nbs` whose field in
+/// `marks` reads unseen, in order, [`StateIndex::NONE`] skipped; each word is prefetched
+/// [`AHEAD`] boards before it is read. The first pass of an owner's claims
+/// ([`Owner::route_all`]): every board is written and only the count depends on the field,
+/// which a dense layer finds unseen about half the time, so no branch is mispredicted on it.
+#[inline(always)]
+pub(super) fn list_unseen(
+    marks: &super::StateMarks,
+    nbs: &[StateIndex],
+    out: &mut Vec<StateIndex>,
+) -> usize {
+    out.resize(nbs.len(), StateIndex::NONE);
+    for &nb in &nbs[..nbs.len().min(AHEAD)] {
+        marks.prefetch(nb);
+    }
+    let mut n = 0;
+    for (k, &nb) in nbs.iter().enumerate() {
+        if let Some(&ahead) = nbs.get(k + AHEAD) {
+            marks.prefetch(ahead);
+        }
+        if nb != StateIndex::NONE {
+            out[n] = nb;
+            n += usize::from(marks.get(nb) == super::marks::UNSEEN);
+        }
+    }
+    n
 }
 
 /// One thread's expansion of part of a layer: frontier boards are batched for the kernel and
@@ -156,7 +222,10 @@ pub(super) struct Expander<'a, S: StateSpace, O: Owner> {
     pub owner: O,
     /// The lane moves are claimed by the scan: ask the kernel for the others only.
     across: bool,
+    /// The batch: its first `filled` slots (the buffer has room for a whole word's boards
+    /// past [`BATCH`], see [`Expander::push_fields`]).
     batch: Vec<StateIndex>,
+    filled: usize,
     neighbours: Vec<StateIndex>,
     /// Frontier boards expanded.
     pub expanded: u64,
@@ -168,7 +237,8 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
             space,
             owner,
             across: false,
-            batch: Vec::with_capacity(BATCH),
+            batch: vec![StateIndex::NONE; BATCH + FIELDS_PER_WORD as usize],
+            filled: 0,
             neighbours: Vec::with_capacity(space.degree() * BATCH),
             expanded: 0,
         }
@@ -177,39 +247,55 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
     /// Expands frontier board `index` (in ascending order within a batch, for speed).
     #[inline(always)]
     pub fn push(&mut self, index: StateIndex) {
-        self.batch.push(index);
-        if self.batch.len() == BATCH {
+        self.batch[self.filled] = index;
+        self.filled += 1;
+        if self.filled >= BATCH {
+            self.flush();
+        }
+    }
+
+    /// Expands boards `base + f` for the fields `f` whose low bit is set in `fields` (a
+    /// word's matches). The first [`EAGER`] slots are written whether or not the word has
+    /// that many boards, and only the count advances: a dense layer's words hold a varying
+    /// number of frontier boards, and a loop over them mispredicts its exit about once per
+    /// word.
+    #[inline(always)]
+    pub fn push_fields(&mut self, base: u64, fields: u64) {
+        let count = fields.count_ones() as usize;
+        let slots: &mut [StateIndex; EAGER] = (&mut self.batch[self.filled..self.filled + EAGER])
+            .try_into()
+            .unwrap();
+        let mut m = fields;
+        for slot in slots.iter_mut() {
+            *slot = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+            m &= m.wrapping_sub(1);
+        }
+        self.filled += count.min(EAGER);
+        while m != 0 {
+            self.batch[self.filled] = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+            self.filled += 1;
+            m &= m - 1;
+        }
+        if self.filled >= BATCH {
             self.flush();
         }
     }
 
     /// Expands the batch and routes its neighbours.
     pub fn flush(&mut self) {
-        if self.batch.is_empty() {
+        if self.filled == 0 {
             return;
         }
-        self.expanded += self.batch.len() as u64;
+        let batch = &self.batch[..self.filled];
+        self.expanded += batch.len() as u64;
         self.neighbours.clear();
         if self.across {
-            self.space.expand_across(&self.batch, &mut self.neighbours);
+            self.space.expand_across(batch, &mut self.neighbours);
         } else {
-            self.space.expand(&self.batch, &mut self.neighbours);
+            self.space.expand(batch, &mut self.neighbours);
         }
-        self.batch.clear();
-        let nbs = std::mem::take(&mut self.neighbours);
-        for &nb in &nbs[..nbs.len().min(AHEAD)] {
-            self.owner.prefetch(nb);
-        }
-        for (k, &nb) in nbs.iter().enumerate() {
-            if let Some(&ahead) = nbs.get(k + AHEAD) {
-                self.owner.prefetch(ahead);
-            }
-            // (Compacted in `across` mode: the test is then always true, and predicted.)
-            if nb != StateIndex::NONE {
-                self.owner.route(nb);
-            }
-        }
-        self.neighbours = nbs;
+        self.filled = 0;
+        self.owner.route_all(&self.neighbours);
     }
 
     /// Expands what is pending; returns the owner.
@@ -327,13 +413,7 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
                 if codes.retire_xor != 0 {
                     word.fetch_xor(matches * codes.retire_xor, Relaxed);
                 }
-                let mut won = (set & !old) >> next_bit;
-                while won != 0 {
-                    expander
-                        .owner
-                        .found(StateIndex(base + u64::from(won.trailing_zeros() / 2)));
-                    won &= won - 1;
-                }
+                expander.owner.found_fields(base, (set & !old) >> next_bit);
                 // Lane neighbours in the next or the previous word.
                 if right >> 62 != 0 && base + FIELDS_PER_WORD < size {
                     expander.owner.route(StateIndex(base + FIELDS_PER_WORD));
@@ -343,6 +423,10 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
                 }
             }
             None => codes.retire(word, matches),
+        }
+        if current.is_none() && base + FIELDS_PER_WORD <= end {
+            expander.push_fields(base, matches);
+            continue;
         }
         let mut m = matches;
         while m != 0 {
@@ -462,4 +546,91 @@ fn prefetch(words: &[AtomicU64], k: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (words, k);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{Parity, ParitySpace, StateMarks};
+    use crate::shape::Shape;
+
+    /// What a scan hands its owner, in order.
+    #[derive(Default)]
+    struct Recorder {
+        routed: Vec<StateIndex>,
+        found: Vec<StateIndex>,
+    }
+
+    impl Owner for Recorder {
+        fn route(&mut self, index: StateIndex) {
+            self.routed.push(index);
+        }
+        fn found(&mut self, index: StateIndex) {
+            self.found.push(index);
+        }
+    }
+
+    /// The dense scan expands exactly the frontier boards, whatever their number in a word
+    /// (none, the 1 to 4 that [`Expander::push_fields`] writes eagerly, more, all 32), across
+    /// batch boundaries, and retires them: what reaches the owner is the kernel's neighbours
+    /// of those boards in ascending order, and `current` lists them.
+    #[test]
+    fn a_scan_expands_every_frontier_board_of_any_word() {
+        let space = ParitySpace::new(Shape::new(3, 3).unwrap(), Parity::Even).unwrap();
+        let codes = LayerCodes::new(Marking::Frontier, &space, StateIndex(0), 0);
+        const WORDS: u64 = 200;
+        for seed in 0..4u64 {
+            let marks = StateMarks::new(space.size());
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut frontier = Vec::new();
+            for w in 0..WORDS {
+                // Word w holds (w + seed) % 33 frontier boards; the other fields hold the
+                // other codes (unseen, next layer's, expanded) at random.
+                let mut fields: Vec<u64> = (0..FIELDS_PER_WORD).collect();
+                rng.shuffle(&mut fields);
+                let k = ((w + seed) % 33) as usize;
+                let mut word = 0u64;
+                for (j, &f) in fields.iter().enumerate() {
+                    let code = if j < k {
+                        frontier.push(StateIndex(w * FIELDS_PER_WORD + f));
+                        codes.frontier
+                    } else {
+                        [0, codes.claim, 3][rng.usize(0..3)]
+                    };
+                    word |= code << (2 * f);
+                }
+                marks.words()[w as usize].store(word, Relaxed);
+            }
+            frontier.sort_unstable();
+            let mut want = Vec::new();
+            space.expand(&frontier, &mut want);
+            want.retain(|&nb| nb != StateIndex::NONE);
+
+            let keep_current = seed % 2 == 0;
+            let mut current = Vec::new();
+            let mut expander = Expander::new(&space, Recorder::default());
+            scan(
+                &marks.words()[..WORDS as usize],
+                0,
+                space.size(),
+                &codes,
+                None,
+                &mut expander,
+                keep_current.then_some(&mut current),
+            );
+            assert_eq!(
+                expander.expanded + expander.filled as u64,
+                frontier.len() as u64
+            );
+            let recorder = expander.finish();
+            assert_eq!(recorder.routed, want, "seed {seed}");
+            assert!(recorder.found.is_empty());
+            if keep_current {
+                assert_eq!(current, frontier);
+            }
+            for &r in &frontier {
+                assert_eq!(marks.get(r), 3, "board {} not retired", r.0);
+            }
+        }
+    }
 }

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::bfs::codec::{decode_sorted, encode_sorted, radix_sort};
 use crate::bfs::driver;
-use crate::bfs::marks::FIELDS_PER_WORD;
+use crate::bfs::marks::{FIELDS_PER_WORD, UNSEEN};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -63,6 +63,10 @@ struct Routed<'a> {
     outbox: Vec<Vec<u64>>,
     /// A local index outside this process's share arrived (a corrupt message).
     corrupt: bool,
+    /// [`Owner::route_all`]'s lists of a batch's neighbours: this process's (local
+    /// indices), and the others' (process, local index).
+    mine: Vec<StateIndex>,
+    away: Vec<(u64, u64)>,
 }
 
 impl<'a> Routed<'a> {
@@ -78,6 +82,8 @@ impl<'a> Routed<'a> {
             next: Vec::new(),
             outbox: vec![Vec::new(); held.deal.peers as usize],
             corrupt: false,
+            mine: Vec::new(),
+            away: Vec::new(),
         }
     }
 
@@ -114,11 +120,71 @@ impl Owner for Routed<'_> {
     }
 
     #[inline(always)]
+    fn found_fields(&mut self, base: u64, fields: u64) {
+        if self.depths.is_none() && !self.keep {
+            self.found += u64::from(fields.count_ones());
+            return;
+        }
+        step::each_field(base, fields, |index| self.found(index));
+    }
+
+    #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
         // (A board of another process: a harmless prefetch of one of ours.)
         self.held
             .marks
             .prefetch(StateIndex(self.held.deal.local(index.0)));
+    }
+
+    /// In passes, as on one machine (`driver::Local`), with no branch on the owner or the
+    /// field (both as good as random along a layer): the neighbours are split by owner (each
+    /// written to both lists, counted in its own, and this process's prefetched); this
+    /// process's are read and the unseen kept; those are claimed; the others are filed in
+    /// their outboxes.
+    #[inline(always)]
+    fn route_all(&mut self, nbs: &[StateIndex]) {
+        let (deal, marks) = (self.held.deal, &self.held.marks);
+        let mut mine = std::mem::take(&mut self.mine);
+        if deal.peers == 1 {
+            // Every board is ours, its local index its own.
+            let n = step::list_unseen(marks, nbs, &mut mine);
+            for &nb in &mine[..n] {
+                self.claim(nb.0, nb.0);
+            }
+            self.mine = mine;
+            return;
+        }
+        let mut away = std::mem::take(&mut self.away);
+        mine.resize(nbs.len(), StateIndex::NONE);
+        away.resize(nbs.len(), (0, 0));
+        let (mut here, mut there) = (0, 0);
+        for &nb in nbs {
+            if nb == StateIndex::NONE {
+                continue;
+            }
+            let (owner, local) = deal.locate(nb.0);
+            let ours = owner as u64 == deal.me;
+            // Read in the next pass, a batch later (another process's board: a harmless
+            // prefetch of one of ours).
+            marks.prefetch(StateIndex(local));
+            mine[here] = StateIndex(local);
+            here += usize::from(ours);
+            away[there] = (owner as u64, local);
+            there += usize::from(!ours);
+        }
+        let mut unseen = 0;
+        for k in 0..here {
+            let local = mine[k];
+            mine[unseen] = local;
+            unseen += usize::from(marks.get(local) == UNSEEN);
+        }
+        for &local in &mine[..unseen] {
+            self.claim(local.0, deal.global(local.0));
+        }
+        for &(owner, local) in &away[..there] {
+            self.outbox[owner as usize].push(local);
+        }
+        (self.mine, self.away) = (mine, away);
     }
 }
 
@@ -235,7 +301,10 @@ impl<S: StateSpace> Walk<'_, S> {
                         }
                         expander.flush();
                         let expanded = expander.expanded;
-                        (expander.finish(), expanded, current)
+                        let mut owner = expander.finish();
+                        // The window keeps every item's owner until it ends: not its scratch.
+                        (owner.mine, owner.away) = (Vec::new(), Vec::new());
+                        (owner, expanded, current)
                     })
                     .collect()
             });
