@@ -230,11 +230,11 @@ fn finish(path: &Path, head: &[u8], codes: &[u8]) -> Result<(), TableError> {
     })
 }
 
-/// [`write`] with `limit` as [`rare_limit`] (tests use small ones, to reach the rejection
+/// [`write()`] with `limit` as [`rare_limit`] (tests use small ones, to reach the rejection
 /// draws).
 ///
 /// # Errors
-/// As [`write`].
+/// As [`write()`].
 pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), TableError> {
     let per_board = analysis.per_board.as_ref().ok_or_else(|| {
         TableError::Unsupported(

@@ -2,7 +2,7 @@
 //! the usual posting-list encoding (Witten, Moffat & Bell, "Managing Gigabytes", 1999). Used
 //! by the distributed driver for the indices it sends to other workers (decoded with checks,
 //! by the `integer-encoding` crate) and by the frontier search for its layers and runs (read
-//! back unchecked by [`Cursor`]); a batch of `k` indices spread over a slice of `s` boards
+//! back unchecked by `Cursor`); a batch of `k` indices spread over a slice of `s` boards
 //! costs about `log128(s / k) + 1` bytes per index.
 
 use integer_encoding::VarInt;

@@ -9,7 +9,7 @@ use super::{OnVisit, StateIndex};
 /// Depth byte of a board outside the goal's component in [`DepthArray::to_vec`].
 pub const UNREACHABLE: u8 = u8::MAX;
 
-/// Per-board depths, one byte per index of a [`StateSpace`], depths up to
+/// Per-board depths, one byte per index of a [`StateSpace`](super::StateSpace), depths up to
 /// [`DepthArray::MAX_DEPTH`].
 ///
 /// Stored as `depth + 1` with 0 for "not reached", so the array starts as zeroed memory that
@@ -31,10 +31,10 @@ impl DepthArray {
         DepthArray::try_new(len).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// [`DepthArray::new`], or [`OutOfMemory`] when the allocation fails.
+    /// [`DepthArray::new`], or [`OutOfMemory`](super::OutOfMemory) when the allocation fails.
     ///
     /// # Errors
-    /// [`OutOfMemory`] with the bytes asked for.
+    /// [`OutOfMemory`](super::OutOfMemory) with the bytes asked for.
     pub fn try_new(len: u64) -> Result<DepthArray, super::OutOfMemory> {
         // Zeroed by the allocator with the atomic type's layout (bytemuck).
         Ok(DepthArray(

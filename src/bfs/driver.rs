@@ -48,7 +48,7 @@ pub enum Claims {
     /// claims ahead.
     Random,
     /// Lane moves at once; the other neighbours filed per segment of `2^segment_bits` boards
-    /// ([`step::Buckets`]) while a window of the frontier is expanded, then claimed segment by
+    /// (`step::Buckets`) while a window of the frontier is expanded, then claimed segment by
     /// segment, one thread per segment, with plain writes. A window holds at most about
     /// `window` filed neighbours (4 bytes each).
     Bucketed {

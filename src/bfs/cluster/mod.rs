@@ -2,14 +2,15 @@
 //! timely-dataflow (McSherry et al., "Naiad", SOSP 2013) as the transport between them and
 //! per-layer checkpoints.
 //!
-//! **Ownership.** The index `0..size` is cut into one contiguous range per process (whole
-//! 64-bit words of marks). A process holds its range's [`StateMarks`] (and, for per-board
-//! results, its range's depths) once, shared by its worker threads (a rayon pool of
+//! **Ownership.** The index `0..size` is cut into blocks (whole 64-bit words of marks) dealt
+//! to the processes in turn, about 16 per process (`state::Deal`). A process holds its
+//! share's [`StateMarks`](crate::bfs::StateMarks) (and, for per-board results, its share's
+//! depths) once, shared by its worker threads (a rayon pool of
 //! `--workers` threads): threads of one process claim each other's boards with atomic
 //! operations, as on one machine, and only neighbours owned by another process are sent.
 //! Each process is one timely worker.
 //!
-//! **A layer** is the one layer step of every marks driver ([`super::step`]): the frontier
+//! **A layer** is the one layer step of every marks driver (`bfs::step`): the frontier
 //! (a dense scan of the range with lane claims, or a sorted list while layers are small) is
 //! expanded by the kernel, each neighbour in the range is claimed at once, and the others are
 //! buffered per owning process and sent, sorted, deduplicated and gap-encoded
