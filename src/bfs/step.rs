@@ -1,7 +1,7 @@
 //! The one layer step every marks driver takes: find the frontier (a dense scan of the marks'
 //! words for the frontier code, or a sorted list), expand it with the space's kernel in
 //! ascending batches, claim lane moves word-wide where the word is local, and hand every other
-//! neighbour to its owner ([`Owner::route`]).
+//! neighbour to its owner, a batch at a time ([`Owner::route_all`]).
 //!
 //! What differs between the drivers is only the owner: the one-machine driver
 //! ([`super::run`]) claims every neighbour in its marks at once; a distributed worker
@@ -568,6 +568,33 @@ mod tests {
         fn found(&mut self, index: StateIndex) {
             self.found.push(index);
         }
+    }
+
+    /// [`list_unseen`] lists, in order, exactly the boards whose field is unseen, across
+    /// duplicates, [`StateIndex::NONE`] slots and every other code, over more boards than
+    /// it prefetches ahead.
+    #[test]
+    fn the_unseen_are_listed_in_order() {
+        let marks = StateMarks::new(4096);
+        let mut rng = fastrand::Rng::with_seed(7);
+        for w in marks.words() {
+            w.store(rng.u64(..), Relaxed);
+        }
+        let nbs: Vec<StateIndex> = (0..1000)
+            .map(|_| match rng.usize(0..10) {
+                0 => StateIndex::NONE,
+                _ => StateIndex(rng.u64(0..4096)),
+            })
+            .collect();
+        let want: Vec<StateIndex> = nbs
+            .iter()
+            .copied()
+            .filter(|&nb| nb != StateIndex::NONE && marks.get(nb) == 0)
+            .collect();
+        assert!(want.len() > 100 && want.len() < 900);
+        let mut out = vec![StateIndex(3); 5];
+        let n = list_unseen(&marks, &nbs, &mut out);
+        assert_eq!(&out[..n], &want[..]);
     }
 
     /// The dense scan expands exactly the frontier boards, whatever their number in a word

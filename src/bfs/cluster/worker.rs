@@ -138,7 +138,7 @@ impl Owner for Routed<'_> {
 
     /// In passes, as on one machine (`driver::Local`), with no branch on the owner or the
     /// field (both as good as random along a layer): the neighbours are split by owner (each
-    /// written to both lists, counted in its own, and this process's prefetched); this
+    /// written to both lists, counted in its own, its local index prefetched); this
     /// process's are read and the unseen kept; those are claimed; the others are filed in
     /// their outboxes.
     #[inline(always)]
@@ -164,8 +164,8 @@ impl Owner for Routed<'_> {
             }
             let (owner, local) = deal.locate(nb.0);
             let ours = owner as u64 == deal.me;
-            // Read in the next pass, a batch later (another process's board: a harmless
-            // prefetch of one of ours).
+            // Read in the second pass, once the whole batch is split (another process's
+            // board: a harmless prefetch of one of ours).
             marks.prefetch(StateIndex(local));
             mine[here] = StateIndex(local);
             here += usize::from(ours);
