@@ -271,11 +271,11 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
             m &= m.wrapping_sub(1);
         }
         self.filled += count.min(EAGER);
-        while m != 0 {
-            self.batch[self.filled] = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+        // The rest of a word with more (rare).
+        each_field(base, m, |index| {
+            self.batch[self.filled] = index;
             self.filled += 1;
-            m &= m - 1;
-        }
+        });
         if self.filled >= BATCH {
             self.flush();
         }
