@@ -70,6 +70,33 @@ fn kernels() {
     );
 }
 
+/// ns per board of the parity index's kernel on 2x7 for the moves that leave the board's lane
+/// ([`StateSpace::expand_across`], as the dense driver asks), over 4M boards of a run of
+/// consecutive indices at the density of 2x7's widest layers (about 1 in 23).
+fn kernel_2x7() {
+    let space = ParitySpace::new(Shape::new(2, 7).unwrap(), Parity::Even).unwrap();
+    let start = space.size() / 3;
+    let boards: Vec<StateIndex> = (0..4_000_000u64 * 23)
+        .filter(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 23 == 0)
+        .map(|i| StateIndex(start + i))
+        .collect();
+    let mut out = Vec::with_capacity(2 * 512);
+    let t = time(7, || {
+        let mut sum = 0u64;
+        for batch in boards.chunks(512) {
+            out.clear();
+            space.expand_across(batch, &mut out);
+            sum = out.iter().fold(sum, |s, i| s.wrapping_add(i.0));
+        }
+        black_box(sum);
+    });
+    println!(
+        "kernel, 2x7 across, {} boards at 1 in 23: {:.2} ns/board",
+        boards.len(),
+        t * 1e9 / boards.len() as f64
+    );
+}
+
 fn driver<S: StateSpace>(name: &str, space: &S, runs: usize) -> f64 {
     let goal = Board::goal(space.shape());
     let mut reached = 0;
@@ -99,7 +126,13 @@ fn drivers(r: usize, c: usize, runs: usize) {
 
 fn main() {
     let big = std::env::args().any(|a| a == "3x4");
+    if std::env::args().any(|a| a == "kernel") {
+        kernels();
+        kernel_2x7();
+        return;
+    }
     kernels();
+    kernel_2x7();
     drivers(3, 3, 9);
     drivers(2, 5, 5);
     if big {

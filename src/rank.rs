@@ -204,6 +204,58 @@ pub struct SequentialUnranker<const N: usize> {
     prefix: u64,
     head: Unranked<N>,
     free: [u8; SUFFIX],
+    lanes: HeadLanes,
+}
+
+/// The current prefix of a [`SequentialUnranker`] in 16 byte lanes, for vector code that
+/// reads a permutation as its prefix's lanes together with its suffix row's
+/// ([`SuffixLanes`]), the two never both non-zero in a lane, instead of writing the
+/// permutation out ([`SequentialUnranker::seek_row`]). Valid for `6 < N <= 16`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+pub struct HeadLanes {
+    /// Lane `p < N - 6`: the value at `p`; 0 in the others.
+    pub perm: [u8; 16],
+    /// Lane `p < N - 6`: the Lehmer digit at `p`; 0 in the others.
+    pub digits: [u8; 16],
+    /// Lane `v`: how many of the 6 values after the prefix (the free ones) are at most `v`.
+    pub at_most: [u8; 16],
+    /// 0, then the free values in ascending order: `free[k + 1]` is the value of a suffix
+    /// row's order `k` ([`SuffixLanes::ORDER`] holds `k + 1`).
+    pub free: [u8; 16],
+}
+
+/// The rows of the suffix table in 16 byte lanes for permutations of `0..N` (`6 < N <= 16`):
+/// lanes `N - 6 .. N` hold the suffix, the others 0 (see [`HeadLanes`]).
+pub struct SuffixLanes<const N: usize>;
+
+impl<const N: usize> SuffixLanes<N> {
+    /// Row `k`, lane `N - 6 + j`: 1 + the order of the suffix's value `j` among the 6 free
+    /// values (0 for the smallest), so that lanes are 0 exactly outside the suffix.
+    pub const ORDER: [[u8; 16]; SUFFIX_COUNT as usize] = Self::lanes(false);
+    /// Row `k`, lane `N - 6 + j`: the suffix's Lehmer digit `j`.
+    pub const DIGITS: [[u8; 16]; SUFFIX_COUNT as usize] = Self::lanes(true);
+
+    const fn lanes(digits: bool) -> [[u8; 16]; SUFFIX_COUNT as usize] {
+        let mut out = [[0u8; 16]; SUFFIX_COUNT as usize];
+        if N <= SUFFIX || N > 16 {
+            return out;
+        }
+        let mut k = 0;
+        while k < SUFFIX_COUNT as usize {
+            let mut j = 0;
+            while j < SUFFIX {
+                out[k][N - SUFFIX + j] = if digits {
+                    SUFFIX_TABLE[k].digits[j]
+                } else {
+                    SUFFIX_TABLE[k].perm[j] + 1
+                };
+                j += 1;
+            }
+            k += 1;
+        }
+        out
+    }
 }
 
 impl<const N: usize> Default for SequentialUnranker<N> {
@@ -216,6 +268,12 @@ impl<const N: usize> Default for SequentialUnranker<N> {
                 parity: 0,
             },
             free: [0; SUFFIX],
+            lanes: HeadLanes {
+                perm: [0; 16],
+                digits: [0; 16],
+                at_most: [0; 16],
+                free: [0; 16],
+            },
         }
     }
 }
@@ -306,6 +364,40 @@ impl<const N: usize> SequentialUnranker<N> {
         odd as u64
     }
 
+    /// Of ranks `r` and `r + 1` (`r` even, `r + 1 < N!`, `6 < N <= 16`), the suffix row
+    /// (`0..720`) of the one of parity `parity`, after moving to their prefix: the
+    /// permutation is then [`SequentialUnranker::head_lanes`] together with that row of
+    /// [`SuffixLanes`], and its rank `r - r % 720 + row`. Nothing is written out.
+    #[inline(always)]
+    pub fn seek_row(&mut self, r: u64, parity: u8) -> usize {
+        debug_assert!(r % 2 == 0 && N > SUFFIX && N <= 16);
+        let prefix = r / SUFFIX_COUNT;
+        if prefix != self.prefix {
+            self.set_prefix(prefix);
+        }
+        let even_row = (r % SUFFIX_COUNT) as usize;
+        even_row + usize::from(self.head.parity ^ SUFFIX_TABLE[even_row].parity != parity)
+    }
+
+    /// The current prefix in lanes (see [`SequentialUnranker::seek_row`]).
+    #[inline(always)]
+    pub fn head_lanes(&self) -> &HeadLanes {
+        &self.lanes
+    }
+
+    /// The value at position `p < N` of the permutation of the current prefix and suffix
+    /// `row` (see [`SequentialUnranker::seek_row`]); no branch on `p`.
+    #[inline(always)]
+    pub fn value(&self, row: usize, p: usize) -> u8 {
+        self.lanes.perm[p] | self.lanes.free[usize::from(SuffixLanes::<N>::ORDER[row][p])]
+    }
+
+    /// The Lehmer digit at position `p < N` of that permutation.
+    #[inline(always)]
+    pub fn digit(&self, row: usize, p: usize) -> u8 {
+        self.lanes.digits[p] | SuffixLanes::<N>::DIGITS[row][p]
+    }
+
     #[inline(never)]
     fn set_prefix(&mut self, prefix: u64) {
         let head = N - SUFFIX;
@@ -329,6 +421,15 @@ impl<const N: usize> SequentialUnranker<N> {
             free &= free - 1;
         }
         self.head.parity = parity;
+        if N > SUFFIX && N <= 16 {
+            let lanes = &mut self.lanes;
+            lanes.perm[..head].copy_from_slice(&self.head.perm[..head]);
+            lanes.digits[..head].copy_from_slice(&self.head.digits[..head]);
+            lanes.free[1..=SUFFIX].copy_from_slice(&self.free);
+            for (v, slot) in lanes.at_most.iter_mut().enumerate() {
+                *slot = self.free.iter().filter(|&&f| usize::from(f) <= v).count() as u8;
+            }
+        }
     }
 }
 

@@ -179,3 +179,19 @@ impl OnVisit for () {
     #[inline(always)]
     fn visit(&self, _index: StateIndex, _depth: u32) {}
 }
+
+/// Whether the processor has the features of x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT,
+/// FMA, MOVBE; Intel since 2013, AMD since 2015): the hot loops ([`step`]'s scan, the parity
+/// index's kernel) are compiled a second time for them and chosen at run time, since a
+/// release build targets every x86-64. The answer is cached by the standard library.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn x86_64_v3() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("movbe")
+}

@@ -347,6 +347,41 @@ pub(super) fn scan<S: StateSpace, O: Owner>(
     codes: &LayerCodes,
     lanes: Option<(&LaneMasks, u64)>,
     expander: &mut Expander<'_, S, O>,
+    current: Option<&mut Vec<StateIndex>>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if super::x86_64_v3() {
+        // SAFETY: the processor has the features `scan_v3` is compiled for.
+        return unsafe { scan_v3(words, first, end, codes, lanes, expander, current) };
+    }
+    scan_words(words, first, end, codes, lanes, expander, current)
+}
+
+/// [`scan`] compiled for x86-64-v3 ([`super::x86_64_v3`]): a word's matches counted with
+/// `popcnt` and found with `tzcnt`, among others.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,fma,movbe")]
+unsafe fn scan_v3<S: StateSpace, O: Owner>(
+    words: &[AtomicU64],
+    first: u64,
+    end: u64,
+    codes: &LayerCodes,
+    lanes: Option<(&LaneMasks, u64)>,
+    expander: &mut Expander<'_, S, O>,
+    current: Option<&mut Vec<StateIndex>>,
+) {
+    scan_words(words, first, end, codes, lanes, expander, current)
+}
+
+/// [`scan`]'s body.
+#[inline(always)]
+fn scan_words<S: StateSpace, O: Owner>(
+    words: &[AtomicU64],
+    first: u64,
+    end: u64,
+    codes: &LayerCodes,
+    lanes: Option<(&LaneMasks, u64)>,
+    expander: &mut Expander<'_, S, O>,
     mut current: Option<&mut Vec<StateIndex>>,
 ) {
     debug_assert_eq!(first % FIELDS_PER_WORD, 0);
