@@ -3,6 +3,8 @@
 //! 1. The kernels: neighbour indices per board for the parity index (one component, `u64`)
 //!    and the lexicographic index (all boards), on the same boards of 3x4, in ascending
 //!    batches of 512 as the driver hands them over.
+//!    Then the parity index's kernel on 2x7 for the moves that leave a board's lane, at the
+//!    density of 2x7's widest layers (`cargo bench --bench core -- kernel`: the kernels only).
 //! 2. The layer driver alone: the goal's component of 3x3, 2x5 and, when asked, 3x4, on both
 //!    indices (the lexicographic one searches only the goal's component here too).
 //!

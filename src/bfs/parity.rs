@@ -30,6 +30,11 @@
 //!   `d'[j] = d[i] - #{i < k <= j : t[k] < e}`;
 //! - left (`e = t[j]` to `i`): `d'[i] = d[j] + #{i <= k < j : t[k] < e}`, and
 //!   `d'[k+1] = d[k] - [e < t[k]]` for `i <= k < j`.
+//!
+//! On x86-64, for 7 to 13 tiles and at most 9 columns (2x7, 3x4, 2x6 among them), the kernel
+//! runs in vector lanes ([`InLanes`]): the sequence is read from its unranker's tables, not
+//! written out, and each closed form is a handful of SSE2 instructions. It is compiled a
+//! second time for x86-64-v3 and chosen at run time ([`super::x86_64_v3`]).
 
 use super::{Lanes, Sides, StateIndex, StateSpace};
 
