@@ -202,23 +202,33 @@ impl ParitySpace {
         if InLanes::<M, C>::FITS {
             return self.expand_in_lanes::<M, C, ACROSS>(batch, out);
         }
+        self.single_tile::<M, C, ACROSS, _>(Cursor::<M>::default(), batch, out)
+    }
+
+    /// The single-tile kernel's loop, the tile sequences read and the closed forms applied
+    /// by `cursor` (scalar or in vector lanes).
+    #[inline(always)]
+    fn single_tile<const M: usize, const C: usize, const ACROSS: bool, K: SingleTile>(
+        &self,
+        mut cursor: K,
+        batch: &[StateIndex],
+        out: &mut Vec<StateIndex>,
+    ) {
         let n = (M + 1) as u64;
-        let mut cursor = Cursor::<M>::default();
         out.reserve(if ACROSS { 2 } else { 4 } * batch.len());
         for &StateIndex(index) in batch {
             let blank = cursor.seek(self, index);
-            let seq = &cursor.seq;
             let moves = &self.moves[blank];
             // The tile above drops into the blank: it moves right in the sequence, from
             // `blank - C` to `blank - 1`.
             let up = (blank >= C).then(|| {
                 let to = blank - C;
-                StateIndex((seq.moved_right::<C>(to) >> 1) * n + to as u64)
+                StateIndex((cursor.moved_right::<C>(to) >> 1) * n + to as u64)
             });
             // The tile below rises into the blank: it moves left, from `blank + C - 1` to
             // `blank`.
             let down = (blank + C <= M)
-                .then(|| StateIndex((seq.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64));
+                .then(|| StateIndex((cursor.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64));
             if ACROSS {
                 out.extend(up);
                 out.extend(down);
@@ -240,6 +250,29 @@ impl ParitySpace {
             }
         }
     }
+}
+
+impl ParitySpace {
+    /// Index `q * (M + 1) + blank` as `q`, the blank's cell, and the parity the tile
+    /// sequence has with the blank there.
+    #[inline(always)]
+    fn split<const M: usize>(&self, index: u64) -> (u64, usize, u8) {
+        let n = (M + 1) as u64;
+        let q = index / n;
+        let blank = (index - q * n) as usize;
+        (q, blank, self.moves[blank].need)
+    }
+}
+
+/// The tile sequences of the consecutive boards of a batch, and a vertical move's closed
+/// forms on them: [`Cursor`] (written out, scalar) or [`LaneCursor`] (in vector lanes).
+trait SingleTile {
+    /// Moves to the board at `index` of `space`; returns its blank cell.
+    fn seek(&mut self, space: &ParitySpace, index: u64) -> usize;
+    /// [`Sequence::moved_right`] on the current sequence.
+    fn moved_right<const C: usize>(&self, i: usize) -> u64;
+    /// [`Sequence::moved_left`] on the current sequence.
+    fn moved_left<const C: usize>(&self, i: usize) -> u64;
 }
 
 impl ParitySpace {
@@ -390,28 +423,6 @@ impl<const M: usize> LaneCursor<M> {
         }
     }
 
-    /// Moves to the board at `index` of `space`; returns its blank cell.
-    #[inline(always)]
-    fn seek(&mut self, space: &ParitySpace, index: u64) -> usize {
-        let n = (M + 1) as u64;
-        let q = index / n;
-        let blank = (index - q * n) as usize;
-        let need = space.moves[blank].need;
-        if q != self.current {
-            self.current = q;
-            self.row = self.unranker.seek_row(2 * q, need);
-            // Rows 2k and 2k + 1 hold ranks 2q and 2q + 1 (720 is even).
-            self.rank = 2 * q + (self.row & 1) as u64;
-            self.parity = need;
-        } else if self.parity != need {
-            // Another row of an even width: the last two tiles swapped.
-            self.row ^= 1;
-            self.rank ^= 1;
-            self.parity = need;
-        }
-        blank
-    }
-
     /// Lane `p`: `-1` where the tile at `p` is larger than `e`, the tile at position `at`.
     #[inline(always)]
     fn larger(&self, at: usize) -> std::arch::x86_64::__m128i {
@@ -484,6 +495,28 @@ impl<const M: usize> LaneCursor<M> {
                 _mm_unpackhi_epi64(sums, sums),
             )))
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const M: usize> SingleTile for LaneCursor<M> {
+    /// Moves to the board at `index` of `space`; returns its blank cell.
+    #[inline(always)]
+    fn seek(&mut self, space: &ParitySpace, index: u64) -> usize {
+        let (q, blank, need) = space.split::<M>(index);
+        if q != self.current {
+            self.current = q;
+            self.row = self.unranker.seek_row(2 * q, need);
+            // Rows 2k and 2k + 1 hold ranks 2q and 2q + 1 (720 is even).
+            self.rank = 2 * q + (self.row & 1) as u64;
+            self.parity = need;
+        } else if self.parity != need {
+            // Another row of an even width: the last two tiles swapped.
+            self.row ^= 1;
+            self.rank ^= 1;
+            self.parity = need;
+        }
+        blank
     }
 
     /// [`Sequence::moved_right`] in lanes: the tile at `i` moves right to `i + C - 1`.
@@ -573,38 +606,7 @@ impl ParitySpace {
         batch: &[StateIndex],
         out: &mut Vec<StateIndex>,
     ) {
-        let n = (M + 1) as u64;
-        let mut cursor = LaneCursor::<M>::new();
-        out.reserve(if ACROSS { 2 } else { 4 } * batch.len());
-        for &StateIndex(index) in batch {
-            let blank = cursor.seek(self, index);
-            let moves = &self.moves[blank];
-            let up = (blank >= C).then(|| {
-                let to = blank - C;
-                StateIndex((cursor.moved_right::<C>(to) >> 1) * n + to as u64)
-            });
-            let down = (blank + C <= M)
-                .then(|| StateIndex((cursor.moved_left::<C>(blank) >> 1) * n + (blank + C) as u64));
-            if ACROSS {
-                out.extend(up);
-                out.extend(down);
-            } else {
-                out.extend_from_slice(&[
-                    up.unwrap_or(StateIndex::NONE),
-                    down.unwrap_or(StateIndex::NONE),
-                    if moves.left {
-                        StateIndex(index - 1)
-                    } else {
-                        StateIndex::NONE
-                    },
-                    if moves.right {
-                        StateIndex(index + 1)
-                    } else {
-                        StateIndex::NONE
-                    },
-                ]);
-            }
-        }
+        self.single_tile::<M, C, ACROSS, _>(LaneCursor::<M>::new(), batch, out)
     }
 }
 
@@ -627,14 +629,11 @@ impl<const M: usize> Default for Cursor<M> {
     }
 }
 
-impl<const M: usize> Cursor<M> {
+impl<const M: usize> SingleTile for Cursor<M> {
     /// Moves to the board at `index` of `space`; returns its blank cell.
     #[inline(always)]
     fn seek(&mut self, space: &ParitySpace, index: u64) -> usize {
-        let n = (M + 1) as u64;
-        let q = index / n;
-        let blank = (index - q * n) as usize;
-        let need = space.moves[blank].need;
+        let (q, blank, need) = space.split::<M>(index);
         if q != self.current {
             // Rank 2q or 2q + 1, whichever has the parity this blank needs.
             self.current = q;
@@ -647,6 +646,16 @@ impl<const M: usize> Cursor<M> {
             self.seq.swap_last_two();
         }
         blank
+    }
+
+    #[inline(always)]
+    fn moved_right<const C: usize>(&self, i: usize) -> u64 {
+        self.seq.moved_right::<C>(i)
+    }
+
+    #[inline(always)]
+    fn moved_left<const C: usize>(&self, i: usize) -> u64 {
+        self.seq.moved_left::<C>(i)
     }
 }
 
