@@ -225,6 +225,11 @@ pub struct HeadLanes {
     pub free: [u8; 16],
 }
 
+// The vector loads of `HeadLanes::perm` and `digits` are aligned loads.
+const _: () = assert!(
+    std::mem::offset_of!(HeadLanes, perm) == 0 && std::mem::offset_of!(HeadLanes, digits) == 16
+);
+
 /// The rows of the suffix table in 16 byte lanes for permutations of `0..N` (`6 < N <= 16`):
 /// lanes `N - 6 .. N` hold the suffix, the others 0 (see [`HeadLanes`]).
 pub struct SuffixLanes<const N: usize>;
@@ -232,9 +237,10 @@ pub struct SuffixLanes<const N: usize>;
 impl<const N: usize> SuffixLanes<N> {
     /// Row `k`, lane `N - 6 + j`: 1 + the order of the suffix's value `j` among the 6 free
     /// values (0 for the smallest), so that lanes are 0 exactly outside the suffix.
-    pub const ORDER: [[u8; 16]; SUFFIX_COUNT as usize] = Self::lanes(false);
+    /// (References, so that a read indexes one static table rather than a copy of it.)
+    pub const ORDER: &'static [[u8; 16]; SUFFIX_COUNT as usize] = &Self::lanes(false);
     /// Row `k`, lane `N - 6 + j`: the suffix's Lehmer digit `j`.
-    pub const DIGITS: [[u8; 16]; SUFFIX_COUNT as usize] = Self::lanes(true);
+    pub const DIGITS: &'static [[u8; 16]; SUFFIX_COUNT as usize] = &Self::lanes(true);
 
     const fn lanes(digits: bool) -> [[u8; 16]; SUFFIX_COUNT as usize] {
         let mut out = [[0u8; 16]; SUFFIX_COUNT as usize];

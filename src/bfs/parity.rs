@@ -360,12 +360,12 @@ impl<const M: usize, const C: usize> InLanes<M, C> {
     /// `RIGHT[i]`: in lanes `i <= p < i + C - 1`, the weight `w[p]` (a tile moving right
     /// from `i`: the digit at `p` becomes the one at `p + 1`, changed); the low 15 bits in
     /// `[0]`, the rest in `[1]`; 0 elsewhere.
-    const RIGHT: [[[i16; 16]; 2]; M] = Self::weights(0);
+    const RIGHT: &'static [[[i16; 16]; 2]; M] = &Self::weights(0);
     /// `LEFT[i]`: in lanes `i <= p < i + C - 1`, the weight `w[p + 1]` (a tile moving left
     /// to `i`: the digit at `p` goes to `p + 1`, changed), split as `RIGHT`.
-    const LEFT: [[[i16; 16]; 2]; M] = Self::weights(1);
+    const LEFT: &'static [[[i16; 16]; 2]; M] = &Self::weights(1);
     /// `MASK[i]`: 1 in lanes `i <= p < i + C - 1`, 0 elsewhere.
-    const MASK: [[u8; 16]; M] = {
+    const MASK: &'static [[u8; 16]; M] = &{
         let mut out = [[0u8; 16]; M];
         let mut i = 0;
         while i < M {
@@ -949,8 +949,8 @@ mod tests {
         assert_eq!(together, one_by_one);
     }
 
-    /// Spot checks on 10 to 16 cells (the frontier boards, and the grids of the kernel in
-    /// lanes, [`InLanes`], from 8 to 14 cells): the kernel agrees with re-ranking.
+    /// Spot checks on 10 to 16 cells (the frontier boards, and the grids of 10 to 14 cells
+    /// of the kernel in lanes, [`InLanes`]): the kernel agrees with re-ranking.
     #[test]
     fn kernel_matches_reranking_on_large_boards() {
         for (r, c) in [
@@ -983,6 +983,38 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(fast, slow, "{shape} index {}", i.0);
+            }
+        }
+    }
+
+    /// Runs of consecutive indices, as a dense layer hands them over (the cursor keeps a
+    /// sequence across a row of boards and, on an even width, swaps its last two tiles for
+    /// the other parity), in one batch against each board alone, in both classes, on grids
+    /// of both kernels (in lanes up to 14 cells, scalar on 15 and 16).
+    #[test]
+    fn consecutive_boards_in_one_batch_equal_each_alone() {
+        for (r, c) in [(2, 6), (6, 2), (2, 7), (7, 2), (3, 4), (4, 4), (3, 5)] {
+            for class in [Parity::Even, Parity::Odd] {
+                let space = ParitySpace::new(Shape::new(r, c).unwrap(), class).unwrap();
+                for start in [0, space.size() / 3, space.size() - 200] {
+                    let batch: Vec<StateIndex> = (start..start + 200).map(StateIndex).collect();
+                    for across in [false, true] {
+                        let run = |b: &[StateIndex], out: &mut Vec<StateIndex>| {
+                            if across {
+                                space.expand_across(b, out)
+                            } else {
+                                space.expand(b, out)
+                            }
+                        };
+                        let mut together = Vec::new();
+                        run(&batch, &mut together);
+                        let mut alone = Vec::new();
+                        for &i in &batch {
+                            run(&[i], &mut alone);
+                        }
+                        assert_eq!(together, alone, "{r}x{c} {class:?} from {start}");
+                    }
+                }
             }
         }
     }
@@ -1026,7 +1058,10 @@ mod tests {
             }
         }
         check::<7, 2>();
+        check::<7, 4>();
         check::<8, 3>();
+        check::<9, 2>();
+        check::<9, 5>();
         check::<11, 2>();
         check::<11, 3>();
         check::<11, 4>();
