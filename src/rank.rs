@@ -359,28 +359,23 @@ impl<const N: usize> SequentialUnranker<N> {
             }
             return odd;
         }
+        let row = self.seek_row(r, parity);
+        self.fill(&SUFFIX_TABLE[row], out);
+        (row & 1) as u64
+    }
+
+    /// Of ranks `r` and `r + 1` (`r` even, `r + 1 < N!`, `N > 6`), the suffix row
+    /// (`0..720`) of the one of parity `parity`, after moving to their prefix: the
+    /// permutation is then (for `N <= 16`) [`SequentialUnranker::head_lanes`] together with
+    /// that row of [`SuffixLanes`], and its rank `r - r % 720 + row`. Nothing is written out.
+    #[inline(always)]
+    pub fn seek_row(&mut self, r: u64, parity: u8) -> usize {
+        debug_assert!(r % 2 == 0 && N > SUFFIX);
         let prefix = r / SUFFIX_COUNT;
         if prefix != self.prefix {
             self.set_prefix(prefix);
         }
         // `SUFFIX_COUNT` is even, so rows `r % SUFFIX_COUNT` and the next one share the prefix.
-        let even_row = (r % SUFFIX_COUNT) as usize;
-        let odd = usize::from(self.head.parity ^ SUFFIX_TABLE[even_row].parity != parity);
-        self.fill(&SUFFIX_TABLE[even_row + odd], out);
-        odd as u64
-    }
-
-    /// Of ranks `r` and `r + 1` (`r` even, `r + 1 < N!`, `6 < N <= 16`), the suffix row
-    /// (`0..720`) of the one of parity `parity`, after moving to their prefix: the
-    /// permutation is then [`SequentialUnranker::head_lanes`] together with that row of
-    /// [`SuffixLanes`], and its rank `r - r % 720 + row`. Nothing is written out.
-    #[inline(always)]
-    pub fn seek_row(&mut self, r: u64, parity: u8) -> usize {
-        debug_assert!(r % 2 == 0 && N > SUFFIX && N <= 16);
-        let prefix = r / SUFFIX_COUNT;
-        if prefix != self.prefix {
-            self.set_prefix(prefix);
-        }
         let even_row = (r % SUFFIX_COUNT) as usize;
         even_row + usize::from(self.head.parity ^ SUFFIX_TABLE[even_row].parity != parity)
     }
