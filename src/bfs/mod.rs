@@ -187,6 +187,10 @@ impl OnVisit for () {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) fn x86_64_v3() -> bool {
+    #[cfg(test)]
+    if BASELINE_ONLY.with(std::cell::Cell::get) {
+        return false;
+    }
     std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
@@ -194,4 +198,25 @@ pub(crate) fn x86_64_v3() -> bool {
         && std::is_x86_feature_detected!("popcnt")
         && std::is_x86_feature_detected!("fma")
         && std::is_x86_feature_detected!("movbe")
+}
+
+#[cfg(all(target_arch = "x86_64", test))]
+thread_local! {
+    /// Tests: [`x86_64_v3`] answers false on this thread ([`baseline_only`]).
+    static BASELINE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Tests: runs `test` twice on this thread, first as the processor allows, then with the copies
+/// of the hot loops compiled for every x86-64, as a processor without x86-64-v3 runs them
+/// ([`x86_64_v3`] answers false meanwhile). Elsewhere than on x86-64, once.
+#[cfg(test)]
+pub(crate) fn on_both_copies(test: impl Fn()) {
+    test();
+    #[cfg(target_arch = "x86_64")]
+    {
+        BASELINE_ONLY.with(|b| b.set(true));
+        assert!(!x86_64_v3());
+        test();
+        BASELINE_ONLY.with(|b| b.set(false));
+    }
 }

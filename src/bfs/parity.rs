@@ -950,9 +950,14 @@ mod tests {
     }
 
     /// Spot checks on 10 to 16 cells (the frontier boards, and the grids of 10 to 14 cells
-    /// of the kernel in lanes, [`InLanes`]): the kernel agrees with re-ranking.
+    /// of the kernel in lanes, [`InLanes`]): the kernel agrees with re-ranking, in both
+    /// copies of the kernel in lanes (x86-64-v3, and every x86-64).
     #[test]
     fn kernel_matches_reranking_on_large_boards() {
+        crate::bfs::on_both_copies(kernel_matches_reranking);
+    }
+
+    fn kernel_matches_reranking() {
         for (r, c) in [
             (2, 7),
             (7, 2),
@@ -990,9 +995,14 @@ mod tests {
     /// Runs of consecutive indices, as a dense layer hands them over (the cursor keeps a
     /// sequence across a row of boards and, on an even width, swaps its last two tiles for
     /// the other parity), in one batch against each board alone, in both classes, on grids
-    /// of both kernels (in lanes up to 14 cells, scalar on 15 and 16).
+    /// of both kernels (in lanes up to 14 cells, scalar on 15 and 16), in both copies of the
+    /// kernel in lanes.
     #[test]
     fn consecutive_boards_in_one_batch_equal_each_alone() {
+        crate::bfs::on_both_copies(consecutive_boards_equal_each_alone);
+    }
+
+    fn consecutive_boards_equal_each_alone() {
         for (r, c) in [(2, 6), (6, 2), (2, 7), (7, 2), (3, 4), (4, 4), (3, 5)] {
             for class in [Parity::Even, Parity::Odd] {
                 let space = ParitySpace::new(Shape::new(r, c).unwrap(), class).unwrap();

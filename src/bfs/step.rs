@@ -695,4 +695,96 @@ mod tests {
             }
         }
     }
+
+    /// With lanes (the parity index's horizontal moves, claimed word-wide), a scan of a
+    /// window of words claims the unseen lane neighbours inside each word (once each, with
+    /// the next layer's code), hands every other neighbour to the owner, and retires the
+    /// frontier: the boards it found plus the unseen boards it routed are exactly the
+    /// frontier's unseen neighbours. In both copies of the scan and the kernel (x86-64-v3,
+    /// and every x86-64), on grids of the kernel in lanes.
+    #[test]
+    fn a_scan_with_lanes_reaches_every_unseen_neighbour() {
+        crate::bfs::on_both_copies(|| {
+            for (r, c) in [(3, 3), (2, 5)] {
+                let space = ParitySpace::new(Shape::new(r, c).unwrap(), Parity::Even).unwrap();
+                let lanes = LaneMasks::new(space.lanes().expect("the parity index has lanes"));
+                let codes = LayerCodes::new(Marking::Frontier, &space, StateIndex(0), 0);
+                let marks = StateMarks::new(space.size());
+                let mut rng = fastrand::Rng::with_seed(10 * r as u64 + c as u64);
+                for w in marks.words() {
+                    let word = (0..FIELDS_PER_WORD).fold(0u64, |word, f| {
+                        let code = match rng.usize(0..8) {
+                            0 | 1 => codes.frontier,
+                            2..=4 => 0,
+                            5 => codes.claim,
+                            _ => 3,
+                        };
+                        word | code << (2 * f)
+                    });
+                    w.store(word, Relaxed);
+                }
+                let before: Vec<u64> = (0..space.size())
+                    .map(|i| marks.get(StateIndex(i)))
+                    .collect();
+                let (from, words) = (64usize, 300usize);
+                let first = from as u64 * FIELDS_PER_WORD;
+                let frontier: Vec<StateIndex> = (first..first + words as u64 * FIELDS_PER_WORD)
+                    .filter(|&i| before[i as usize] == codes.frontier)
+                    .map(StateIndex)
+                    .collect();
+                let unseen = |nb: &StateIndex| before[nb.0 as usize] == 0;
+                let mut want = Vec::new();
+                space.expand(&frontier, &mut want);
+                want.retain(|nb| *nb != StateIndex::NONE && unseen(nb));
+                want.sort_unstable();
+                want.dedup();
+
+                let mut expander = Expander::new(&space, Recorder::default());
+                scan(
+                    &marks.words()[from..from + words],
+                    first,
+                    space.size(),
+                    &codes,
+                    Some((&lanes, space.size())),
+                    &mut expander,
+                    None,
+                );
+                let recorder = expander.finish();
+                let mut found = recorder.found.clone();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(
+                    found.len(),
+                    recorder.found.len(),
+                    "{r}x{c}: a board found twice"
+                );
+                assert!(!found.is_empty(), "{r}x{c}: no lane claim");
+                for &f in &found {
+                    assert!(unseen(&f), "{r}x{c}: board {} was not unseen", f.0);
+                    assert_eq!(marks.get(f), codes.claim, "{r}x{c}: board {}", f.0);
+                }
+                let mut reached = found;
+                reached.extend(recorder.routed.iter().copied().filter(unseen));
+                reached.sort_unstable();
+                reached.dedup();
+                let absent = |from: &[StateIndex], of: &[StateIndex]| -> Vec<u64> {
+                    from.iter()
+                        .filter(|b| of.binary_search(b).is_err())
+                        .map(|b| b.0)
+                        .take(5)
+                        .collect()
+                };
+                let (missed, stray) = (absent(&want, &reached), absent(&reached, &want));
+                assert!(
+                    missed.is_empty() && stray.is_empty(),
+                    "{r}x{c}: of {} unseen neighbours, missed {missed:?}..., reached others \
+                     {stray:?}...",
+                    want.len()
+                );
+                for &b in &frontier {
+                    assert_eq!(marks.get(b), 3, "{r}x{c}: board {} not retired", b.0);
+                }
+            }
+        });
+    }
 }
