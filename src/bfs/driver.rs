@@ -19,7 +19,10 @@
 //! frontier. A pull step writes only the words its thread scans, so it needs no atomic
 //! operation, and it touches the few boards left instead of the large frontier. In an
 //! undirected graph an unseen board cannot be adjacent to a layer before the frontier, so the
-//! frontier code alone identifies the frontier and pull steps retire nothing.
+//! frontier code alone identifies the frontier and pull steps retire nothing. Once the boards
+//! left fit the list limit, the pull step that finds so lists them, and the later ones
+//! examine that list (minus the boards that join) instead of scanning the marks: on 2x7 each
+//! of the last dozen layers, a few million boards at most, took a scan of 10.9 GB.
 //!
 //! The caller gets each newly reached board through [`OnVisit`] and the layer sizes in the
 //! result. Memory: the marks, plus the lists (at most `3 * list limit` indices).
@@ -198,6 +201,9 @@ pub fn run_with<S: StateSpace>(
     let mut depth = 0u32;
     // The layer the first pull step expanded.
     let mut pulled_from = None;
+    // The boards still unseen, ascending, once a pull step found that they fit the list
+    // limit: later pull steps examine those instead of scanning the marks.
+    let mut unseen: Option<Vec<StateIndex>> = None;
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
@@ -212,7 +218,20 @@ pub fn run_with<S: StateSpace>(
         }
         let (next_size, next_list, current) = match list.take() {
             current if pulled_from.is_some() => {
-                let (n, l, _) = pull(space, marks, &codes, depth, list_limit, visit);
+                let (n, l) = match unseen.as_mut() {
+                    Some(left) => pull_listed(space, marks, &codes, depth, visit, left),
+                    None => {
+                        let left_after = space.size() - reached;
+                        let keep_left = left_after <= list_limit as u64;
+                        let (n, l, _, left) =
+                            pull(space, marks, &codes, depth, list_limit, visit, keep_left);
+                        unseen = left.map(|mut l| {
+                            l.par_sort_unstable();
+                            l
+                        });
+                        (n, l)
+                    }
+                };
                 (n, l, current)
             }
             Some(current) => {
@@ -621,10 +640,80 @@ pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<State
         .collect()
 }
 
+/// What a pull step writes and looks for. Under `Marking::Frontier` a board joins when a
+/// neighbour holds the frontier code (those of earlier layers are retired, or are not
+/// adjacent to an unseen board). Under `Marking::Depths` only the boards on the other side
+/// than the frontier can join, all their neighbours are on the frontier's side, and a
+/// reached one can only be in the frontier: an earlier layer's neighbours are all reached,
+/// and the boards this step reaches are on the other side. Its boards get their final code at
+/// once.
+struct PullCodes {
+    depths: bool,
+    /// The field value a joining board gets.
+    new: u64,
+    frontier: u64,
+}
+
+impl PullCodes {
+    fn new(codes: &LayerCodes, depth: u32) -> PullCodes {
+        let depths = codes.sides.is_some();
+        PullCodes {
+            depths,
+            new: match depths {
+                false => codes.claim,
+                true => LayerCodes::settled(depth + 1),
+            },
+            frontier: codes.frontier,
+        }
+    }
+
+    #[inline(always)]
+    fn in_frontier(&self, field: u64) -> bool {
+        match self.depths {
+            false => field == self.frontier,
+            true => field != 0,
+        }
+    }
+}
+
+/// Expands the unseen boards `batch` and calls `each(board, joins)` for each in order, `joins`
+/// when one of its neighbours is in the frontier; the neighbours' words are prefetched
+/// [`AHEAD`] boards ahead. `slots` is scratch.
+#[inline(always)]
+fn decide<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    pc: &PullCodes,
+    batch: &[StateIndex],
+    slots: &mut Vec<StateIndex>,
+    mut each: impl FnMut(StateIndex, bool),
+) {
+    let degree = space.degree();
+    slots.clear();
+    space.expand(batch, slots);
+    for &nb in &slots[..slots.len().min(AHEAD)] {
+        marks.prefetch(nb);
+    }
+    for (k, (&board, own)) in batch.iter().zip(slots.chunks_exact(degree)).enumerate() {
+        for &ahead in slots
+            .get(degree * (k + AHEAD)..degree * (k + AHEAD + 1))
+            .unwrap_or(&[])
+        {
+            marks.prefetch(ahead);
+        }
+        let joins = own
+            .iter()
+            .any(|&nb| nb != StateIndex::NONE && pc.in_frontier(marks.get(nb)));
+        each(board, joins);
+    }
+}
+
 /// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
 /// Returns its size, its list when it has at most `list_limit` boards (the frontier codes of
-/// earlier layers are not retired, so the last layer could not be found afterwards), and the
-/// unseen boards it expanded to decide.
+/// earlier layers are not retired, so the last layer could not be found afterwards), the
+/// unseen boards it expanded to decide, and, when `keep_left` and they are at most
+/// `list_limit`, the boards still unseen after it (in no particular order), for
+/// [`pull_listed`].
 pub(super) fn pull<S: StateSpace>(
     space: &S,
     marks: &StateMarks,
@@ -632,22 +721,9 @@ pub(super) fn pull<S: StateSpace>(
     depth: u32,
     list_limit: usize,
     visit: &impl OnVisit,
-) -> (u64, Option<Vec<StateIndex>>, u64) {
-    // Under `Marking::Frontier` a board joins when a neighbour holds the frontier code (those
-    // of earlier layers are retired, or are not adjacent to an unseen board). Under
-    // `Marking::Depths` only the boards on the other side than the frontier can join, all
-    // their neighbours are on the frontier's side, and a reached one can only be in the
-    // frontier: an earlier layer's neighbours are all reached, and the boards this step
-    // reaches are on the other side. Its boards get their final code at once.
-    let depths = codes.sides.is_some();
-    let new = match depths {
-        false => codes.claim,
-        true => LayerCodes::settled(depth + 1),
-    };
-    let in_frontier = |field: u64| match depths {
-        false => field == codes.frontier,
-        true => field != 0,
-    };
+    keep_left: bool,
+) -> (u64, Option<Vec<StateIndex>>, u64, Option<Vec<StateIndex>>) {
+    let pc = PullCodes::new(codes, depth);
     let size = marks.len();
     marks
         .words()
@@ -655,54 +731,50 @@ pub(super) fn pull<S: StateSpace>(
         .enumerate()
         .map(|(chunk_index, words)| {
             let mut batch = Vec::with_capacity(BATCH + 32);
-            let degree = space.degree();
-            let mut slots = Vec::with_capacity(degree * (BATCH + 32));
+            let mut slots = Vec::with_capacity(space.degree() * (BATCH + 32));
             let mut found = 0u64;
             let mut examined = 0u64;
-            let mut next = Vec::new();
-            let mut overflow = false;
+            let mut next = Some(Vec::new());
+            // The boards left unseen (a board on the frontier's side under `Marking::Depths`
+            // is not examined, and stays).
+            let mut left = keep_left.then(Vec::new);
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
-            let mut decide = |batch: &mut Vec<StateIndex>, slots: &mut Vec<StateIndex>| {
-                slots.clear();
-                examined += batch.len() as u64;
-                space.expand(batch, slots);
-                for &nb in &slots[..slots.len().min(AHEAD)] {
-                    marks.prefetch(nb);
-                }
-                for (k, (&board, own)) in batch.iter().zip(slots.chunks_exact(degree)).enumerate() {
-                    for &ahead in slots
-                        .get(degree * (k + AHEAD)..degree * (k + AHEAD + 1))
-                        .unwrap_or(&[])
-                    {
-                        marks.prefetch(ahead);
-                    }
-                    let joins = own
-                        .iter()
-                        .any(|&nb| nb != StateIndex::NONE && in_frontier(marks.get(nb)));
-                    if joins {
-                        // Only this thread writes the words of its chunk during a pull step,
-                        // and other threads read only their frontier fields, which this
-                        // write leaves alone: a plain read-modify-write is enough.
-                        let word = &words[((board.0 - first) / FIELDS_PER_WORD) as usize];
-                        let bit = new << ((board.0 % FIELDS_PER_WORD) * 2);
-                        word.store(word.load(Relaxed) | bit, Relaxed);
-                        visit.visit(board, depth + 1);
-                        found += 1;
-                        if next.len() < list_limit {
-                            next.push(board);
+            let mut decide_all =
+                |batch: &mut Vec<StateIndex>,
+                 slots: &mut Vec<StateIndex>,
+                 left: &mut Option<Vec<StateIndex>>| {
+                    examined += batch.len() as u64;
+                    decide(space, marks, &pc, batch, slots, |board, joins| {
+                        if joins {
+                            // Only this thread writes the words of its chunk during a pull step,
+                            // and other threads read only their frontier fields, which this
+                            // write leaves alone: a plain read-modify-write is enough.
+                            let word = &words[((board.0 - first) / FIELDS_PER_WORD) as usize];
+                            let bit = pc.new << ((board.0 % FIELDS_PER_WORD) * 2);
+                            word.store(word.load(Relaxed) | bit, Relaxed);
+                            visit.visit(board, depth + 1);
+                            found += 1;
+                            push_bounded(&mut next, board, list_limit);
                         } else {
-                            overflow = true;
+                            push_bounded(left, board, list_limit);
                         }
-                    }
-                }
-                batch.clear();
-            };
+                    });
+                    batch.clear();
+                };
             for (k, word) in words.iter().enumerate() {
                 let x = word.load(Relaxed);
                 let base = first + k as u64 * FIELDS_PER_WORD;
                 let mut unseen = !(x | (x >> 1)) & LOW_BITS;
-                if depths {
-                    unseen &= !codes.side_mask(base);
+                if pc.depths {
+                    let other = unseen & codes.side_mask(base);
+                    unseen &= !other;
+                    if left.is_some() {
+                        step::each_field(base, other, |board| {
+                            if board.0 < size {
+                                push_bounded(&mut left, board, list_limit);
+                            }
+                        });
+                    }
                 }
                 while unseen != 0 {
                     let r = base + u64::from(unseen.trailing_zeros() / 2);
@@ -713,25 +785,98 @@ pub(super) fn pull<S: StateSpace>(
                     batch.push(StateIndex(r));
                 }
                 if batch.len() >= BATCH {
-                    decide(&mut batch, &mut slots);
+                    decide_all(&mut batch, &mut slots, &mut left);
                 }
             }
-            decide(&mut batch, &mut slots);
-            (found, (!overflow).then_some(next), examined)
+            decide_all(&mut batch, &mut slots, &mut left);
+            (found, next, examined, left)
         })
         .reduce(
-            || (0, Some(Vec::new()), 0),
-            |(fa, na, ea), (fb, nb, eb)| {
-                let next = match (na, nb) {
-                    (Some(mut a), Some(b)) if a.len() + b.len() <= list_limit => {
-                        a.extend(b);
-                        Some(a)
-                    }
-                    _ => None,
-                };
-                (fa + fb, next, ea + eb)
+            || (0, Some(Vec::new()), 0, keep_left.then(Vec::new)),
+            |(fa, na, ea, la), (fb, nb, eb, lb)| {
+                (
+                    fa + fb,
+                    join_bounded(na, nb, list_limit),
+                    ea + eb,
+                    join_bounded(la, lb, list_limit),
+                )
             },
         )
+}
+
+/// Appends `board` to `list` while it holds fewer than `limit` boards; past that, `list`
+/// becomes `None` (too long to keep).
+#[inline(always)]
+fn push_bounded(list: &mut Option<Vec<StateIndex>>, board: StateIndex, limit: usize) {
+    match list {
+        Some(l) if l.len() < limit => l.push(board),
+        Some(_) => *list = None,
+        None => {}
+    }
+}
+
+/// `a` then `b`, when both are kept and hold at most `limit` boards together.
+fn join_bounded(
+    a: Option<Vec<StateIndex>>,
+    b: Option<Vec<StateIndex>>,
+    limit: usize,
+) -> Option<Vec<StateIndex>> {
+    match (a, b) {
+        (Some(mut a), Some(b)) if a.len() + b.len() <= limit => {
+            a.extend(b);
+            Some(a)
+        }
+        _ => None,
+    }
+}
+
+/// A pull step over `left`, the boards still unseen (ascending, for the kernel's speed; from
+/// [`pull`], sorted, then from the steps after it): as [`pull`], but only `left`'s boards are
+/// examined instead of every field of the marks (on 2x7 each of the last dozen layers, a few
+/// million boards at most, took a scan of 10.9 GB). The boards that join are removed from
+/// `left`. Returns the next layer's size and its list (no longer than `left` was).
+pub(super) fn pull_listed<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    codes: &LayerCodes,
+    depth: u32,
+    visit: &impl OnVisit,
+    left: &mut Vec<StateIndex>,
+) -> (u64, Option<Vec<StateIndex>>) {
+    let pc = PullCodes::new(codes, depth);
+    let expand = |chunk: &[StateIndex]| -> Vec<StateIndex> {
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut slots = Vec::with_capacity(space.degree() * BATCH);
+        let mut next = Vec::new();
+        let on_frontier_side = |b: StateIndex| {
+            let f = b.0 % FIELDS_PER_WORD;
+            pc.depths && codes.side_mask(b.0 - f) >> (2 * f) & 1 == 1
+        };
+        for part in chunk.chunks(BATCH) {
+            batch.clear();
+            batch.extend(part.iter().copied().filter(|&b| !on_frontier_side(b)));
+            decide(space, marks, &pc, &batch, &mut slots, |board, joins| {
+                if joins {
+                    // The board is this thread's alone (`left` lists it once), but other
+                    // threads may write other boards of its word: atomically.
+                    let word = &marks.words()[(board.0 / FIELDS_PER_WORD) as usize];
+                    word.fetch_or(pc.new << ((board.0 % FIELDS_PER_WORD) * 2), Relaxed);
+                    visit.visit(board, depth + 1);
+                    next.push(board);
+                }
+            });
+        }
+        next
+    };
+    let next: Vec<StateIndex> = if left.len() < PARALLEL_LIST {
+        expand(left)
+    } else {
+        left.par_chunks(PARALLEL_LIST)
+            .flat_map_iter(expand)
+            .collect()
+    };
+    left.retain(|&b| marks.get(b) == super::marks::UNSEEN);
+    (next.len() as u64, Some(next))
 }
 
 #[cfg(test)]

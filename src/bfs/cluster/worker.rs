@@ -358,9 +358,9 @@ impl<S: StateSpace> Walk<'_, S> {
         let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
         let limit = list_limit(self.space.size());
         let (found, next, expanded) = self.pool.install(|| {
-            let (found, next, expanded) = match held.depths.as_ref().filter(|_| self.record) {
-                Some(d) => driver::pull(self.space, &held.marks, &codes, depth, limit, d),
-                None => driver::pull(self.space, &held.marks, &codes, depth, limit, &()),
+            let (found, next, expanded, _) = match held.depths.as_ref().filter(|_| self.record) {
+                Some(d) => driver::pull(self.space, &held.marks, &codes, depth, limit, d, false),
+                None => driver::pull(self.space, &held.marks, &codes, depth, limit, &(), false),
             };
             let next = next.map(|mut n| {
                 n.par_sort_unstable();
