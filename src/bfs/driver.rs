@@ -16,13 +16,14 @@
 //! Once the boards not yet reached are fewer than the frontier, the driver turns around
 //! ("pull", the direction-optimizing BFS of Beamer, Asanović & Patterson 2012): each unseen
 //! board goes through the kernel and joins the next layer when one of its neighbours is in the
-//! frontier. A pull step writes only the words its thread scans, so it needs no atomic
-//! operation, and it touches the few boards left instead of the large frontier. In an
+//! frontier. A pull step over the marks writes only the words its thread scans, so it needs
+//! no atomic operation, and it touches the few boards left instead of the large frontier. In an
 //! undirected graph an unseen board cannot be adjacent to a layer before the frontier, so the
 //! frontier code alone identifies the frontier and pull steps retire nothing. Once the boards
 //! left fit the list limit, the pull step that finds so lists them, and the later ones
-//! examine that list (minus the boards that join) instead of scanning the marks: on 2x7 each
-//! of the last dozen layers, a few million boards at most, took a scan of 10.9 GB.
+//! examine that list (minus the boards that join; atomically, since its parts share words)
+//! instead of scanning the marks: on 2x7 each of the last dozen layers, a few million boards
+//! at most, took a scan of 10.9 GB.
 //!
 //! The caller gets each newly reached board through [`OnVisit`] and the layer sizes in the
 //! result. Memory: the marks, plus the lists (at most `3 * list limit` indices).
@@ -221,8 +222,9 @@ pub fn run_with<S: StateSpace>(
                 let (n, l) = match unseen.as_mut() {
                     Some(left) => pull_listed(space, marks, &codes, depth, visit, left),
                     None => {
-                        let left_after = space.size() - reached;
-                        let keep_left = left_after <= list_limit as u64;
+                        // At most this many boards are left after the step.
+                        let unseen_now = space.size() - reached;
+                        let keep_left = unseen_now <= list_limit as u64;
                         let (n, l, _, left) =
                             pull(space, marks, &codes, depth, list_limit, visit, keep_left);
                         unseen = left.map(|mut l| {
@@ -766,10 +768,11 @@ pub(super) fn pull<S: StateSpace>(
                 let base = first + k as u64 * FIELDS_PER_WORD;
                 let mut unseen = !(x | (x >> 1)) & LOW_BITS;
                 if pc.depths {
-                    let other = unseen & codes.side_mask(base);
-                    unseen &= !other;
+                    // The frontier's side cannot join: kept, not examined.
+                    let frontier_side = unseen & codes.side_mask(base);
+                    unseen &= !frontier_side;
                     if left.is_some() {
-                        step::each_field(base, other, |board| {
+                        step::each_field(base, frontier_side, |board| {
                             if board.0 < size {
                                 push_bounded(&mut left, board, list_limit);
                             }
@@ -1004,9 +1007,10 @@ mod tests {
     /// [`Marking::Depths`] (issue 25): on every grid up to 10 cells, from the standard goal
     /// and from a goal of the other class with the blank inside, through every path (sparse
     /// lists, dense scans with lane claims, bucketed claims, pull steps from the start, from
-    /// the usual point and never), the layers are those of Korf's marks, every board ends with
-    /// the code `2 + (d / 2) % 2` of its depth `d` (from the per-board depths of a run under
-    /// [`Marking::Frontier`]), and each listed layer holds exactly its boards.
+    /// the usual point and never, over the marks or over a list of the boards left), the
+    /// layers are those of Korf's marks, every board ends with the code `2 + (d / 2) % 2` of
+    /// its depth `d` (from the per-board depths of a run under [`Marking::Frontier`] without
+    /// pull steps), and each listed layer holds exactly its boards.
     #[test]
     fn depth_marks_keep_every_depth() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
@@ -1021,7 +1025,11 @@ mod tests {
                 let seed = space.rank(&goal).unwrap();
                 let depths = crate::bfs::DepthArray::new(space.size());
                 let marks = StateMarks::new(space.size());
-                let want = run_with(&space, &marks, seed, &depths, |_, _, _| {}, pulling(100));
+                let push_only = Tuning {
+                    pull_ratio: u64::MAX,
+                    ..pulling(100)
+                };
+                let want = run_with(&space, &marks, seed, &depths, |_, _, _| {}, push_only);
                 let small = shape.cells() <= 8;
                 let bucketed = Claims::Bucketed {
                     segment_bits: if small { 5 } else { 8 },
@@ -1033,6 +1041,7 @@ mod tests {
                     (1 << 20, PULL_RATIO, Claims::Random),
                     (100, PULL_RATIO, bucketed),
                     (100, 0, Claims::Random),
+                    (1 << 20, 0, Claims::Random),
                     (1, 0, Claims::Random),
                     (100, 1 << 40, Claims::Random),
                     (1, u64::MAX, Claims::Random),
