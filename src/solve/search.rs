@@ -184,7 +184,14 @@ pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, S
                 blank_piece,
             );
             let stored = nodes.len();
-            room(&mut nodes, &mut visited, expanded, stored)?;
+            room(
+                (stored, nodes.capacity()),
+                || nodes.try_reserve(1),
+                expanded,
+                stored,
+            )?;
+            let table = (visited.len(), visited.capacity());
+            room(table, || visited.try_reserve(1), expanded, stored)?;
             if visited.insert(key) {
                 nodes.push(BfsNode {
                     key,
@@ -496,57 +503,25 @@ impl Hasher for KeyHasher {
 
 type KeySet = HashSet<u128, BuildHasherDefault<KeyHasher>>;
 
-/// A store of a storing search that makes room for one more entry fallibly: when it is full,
-/// its next size (double, as an insertion would ask) is asked for with `try_reserve`, so that
-/// a memory or address-space limit (`ulimit -v`) reached by a growing search is
-/// [`SolveError::LimitReached`] rather than an abort, whatever else the process has mapped
-/// since [`Limits::max_stored`] was set from what was left.
-trait Room {
-    fn room_for_one(&mut self) -> Result<(), std::collections::TryReserveError>;
-}
-
-impl<T> Room for Vec<T> {
-    fn room_for_one(&mut self) -> Result<(), std::collections::TryReserveError> {
-        match self.len() == self.capacity() {
-            true => self.try_reserve(1),
-            false => Ok(()),
-        }
-    }
-}
-
-impl<K: Eq + std::hash::Hash, V> Room for HashMap<K, V, BuildHasherDefault<KeyHasher>> {
-    fn room_for_one(&mut self) -> Result<(), std::collections::TryReserveError> {
-        match self.len() == self.capacity() {
-            true => self.try_reserve(1),
-            false => Ok(()),
-        }
-    }
-}
-
-impl<K: Eq + std::hash::Hash> Room for HashSet<K, BuildHasherDefault<KeyHasher>> {
-    fn room_for_one(&mut self) -> Result<(), std::collections::TryReserveError> {
-        match self.len() == self.capacity() {
-            true => self.try_reserve(1),
-            false => Ok(()),
-        }
-    }
-}
-
-/// Room for one more board in a storing search's list and table, or
-/// [`SolveError::LimitReached`] (see [`Room`]).
+/// Room for one more entry in a storing search's list or table of `len` entries and
+/// `capacity`: when it is full, `grow` (its `try_reserve(1)`: double, as an insertion would
+/// ask) is tried, so that a memory or address-space limit (`ulimit -v`) reached by a growing
+/// search is [`SolveError::LimitReached`] (with `expanded` and `stored`) rather than an abort,
+/// whatever else the process has mapped since [`Limits::max_stored`] was set from what was
+/// left.
 fn room(
-    nodes: &mut impl Room,
-    table: &mut impl Room,
+    (len, capacity): (usize, usize),
+    grow: impl FnOnce() -> Result<(), std::collections::TryReserveError>,
     expanded: u64,
     stored: usize,
 ) -> Result<(), SolveError> {
-    nodes
-        .room_for_one()
-        .and_then(|()| table.room_for_one())
-        .map_err(|_| SolveError::LimitReached {
+    match len < capacity {
+        true => Ok(()),
+        false => grow().map_err(|_| SolveError::LimitReached {
             expanded,
             stored: stored as u64,
-        })
+        }),
+    }
 }
 type KeyMap = HashMap<u128, u32, BuildHasherDefault<KeyHasher>>;
 
@@ -679,7 +654,19 @@ fn best_first<E: Estimator>(
             work.unjump(blank, delta, count);
             let g = node.g + 1;
             let fresh = nodes.len() as u32;
-            room(&mut nodes, &mut index, expanded, fresh as usize)?;
+            let stored = fresh as usize;
+            room(
+                (stored, nodes.capacity()),
+                || nodes.try_reserve(1),
+                expanded,
+                stored,
+            )?;
+            room(
+                (index.len(), index.capacity()),
+                || index.try_reserve(1),
+                expanded,
+                stored,
+            )?;
             match index.entry(key) {
                 Entry::Occupied(mut seen) => {
                     let old = *seen.get() as usize;
