@@ -1214,6 +1214,13 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "--process 5 is out of range for --processes 2 (0..1)",
         ),
+        // --bind takes auto or none.
+        analyze(
+            "bind_unknown",
+            &["--size", "2", "--processes", "2", "--bind", "sometimes"],
+            2,
+            "invalid value 'sometimes' for '--bind <WHEN>'",
+        ),
         // --process without --processes.
         analyze(
             "process_without_processes",

@@ -172,6 +172,20 @@ pub struct ClusterArgs {
     /// error (a peer stopped, froze or was cut off).
     #[arg(long, value_name = "SECONDS", default_value_t = npuzzle::bfs::cluster::DEFAULT_STALL.as_secs())]
     stall_timeout: u64,
+    /// Bind each worker thread to a core of its own: `auto` when several processes of the run
+    /// share a host (the same host in the hostfile) and their workers fit its cores, as MPI
+    /// launchers bind ranks; `none` leaves the threads to the operating system.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    bind: BindArg,
+}
+
+/// `--bind`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BindArg {
+    /// Bind when several processes share a host and their workers fit its cores.
+    Auto,
+    /// Never bind.
+    None,
 }
 
 /// Most processes of a distributed run (their default ports, from 2101, stay below 65535).
@@ -261,6 +275,10 @@ impl ClusterArgs {
             connect_timeout: std::time::Duration::from_secs(self.connect_timeout),
             stall_timeout: std::time::Duration::from_secs(self.stall_timeout),
             key,
+            bind: match self.bind {
+                BindArg::Auto => npuzzle::bfs::cluster::Bind::Auto,
+                BindArg::None => npuzzle::bfs::cluster::Bind::None,
+            },
         }))
     }
 }

@@ -245,6 +245,7 @@ fn resolve(address: &str) -> io::Result<Vec<SocketAddr>> {
 fn dial_peer(peering: &Peering, p: usize, addrs: &[SocketAddr]) -> Result<TcpStream, ClusterError> {
     let address = &peering.addresses[p];
     let mut last = String::from("no answer");
+    let mut pause = Backoff::default();
     loop {
         let now = Instant::now();
         if now >= peering.deadline {
@@ -261,14 +262,14 @@ fn dial_peer(peering: &Peering, p: usize, addrs: &[SocketAddr]) -> Result<TcpStr
             .find_map(|a| TcpStream::connect_timeout(a, wait).ok());
         let Some(mut stream) = attempt else {
             last = "connection refused or timed out".into();
-            std::thread::sleep(Duration::from_millis(200));
+            pause.sleep();
             continue;
         };
         match dialer_side(peering, p, &mut stream) {
             Ok(()) => return Ok(stream),
             Err(Failure::Io(e)) => {
                 last = format!("the exchange broke: {e}");
-                std::thread::sleep(Duration::from_millis(200));
+                pause.sleep();
             }
             Err(Failure::Stray(why) | Failure::Refused(why)) => {
                 return Err(ClusterError::Connect(format!(
@@ -297,6 +298,7 @@ fn accept_peers(
     let mut got: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     let mut pending = 0usize;
     let mut refusals: Vec<String> = Vec::new();
+    let mut pause = Backoff::default();
     loop {
         let missing: Vec<usize> = (me + 1..n).filter(|&p| got[p].is_none()).collect();
         if missing.is_empty() {
@@ -326,6 +328,7 @@ fn accept_peers(
         match listener.accept() {
             Ok((stream, from)) if pending < MAX_PENDING => {
                 pending += 1;
+                pause = Backoff::default();
                 let done = done.clone();
                 let peering = std::sync::Arc::clone(peering);
                 let spawned = std::thread::Builder::new()
@@ -363,13 +366,35 @@ fn accept_peers(
                 }
             }
         }
-        std::thread::sleep(Duration::from_millis(20));
+        if pending > 0 {
+            // An exchange under way: look for its end promptly.
+            pause = Backoff::default();
+        }
+        pause.sleep();
     }
     Ok(got
         .into_iter()
         .enumerate()
         .filter_map(|(p, s)| s.map(|s| (p, s)))
         .collect())
+}
+
+/// The pause between two looks for a peer (dialing again, or checking for a connection):
+/// 1 ms at first, doubled after each look that found nothing, up to 200 ms, so that
+/// processes started together connect within milliseconds and a long wait costs little.
+struct Backoff(Duration);
+
+impl Default for Backoff {
+    fn default() -> Backoff {
+        Backoff(Duration::from_millis(1))
+    }
+}
+
+impl Backoff {
+    fn sleep(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(Duration::from_millis(200));
+    }
 }
 
 fn hello(peering: &Peering) -> Hello {

@@ -113,6 +113,23 @@ pub struct Cluster {
     /// The shared key that peers prove they hold ([`handshake`]); `None`: any peer that
     /// says hello with the same run is accepted.
     pub key: Option<SharedKey>,
+    /// Whether this process's worker threads are bound to cores ([`Cluster::cores`]).
+    pub bind: Bind,
+}
+
+/// Whether a process binds its worker threads to cores, as MPI launchers bind their ranks
+/// (Open MPI's `--bind-to core`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bind {
+    /// When several processes of the run share this host (the same host in the hostfile)
+    /// and all their workers fit its cores: each worker thread on a core of its own. Two
+    /// processes of one worker on a 2-core machine otherwise lose time whenever the
+    /// scheduler puts both on one core (3x4 on loopback, 2 processes x 1 worker,
+    /// alternating, medians of 5: 4.66 s bound against 5.06 s; see `docs/cluster.md`).
+    #[default]
+    Auto,
+    /// Never: the operating system places the threads.
+    None,
 }
 
 /// A secret shared by the processes of a run (from [`handshake::KEY_VARIABLE`]); its
@@ -168,7 +185,31 @@ impl Cluster {
             connect_timeout: Duration::from_secs(30),
             stall_timeout: DEFAULT_STALL,
             key: None,
+            bind: Bind::Auto,
         }
+    }
+
+    /// The cores this process's worker threads are bound to, one per worker, under
+    /// [`Bind::Auto`]: of `allowed` (the cores this process may run on, ascending), the
+    /// `k`-th run of `workers` cores, where `k` counts the processes before this one on its
+    /// host (hostfile lines with the same host before the `:port`). `None` (no binding) for
+    /// [`Bind::None`], a process alone on its host, or when the host's processes have more
+    /// workers than `allowed` has cores.
+    pub fn cores(&self, allowed: &[usize]) -> Option<Vec<usize>> {
+        if self.bind == Bind::None || self.processes < 2 {
+            return None;
+        }
+        let host = |a: &String| a.rsplit_once(':').map_or(a.clone(), |(h, _)| h.to_string());
+        let mine = host(self.addresses.get(self.process)?);
+        let on_host: Vec<usize> = (0..self.processes)
+            .filter(|&p| self.addresses.get(p).map(host).as_ref() == Some(&mine))
+            .collect();
+        let before = on_host.iter().position(|&p| p == self.process)?;
+        let needed = on_host.len().checked_mul(self.workers)?;
+        if on_host.len() < 2 || needed > allowed.len() {
+            return None;
+        }
+        Some(allowed[before * self.workers..(before + 1) * self.workers].to_vec())
     }
 
     /// Total workers over all processes.
@@ -511,6 +552,15 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
         checkpoint_every: cluster.checkpoint_every,
         resume: cluster.resume,
         threads: cluster.workers,
+        cores: {
+            let mut allowed: Vec<usize> = core_affinity::get_core_ids()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| c.id)
+                .collect();
+            allowed.sort_unstable();
+            cluster.cores(&allowed)
+        },
         stall_timeout: cluster.stall_timeout,
         table: Mutex::new(table.filter(|_| cluster.process == 0)),
     };
@@ -738,6 +788,45 @@ mod tests {
             marking: Marking::Frontier,
             listed: 0,
         }
+    }
+
+    /// `--bind auto`: processes sharing a host take consecutive runs of the allowed cores,
+    /// counted among that host's processes only; no binding when alone on a host, when the
+    /// workers outnumber the cores, or under `--bind none`.
+    #[test]
+    fn processes_sharing_a_host_bind_to_cores_of_their_own() {
+        let cluster = |addresses: &[&str], process: usize, workers: usize| Cluster {
+            processes: addresses.len(),
+            process,
+            addresses: addresses.iter().map(|a| a.to_string()).collect(),
+            ..Cluster::local(workers)
+        };
+        let loopback = ["127.0.0.1:2101", "127.0.0.1:2102"];
+        assert_eq!(cluster(&loopback, 0, 1).cores(&[0, 1]), Some(vec![0]));
+        assert_eq!(cluster(&loopback, 1, 1).cores(&[0, 1]), Some(vec![1]));
+        // The allowed cores, not 0..n (a process started under taskset or a cgroup).
+        assert_eq!(
+            cluster(&loopback, 1, 2).cores(&[2, 3, 6, 7]),
+            Some(vec![6, 7])
+        );
+        // More workers than cores: the system places them.
+        assert_eq!(cluster(&loopback, 0, 2).cores(&[0, 1, 2]), None);
+        assert_eq!(cluster(&loopback, 0, 1).cores(&[]), None);
+        // Three processes on two hosts: b's two share, a's one is alone.
+        let hosts = ["b:1", "a:1", "b:2"];
+        assert_eq!(cluster(&hosts, 0, 2).cores(&[0, 1, 2, 3]), Some(vec![0, 1]));
+        assert_eq!(cluster(&hosts, 2, 2).cores(&[0, 1, 2, 3]), Some(vec![2, 3]));
+        assert_eq!(cluster(&hosts, 1, 2).cores(&[0, 1, 2, 3]), None);
+        // IPv6 addresses: the host is what precedes the last colon.
+        let six = ["[::1]:2101", "[::1]:2102"];
+        assert_eq!(cluster(&six, 1, 1).cores(&[0, 1]), Some(vec![1]));
+        // One process, or --bind none.
+        assert_eq!(Cluster::local(2).cores(&[0, 1]), None);
+        let none = Cluster {
+            bind: Bind::None,
+            ..cluster(&loopback, 0, 1)
+        };
+        assert_eq!(none.cores(&[0, 1]), None);
     }
 
     /// Issue 24: the multi-tile metric through the same job, with no change of the engine:

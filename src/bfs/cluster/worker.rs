@@ -39,6 +39,8 @@ pub(super) struct Setup<S> {
     pub resume: bool,
     /// Threads sharing this process's marks.
     pub threads: usize,
+    /// The core of each thread, when bound ([`super::Cluster::cores`]).
+    pub cores: Option<Vec<usize>>,
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
     /// Process 0's sink for the distance table ([`Marking::Depths`]).
@@ -652,9 +654,23 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut net = Net::new(worker, shared, setup.stall_timeout);
     let (me, peers) = (net.me, net.peers);
     let job = &setup.job;
+    // This thread (the timely worker: the exchange between windows) takes turns with the
+    // pool's, so it shares the first one's core.
+    if let Some(&id) = setup.cores.as_ref().and_then(|c| c.first()) {
+        core_affinity::set_for_current(core_affinity::CoreId { id });
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(setup.threads)
         .thread_name(|i| format!("npuzzle-cluster-{i}"))
+        .start_handler({
+            let cores = setup.cores.clone().unwrap_or_default();
+            // A refusal (the core gone since) leaves the thread where the system put it.
+            move |i| {
+                if let Some(&id) = cores.get(i) {
+                    core_affinity::set_for_current(core_affinity::CoreId { id });
+                }
+            }
+        })
         .build()
         .map_err(|e| ClusterError::Config(format!("cannot start the worker threads: {e}")))?;
     let mut checkpoints = setup
