@@ -14,10 +14,12 @@
 //! (a dense scan of the range with lane claims, or a sorted list while layers are small) is
 //! expanded by the kernel, each neighbour in the range is claimed at once, and the others are
 //! buffered per owning process and sent, sorted, deduplicated and gap-encoded
-//! ([`super::codec`]), after every window of the range. Received lists are claimed in
-//! parallel. The layer ends when timely's progress tracking says every message of the round
-//! has been delivered (one global barrier); then the processes exchange their counts, so each
-//! knows the layer's size. One process (its threads sharing every board) takes the one-machine
+//! ([`super::codec`]), after every window of the range, on a channel of timely's
+//! communication layer (no progress tracking: the lists go out at once and are claimed, in
+//! parallel, between the receiver's own windows). A process ends its lists of a layer with an
+//! end marker to every other; the layer ends when it holds every other's marker (a channel
+//! delivers in order, so every list has arrived); then the processes exchange their counts
+//! through a timely dataflow (one round), so each knows the layer's size. One process (its threads sharing every board) takes the one-machine
 //! driver's pull steps once the frontier outgrows the boards left, unless it checkpoints (a
 //! pull leaves earlier layers' frontier codes, from which a resumed run could not find its
 //! layer).

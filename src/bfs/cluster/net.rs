@@ -1,7 +1,9 @@
-//! The transport of the distributed driver: one timely dataflow per process with two inputs
-//! exchanged by target process (board indices to claim; control messages), a probe that tells
-//! when a round's messages have all been delivered, and the panic hook that turns timely's
-//! network panics into an error.
+//! The transport of the distributed driver: a channel of timely's communication layer for the
+//! lists of board indices to claim (sent as each window of a layer ends, each process's last
+//! list of a round followed by an end marker), one timely dataflow per process with an input
+//! of control messages exchanged by target process and a probe that tells when a round's
+//! control messages have all been delivered, and the panic hook that turns timely's network
+//! panics into an error.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -9,6 +11,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use timely::bytes::arc::Bytes;
+use timely::communication::{Bytesable, Pull, Push};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
@@ -60,12 +64,74 @@ pub(super) fn install_panic_hook(shared: Arc<Shared>) {
 /// thread, so a plain cell suffices; no borrow is held across a step).
 #[derive(Default)]
 pub(super) struct Sink {
-    /// Lists of indices to claim: (round, bytes).
-    claims: RefCell<Vec<(u64, Vec<u8>)>>,
     /// Control messages: (round, sender, payload).
     mailbox: RefCell<Vec<(u64, u32, Vec<u8>)>>,
     /// Messages delivered so far (a peer that sends is alive).
     arrivals: Cell<u64>,
+}
+
+/// One message of the claims channel: the round (`u64`, little-endian), the sending process
+/// (`u32`), the kind ([`LIST`] or [`END`]), then for a list its payload (the base index,
+/// 8 bytes, then the gaps of [`encode_sorted`]).
+pub(super) enum Chunk {
+    /// Built here, to be sent.
+    Owned(Vec<u8>),
+    /// Received (a view of timely's buffer, not a copy).
+    Received(Bytes),
+}
+
+/// Bytes before a [`Chunk`]'s payload.
+const CHUNK_HEADER: usize = 13;
+/// A [`Chunk`] holding a list of indices.
+const LIST: u8 = 0;
+/// A [`Chunk`] saying that its sender has sent every list of its round.
+const END: u8 = 1;
+
+impl Chunk {
+    /// The header of a chunk of round `round` from `sender`, with room for `payload_len` more bytes.
+    fn header_bytes(round: u64, sender: usize, kind: u8, payload_len: usize) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(CHUNK_HEADER + payload_len);
+        bytes.extend_from_slice(&round.to_le_bytes());
+        bytes.extend_from_slice(&(sender as u32).to_le_bytes());
+        bytes.push(kind);
+        bytes
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Chunk::Owned(v) => v,
+            Chunk::Received(b) => b,
+        }
+    }
+
+    /// (round, sender, kind), or `None` when the chunk is too short.
+    fn header(&self) -> Option<(u64, usize, u8)> {
+        let b = self.bytes();
+        (b.len() >= CHUNK_HEADER).then(|| {
+            let sender = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+            (read_u64(b), sender as usize, b[12])
+        })
+    }
+
+    /// What follows the header: a list's base index and gaps.
+    pub fn payload(&self) -> &[u8] {
+        self.bytes().get(CHUNK_HEADER..).unwrap_or_default()
+    }
+}
+
+impl Bytesable for Chunk {
+    fn from_bytes(bytes: Bytes) -> Self {
+        Chunk::Received(bytes)
+    }
+
+    fn length_in_bytes(&self) -> usize {
+        self.bytes().len()
+    }
+
+    fn into_bytes<W: std::io::Write>(&self, writer: &mut W) {
+        // (timely's writer is its own buffer, reserved at this length: it does not fail.)
+        let _ = writer.write_all(self.bytes());
+    }
 }
 
 /// A message: (target process, sending process, payload).
@@ -75,7 +141,15 @@ type Inbox = InputHandle<u64, CapacityContainerBuilder<Vec<Record>>>;
 /// One process's connection to the others: two inputs (claims, control), one probe, rounds.
 pub(super) struct Net<'w> {
     worker: &'w mut Worker,
-    claims: Inbox,
+    /// The claims channel: a pusher per process (this one's unused), and the puller.
+    to: Vec<Box<dyn Push<Chunk>>>,
+    from: Box<dyn Pull<Chunk>>,
+    /// Lists of indices received, not yet taken: (round, chunk).
+    lists: Vec<(u64, Chunk)>,
+    /// Per process: the last round whose end marker arrived (`None`: none yet).
+    ended: Vec<Option<u64>>,
+    /// A chunk arrived that cannot be right (the run stops).
+    corrupt: Option<String>,
     control: Inbox,
     probe: ProbeHandle<u64>,
     /// The current round (rounds end at [`Net::sync`]).
@@ -98,20 +172,14 @@ impl<'w> Net<'w> {
         let me = worker.index();
         let peers = worker.peers();
         let sink = Rc::new(Sink::default());
-        let mut claims = InputHandle::new();
         let mut control = InputHandle::new();
         let probe = ProbeHandle::new();
-        let (s1, s2) = (Rc::clone(&sink), Rc::clone(&sink));
-        worker.dataflow::<u64, _, _>(|scope| {
-            scope
-                .input_from(&mut claims)
-                .container::<Vec<Record>>()
-                .exchange(|r: &Record| u64::from(r.0))
-                .inspect_time(move |t: &u64, r: &Record| {
-                    s1.claims.borrow_mut().push((*t, r.2.clone()));
-                    s1.arrivals.set(s1.arrivals.get() + 1);
-                })
-                .probe_with(&probe);
+        let s2 = Rc::clone(&sink);
+        let (to, from) = worker.dataflow::<u64, _, _>(|scope| {
+            // The claims channel, at the dataflow's own address (an arrival only wakes the
+            // worker: no operator reads it).
+            let w = scope.worker();
+            let channel = w.allocate::<Chunk>(w.new_identifier(), scope.addr());
             scope
                 .input_from(&mut control)
                 .container::<Vec<Record>>()
@@ -121,10 +189,15 @@ impl<'w> Net<'w> {
                     s2.arrivals.set(s2.arrivals.get() + 1);
                 })
                 .probe_with(&probe);
+            channel
         });
         Net {
             worker,
-            claims,
+            to,
+            from,
+            lists: Vec::new(),
+            ended: vec![None; peers],
+            corrupt: None,
             control,
             probe,
             round: 0,
@@ -142,21 +215,87 @@ impl<'w> Net<'w> {
         if self.shared.failed.load(Relaxed) {
             return Err(ClusterError::Peer(self.shared.message()));
         }
+        if let Some(why) = &self.corrupt {
+            return Err(ClusterError::Peer(why.clone()));
+        }
         Ok(())
     }
 
     /// Lets timely move messages: sends what was queued and delivers what has arrived.
     pub fn step(&mut self) {
         self.worker.step();
+        self.pull_chunks();
+    }
+
+    /// Files the chunks of the claims channel that have arrived.
+    fn pull_chunks(&mut self) {
+        while let Some(chunk) = self.from.pull().take() {
+            self.sink.arrivals.set(self.sink.arrivals.get() + 1);
+            match chunk.header() {
+                Some((round, _, LIST)) => self.lists.push((round, chunk)),
+                Some((round, sender, END)) if sender < self.peers => {
+                    self.ended[sender] = Some(round);
+                }
+                _ => {
+                    self.corrupt
+                        .get_or_insert_with(|| corrupt_message(None, "a list of boards"));
+                }
+            }
+        }
     }
 
     /// Takes the lists of indices of round `round` delivered so far (later rounds' lists,
     /// from a process already a layer ahead, stay queued).
-    pub fn take_claims(&mut self, round: u64) -> Vec<Vec<u8>> {
-        let mut queue = self.sink.claims.borrow_mut();
-        let (now, later): (Vec<_>, Vec<_>) = queue.drain(..).partition(|(r, _)| *r <= round);
-        *queue = later;
-        now.into_iter().map(|(_, b)| b).collect()
+    pub fn take_claims(&mut self, round: u64) -> Vec<Chunk> {
+        let (now, later): (Vec<_>, Vec<_>) = self.lists.drain(..).partition(|(r, _)| *r <= round);
+        self.lists = later;
+        now.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// Ends this process's lists of round `round` (an end marker to every other process),
+    /// then waits until every other process has ended its own: every list of the round has
+    /// then arrived (a channel delivers in order).
+    ///
+    /// # Errors
+    /// As [`Net::sync`].
+    pub fn end_claims(&mut self, round: u64) -> Result<(), ClusterError> {
+        for p in (0..self.peers).filter(|&p| p != self.me) {
+            let mut end = Some(Chunk::Owned(Chunk::header_bytes(round, self.me, END, 0)));
+            self.to[p].push(&mut end);
+            self.to[p].done();
+        }
+        self.step();
+        let behind = |net: &Net<'_>| {
+            (0..net.peers).any(|p| p != net.me && net.ended[p].is_none_or(|r| r < round))
+        };
+        let mut seen = (self.sink.arrivals.get(), Instant::now());
+        while behind(self) {
+            self.check()?;
+            self.worker.step_or_park(Some(PARK));
+            self.pull_chunks();
+            self.stalled(&mut seen)?;
+        }
+        Ok(())
+    }
+
+    /// Fails when no message arrived for the stall timeout since `seen` (arrivals then, and
+    /// when); else brings `seen` up to date.
+    fn stalled(&mut self, seen: &mut (u64, Instant)) -> Result<(), ClusterError> {
+        let arrivals = self.sink.arrivals.get();
+        if arrivals != seen.0 {
+            *seen = (arrivals, Instant::now());
+        } else if seen.1.elapsed() > self.stall {
+            let message = format!(
+                "no message from the other processes for {} s (--stall-timeout) while \
+                 process {} waited at round {}: a peer stopped, froze or was cut off",
+                self.stall.as_secs(),
+                self.me,
+                self.round
+            );
+            self.shared.fail(message.clone());
+            return Err(ClusterError::Peer(message));
+        }
+        Ok(())
     }
 
     /// Ends the current round: waits until every process's messages of it have been
@@ -167,26 +306,13 @@ impl<'w> Net<'w> {
     /// arrived for the stall timeout while waiting (a peer stopped or frozen).
     pub fn sync(&mut self) -> Result<(), ClusterError> {
         self.round += 1;
-        self.claims.advance_to(self.round);
         self.control.advance_to(self.round);
         let mut seen = (self.sink.arrivals.get(), Instant::now());
         while self.probe.less_than(&self.round) {
             self.check()?;
             self.worker.step_or_park(Some(PARK));
-            let arrivals = self.sink.arrivals.get();
-            if arrivals != seen.0 {
-                seen = (arrivals, Instant::now());
-            } else if seen.1.elapsed() > self.stall {
-                let message = format!(
-                    "no message from the other processes for {} s (--stall-timeout) while \
-                     process {} waited at round {}: a peer stopped, froze or was cut off",
-                    self.stall.as_secs(),
-                    self.me,
-                    self.round
-                );
-                self.shared.fail(message.clone());
-                return Err(ClusterError::Peer(message));
-            }
+            self.pull_chunks();
+            self.stalled(&mut seen)?;
         }
         Ok(())
     }
@@ -242,14 +368,24 @@ impl<'w> Net<'w> {
     }
 
     /// Sends the indices `sorted` (ascending, distinct, at least `base`) to process `target`.
+    /// It goes out at the next [`Net::step`], tagged with the current round.
     pub fn send_indices(&mut self, target: usize, base: u64, sorted: &[u64]) {
-        // The base first (8 bytes), then the gaps.
-        let mut bytes = Vec::with_capacity(8 + sorted.len() * 3);
+        // The header, the base (8 bytes), then the gaps.
+        let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, 8 + sorted.len() * 3);
         bytes.extend_from_slice(&base.to_le_bytes());
         encode_sorted(sorted, base, &mut bytes);
         self.traffic.sent_indices += sorted.len() as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
-        self.claims.send((target as u32, self.me as u32, bytes));
+        let mut chunk = Some(Chunk::Owned(bytes));
+        self.to[target].push(&mut chunk);
+        self.to[target].done();
+    }
+}
+
+fn corrupt_message(sender: Option<usize>, what: &str) -> String {
+    match corrupt_from(sender, what) {
+        ClusterError::Peer(m) => m,
+        e => e.to_string(),
     }
 }
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use timely::worker::Worker;
 
 use super::checkpoint::Checkpoints;
-use super::net::{Net, corrupt_from, read_u64};
+use super::net::{Chunk, Net, corrupt_from, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{
     ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
@@ -339,7 +339,7 @@ impl<S: StateSpace> Walk<'_, S> {
                 return Err(corrupt());
             }
         }
-        net.sync()?;
+        net.end_claims(round)?;
         let received = net.take_claims(round);
         if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
             return Err(corrupt());
@@ -386,7 +386,7 @@ impl<S: StateSpace> Walk<'_, S> {
         held: &Held,
         claims: (u32, u64),
         keep_next: bool,
-        received: Vec<Vec<u8>>,
+        received: Vec<Chunk>,
         out: &mut Step,
         collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
     ) -> bool {
@@ -396,7 +396,8 @@ impl<S: StateSpace> Walk<'_, S> {
         let owners: Vec<Routed<'_>> = self.pool.install(|| {
             received
                 .par_iter()
-                .map(|bytes| {
+                .map(|chunk| {
+                    let bytes = chunk.payload();
                     let mut owner = Routed::new(held, self.record, claims, keep_next);
                     let base = read_u64(bytes);
                     let ok = bytes.len() >= 8
