@@ -19,10 +19,10 @@
 //! parallel, between the receiver's own windows). A process ends its lists of a layer with an
 //! end marker to every other; the layer ends when it holds every other's marker (a channel
 //! delivers in order, so every list has arrived); then the processes exchange their counts
-//! through a timely dataflow (one round), so each knows the layer's size. One process (its threads sharing every board) takes the one-machine
-//! driver's pull steps once the frontier outgrows the boards left, unless it checkpoints (a
-//! pull leaves earlier layers' frontier codes, from which a resumed run could not find its
-//! layer).
+//! through a timely dataflow (one round), so each knows the layer's size. One process (its
+//! threads sharing every board) takes the one-machine driver's pull steps once the frontier
+//! outgrows the boards left, unless it checkpoints (a pull leaves earlier layers' frontier
+//! codes, from which a resumed run could not find its layer).
 //!
 //! **Checkpoints** (`--checkpoint DIR`): after each layer every process writes its range's
 //! marks and depths and the search's state to `DIR/process-P.{0,1}.ckpt` (alternating, so

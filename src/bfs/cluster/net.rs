@@ -88,7 +88,8 @@ const LIST: u8 = 0;
 const END: u8 = 1;
 
 impl Chunk {
-    /// The header of a chunk of round `round` from `sender`, with room for `payload_len` more bytes.
+    /// The header of a chunk of `kind` of round `round` from `sender`, with room for
+    /// `payload_len` more bytes.
     fn header_bytes(round: u64, sender: usize, kind: u8, payload_len: usize) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(CHUNK_HEADER + payload_len);
         bytes.extend_from_slice(&round.to_le_bytes());
@@ -138,7 +139,8 @@ impl Bytesable for Chunk {
 type Record = (u32, u32, Vec<u8>);
 type Inbox = InputHandle<u64, CapacityContainerBuilder<Vec<Record>>>;
 
-/// One process's connection to the others: two inputs (claims, control), one probe, rounds.
+/// One process's connection to the others: the claims channel, the control input and its
+/// probe, rounds.
 pub(super) struct Net<'w> {
     worker: &'w mut Worker,
     /// The claims channel: a pusher per process (this one's unused), and the puller.
@@ -149,7 +151,7 @@ pub(super) struct Net<'w> {
     /// Per process: the last round whose end marker arrived (`None`: none yet).
     ended: Vec<Option<u64>>,
     /// A chunk arrived that cannot be right (the run stops).
-    corrupt: Option<String>,
+    corrupt: bool,
     control: Inbox,
     probe: ProbeHandle<u64>,
     /// The current round (rounds end at [`Net::sync`]).
@@ -197,7 +199,7 @@ impl<'w> Net<'w> {
             from,
             lists: Vec::new(),
             ended: vec![None; peers],
-            corrupt: None,
+            corrupt: false,
             control,
             probe,
             round: 0,
@@ -215,8 +217,8 @@ impl<'w> Net<'w> {
         if self.shared.failed.load(Relaxed) {
             return Err(ClusterError::Peer(self.shared.message()));
         }
-        if let Some(why) = &self.corrupt {
-            return Err(ClusterError::Peer(why.clone()));
+        if self.corrupt {
+            return Err(corrupt_from(None, "a list of boards"));
         }
         Ok(())
     }
@@ -236,10 +238,7 @@ impl<'w> Net<'w> {
                 Some((round, sender, END)) if sender < self.peers => {
                     self.ended[sender] = Some(round);
                 }
-                _ => {
-                    self.corrupt
-                        .get_or_insert_with(|| corrupt_message(None, "a list of boards"));
-                }
+                _ => self.corrupt = true,
             }
         }
     }
@@ -259,41 +258,48 @@ impl<'w> Net<'w> {
     /// # Errors
     /// As [`Net::sync`].
     pub fn end_claims(&mut self, round: u64) -> Result<(), ClusterError> {
-        for p in (0..self.peers).filter(|&p| p != self.me) {
-            let mut end = Some(Chunk::Owned(Chunk::header_bytes(round, self.me, END, 0)));
-            self.to[p].push(&mut end);
-            self.to[p].done();
+        let me = self.me;
+        for p in (0..self.peers).filter(|&p| p != me) {
+            self.push_chunk(p, Chunk::header_bytes(round, me, END, 0));
         }
         self.step();
-        let behind = |net: &Net<'_>| {
+        self.wait_while(|net| {
             (0..net.peers).any(|p| p != net.me && net.ended[p].is_none_or(|r| r < round))
-        };
+        })
+    }
+
+    /// Hands `bytes` (a whole chunk) to timely for process `target`; it goes out at the next
+    /// step.
+    fn push_chunk(&mut self, target: usize, bytes: Vec<u8>) {
+        self.to[target].push(&mut Some(Chunk::Owned(bytes)));
+        self.to[target].done();
+    }
+
+    /// Steps (parked between arrivals) while `waiting` holds.
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] when another thread or process failed, a corrupt chunk arrived,
+    /// or no message arrived for the stall timeout (a peer stopped or frozen).
+    fn wait_while(&mut self, waiting: impl Fn(&Net<'_>) -> bool) -> Result<(), ClusterError> {
         let mut seen = (self.sink.arrivals.get(), Instant::now());
-        while behind(self) {
+        while waiting(self) {
             self.check()?;
             self.worker.step_or_park(Some(PARK));
             self.pull_chunks();
-            self.stalled(&mut seen)?;
-        }
-        Ok(())
-    }
-
-    /// Fails when no message arrived for the stall timeout since `seen` (arrivals then, and
-    /// when); else brings `seen` up to date.
-    fn stalled(&mut self, seen: &mut (u64, Instant)) -> Result<(), ClusterError> {
-        let arrivals = self.sink.arrivals.get();
-        if arrivals != seen.0 {
-            *seen = (arrivals, Instant::now());
-        } else if seen.1.elapsed() > self.stall {
-            let message = format!(
-                "no message from the other processes for {} s (--stall-timeout) while \
-                 process {} waited at round {}: a peer stopped, froze or was cut off",
-                self.stall.as_secs(),
-                self.me,
-                self.round
-            );
-            self.shared.fail(message.clone());
-            return Err(ClusterError::Peer(message));
+            let arrivals = self.sink.arrivals.get();
+            if arrivals != seen.0 {
+                seen = (arrivals, Instant::now());
+            } else if seen.1.elapsed() > self.stall {
+                let message = format!(
+                    "no message from the other processes for {} s (--stall-timeout) while \
+                     process {} waited at round {}: a peer stopped, froze or was cut off",
+                    self.stall.as_secs(),
+                    self.me,
+                    self.round
+                );
+                self.shared.fail(message.clone());
+                return Err(ClusterError::Peer(message));
+            }
         }
         Ok(())
     }
@@ -307,14 +313,7 @@ impl<'w> Net<'w> {
     pub fn sync(&mut self) -> Result<(), ClusterError> {
         self.round += 1;
         self.control.advance_to(self.round);
-        let mut seen = (self.sink.arrivals.get(), Instant::now());
-        while self.probe.less_than(&self.round) {
-            self.check()?;
-            self.worker.step_or_park(Some(PARK));
-            self.pull_chunks();
-            self.stalled(&mut seen)?;
-        }
-        Ok(())
+        self.wait_while(|net| net.probe.less_than(&net.round))
     }
 
     /// Sends `payload` to every process; returns what every process sent, by sender.
@@ -376,16 +375,7 @@ impl<'w> Net<'w> {
         encode_sorted(sorted, base, &mut bytes);
         self.traffic.sent_indices += sorted.len() as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
-        let mut chunk = Some(Chunk::Owned(bytes));
-        self.to[target].push(&mut chunk);
-        self.to[target].done();
-    }
-}
-
-fn corrupt_message(sender: Option<usize>, what: &str) -> String {
-    match corrupt_from(sender, what) {
-        ClusterError::Peer(m) => m,
-        e => e.to_string(),
+        self.push_chunk(target, bytes);
     }
 }
 
