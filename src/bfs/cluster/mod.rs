@@ -92,7 +92,8 @@ pub const TABLE_WINDOW: u64 = if cfg!(debug_assertions) {
 /// processes x 1 worker, alternating, medians of 5-6: 4.23 s with 8 MB, 4.00 s with 32 MB,
 /// 3.92 s with 128 MB, 3.91 s with 256 MB, 3.99 s with 1 GB (the last window's lists are
 /// claimed at the layer's end, after every other process has finished its own). Debug builds
-/// use windows of 2 items, so that the tests' small boards cross many windows.
+/// use 4 MB (2 work items on a dense layer), so that the tests' small boards cross many
+/// windows.
 pub(crate) const SEND_BUDGET: usize = if cfg!(debug_assertions) {
     4 << 20
 } else {
