@@ -688,11 +688,11 @@ pub(super) fn worker_main<S: StateSpace>(
     // against 19,800. rayon leaks such a pool's registry when it is dropped: a few kilobytes
     // and no thread here, but the threads of a larger pool. (A thread already in a pool
     // cannot be taken: then a pool of its own, as for more threads.)
-    let pool = (setup.threads == 1)
-        .then(|| pool(true).ok())
-        .flatten()
-        .map_or_else(|| pool(false), Ok)
-        .map_err(|e| ClusterError::Config(format!("cannot start the worker threads: {e}")))?;
+    let pool = match setup.threads {
+        1 => pool(true).or_else(|_| pool(false)),
+        _ => pool(false),
+    }
+    .map_err(|e| ClusterError::Config(format!("cannot start the worker threads: {e}")))?;
     let mut checkpoints = setup
         .checkpoint
         .as_ref()
