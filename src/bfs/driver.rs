@@ -416,7 +416,7 @@ fn expand_dense<S: StateSpace>(
     keep_current: bool,
     visit: &impl OnVisit,
 ) -> Found {
-    let lanes = space.lanes().map(LaneMasks::new);
+    let lanes = LaneMasks::of(space);
     let (found, next, current) = marks
         .words()
         .par_chunks(CHUNK_WORDS)
@@ -507,7 +507,7 @@ fn expand_bucketed<S: StateSpace>(
 
     let size = marks.len();
     let words = marks.words();
-    let lanes = space.lanes().map(LaneMasks::new);
+    let lanes = LaneMasks::of(space);
     let parts_count = 4 * rayon::current_num_threads();
     let mut parts: Vec<Buckets> = (0..parts_count)
         .map(|_| Buckets::new(size, segment_bits))

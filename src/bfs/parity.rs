@@ -862,9 +862,20 @@ impl StateSpace for ParitySpace {
         let right = (0..self.shape.cells())
             .filter(|b| b % cols + 1 < cols)
             .fold(0u64, |set, b| set | 1 << b);
+        let rows = self.shape.rows();
+        let single = match self.metric {
+            // One vertical move: a blank in the top or the bottom row (at least 2 rows).
+            Metric::Stm => (0..self.shape.cells())
+                .filter(|b| b / cols == 0 || b / cols == rows - 1)
+                .fold(0u64, |set, b| set | 1 << b),
+            // A blank jumps along its column by any count of cells: one such move only on
+            // two rows, and there the graph is not bipartite anyway.
+            Metric::Mtm => 0,
+        };
         Some(Lanes {
             period: self.shape.cells() as u64,
             right,
+            single,
         })
     }
 
@@ -1135,6 +1146,37 @@ mod tests {
                     &space,
                     StateIndex(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) % space.size()),
                 );
+            }
+        }
+    }
+
+    /// [`Lanes::single`] names exactly the boards with one move that is not a lane move (a
+    /// blank in the top or the bottom row), on every grid up to 9 cells, both classes; the
+    /// multi-tile metric names none (and has no sides, so no driver would skip on it).
+    #[test]
+    fn lanes_name_the_boards_with_one_move_across() {
+        for shape in shapes() {
+            for class in [Parity::Even, Parity::Odd] {
+                let space = ParitySpace::new(shape, class).unwrap();
+                let lanes = space.lanes().unwrap();
+                let mut singles = 0;
+                for i in 0..space.size() {
+                    let mut across = Vec::new();
+                    space.expand_across(&[StateIndex(i)], &mut across);
+                    let single = lanes.single >> (i % lanes.period) & 1 == 1;
+                    assert_eq!(single, across.len() == 1, "{shape} {class:?} index {i}");
+                    singles += u64::from(single);
+                }
+                // Two rows: every board; more: the top and bottom rows' share.
+                let edge_rows = 2.min(shape.rows()) as u64;
+                assert_eq!(
+                    singles * shape.rows() as u64,
+                    space.size() * edge_rows,
+                    "{shape}"
+                );
+                let mtm = ParitySpace::with_metric(shape, class, Metric::Mtm).unwrap();
+                assert_eq!(mtm.lanes().unwrap().single, 0);
+                assert!(mtm.sides().is_none());
             }
         }
     }

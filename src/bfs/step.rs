@@ -120,6 +120,20 @@ impl LayerCodes {
         }
     }
 
+    /// The low bits of the fields of word `x` whose boards were expanded in an earlier layer
+    /// step (`DONE` under [`Marking::Frontier`], a final code under [`Marking::Depths`]).
+    /// During the step of layer `d`, a neighbour of a board of layer `d` has this exactly
+    /// when it is in layer `d - 1` (a bipartite graph: the neighbour is in layer `d - 1` or
+    /// `d + 1`, and only the boards of layer `d` are retired meanwhile).
+    #[inline(always)]
+    pub fn expanded(&self, x: u64) -> u64 {
+        match self.sides {
+            // Codes 2 and 3.
+            Some(_) => (x >> 1) & LOW_BITS,
+            None => x & (x >> 1) & LOW_BITS,
+        }
+    }
+
     /// Retires frontier board `index` of `marks` (atomically).
     #[inline(always)]
     pub fn retire_board(&self, marks: &super::StateMarks, index: StateIndex) {
@@ -281,6 +295,13 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
         }
     }
 
+    /// Counts the boards `base + f` (fields `f` set in `fields`, low bits) as expanded
+    /// without asking the kernel: their neighbours are all known (see [`scan`]).
+    #[inline(always)]
+    pub fn skipped(&mut self, fields: u64) {
+        self.expanded += u64::from(fields.count_ones());
+    }
+
     /// Expands the batch and routes its neighbours.
     pub fn flush(&mut self) {
         if self.filled == 0 {
@@ -306,7 +327,8 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
 }
 
 /// Per word of the marks, which of its 32 boards have a lane move (see [`Lanes`]) to the
-/// board after them and to the board before them, by the word's first index modulo the period.
+/// board after them and to the board before them, and which have one other move only, by the
+/// word's first index modulo the period.
 pub(super) struct LaneMasks {
     period: u64,
     /// `right[rho]`: low bit of field `f` set when board `32w + f` (with `32w % period == rho`)
@@ -314,12 +336,26 @@ pub(super) struct LaneMasks {
     right: Vec<u64>,
     /// `left[rho]`: likewise with the previous board.
     left: Vec<u64>,
+    /// `single[rho]`: likewise when the board has exactly one move that is not a lane move
+    /// ([`Lanes::single`]) and the graph is bipartite; all zero otherwise.
+    single: Vec<u64>,
 }
 
 impl LaneMasks {
-    pub fn new(lanes: Lanes) -> LaneMasks {
+    /// The masks of `space`'s lanes, if it has any.
+    pub fn of<S: StateSpace>(space: &S) -> Option<LaneMasks> {
+        space
+            .lanes()
+            .map(|lanes| LaneMasks::new(lanes, space.sides().is_some()))
+    }
+
+    /// The masks of `lanes`; the boards with one other move are skipped ([`scan`]) only when
+    /// the graph is `bipartite`.
+    pub fn new(lanes: Lanes, bipartite: bool) -> LaneMasks {
         let p = lanes.period;
-        let edge = |i: u64| lanes.right >> (i % p) & 1 == 1;
+        let bit = |set: u64, i: u64| set >> (i % p) & 1 == 1;
+        let edge = |i: u64| bit(lanes.right, i);
+        let single = if bipartite { lanes.single } else { 0 };
         fn mask(rho: u64, f: impl Fn(u64) -> bool) -> u64 {
             (0..FIELDS_PER_WORD)
                 .filter(|&k| f(rho + k))
@@ -329,6 +365,7 @@ impl LaneMasks {
             period: p,
             right: (0..p).map(|rho| mask(rho, edge)).collect(),
             left: (0..p).map(|rho| mask(rho, |i| edge(i + p - 1))).collect(),
+            single: (0..p).map(|rho| mask(rho, |i| bit(single, i))).collect(),
         }
     }
 }
@@ -433,6 +470,8 @@ fn scan_words<S: StateSpace, O: Owner>(
                 continue;
             }
         }
+        // The boards to expand: all but those whose one other move leads back (lanes only).
+        let mut expand = matches;
         match lanes {
             Some((l, size)) => {
                 let rho = rho as usize;
@@ -456,16 +495,34 @@ fn scan_words<S: StateSpace, O: Owner>(
                 if left & 1 != 0 && base > 0 {
                     expander.owner.route(StateIndex(base - 1));
                 }
+                // The boards with one other move and no lane neighbour in the layer before
+                // were reached by that move: its other end is in the layer before (see
+                // `Lanes::single`). A lane neighbour in a word outside `words` counts as in
+                // the layer before (not looked at).
+                let before = codes.expanded(x);
+                let after_first = words
+                    .get(k)
+                    .map_or(1, |w| codes.expanded(w.load(Relaxed)) & 1);
+                let before_last = match at {
+                    0 => 1,
+                    _ => codes.expanded(words[at - 1].load(Relaxed)) >> 62,
+                };
+                let lane_before = (right & ((before >> 2) | after_first << 62))
+                    | (left & ((before << 2) | before_last));
+                let skip = matches & l.single[rho] & !lane_before;
+                expander.skipped(skip);
+                expand &= !skip;
             }
             None => codes.retire(word, matches),
         }
         if current.is_none() && base + FIELDS_PER_WORD <= end {
-            expander.push_fields(base, matches);
+            expander.push_fields(base, expand);
             continue;
         }
         let mut m = matches;
         while m != 0 {
-            let r = StateIndex(base + u64::from(m.trailing_zeros() / 2));
+            let f = m.trailing_zeros();
+            let r = StateIndex(base + u64::from(f / 2));
             m &= m - 1;
             if r.0 >= end {
                 break;
@@ -473,7 +530,9 @@ fn scan_words<S: StateSpace, O: Owner>(
             if let Some(c) = current.as_deref_mut() {
                 c.push(r);
             }
-            expander.push(r);
+            if expand >> f & 1 != 0 {
+                expander.push(r);
+            }
         }
     }
 }
@@ -707,7 +766,8 @@ mod tests {
         crate::bfs::on_both_copies(|| {
             for (r, c) in [(3, 3), (2, 5)] {
                 let space = ParitySpace::new(Shape::new(r, c).unwrap(), Parity::Even).unwrap();
-                let lanes = LaneMasks::new(space.lanes().expect("the parity index has lanes"));
+                let lanes =
+                    LaneMasks::new(space.lanes().expect("the parity index has lanes"), false);
                 let codes = LayerCodes::new(Marking::Frontier, &space, StateIndex(0), 0);
                 let marks = StateMarks::new(space.size());
                 let mut rng = fastrand::Rng::with_seed(10 * r as u64 + c as u64);
@@ -786,5 +846,150 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// The kernel of `inner`, recording every board it is asked to expand across.
+    struct Asked<'a> {
+        inner: &'a ParitySpace,
+        boards: std::sync::Mutex<Vec<StateIndex>>,
+    }
+
+    impl StateSpace for Asked<'_> {
+        fn shape(&self) -> Shape {
+            self.inner.shape()
+        }
+        fn size(&self) -> u64 {
+            self.inner.size()
+        }
+        fn rank(&self, board: &crate::board::Board) -> Option<StateIndex> {
+            self.inner.rank(board)
+        }
+        fn unrank(&self, index: StateIndex) -> crate::board::Board {
+            self.inner.unrank(index)
+        }
+        fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+            self.inner.expand(batch, out);
+        }
+        fn lanes(&self) -> Option<Lanes> {
+            self.inner.lanes()
+        }
+        fn sides(&self) -> Option<super::super::Sides> {
+            self.inner.sides()
+        }
+        fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+            self.boards.lock().unwrap().extend_from_slice(batch);
+            self.inner.expand_across(batch, out);
+        }
+    }
+
+    /// On true BFS layers (depths from a plain queue over the kernel), under both markings,
+    /// with some of the next layer already claimed: a scan in slices of 5 words (so that lane
+    /// neighbours cross slices) does not ask the kernel for some frontier boards, each of
+    /// which has one move across whose other end is in the layer before; it counts every
+    /// frontier board as expanded; and the boards it claims plus the unseen boards it routes
+    /// are exactly the next layer's unseen boards. Without the skip (a graph not known to be
+    /// bipartite), the kernel is asked for every frontier board and reaches the same.
+    #[test]
+    fn a_scan_skips_the_boards_reached_across_and_reaches_the_same() {
+        for (r, c) in [(3, 3), (2, 5), (4, 2)] {
+            let shape = Shape::new(r, c).unwrap();
+            let space = ParitySpace::new(shape, Parity::Even).unwrap();
+            let seed = space.rank(&crate::board::Board::goal(shape)).unwrap();
+            let n = space.size() as usize;
+            let mut depth = vec![u32::MAX; n];
+            depth[seed.0 as usize] = 0;
+            let mut queue = std::collections::VecDeque::from([seed]);
+            let mut nbs = Vec::new();
+            while let Some(b) = queue.pop_front() {
+                nbs.clear();
+                space.expand(&[b], &mut nbs);
+                for &nb in nbs.iter().filter(|&&nb| nb != StateIndex::NONE) {
+                    if depth[nb.0 as usize] == u32::MAX {
+                        depth[nb.0 as usize] = depth[b.0 as usize] + 1;
+                        queue.push_back(nb);
+                    }
+                }
+            }
+            let max = *depth.iter().max().unwrap();
+            let lanes = space.lanes().unwrap();
+            let mut skipped_total = 0;
+            for marking in [Marking::Frontier, Marking::Depths] {
+                for d in (1..max).step_by(3) {
+                    let codes = LayerCodes::new(marking, &space, seed, d);
+                    let mut rng = fastrand::Rng::with_seed(u64::from(d));
+                    let before: Vec<u64> = depth
+                        .iter()
+                        .map(|&e| match (e.cmp(&d), marking) {
+                            (std::cmp::Ordering::Less, Marking::Frontier) => 3,
+                            (std::cmp::Ordering::Less, Marking::Depths) => LayerCodes::settled(e),
+                            (std::cmp::Ordering::Equal, _) => codes.frontier,
+                            _ if e == d + 1 && rng.usize(0..4) == 0 => codes.claim,
+                            _ => 0,
+                        })
+                        .collect();
+                    let marks = StateMarks::new(space.size());
+                    let frontier: Vec<StateIndex> = (0..n as u64)
+                        .filter(|&i| depth[i as usize] == d)
+                        .map(StateIndex)
+                        .collect();
+                    let mut want: Vec<StateIndex> = (0..n as u64)
+                        .filter(|&i| depth[i as usize] == d + 1 && before[i as usize] == 0)
+                        .map(StateIndex)
+                        .collect();
+                    want.sort_unstable();
+                    let mut asked_counts = Vec::new();
+                    for bipartite in [true, false] {
+                        let masks = LaneMasks::new(lanes, bipartite);
+                        for (w, fields) in marks.words().iter().zip(before.chunks(32)) {
+                            let x = fields.iter().rev().fold(0, |x, &code| x << 2 | code);
+                            w.store(x, Relaxed);
+                        }
+                        let asked = Asked {
+                            inner: &space,
+                            boards: Default::default(),
+                        };
+                        let (mut reached, mut expanded) = (Vec::new(), 0);
+                        for (k, words) in marks.words().chunks(5).enumerate() {
+                            let mut expander = Expander::new(&asked, Recorder::default());
+                            scan(
+                                words,
+                                k as u64 * 5 * FIELDS_PER_WORD,
+                                space.size(),
+                                &codes,
+                                Some((&masks, space.size())),
+                                &mut expander,
+                                None,
+                            );
+                            expander.flush();
+                            expanded += expander.expanded;
+                            let rec = expander.finish();
+                            reached.extend(rec.found);
+                            reached.extend(
+                                rec.routed
+                                    .into_iter()
+                                    .filter(|nb| before[nb.0 as usize] == 0),
+                            );
+                        }
+                        assert_eq!(expanded, frontier.len() as u64, "{shape} {marking:?} {d}");
+                        reached.sort_unstable();
+                        reached.dedup();
+                        assert_eq!(reached, want, "{shape} {marking:?} depth {d} {bipartite}");
+                        let mut asked = asked.boards.into_inner().unwrap();
+                        asked.sort_unstable();
+                        for b in frontier.iter().filter(|b| asked.binary_search(b).is_err()) {
+                            assert!(bipartite, "{shape}: board {} not expanded", b.0);
+                            let mut across = Vec::new();
+                            space.expand_across(&[*b], &mut across);
+                            assert_eq!(across.len(), 1, "{shape}: board {} skipped", b.0);
+                            assert_eq!(depth[across[0].0 as usize], d - 1, "{shape}: {}", b.0);
+                            skipped_total += 1;
+                        }
+                        asked_counts.push(asked.len());
+                    }
+                    assert_eq!(asked_counts[1], frontier.len());
+                }
+            }
+            assert!(skipped_total > 0, "{shape}: nothing skipped");
+        }
     }
 }

@@ -761,7 +761,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 },
             },
         };
-        let lanes = space.lanes().map(LaneMasks::new);
+        let lanes = LaneMasks::of(space);
         if me == 0 {
             let task = if phase.space == 0 && phase.goal_layers.is_empty() {
                 "distances"
