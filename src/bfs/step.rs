@@ -1,7 +1,9 @@
 //! The one layer step every marks driver takes: find the frontier (a dense scan of the marks'
 //! words for the frontier code, or a sorted list), expand it with the space's kernel in
 //! ascending batches, claim lane moves word-wide where the word is local, and hand every other
-//! neighbour to its owner, a batch at a time ([`Owner::route_all`]).
+//! neighbour to its owner, a batch at a time ([`Owner::route_all`]). A frontier board whose one
+//! move that is not a lane move must lead back to the layer before (a bipartite graph, no lane
+//! neighbour in that layer: see [`Lanes::single`]) is not expanded at all.
 //!
 //! What differs between the drivers is only the owner: the one-machine driver
 //! ([`super::run`]) claims every neighbour in its marks at once; a distributed worker
