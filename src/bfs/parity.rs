@@ -868,8 +868,8 @@ impl StateSpace for ParitySpace {
             Metric::Stm => (0..self.shape.cells())
                 .filter(|b| b / cols == 0 || b / cols == rows - 1)
                 .fold(0u64, |set, b| set | 1 << b),
-            // A blank jumps along its column by any count of cells: one such move only on
-            // two rows, and there the graph is not bipartite anyway.
+            // Not used: the multi-tile metric's graph is not bipartite (no sides), and its
+            // blank jumps of two or more cells along a row are not lane moves either.
             Metric::Mtm => 0,
         };
         Some(Lanes {

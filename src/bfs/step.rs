@@ -3,7 +3,7 @@
 //! ascending batches, claim lane moves word-wide where the word is local, and hand every other
 //! neighbour to its owner, a batch at a time ([`Owner::route_all`]). A frontier board whose one
 //! move that is not a lane move must lead back to the layer before (a bipartite graph, no lane
-//! neighbour in that layer: see [`Lanes::single`]) is not expanded at all.
+//! neighbour in that layer: see [`Lanes::single`]) is not handed to the kernel.
 //!
 //! What differs between the drivers is only the owner: the one-machine driver
 //! ([`super::run`]) claims every neighbour in its marks at once; a distributed worker
@@ -66,6 +66,9 @@ pub(super) struct LayerCodes {
     /// Under [`Marking::Depths`], the period of the sides and, per index modulo it, the low
     /// bits of the fields of a word on the frontier's side.
     pub sides: Option<(u64, Vec<u64>)>,
+    /// All ones when the scan may skip a board whose one move across leads back (see
+    /// [`scan`]): from layer 1 on. The seed has no layer before it.
+    pub after_seed: u64,
 }
 
 impl LayerCodes {
@@ -81,6 +84,7 @@ impl LayerCodes {
                 retire_or: 3,
                 retire_xor: 0,
                 sides: None,
+                after_seed: if depth > 0 { u64::MAX } else { 0 },
             },
             Marking::Depths => {
                 let sides = space
@@ -102,6 +106,7 @@ impl LayerCodes {
                     retire_or,
                     retire_xor,
                     sides: Some((sides.period, masks)),
+                    after_seed: if depth > 0 { u64::MAX } else { 0 },
                 }
             }
         }
@@ -124,9 +129,10 @@ impl LayerCodes {
 
     /// The low bits of the fields of word `x` whose boards were expanded in an earlier layer
     /// step (`DONE` under [`Marking::Frontier`], a final code under [`Marking::Depths`]).
-    /// During the step of layer `d`, a neighbour of a board of layer `d` has this exactly
-    /// when it is in layer `d - 1` (a bipartite graph: the neighbour is in layer `d - 1` or
-    /// `d + 1`, and only the boards of layer `d` are retired meanwhile).
+    /// During the step of layer `d` (every layer before it retired: push steps only), a
+    /// neighbour of a board of layer `d` has this exactly when it is in layer `d - 1` (a
+    /// bipartite graph: the neighbour is in layer `d - 1` or `d + 1`, and only the boards of
+    /// layer `d` are retired meanwhile).
     #[inline(always)]
     pub fn expanded(&self, x: u64) -> u64 {
         match self.sides {
@@ -243,7 +249,7 @@ pub(super) struct Expander<'a, S: StateSpace, O: Owner> {
     batch: Vec<StateIndex>,
     filled: usize,
     neighbours: Vec<StateIndex>,
-    /// Frontier boards expanded.
+    /// Frontier boards expanded: handed to the kernel, or skipped ([`Expander::skipped`]).
     pub expanded: u64,
 }
 
@@ -379,6 +385,14 @@ impl LaneMasks {
 /// are claimed at once with shifts and masks (one atomic OR per word, which also retires the
 /// frontier) and the kernel is asked only for the other moves; a lane neighbour in the next or
 /// the previous word is routed like any other.
+///
+/// With lanes, the kernel is not asked at all for a board with one move across
+/// ([`Lanes::single`], given only for a bipartite graph) none of whose lane neighbours is
+/// already expanded ([`LayerCodes::expanded`]): in layer `depth >= 1`, that move leads back to
+/// layer `depth - 1`. (Its lane moves are still claimed, and it is retired and counted as
+/// expanded.) This needs the marks of a layer step: every layer before `depth` retired, as
+/// after push steps (a driver takes no dense scan after a pull step, which leaves its layers'
+/// frontier codes).
 pub(super) fn scan<S: StateSpace, O: Owner>(
     words: &[AtomicU64],
     first: u64,
@@ -511,7 +525,11 @@ fn scan_words<S: StateSpace, O: Owner>(
                 };
                 let lane_before = (right & ((before >> 2) | after_first << 62))
                     | (left & ((before << 2) | before_last));
-                let skip = matches & l.single[rho] & !lane_before;
+                let mut skip = matches & l.single[rho] & !lane_before & codes.after_seed;
+                if base + FIELDS_PER_WORD > end {
+                    // Only the boards before `end` count.
+                    skip &= LOW_BITS >> (2 * (base + FIELDS_PER_WORD - end.max(base)));
+                }
                 expander.skipped(skip);
                 expand &= !skip;
             }
@@ -888,9 +906,10 @@ mod tests {
     /// with some of the next layer already claimed: a scan in slices of 5 words (so that lane
     /// neighbours cross slices) does not ask the kernel for some frontier boards, each of
     /// which has one move across whose other end is in the layer before; it counts every
-    /// frontier board as expanded; and the boards it claims plus the unseen boards it routes
-    /// are exactly the next layer's unseen boards. Without the skip (a graph not known to be
-    /// bipartite), the kernel is asked for every frontier board and reaches the same.
+    /// frontier board as expanded (and lists every one when asked); and the boards it claims
+    /// plus the unseen boards it routes are exactly the next layer's unseen boards. The seed's
+    /// layer skips nothing. Without the skip (a graph not known to be bipartite), the kernel
+    /// is asked for every frontier board and reaches the same.
     #[test]
     fn a_scan_skips_the_boards_reached_across_and_reaches_the_same() {
         for (r, c) in [(3, 3), (2, 5), (4, 2)] {
@@ -916,7 +935,9 @@ mod tests {
             let lanes = space.lanes().unwrap();
             let mut skipped_total = 0;
             for marking in [Marking::Frontier, Marking::Depths] {
-                for d in (1..max).step_by(3) {
+                // From the seed's layer on (the seed, its blank in the bottom row, is never
+                // skipped).
+                for d in (0..max).step_by(3) {
                     let codes = LayerCodes::new(marking, &space, seed, d);
                     let mut rng = fastrand::Rng::with_seed(u64::from(d));
                     let before: Vec<u64> = depth
@@ -951,6 +972,10 @@ mod tests {
                             boards: Default::default(),
                         };
                         let (mut reached, mut expanded) = (Vec::new(), 0);
+                        // Every other layer also lists the boards it finds (the scan's path
+                        // board by board).
+                        let keep = d % 2 == 0;
+                        let mut current = Vec::new();
                         for (k, words) in marks.words().chunks(5).enumerate() {
                             let mut expander = Expander::new(&asked, Recorder::default());
                             scan(
@@ -960,7 +985,7 @@ mod tests {
                                 &codes,
                                 Some((&masks, space.size())),
                                 &mut expander,
-                                None,
+                                keep.then_some(&mut current),
                             );
                             expander.flush();
                             expanded += expander.expanded;
@@ -973,6 +998,9 @@ mod tests {
                             );
                         }
                         assert_eq!(expanded, frontier.len() as u64, "{shape} {marking:?} {d}");
+                        if keep {
+                            assert_eq!(current, frontier, "{shape} {marking:?} {d}");
+                        }
                         reached.sort_unstable();
                         reached.dedup();
                         assert_eq!(reached, want, "{shape} {marking:?} depth {d} {bipartite}");
@@ -980,6 +1008,7 @@ mod tests {
                         asked.sort_unstable();
                         for b in frontier.iter().filter(|b| asked.binary_search(b).is_err()) {
                             assert!(bipartite, "{shape}: board {} not expanded", b.0);
+                            assert!(d > 0, "{shape}: the seed was skipped");
                             let mut across = Vec::new();
                             space.expand_across(&[*b], &mut across);
                             assert_eq!(across.len(), 1, "{shape}: board {} skipped", b.0);
