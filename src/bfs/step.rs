@@ -77,6 +77,7 @@ impl LayerCodes {
     /// # Panics
     /// Under [`Marking::Depths`] when the space has no [`super::Sides`].
     pub fn new<S: StateSpace>(marking: Marking, space: &S, seed: StateIndex, depth: u32) -> Self {
+        let after_seed = if depth > 0 { u64::MAX } else { 0 };
         match marking {
             Marking::Frontier => LayerCodes {
                 frontier: code(depth),
@@ -84,7 +85,7 @@ impl LayerCodes {
                 retire_or: 3,
                 retire_xor: 0,
                 sides: None,
-                after_seed: if depth > 0 { u64::MAX } else { 0 },
+                after_seed,
             },
             Marking::Depths => {
                 let sides = space
@@ -106,7 +107,7 @@ impl LayerCodes {
                     retire_or,
                     retire_xor,
                     sides: Some((sides.period, masks)),
-                    after_seed: if depth > 0 { u64::MAX } else { 0 },
+                    after_seed,
                 }
             }
         }
