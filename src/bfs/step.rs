@@ -150,6 +150,16 @@ impl LayerCodes {
         self.retire(word, 1 << ((index.0 % FIELDS_PER_WORD) * 2));
     }
 
+    /// Writes `x | set` to `word` (whose value is `x`) with the frontier fields `matches`
+    /// (low bits) retired, by the word's only writer (see [`Owner::alone`]).
+    #[inline(always)]
+    pub fn retire_alone(&self, word: &AtomicU64, x: u64, set: u64, matches: u64) {
+        word.store(
+            (x | set | (matches * self.retire_or)) ^ (matches * self.retire_xor),
+            Relaxed,
+        );
+    }
+
     /// Retires the frontier fields `matches` (low bits) of `word` (atomically).
     #[inline(always)]
     pub fn retire(&self, word: &AtomicU64, matches: u64) {
@@ -178,6 +188,13 @@ pub(super) trait Owner {
     /// `index` will be routed soon (a hint, e.g. to prefetch its word).
     #[inline(always)]
     fn prefetch(&self, _index: StateIndex) {}
+    /// Whether this thread is the only one writing the marks it scans during the step (a
+    /// process whose step runs on one thread): the scan then claims and retires with a load
+    /// and a store ([`LayerCodes::retire_alone`]) instead of locked read-modify-writes.
+    #[inline(always)]
+    fn alone(&self) -> bool {
+        false
+    }
 
     /// Routes the neighbours `nbs` of a batch, skipping [`StateIndex::NONE`], each
     /// prefetched [`AHEAD`] neighbours before its turn.
@@ -500,10 +517,16 @@ fn scan_words<S: StateSpace, O: Owner>(
                 // atomic OR where the retirement is one (under `Marking::Frontier`, 01 or 10
                 // become 11); the bits that were clear before are ours.
                 let set = targets << next_bit;
-                let old = word.fetch_or(set | (matches * codes.retire_or), Relaxed);
-                if codes.retire_xor != 0 {
-                    word.fetch_xor(matches * codes.retire_xor, Relaxed);
-                }
+                let old = if expander.owner.alone() {
+                    codes.retire_alone(word, x, set, matches);
+                    x
+                } else {
+                    let old = word.fetch_or(set | (matches * codes.retire_or), Relaxed);
+                    if codes.retire_xor != 0 {
+                        word.fetch_xor(matches * codes.retire_xor, Relaxed);
+                    }
+                    old
+                };
                 expander.owner.found_fields(base, (set & !old) >> next_bit);
                 // Lane neighbours in the next or the previous word.
                 if right >> 62 != 0 && base + FIELDS_PER_WORD < size {
@@ -669,11 +692,13 @@ mod tests {
     use crate::bfs::{Parity, ParitySpace, StateMarks};
     use crate::shape::Shape;
 
-    /// What a scan hands its owner, in order.
+    /// What a scan hands its owner, in order; `alone`: the scan writes as the marks' only
+    /// writer ([`Owner::alone`]).
     #[derive(Default)]
     struct Recorder {
         routed: Vec<StateIndex>,
         found: Vec<StateIndex>,
+        alone: bool,
     }
 
     impl Owner for Recorder {
@@ -682,6 +707,9 @@ mod tests {
         }
         fn found(&mut self, index: StateIndex) {
             self.found.push(index);
+        }
+        fn alone(&self) -> bool {
+            self.alone
         }
     }
 
@@ -961,8 +989,9 @@ mod tests {
                         .map(StateIndex)
                         .collect();
                     want.sort_unstable();
-                    let mut asked_counts = Vec::new();
-                    for bipartite in [true, false] {
+                    let (mut asked_counts, mut after) = (Vec::new(), Vec::new());
+                    // The scan's locked writes, the same as its only writer's, and no skip.
+                    for (bipartite, alone) in [(true, false), (true, true), (false, false)] {
                         let masks = LaneMasks::new(lanes, bipartite);
                         for (w, fields) in marks.words().iter().zip(before.chunks(32)) {
                             let x = fields.iter().rev().fold(0, |x, &code| x << 2 | code);
@@ -978,7 +1007,11 @@ mod tests {
                         let keep = d % 2 == 0;
                         let mut current = Vec::new();
                         for (k, words) in marks.words().chunks(5).enumerate() {
-                            let mut expander = Expander::new(&asked, Recorder::default());
+                            let recorder = Recorder {
+                                alone,
+                                ..Recorder::default()
+                            };
+                            let mut expander = Expander::new(&asked, recorder);
                             scan(
                                 words,
                                 k as u64 * 5 * FIELDS_PER_WORD,
@@ -1017,8 +1050,19 @@ mod tests {
                             skipped_total += 1;
                         }
                         asked_counts.push(asked.len());
+                        after.push(
+                            (0..n as u64)
+                                .map(|i| marks.get(StateIndex(i)))
+                                .collect::<Vec<_>>(),
+                        );
                     }
-                    assert_eq!(asked_counts[1], frontier.len());
+                    assert_eq!(asked_counts[0], asked_counts[1], "{shape} {marking:?} {d}");
+                    assert_eq!(asked_counts[2], frontier.len());
+                    assert!(after[0] == after[1], "{shape} {marking:?} depth {d}: alone");
+                    assert!(
+                        after[0] == after[2],
+                        "{shape} {marking:?} depth {d}: no skip"
+                    );
                 }
             }
             assert!(skipped_total > 0, "{shape}: nothing skipped");

@@ -13,10 +13,13 @@
 //! **A layer** is the one layer step of every marks driver (`bfs::step`): the frontier
 //! (a dense scan of the range with lane claims, or a sorted list while layers are small) is
 //! expanded by the kernel, each neighbour in the range is claimed at once, and the others are
-//! buffered per owning process and sent, sorted, deduplicated and gap-encoded
-//! ([`super::codec`]), after every window of the range, on a channel of timely's
-//! communication layer (no progress tracking: the lists go out at once and are claimed, in
-//! parallel, between the receiver's own windows). A process ends its lists of a layer with an
+//! buffered per owning process and sent as they were found, each local index of the receiver
+//! in a fixed number of bytes (`net::pack`: 4 for 3x4 over 2 processes, 5 for 2x7), after
+//! every window of the range, on a channel of timely's communication layer (no progress
+//! tracking: the lists go out at once and are claimed, in parallel, between the receiver's
+//! own windows, their words prefetched a batch at a time). A process whose step runs on one
+//! thread is the only writer of its marks, and claims with a load and a store
+//! (`bfs::step::Owner::alone`). A process ends its lists of a layer with an
 //! end marker to every other; the layer ends when it holds every other's marker (a channel
 //! delivers in order, so every list has arrived); then the processes exchange their counts
 //! through a timely dataflow (one round), so each knows the layer's size. One process (its

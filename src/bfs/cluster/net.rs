@@ -18,7 +18,6 @@ use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
-use super::super::codec::encode_sorted;
 use super::{ClusterError, PARK, Shared, Traffic};
 
 /// The run whose threads' panics [`install_panic_hook`] routes.
@@ -71,8 +70,8 @@ pub(super) struct Sink {
 }
 
 /// One message of the claims channel: the round (`u64`, little-endian), the sending process
-/// (`u32`), the kind ([`LIST`] or [`END`]), then for a list its payload (the base index,
-/// 8 bytes, then the gaps of [`encode_sorted`]).
+/// (`u32`), the kind ([`LIST`] or [`END`]), then for a list its payload (local indices of
+/// the receiver, [`pack`]ed).
 pub(super) enum Chunk {
     /// Built here, to be sent.
     Owned(Vec<u8>),
@@ -114,7 +113,7 @@ impl Chunk {
         })
     }
 
-    /// What follows the header: a list's base index and gaps.
+    /// What follows the header: a list's packed indices.
     pub fn payload(&self) -> &[u8] {
         self.bytes().get(CHUNK_HEADER..).unwrap_or_default()
     }
@@ -366,14 +365,14 @@ impl<'w> Net<'w> {
         })
     }
 
-    /// Sends the indices `sorted` (ascending, distinct, at least `base`) to process `target`.
-    /// It goes out at the next [`Net::step`], tagged with the current round.
-    pub fn send_indices(&mut self, target: usize, base: u64, sorted: &[u64]) {
-        // The header, the base (8 bytes), then the gaps.
-        let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, 8 + sorted.len() * 3);
-        bytes.extend_from_slice(&base.to_le_bytes());
-        encode_sorted(sorted, base, &mut bytes);
-        self.traffic.sent_indices += sorted.len() as u64;
+    /// Sends the indices of `parts` (local indices of process `target`, in any order, each
+    /// below `2^(8 width)`) to process `target`, `width` bytes each ([`pack`]). It goes out
+    /// at the next [`Net::step`], tagged with the current round.
+    pub fn send_indices(&mut self, target: usize, parts: &[Vec<u64>], width: usize) {
+        let count: usize = parts.iter().map(Vec::len).sum();
+        let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, count * width + 8);
+        pack(parts.iter().flatten().copied(), width, &mut bytes);
+        self.traffic.sent_indices += count as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
         self.push_chunk(target, bytes);
     }
@@ -387,10 +386,108 @@ pub(super) fn corrupt_from(sender: Option<usize>, what: &str) -> ClusterError {
     })
 }
 
+/// Bytes per index of a list sent to a process holding `held` boards: the fewest that hold
+/// `held - 1` (4 for 3x4 over 2 processes, 5 for 2x7; at least 1).
+pub(super) fn index_width(held: u64) -> usize {
+    let bits = 64 - held.saturating_sub(1).leading_zeros();
+    (bits.div_ceil(8) as usize).max(1)
+}
+
+/// Appends `indices` to `out`, each as its `width` low bytes, little-endian (`width` from 1
+/// to 8, each index below `2^(8 width)`), in the order given.
+///
+/// The lists are neither sorted nor gap-encoded ([`super::super::codec`]): 3x4 over 2
+/// processes x 1 worker on loopback sends 0.70 bytes per board expanded instead of 0.22, and
+/// takes about 5 % less time (alternating, medians of 6: 5.16 s against 5.40 s sorted; one
+/// machine 4.05 s). The sort cost the sender a radix sort of every list, and the receiver a varint
+/// decode, serial with its claims. Even 2x7's 0.6 bytes per board, over a run of 10 minutes,
+/// are about 20 MB/s per process: a sixth of a 1 Gb/s link.
+pub(super) fn pack(indices: impl Iterator<Item = u64>, width: usize, out: &mut Vec<u8>) {
+    for i in indices {
+        // Eight bytes written, `width` kept: the next index overwrites the rest (zeros).
+        let at = out.len();
+        out.extend_from_slice(&i.to_le_bytes());
+        out.truncate(at + width);
+    }
+}
+
+/// Calls `f` with each index of `bytes` packed by [`pack`] at `width` bytes, in order.
+///
+/// # Errors
+/// [`ClusterError::Peer`] (a corrupt list) when `bytes` is not a whole number of indices or
+/// `width` is not 1 to 8; `f` is then not called.
+pub(super) fn unpack(
+    bytes: &[u8],
+    width: usize,
+    mut f: impl FnMut(u64),
+) -> Result<(), ClusterError> {
+    if width == 0 || width > 8 || bytes.len() % width != 0 {
+        return Err(corrupt_from(None, "a list of boards"));
+    }
+    let mask = u64::MAX >> (64 - 8 * width);
+    let mut at = 0;
+    // Eight bytes at a time while they are there, then the last few zero-padded.
+    while at + 8 <= bytes.len() {
+        let word: [u8; 8] = bytes[at..at + 8].try_into().expect("eight bytes");
+        f(u64::from_le_bytes(word) & mask);
+        at += width;
+    }
+    while at < bytes.len() {
+        f(read_u64(&bytes[at..at + width]));
+        at += width;
+    }
+    Ok(())
+}
+
 /// The little-endian `u64` at the start of `bytes` (zero-padded).
 pub(super) fn read_u64(bytes: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     let n = bytes.len().min(8);
     b[..n].copy_from_slice(&bytes[..n]);
     u64::from_le_bytes(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any list of indices below `2^(8 width)` comes back in order, for every width,
+        /// across the eight-byte reads and the zero-padded tail.
+        #[test]
+        fn packed_lists_round_trip(xs in proptest::collection::vec(any::<u64>(), 0..40), width in 1usize..=8) {
+            let xs: Vec<u64> = xs.into_iter().map(|x| x & (u64::MAX >> (64 - 8 * width))).collect();
+            let mut bytes = vec![0xAB];
+            pack(xs.iter().copied(), width, &mut bytes);
+            prop_assert_eq!(bytes.len(), 1 + xs.len() * width);
+            let mut back = Vec::new();
+            prop_assert!(unpack(&bytes[1..], width, |i| back.push(i)).is_ok());
+            prop_assert_eq!(back, xs);
+        }
+    }
+
+    /// A list cut inside an index, or read at no width or more than eight, is corrupt, and
+    /// nothing of it is claimed; the widths are the fewest bytes that hold every local index.
+    #[test]
+    fn packed_lists_are_checked_and_as_narrow_as_the_share() {
+        let mut bytes = Vec::new();
+        pack([1, 2, 3].into_iter(), 5, &mut bytes);
+        let mut seen = 0;
+        assert!(unpack(&bytes[..14], 5, |_| seen += 1).is_err());
+        assert!(unpack(&bytes, 0, |_| seen += 1).is_err());
+        assert!(unpack(&bytes, 9, |_| seen += 1).is_err());
+        assert_eq!(seen, 0);
+        let widths = [
+            1,
+            256,
+            257,
+            1 << 32,
+            (1 << 32) + 1,
+            119_750_400,
+            10_897_286_400,
+        ];
+        assert_eq!(widths.map(index_width), [1, 1, 2, 4, 5, 4, 5]);
+        assert_eq!(index_width(0), 1);
+    }
 }

@@ -9,13 +9,13 @@ use rayon::prelude::*;
 use timely::worker::Worker;
 
 use super::checkpoint::Checkpoints;
-use super::net::{Chunk, Net, corrupt_from, read_u64};
+use super::net::{Chunk, Net, corrupt_from, index_width, read_u64, unpack};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{
     ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
     out_of_memory,
 };
-use crate::bfs::codec::{decode_sorted, encode_sorted, radix_sort};
+use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::driver;
 use crate::bfs::marks::{FIELDS_PER_WORD, UNSEEN};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
@@ -28,6 +28,8 @@ const GATHER_CHUNK: usize = 16 << 20;
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
 const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
+/// Received indices claimed at once (their words prefetched together).
+const CLAIM_BATCH: usize = 2048;
 /// Frontier boards of a list per parallel work item.
 const CHUNK_LIST: usize = 4096;
 
@@ -65,6 +67,9 @@ struct Routed<'a> {
     outbox: Vec<Vec<u64>>,
     /// A local index outside this process's share arrived (a corrupt message).
     corrupt: bool,
+    /// This process's step runs on one thread, the only writer of its marks: claims are a
+    /// load and a store ([`Owner::alone`]).
+    alone: bool,
     /// [`Owner::route_all`]'s lists of a batch's neighbours: this process's (local
     /// indices), and the others' (process, local index).
     mine: Vec<StateIndex>,
@@ -73,7 +78,13 @@ struct Routed<'a> {
 
 impl<'a> Routed<'a> {
     /// The owner of the claims for layer `depth`, writing `code`.
-    fn new(held: &'a Held, record: bool, (depth, code): (u32, u64), keep: bool) -> Self {
+    fn new(
+        held: &'a Held,
+        record: bool,
+        (depth, code): (u32, u64),
+        keep: bool,
+        alone: bool,
+    ) -> Self {
         Routed {
             held,
             depths: held.depths.as_ref().filter(|_| record),
@@ -84,6 +95,7 @@ impl<'a> Routed<'a> {
             next: Vec::new(),
             outbox: vec![Vec::new(); held.deal.peers as usize],
             corrupt: false,
+            alone,
             mine: Vec::new(),
             away: Vec::new(),
         }
@@ -92,7 +104,11 @@ impl<'a> Routed<'a> {
     /// Claims this process's board of local index `local` (board `index`).
     #[inline(always)]
     fn claim(&mut self, local: u64, index: u64) {
-        if self.held.marks.claim(StateIndex(local), self.code) {
+        let claimed = match self.alone {
+            true => self.held.marks.claim_alone(StateIndex(local), self.code),
+            false => self.held.marks.claim(StateIndex(local), self.code),
+        };
+        if claimed {
             self.found(StateIndex(index));
         }
     }
@@ -131,6 +147,11 @@ impl Owner for Routed<'_> {
     }
 
     #[inline(always)]
+    fn alone(&self) -> bool {
+        self.alone
+    }
+
+    #[inline(always)]
     fn prefetch(&self, index: StateIndex) {
         // (A board of another process: a harmless prefetch of one of ours.)
         self.held
@@ -166,9 +187,10 @@ impl Owner for Routed<'_> {
             }
             let (owner, local) = deal.locate(nb.0);
             let ours = owner as u64 == deal.me;
-            // Read in the second pass, once the whole batch is split (another process's
-            // board: a harmless prefetch of one of ours).
-            marks.prefetch(StateIndex(local));
+            // Read in the second pass, once the whole batch is split. Another process's
+            // board prefetches board 0's word instead (cached): a random line fetched for
+            // nothing would take a line fill buffer from the boards that are read.
+            marks.prefetch(StateIndex(local & u64::from(ours).wrapping_neg()));
             mine[here] = StateIndex(local);
             here += usize::from(ours);
             away[there] = (owner as u64, local);
@@ -252,6 +274,7 @@ impl<S: StateSpace> Walk<'_, S> {
         let lanes = self.lanes.map(|l| (l, size));
         let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
         let claims = (depth + 1, codes.claim);
+        let alone = self.alone();
         let mut out = Step {
             found: 0,
             next: keep_next.then(Vec::new),
@@ -264,7 +287,6 @@ impl<S: StateSpace> Walk<'_, S> {
             }
             owner.corrupt
         };
-        let (mut sorted, mut scratch) = (Vec::new(), Vec::new());
         for start in (0..items).step_by(window) {
             net.check()?;
             let end = (start + window).min(items);
@@ -272,7 +294,7 @@ impl<S: StateSpace> Walk<'_, S> {
                 (start..end)
                     .into_par_iter()
                     .map(|item| {
-                        let owner = Routed::new(held, self.record, claims, keep_next);
+                        let owner = Routed::new(held, self.record, claims, keep_next, alone);
                         let mut expander = Expander::new(self.space, owner);
                         let mut current = Vec::new();
                         match list {
@@ -328,10 +350,7 @@ impl<S: StateSpace> Walk<'_, S> {
                     continue;
                 }
                 // Local indices of process `p`, below its share's size.
-                let bits = 64 - held.deal.of(p).held().leading_zeros();
-                radix_sort(&parts, bits, &mut sorted, &mut scratch);
-                sorted.dedup();
-                net.send_indices(p, 0, &sorted);
+                net.send_indices(p, &parts, index_width(held.deal.of(p).held()));
             }
             net.step();
             let received = net.take_claims(round);
@@ -351,6 +370,12 @@ impl<S: StateSpace> Walk<'_, S> {
             out.current = list.map(<[StateIndex]>::to_vec);
         }
         Ok(out)
+    }
+
+    /// Whether this process's steps run on one thread, the only writer of its marks (the
+    /// pool has one thread, and the worker thread writes the marks only through it).
+    fn alone(&self) -> bool {
+        self.pool.current_num_threads() == 1
     }
 
     /// A pull step (one process only, which holds every board: local indices are global):
@@ -393,22 +418,44 @@ impl<S: StateSpace> Walk<'_, S> {
         if received.is_empty() {
             return false;
         }
+        let alone = self.alone();
+        let width = index_width(held.deal.held());
         let owners: Vec<Routed<'_>> = self.pool.install(|| {
             received
                 .par_iter()
                 .map(|chunk| {
-                    let bytes = chunk.payload();
-                    let mut owner = Routed::new(held, self.record, claims, keep_next);
-                    let base = read_u64(bytes);
-                    let ok = bytes.len() >= 8
-                        && decode_sorted(&bytes[8..], base, |i| {
-                            if i < held.marks.len() {
-                                owner.claim(i, held.deal.global(i));
-                            } else {
-                                owner.corrupt = true;
+                    let mut owner = Routed::new(held, self.record, claims, keep_next, alone);
+                    let (marks, len) = (&held.marks, held.marks.len());
+                    let mut batch = Vec::with_capacity(CLAIM_BATCH);
+                    // In batches, as the neighbours found here ([`Routed::route_all`]): every
+                    // board's word prefetched, then read, then the unseen claimed.
+                    let claim = |batch: &mut Vec<StateIndex>, owner: &mut Routed<'_>| {
+                        for &i in batch.iter() {
+                            marks.prefetch(i);
+                        }
+                        let mut unseen = 0;
+                        for k in 0..batch.len() {
+                            let i = batch[k];
+                            batch[unseen] = i;
+                            unseen += usize::from(marks.get(i) == UNSEEN);
+                        }
+                        for &i in &batch[..unseen] {
+                            owner.claim(i.0, held.deal.global(i.0));
+                        }
+                        batch.clear();
+                    };
+                    let ok = unpack(chunk.payload(), width, |i| {
+                        if i < len {
+                            batch.push(StateIndex(i));
+                            if batch.len() == CLAIM_BATCH {
+                                claim(&mut batch, &mut owner);
                             }
-                        })
-                        .is_ok();
+                        } else {
+                            owner.corrupt = true;
+                        }
+                    })
+                    .is_ok();
+                    claim(&mut batch, &mut owner);
                     owner.corrupt |= !ok;
                     owner
                 })
@@ -817,7 +864,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 let (owner_of_seed, local) = deal.locate(seed);
                 if owner_of_seed as u64 == deal.me {
                     let code = LayerCodes::new(marking.0, space, marking.1, 0).frontier;
-                    let mut owner = Routed::new(&held, record, (0, code), true);
+                    let mut owner = Routed::new(&held, record, (0, code), true, false);
                     owner.claim(local, seed);
                     seeds = owner.next;
                 }
