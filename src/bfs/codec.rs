@@ -1,7 +1,7 @@
 //! Sorted index lists as bytes: the gaps between ascending `u64` indices as LEB128 varints,
 //! the usual posting-list encoding (Witten, Moffat & Bell, "Managing Gigabytes", 1999). Used
-//! by the distributed driver for a last layer's boards (decoded with checks, by the
-//! `integer-encoding` crate) and by the frontier search for its layers and runs (read back
+//! by the distributed driver for a last layer's boards and a distance table's listed layers
+//! (decoded with checks, by the `integer-encoding` crate) and by the frontier search for its layers and runs (read back
 //! unchecked by `Cursor`); a batch of `k` indices spread over a slice of `s` boards costs
 //! about `log128(s / k) + 1` bytes per index. (The neighbours the distributed driver sends
 //! are not sorted: see `cluster::net::pack`.)

@@ -404,6 +404,10 @@ pub(super) fn index_width(held: u64) -> usize {
 /// are about 20 MB/s per process: a sixth of a 1 Gb/s link.
 pub(super) fn pack(indices: impl Iterator<Item = u64>, width: usize, out: &mut Vec<u8>) {
     for i in indices {
+        debug_assert!(
+            width == 8 || i >> (8 * width) == 0,
+            "index {i} wider than {width} bytes"
+        );
         // Eight bytes written, `width` kept: the next index overwrites the rest (zeros).
         let at = out.len();
         out.extend_from_slice(&i.to_le_bytes());
@@ -485,7 +489,7 @@ mod tests {
             1 << 32,
             (1 << 32) + 1,
             119_750_400,
-            10_897_286_400,
+            21_794_572_800,
         ];
         assert_eq!(widths.map(index_width), [1, 1, 2, 4, 5, 4, 5]);
         assert_eq!(index_width(0), 1);

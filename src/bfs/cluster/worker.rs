@@ -151,17 +151,9 @@ impl Owner for Routed<'_> {
         self.alone
     }
 
-    #[inline(always)]
-    fn prefetch(&self, index: StateIndex) {
-        // (A board of another process: a harmless prefetch of one of ours.)
-        self.held
-            .marks
-            .prefetch(StateIndex(self.held.deal.local(index.0)));
-    }
-
     /// In passes, as on one machine (`driver::Local`), with no branch on the owner or the
     /// field (both as good as random along a layer): the neighbours are split by owner (each
-    /// written to both lists, counted in its own, its local index prefetched); this
+    /// written to both lists, counted in its own, this process's prefetched); this
     /// process's are read and the unseen kept; those are claimed; the others are filed in
     /// their outboxes.
     #[inline(always)]
