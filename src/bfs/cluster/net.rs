@@ -408,7 +408,7 @@ pub(super) fn pack(indices: impl Iterator<Item = u64>, width: usize, out: &mut V
             width == 8 || i >> (8 * width) == 0,
             "index {i} wider than {width} bytes"
         );
-        // Eight bytes written, `width` kept: the next index overwrites the rest (zeros).
+        // Eight bytes written, the first `width` kept (the rest are zeros).
         let at = out.len();
         out.extend_from_slice(&i.to_le_bytes());
         out.truncate(at + width);
