@@ -19,8 +19,14 @@ fn binary() -> PathBuf {
 /// before it, as they announced them), then port 0 (its own: any free port, announced; the
 /// later ones: never dialed by it).
 fn hostfile(dir: &Path, me: usize, n: usize, known: &[String]) -> PathBuf {
+    hostfile_on(dir, me, &vec!["127.0.0.1"; n], known)
+}
+
+/// [`hostfile`] with process `i` on loopback address `hosts[i]` (all of 127.0.0.0/8 is
+/// loopback on Linux; a different address is another host to npuzzle).
+fn hostfile_on(dir: &Path, me: usize, hosts: &[&str], known: &[String]) -> PathBuf {
     let mut lines: Vec<String> = known.iter().take(me).cloned().collect();
-    lines.resize(n, "127.0.0.1:0".to_string());
+    lines.extend(hosts[me..].iter().map(|h| format!("{h}:0")));
     let path = dir.join(format!("hosts-{me}"));
     fs::write(&path, lines.join("\n") + "\n").unwrap();
     path
@@ -85,13 +91,19 @@ impl Started {
 }
 
 fn command(board: &[&str], out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = command_loud(board, out, extra);
+    cmd.arg("--quiet");
+    cmd
+}
+
+/// [`command`] without `--quiet`: the report on stdout.
+fn command_loud(board: &[&str], out: &Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(binary());
     cmd.env_clear()
         .arg("analyze")
         .args(board)
         .arg("--output")
         .arg(out)
-        .arg("--quiet")
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -109,11 +121,31 @@ fn run_cluster(
     extra: &[&str],
     env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<Output> {
+    let on = vec!["127.0.0.1"; processes];
+    run_cluster_on(&on, false, board, dir, workers, extra, env_of)
+}
+
+/// [`run_cluster`] with process `i` on loopback address `hosts[i]` ([`hostfile_on`]), and
+/// process 0 without `--quiet` when `loud` (its report on stdout).
+fn run_cluster_on(
+    hosts: &[&str],
+    loud: bool,
+    board: &[&str],
+    dir: &Path,
+    workers: usize,
+    extra: &[&str],
+    env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
+) -> Vec<Output> {
+    let processes = hosts.len();
     let mut known: Vec<String> = Vec::new();
     let mut started = Vec::new();
     for i in 0..processes {
-        let hosts = hostfile(dir, i, processes, &known);
-        let mut cmd = command(board, &dir.join(format!("p{i}")), &[]);
+        let hosts = hostfile_on(dir, i, hosts, &known);
+        let out = dir.join(format!("p{i}"));
+        let mut cmd = match loud && i == 0 {
+            true => command_loud(board, &out, &[]),
+            false => command(board, &out, &[]),
+        };
         cmd.args([
             "--processes",
             &processes.to_string(),
@@ -190,6 +222,53 @@ fn two_processes_write_what_one_writes() {
             }
             same_files(&dir.path().join("p0").join(folder), &reference);
             assert!(!dir.path().join("p1").exists(), "process 1 writes nothing");
+        }
+    }
+}
+
+/// Processes on two hosts (127.0.0.1 and 127.0.0.2, both loopback) send each other their
+/// lists sorted and gap-encoded, processes on one host as found (`net::Wire`): on 3x3 and
+/// 2x5, 1 and 2 workers, the one-machine files either way, and the sorted lists in fewer
+/// bytes per board expanded (3x3's shares take 2 and 3 bytes an index as found; the gaps
+/// between sorted indices mostly 1).
+#[test]
+fn lists_between_hosts_are_sorted_and_smaller() {
+    for (board, folder) in [
+        (vec!["--size", "3"], "3x3"),
+        (vec!["--rows", "2", "--cols", "5"], "2x5"),
+    ] {
+        for workers in [1, 2] {
+            let dir = tempfile::tempdir().unwrap();
+            let reference = one_process(&board, dir.path(), folder, &[]);
+            let mut per_board = Vec::new();
+            for (k, hosts) in [["127.0.0.1"; 2], ["127.0.0.1", "127.0.0.2"]]
+                .iter()
+                .enumerate()
+            {
+                let at = dir.path().join(format!("run{k}"));
+                fs::create_dir(&at).unwrap();
+                let flags = ["--edges", "none", "--nodes", "none"];
+                let outputs =
+                    run_cluster_on(hosts, true, &board, &at, workers, &flags, |_| Vec::new());
+                for o in &outputs {
+                    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                }
+                same_files(&at.join("p0").join(folder), &reference);
+                let report = String::from_utf8_lossy(&outputs[0].stdout).to_string();
+                let bytes: f64 = report
+                    .split(" bytes per board expanded")
+                    .next()
+                    .and_then(|b| b.rsplit('(').next())
+                    .and_then(|b| b.parse().ok())
+                    .unwrap_or_else(|| panic!("no bytes per board in {report}"));
+                per_board.push(bytes);
+            }
+            assert!(
+                per_board[1] < 0.6 * per_board[0],
+                "{folder} {workers} workers: sorted {} against as found {} bytes per board",
+                per_board[1],
+                per_board[0]
+            );
         }
     }
 }

@@ -43,8 +43,9 @@ use super::ClusterError;
 /// The first bytes each side sends.
 pub const MAGIC: [u8; 8] = *b"NPZLCLU\x01";
 /// The version of this exchange and of the messages that follow it (2: lists of indices
-/// packed at a fixed width, `net::pack`, instead of sorted gaps).
-pub const VERSION: u32 = 2;
+/// packed at a fixed width, `net::pack`, instead of sorted gaps; 3: either, per receiver,
+/// named by each list's kind, `net::Wire`).
+pub const VERSION: u32 = 3;
 /// Largest frame accepted, in bytes.
 pub const MAX_FRAME: u32 = 64 << 10;
 /// How long a connection has to complete its side of the exchange.

@@ -76,7 +76,7 @@ use serde::{Deserialize, Serialize};
 use super::{Marking, StateIndex, StateSpace};
 use crate::board::Board;
 use crate::progress::Progress;
-use net::install_panic_hook;
+use net::{Wire, install_panic_hook};
 use worker::{Setup, worker_main};
 
 /// Bytes of a distance table's marks process 0 gathers per round ([`MarksSink`]): it holds
@@ -217,17 +217,25 @@ impl Cluster {
         if self.bind == Bind::None || self.processes < 2 {
             return None;
         }
-        let host = |a: &String| a.rsplit_once(':').map_or(a.clone(), |(h, _)| h.to_string());
-        let mine = host(self.addresses.get(self.process)?);
-        let on_host: Vec<usize> = (0..self.processes)
-            .filter(|&p| self.addresses.get(p).map(host).as_ref() == Some(&mine))
-            .collect();
+        let on_host: Vec<usize> = (0..self.processes).filter(|&p| self.same_host(p)).collect();
         let before = on_host.iter().position(|&p| p == self.process)?;
         let needed = on_host.len().checked_mul(self.workers)?;
         if on_host.len() < 2 || needed > allowed.len() {
             return None;
         }
         Some(allowed[before * self.workers..(before + 1) * self.workers].to_vec())
+    }
+
+    /// Whether process `p` runs on this process's host: its hostfile line has the same host
+    /// before the `:port` (the same spelling: `localhost` and `127.0.0.1` are two hosts).
+    /// True for this process itself, and for every process of a run of one.
+    pub fn same_host(&self, p: usize) -> bool {
+        let host = |a: &String| a.rsplit_once(':').map_or(a.clone(), |(h, _)| h.to_string());
+        p == self.process
+            || matches!(
+                (self.addresses.get(p), self.addresses.get(self.process)),
+                (Some(a), Some(b)) if host(a) == host(b)
+            )
     }
 
     /// Total workers over all processes.
@@ -580,6 +588,12 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             cluster.cores(&allowed)
         },
         stall_timeout: cluster.stall_timeout,
+        wires: (0..cluster.processes)
+            .map(|p| match cluster.same_host(p) {
+                true => Wire::AsFound,
+                false => Wire::Sorted,
+            })
+            .collect(),
         table: Mutex::new(table.filter(|_| cluster.process == 0)),
     };
     {
@@ -810,7 +824,8 @@ mod tests {
 
     /// `--bind auto`: processes sharing a host take consecutive runs of the allowed cores,
     /// counted among that host's processes only; no binding when alone on a host, when the
-    /// workers outnumber the cores, or under `--bind none`.
+    /// workers outnumber the cores, or under `--bind none`; [`Cluster::same_host`] by the
+    /// same rule.
     #[test]
     fn processes_sharing_a_host_bind_to_cores_of_their_own() {
         let cluster = |addresses: &[&str], process: usize, workers: usize| Cluster {
@@ -835,6 +850,15 @@ mod tests {
         assert_eq!(cluster(&hosts, 0, 2).cores(&[0, 1, 2, 3]), Some(vec![0, 1]));
         assert_eq!(cluster(&hosts, 2, 2).cores(&[0, 1, 2, 3]), Some(vec![2, 3]));
         assert_eq!(cluster(&hosts, 1, 2).cores(&[0, 1, 2, 3]), None);
+        // Which processes share the host (their lists go as found, the others' sorted).
+        let same = |me: usize| -> Vec<bool> {
+            (0..3)
+                .map(|p| cluster(&hosts, me, 1).same_host(p))
+                .collect()
+        };
+        assert_eq!(same(0), vec![true, false, true]);
+        assert_eq!(same(1), vec![false, true, false]);
+        assert!(Cluster::local(1).same_host(0));
         // IPv6 addresses: the host is what precedes the last colon.
         let six = ["[::1]:2101", "[::1]:2102"];
         assert_eq!(cluster(&six, 1, 1).cores(&[0, 1]), Some(vec![1]));

@@ -19,6 +19,7 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 use super::{ClusterError, PARK, Shared, Traffic};
+use crate::bfs::codec::{decode_sorted, encode_sorted, radix_sort};
 
 /// The run whose threads' panics [`install_panic_hook`] routes.
 static CURRENT: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
@@ -70,8 +71,8 @@ pub(super) struct Sink {
 }
 
 /// One message of the claims channel: the round (`u64`, little-endian), the sending process
-/// (`u32`), the kind ([`LIST`] or [`END`]), then for a list its payload (local indices of
-/// the receiver, [`pack`]ed).
+/// (`u32`), the kind ([`LIST`], [`SORTED`] or [`END`]), then for a list its payload (local
+/// indices of the receiver, written as its kind says: see [`Wire`]).
 pub(super) enum Chunk {
     /// Built here, to be sent.
     Owned(Vec<u8>),
@@ -81,10 +82,30 @@ pub(super) enum Chunk {
 
 /// Bytes before a [`Chunk`]'s payload.
 const CHUNK_HEADER: usize = 13;
-/// A [`Chunk`] holding a list of indices.
+/// A [`Chunk`] holding a list of indices as found ([`Wire::AsFound`]).
 const LIST: u8 = 0;
 /// A [`Chunk`] saying that its sender has sent every list of its round.
 const END: u8 = 1;
+/// A [`Chunk`] holding a list of indices sorted and gap-encoded ([`Wire::Sorted`]).
+const SORTED: u8 = 2;
+
+/// How a process writes its lists of indices to another: chosen by the sender for each
+/// receiver, and named by each chunk's kind, so the receiver needs no agreement to read them.
+///
+/// 3x4 over loopback, 2 processes x 1 worker: as found, 0.70 bytes per board expanded;
+/// sorted, about 0.22. Sorting costs the sender a radix sort of each window's lists and the
+/// receiver a varint decode serial with its claims (about 5 % of the wall on loopback, see
+/// [`pack`]), which a network link slower than memory repays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wire {
+    /// Each index in the fewest whole bytes that hold the receiver's share ([`pack`]), in the
+    /// order found: to a process on the same host (the same host before the `:port` in the
+    /// hostfile), where bytes cost a copy in memory.
+    AsFound,
+    /// Sorted, deduplicated, the first index in 8 bytes and the gaps after it as varints
+    /// ([`encode_sorted`]): to a process on another host, about a third of the bytes.
+    Sorted,
+}
 
 impl Chunk {
     /// The header of a chunk of `kind` of round `round` from `sender`, with room for
@@ -113,9 +134,30 @@ impl Chunk {
         })
     }
 
-    /// What follows the header: a list's packed indices.
-    pub fn payload(&self) -> &[u8] {
+    /// What follows the header: a list's indices.
+    fn payload(&self) -> &[u8] {
         self.bytes().get(CHUNK_HEADER..).unwrap_or_default()
+    }
+
+    /// Calls `f` with each index of this list, in the order sent: [`unpack`]ed at `width`
+    /// bytes (the receiver's [`index_width`]) for a [`LIST`], decoded from its first index for
+    /// a [`SORTED`].
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] (a corrupt list) when the chunk is not a list or its payload is
+    /// not whole; `f` may have been called for the indices before the fault.
+    pub fn indices(&self, width: usize, mut f: impl FnMut(u64)) -> Result<(), ClusterError> {
+        let payload = self.payload();
+        match self.header() {
+            Some((_, _, LIST)) => unpack(payload, width, f),
+            Some((_, _, SORTED)) if payload.len() >= 8 => {
+                let first = read_u64(payload);
+                f(first);
+                decode_sorted(&payload[8..], first, f)
+                    .map_err(|_| corrupt_from(None, "a list of boards"))
+            }
+            _ => Err(corrupt_from(None, "a list of boards")),
+        }
     }
 }
 
@@ -233,7 +275,7 @@ impl<'w> Net<'w> {
         while let Some(chunk) = self.from.pull().take() {
             self.sink.arrivals.set(self.sink.arrivals.get() + 1);
             match chunk.header() {
-                Some((round, _, LIST)) => self.lists.push((round, chunk)),
+                Some((round, _, LIST | SORTED)) => self.lists.push((round, chunk)),
                 Some((round, sender, END)) if sender < self.peers => {
                     self.ended[sender] = Some(round);
                 }
@@ -366,12 +408,41 @@ impl<'w> Net<'w> {
     }
 
     /// Sends the indices of `parts` (local indices of process `target`, in any order, each
-    /// below `2^(8 width)`) to process `target`, `width` bytes each ([`pack`]). It goes out
-    /// at the next [`Net::step`], tagged with the current round.
-    pub fn send_indices(&mut self, target: usize, parts: &[Vec<u64>], width: usize) {
+    /// below `held`, the size of its share) to process `target`, written as `wire` says
+    /// (`sorted` and `scratch`: the sort's buffers, reused). It goes out at the next
+    /// [`Net::step`], tagged with the current round.
+    pub fn send_indices(
+        &mut self,
+        target: usize,
+        parts: &[Vec<u64>],
+        (held, wire): (u64, Wire),
+        (sorted, scratch): (&mut Vec<u64>, &mut Vec<u64>),
+    ) {
         let count: usize = parts.iter().map(Vec::len).sum();
-        let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, count * width + 8);
-        pack(parts.iter().flatten().copied(), width, &mut bytes);
+        let width = index_width(held);
+        let (bytes, count) = match wire {
+            Wire::AsFound => {
+                let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, count * width + 8);
+                pack(parts.iter().flatten().copied(), width, &mut bytes);
+                (bytes, count)
+            }
+            Wire::Sorted => {
+                radix_sort(
+                    parts,
+                    64 - held.saturating_sub(1).leading_zeros(),
+                    sorted,
+                    scratch,
+                );
+                sorted.dedup();
+                let Some(&first) = sorted.first() else {
+                    return;
+                };
+                let mut bytes = Chunk::header_bytes(self.round, self.me, SORTED, count + 8);
+                bytes.extend_from_slice(&first.to_le_bytes());
+                encode_sorted(&sorted[1..], first, &mut bytes);
+                (bytes, sorted.len())
+            }
+        };
         self.traffic.sent_indices += count as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
         self.push_chunk(target, bytes);
@@ -396,12 +467,11 @@ pub(super) fn index_width(held: u64) -> usize {
 /// Appends `indices` to `out`, each as its `width` low bytes, little-endian (`width` from 1
 /// to 8, each index below `2^(8 width)`), in the order given.
 ///
-/// The lists are neither sorted nor gap-encoded ([`super::super::codec`]): 3x4 over 2
-/// processes x 1 worker on loopback sends 0.70 bytes per board expanded instead of 0.22, and
-/// takes about 5 % less time (alternating, medians of 6: 5.16 s against 5.40 s sorted; one
-/// machine 4.05 s). The sort cost the sender a radix sort of every list, and the receiver a varint
-/// decode, serial with its claims. Even 2x7's 0.6 bytes per board, over a run of 10 minutes,
-/// are about 20 MB/s per process: a sixth of a 1 Gb/s link.
+/// [`Wire::AsFound`], to a process on the same host: neither sorted nor gap-encoded
+/// ([`super::super::codec`]). 3x4 over 2 processes x 1 worker on loopback sends 0.70 bytes
+/// per board expanded instead of 0.22, and takes about 5 % less time (alternating, medians of
+/// 6: 5.16 s against 5.40 s sorted; one machine 4.05 s). The sort costs the sender a radix
+/// sort of every list, and the receiver a varint decode, serial with its claims.
 pub(super) fn pack(indices: impl Iterator<Item = u64>, width: usize, out: &mut Vec<u8>) {
     for i in indices {
         debug_assert!(
@@ -493,5 +563,38 @@ mod tests {
         ];
         assert_eq!(widths.map(index_width), [1, 1, 2, 4, 5, 4, 5]);
         assert_eq!(index_width(0), 1);
+    }
+
+    /// A chunk's kind says how to read it: a list as found at the receiver's width, a sorted
+    /// list from its first index whatever the width; a sorted list without its first index,
+    /// cut inside a gap, or a chunk that is no list, is corrupt.
+    #[test]
+    fn chunks_are_read_as_their_kind_says() {
+        let read = |bytes: Vec<u8>, width: usize| {
+            let mut got = Vec::new();
+            Chunk::Owned(bytes)
+                .indices(width, |i| got.push(i))
+                .map(|()| got)
+        };
+        let xs = [3u64, 900, 901, 70_000, 1 << 33];
+        let mut found = Chunk::header_bytes(7, 1, LIST, 0);
+        pack(xs.iter().rev().copied(), 5, &mut found);
+        let back: Vec<u64> = xs.iter().rev().copied().collect();
+        assert_eq!(read(found.clone(), 5).unwrap(), back);
+        assert!(
+            read(found, 4).is_err(),
+            "25 bytes are not whole indices of 4"
+        );
+        let mut sorted = Chunk::header_bytes(7, 1, SORTED, 0);
+        sorted.extend_from_slice(&xs[0].to_le_bytes());
+        encode_sorted(&xs[1..], xs[0], &mut sorted);
+        assert_eq!(sorted.len(), CHUNK_HEADER + 8 + 2 + 1 + 3 + 5);
+        for width in [1, 8] {
+            assert_eq!(read(sorted.clone(), width).unwrap(), xs);
+        }
+        assert!(read(sorted[..sorted.len() - 1].to_vec(), 8).is_err());
+        assert!(read(sorted[..CHUNK_HEADER + 7].to_vec(), 8).is_err());
+        assert!(read(Chunk::header_bytes(7, 1, END, 0), 8).is_err());
+        assert!(read(Chunk::header_bytes(7, 1, 3, 0), 8).is_err());
     }
 }

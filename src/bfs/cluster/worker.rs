@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use timely::worker::Worker;
 
 use super::checkpoint::Checkpoints;
-use super::net::{Chunk, Net, corrupt_from, index_width, read_u64, unpack};
+use super::net::{Chunk, Net, Wire, corrupt_from, index_width, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{
     ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
@@ -45,6 +45,8 @@ pub(super) struct Setup<S> {
     pub cores: Option<Vec<usize>>,
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
+    /// How this process writes its lists to each process ([`super::Cluster::same_host`]).
+    pub wires: Vec<Wire>,
     /// Process 0's sink for the distance table ([`Marking::Depths`]).
     pub table: std::sync::Mutex<Option<Box<dyn MarksSink>>>,
 }
@@ -236,6 +238,8 @@ struct Walk<'a, S: StateSpace> {
     marking: (Marking, StateIndex),
     /// Layers of at most this many boards are kept in [`Phase::listed`] (0: none).
     listed: u64,
+    /// How this process writes its lists to each process.
+    wires: &'a [Wire],
 }
 
 impl<S: StateSpace> Walk<'_, S> {
@@ -288,6 +292,7 @@ impl<S: StateSpace> Walk<'_, S> {
             }
             owner.corrupt
         };
+        let (mut sorted, mut scratch) = (Vec::new(), Vec::new());
         for start in (0..items).step_by(window) {
             net.check()?;
             let end = (start + window).min(items);
@@ -351,7 +356,8 @@ impl<S: StateSpace> Walk<'_, S> {
                     continue;
                 }
                 // Local indices of process `p`, below its share's size.
-                net.send_indices(p, &parts, index_width(held.deal.of(p).held()));
+                let to = (held.deal.of(p).held(), self.wires[p]);
+                net.send_indices(p, &parts, to, (&mut sorted, &mut scratch));
             }
             net.step();
             let received = net.take_claims(round);
@@ -437,17 +443,18 @@ impl<S: StateSpace> Walk<'_, S> {
                         owner.claim_unseen(batch);
                         batch.clear();
                     };
-                    let ok = unpack(chunk.payload(), width, |i| {
-                        if i < len {
-                            batch.push(StateIndex(i));
-                            if batch.len() == CLAIM_BATCH {
-                                claim(&mut batch, &mut owner);
+                    let ok = chunk
+                        .indices(width, |i| {
+                            if i < len {
+                                batch.push(StateIndex(i));
+                                if batch.len() == CLAIM_BATCH {
+                                    claim(&mut batch, &mut owner);
+                                }
+                            } else {
+                                owner.corrupt = true;
                             }
-                        } else {
-                            owner.corrupt = true;
-                        }
-                    })
-                    .is_ok();
+                        })
+                        .is_ok();
                     claim(&mut batch, &mut owner);
                     owner.corrupt |= !ok;
                     owner
@@ -831,6 +838,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 } else {
                     0
                 },
+                wires: &setup.wires,
             };
             let mut list = None;
             if phase.current.is_empty() {
