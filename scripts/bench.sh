@@ -85,7 +85,8 @@ timed() {
 #   x 1 worker (TCP on 127.0.0.1), RUNS each. Must (issue 21): the 1 x 2 wall <= 1.10 x the
 #   one-machine wall, the 2 x 1 wall <= 1.25 x, summary.json identical in all runs; prints the
 #   bytes sent per board expanded. Also 2 x 1 with process 1 on 127.0.0.2 (another host to
-#   npuzzle: its lists sorted and gap-encoded, as across a network), reported, no must.
+#   npuzzle: its lists sorted and gap-encoded, as across a network; each process alone on its
+#   host, so unbound), reported, no must of its own (its summary.json is in the identity check).
 bench_cluster() {
     : >"$OUT/k1"; : >"$OUT/k2"; : >"$OUT/kr"; : >"$OUT/ks"
     echo

@@ -232,6 +232,7 @@ fn two_processes_write_what_one_writes() {
 /// bytes per board expanded (3x3's shares take 2 and 3 bytes an index as found; the gaps
 /// between sorted indices mostly 1).
 #[test]
+#[cfg(target_os = "linux")]
 fn lists_between_hosts_are_sorted_and_smaller() {
     for (board, folder) in [
         (vec!["--size", "3"], "3x3"),

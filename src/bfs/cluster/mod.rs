@@ -13,9 +13,10 @@
 //! **A layer** is the one layer step of every marks driver (`bfs::step`): the frontier
 //! (a dense scan of the range with lane claims, or a sorted list while layers are small) is
 //! expanded by the kernel, each neighbour in the range is claimed at once, and the others are
-//! buffered per owning process and sent as they were found, each local index of the receiver
-//! in a fixed number of bytes (`net::pack`: 4 for 3x4 over 2 processes, 5 for 2x7), after
-//! every window of the range, on a channel of timely's communication layer (no progress
+//! buffered per owning process and sent after every window of the range: to a process on the
+//! same host as they were found, each local index of the receiver in a fixed number of bytes
+//! (`net::pack`: 4 for 3x4 over 2 processes, 5 for 2x7), to one on another host sorted and
+//! gap-encoded, about a third of the bytes (`net::Wire`), on a channel of timely's communication layer (no progress
 //! tracking: the lists go out at once and are claimed, in parallel, between the receiver's
 //! own windows, their words prefetched a batch at a time). A process whose step runs on one
 //! thread is the only writer of its marks, and claims with a load and a store
@@ -411,7 +412,8 @@ pub struct Traffic {
     /// Boards expanded by the kernel: the frontier's in push steps, the unseen boards
     /// examined in pull steps (one process without checkpoints).
     pub expanded: u64,
-    /// Neighbour indices sent to another process.
+    /// Neighbour indices sent to another process (lists sorted for another host: after
+    /// their deduplication).
     pub sent_indices: u64,
     /// Bytes of those indices once encoded.
     pub sent_bytes: u64,
