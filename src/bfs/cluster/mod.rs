@@ -16,9 +16,9 @@
 //! buffered per owning process and sent after every window of the range: to a process on the
 //! same host as they were found, each local index of the receiver in a fixed number of bytes
 //! (`net::pack`: 4 for 3x4 over 2 processes, 5 for 2x7), to one on another host sorted and
-//! gap-encoded, about a third of the bytes (`net::Wire`), on a channel of timely's communication layer (no progress
-//! tracking: the lists go out at once and are claimed, in parallel, between the receiver's
-//! own windows, their words prefetched a batch at a time). A process whose step runs on one
+//! gap-encoded, about a third of the bytes (`net::Wire`). They travel on a channel of timely's
+//! communication layer (no progress tracking: the lists go out at once and are claimed, in
+//! parallel, between the receiver's own windows, their words prefetched a batch at a time). A process whose step runs on one
 //! thread is the only writer of its marks, and claims with a load and a store
 //! (`bfs::step::Owner::alone`). A process ends its lists of a layer with an
 //! end marker to every other; the layer ends when it holds every other's marker (a channel

@@ -146,7 +146,8 @@ impl Chunk {
     ///
     /// # Errors
     /// [`ClusterError::Peer`] (a corrupt list) when the chunk is not a list, its payload is
-    /// not whole, or a gap takes an index past `u64::MAX`; `f` may have been called for the indices before the fault.
+    /// not whole, or a gap takes an index past `u64::MAX`; `f` may have been called for the
+    /// indices before the fault.
     pub fn indices(&self, width: usize, mut f: impl FnMut(u64)) -> Result<(), ClusterError> {
         let payload = self.payload();
         match self.header() {
@@ -420,20 +421,15 @@ impl<'w> Net<'w> {
         (sorted, scratch): (&mut Vec<u64>, &mut Vec<u64>),
     ) {
         let count: usize = parts.iter().map(Vec::len).sum();
-        let width = index_width(held);
         let (bytes, count) = match wire {
             Wire::AsFound => {
+                let width = index_width(held);
                 let mut bytes = Chunk::header_bytes(self.round, self.me, LIST, count * width + 8);
                 pack(parts.iter().flatten().copied(), width, &mut bytes);
                 (bytes, count)
             }
             Wire::Sorted => {
-                radix_sort(
-                    parts,
-                    64 - held.saturating_sub(1).leading_zeros(),
-                    sorted,
-                    scratch,
-                );
+                radix_sort(parts, index_bits(held), sorted, scratch);
                 sorted.dedup();
                 let Some(&first) = sorted.first() else {
                     return;
@@ -461,8 +457,13 @@ pub(super) fn corrupt_from(sender: Option<usize>, what: &str) -> ClusterError {
 /// Bytes per index of a list sent to a process holding `held` boards: the fewest that hold
 /// `held - 1` (4 for 3x4 over 2 processes, 5 for 2x7; at least 1).
 pub(super) fn index_width(held: u64) -> usize {
-    let bits = 64 - held.saturating_sub(1).leading_zeros();
-    (bits.div_ceil(8) as usize).max(1)
+    (index_bits(held).div_ceil(8) as usize).max(1)
+}
+
+/// Bits that hold every local index of a share of `held` boards (`held - 1`; 0 for a share of
+/// at most one board).
+fn index_bits(held: u64) -> u32 {
+    64 - held.saturating_sub(1).leading_zeros()
 }
 
 /// Appends `indices` to `out`, each as its `width` low bytes, little-endian (`width` from 1
