@@ -87,6 +87,7 @@ timed() {
 #   bytes sent per board expanded. Also 2 x 1 with process 1 on 127.0.0.2 (another host to
 #   npuzzle: its lists sorted and gap-encoded, as across a network; each process alone on its
 #   host, so unbound), reported, no must of its own (its summary.json is in the identity check).
+#   Also prints, for information, each run's ratio to the one-machine run of its own round.
 bench_cluster() {
     : >"$OUT/k1"; : >"$OUT/k2"; : >"$OUT/kr"; : >"$OUT/ks"
     echo
@@ -119,10 +120,18 @@ bench_cluster() {
     ts=$(cut -d' ' -f1 "$OUT/ks" | median)
     python3 - "$t1" "$t2" "$tr" "$OUT/k1.txt" "$OUT/k2.txt" "$OUT/k1out/3x4/summary.json" \
         "$OUT/k2out/3x4/summary.json" "$OUT/krout/3x4/summary.json" "$ts" "$OUT/ks.txt" \
-        "$OUT/ksout/3x4/summary.json" <<'PY' || FAILS=$((FAILS + 1))
-import re, sys
+        "$OUT/ksout/3x4/summary.json" "$OUT/k1" "$OUT/k2" "$OUT/kr" <<'PY' || FAILS=$((FAILS + 1))
+import re, statistics, sys
 t1, t2, tr = map(float, sys.argv[1:4])
 ts = float(sys.argv[9])
+def walls(path):
+    return [float(line.split()[0]) for line in open(path) if line.strip()]
+def paired(path):
+    # Each run against the one-machine run of its own round (a minute apart at most): the
+    # machine's slow spells, which last seconds to minutes, then hit both sides of a ratio.
+    r = [a / b for a, b in zip(walls(path), walls(sys.argv[14]))]
+    return f"median {statistics.median(r):.2f}, {min(r):.2f}-{max(r):.2f} over {len(r)} rounds"
+
 def note(path):
     m = re.search(r"([\d,]+) boards expanded, ([\d,]+) indices sent .* \(([\d.]+) bytes per board", open(path).read())
     return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")), float(m.group(3))
@@ -134,6 +143,7 @@ print(f"1 process x 2 workers   median {t1:6.2f} s, {t1*1e9/e1:5.1f} ns per boar
 print(f"2 processes x 1 worker  median {t2:6.2f} s, {t2*1e9/e2:5.1f} ns per board expanded, {s2:,} indices sent, {b2:.2f} bytes per board")
 print(f"2 x 1 across hosts      median {ts:6.2f} s, {ts*1e9/es:5.1f} ns per board expanded, {ss:,} indices sent, {bs:.2f} bytes per board (lists sorted; {ts/tr:.2f} x one machine)")
 print(f"one-machine engine      median {tr:6.2f} s (rayon, lane claims and pull steps)")
+print(f"per-round ratios (each run / its round's one-machine run, for information): 1 x 2 {paired(sys.argv[12])}; 2 x 1 {paired(sys.argv[13])}")
 print(f"{'PASS' if same else 'FAIL'} summary.json identical in the four runs")
 r1, r2 = t1 / tr, t2 / tr
 print(f"{'PASS' if r1 <= 1.10 else 'FAIL'} 1 x 2 wall / one-machine wall = {r1:.2f}  (must <= 1.10)")
