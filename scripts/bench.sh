@@ -127,7 +127,7 @@ ts = float(sys.argv[9])
 def walls(path):
     return [float(line.split()[0]) for line in open(path) if line.strip()]
 def paired(path):
-    # Each run against the one-machine run of its own round (a minute apart at most): the
+    # Each run against the one-machine run of its own round (seconds apart): the
     # machine's slow spells, which last seconds to minutes, then hit both sides of a ratio.
     r = [a / b for a, b in zip(walls(path), walls(sys.argv[14]))]
     return f"median {statistics.median(r):.2f}, {min(r):.2f}-{max(r):.2f} over {len(r)} rounds"
