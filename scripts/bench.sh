@@ -71,6 +71,19 @@ BIN=${NPUZZLE:-target/release/npuzzle}
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
 
+# stolen: CPU time, in 1/100 s summed over the cores, that the hypervisor gave to other guests
+#   while this machine's cores had work (/proc/stat's steal column; 0 where there is none). A slow
+#   spell of the shared host shows here; the code's own speed does not.
+stolen() { awk '/^cpu / {print $9 + 0; found = 1; exit} END {if (!found) print 0}' /proc/stat 2>/dev/null || echo 0; }
+STEAL_START=$(stolen)
+WALL_START=$(date +%s)
+# steal_since T0 WALL0: the CPU time stolen since stolen() read T0 at wall time WALL0 (s since
+#   the epoch), in s and as a share of the cores' time.
+steal_since() {
+    awk -v s="$(($(stolen) - $1))" -v w="$(($(date +%s) - $2))" -v n="$(nproc)" \
+        'BEGIN {printf "%.1f s of CPU stolen by the hypervisor (%.1f %% of %d cores over %d s)", s / 100, (w > 0 ? s / (w * n) : 0), n, w}'
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 # timed FILE CMD...: runs CMD under GNU time, appends "wall_s peak_kb" to FILE
@@ -97,6 +110,8 @@ bench_cluster() {
     printf "127.0.0.1:%d\n127.0.0.1:%d\n" "$port" "$((port + 1))" >"$OUT/hosts"
     printf "127.0.0.1:%d\n127.0.0.2:%d\n" "$((port + 2))" "$((port + 3))" >"$OUT/hosts2"
     for i in $(seq "$RUNS"); do
+        local steal0 wall0
+        steal0=$(stolen) wall0=$(date +%s)
         timed "$OUT/k1" "$BIN" $base --workers 2 --output "$OUT/k1out" >"$OUT/k1.txt"
         echo "  1 x 2 run $i: $(tail -1 "$OUT/k1" | awk '{printf "%.2f s, %.0f MB", $1, $2*1024/1e6}')"
         "$BIN" $base --processes 2 --process 1 --hostfile "$OUT/hosts" --workers 1 \
@@ -112,6 +127,7 @@ bench_cluster() {
         wait
         echo "  2 x 1 across hosts run $i: $(tail -1 "$OUT/ks" | awk '{printf "%.2f s", $1}')"
         timed "$OUT/kr" "$BIN" $base --output "$OUT/krout" --quiet
+        echo "  one machine run $i: $(tail -1 "$OUT/kr" | awk '{printf "%.2f s", $1}'); round $i: $(steal_since "$steal0" "$wall0")"
     done
     local t1 t2 tr ts
     t1=$(cut -d' ' -f1 "$OUT/k1" | median)
@@ -484,6 +500,7 @@ case "$WHAT" in
 esac
 
 echo
+echo "whole bench: $(steal_since "$STEAL_START" "$WALL_START")"
 if [ "$FAILS" -eq 0 ]; then
     echo "bench $WHAT: all must checks PASS"
 else
