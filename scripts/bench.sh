@@ -100,7 +100,8 @@ timed() {
 #   bytes sent per board expanded. Also 2 x 1 with process 1 on 127.0.0.2 (another host to
 #   npuzzle: its lists sorted and gap-encoded, as across a network; each process alone on its
 #   host, so unbound), reported, no must of its own (its summary.json is in the identity check).
-#   Also prints, for information, each run's ratio to the one-machine run of its own round.
+#   Also prints, for information, each run's ratio to the one-machine run of its own round, and
+#   each round's CPU time stolen by the hypervisor (every bench ends with the whole bench's).
 bench_cluster() {
     : >"$OUT/k1"; : >"$OUT/k2"; : >"$OUT/kr"; : >"$OUT/ks"
     echo
