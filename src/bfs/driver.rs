@@ -191,7 +191,7 @@ pub fn run_with<S: StateSpace>(
     let listed = listed.min(list_limit as u64);
     let mut lists = Vec::new();
     debug_assert_eq!(marks.len(), space.size());
-    let claimed = marks.claim(seed, LayerCodes::new(marking, space, seed, 0).frontier);
+    let claimed = marks.claim(seed, LayerCodes::flagged(marking, space, seed, 0).frontier);
     debug_assert!(claimed, "seed already visited");
     visit.visit(seed, 0);
     let mut sizes = vec![1u64];
@@ -208,7 +208,7 @@ pub fn run_with<S: StateSpace>(
     loop {
         let size = sizes[depth as usize];
         let keep_next = size.saturating_mul(4) <= list_limit as u64;
-        let codes = LayerCodes::new(marking, space, seed, depth);
+        let codes = LayerCodes::flagged(marking, space, seed, depth);
         if pulled_from.is_none() && (space.size() - reached).saturating_mul(pull_ratio) <= size {
             pulled_from = Some(depth);
             if list.is_none() && size <= listed {
@@ -289,7 +289,10 @@ pub fn run_with<S: StateSpace>(
 struct Local<'a, V: OnVisit> {
     marks: &'a StateMarks,
     visit: &'a V,
+    /// The code of a claim ([`LayerCodes::claim`]); under the across flag, of a lane claim.
     code: u64,
+    /// Claims under the across flag ([`LayerCodes::flagged`]): moves across write 2.
+    flagged: bool,
     depth: u32,
     keep: bool,
     found: u64,
@@ -299,13 +302,22 @@ struct Local<'a, V: OnVisit> {
 }
 
 impl<'a, V: OnVisit> Local<'a, V> {
-    /// Claims for layer `depth` with the field value `code` (keeping the claimed indices when
-    /// `keep`).
-    fn new(marks: &'a StateMarks, visit: &'a V, (code, depth): (u64, u32), keep: bool) -> Self {
+    /// Claims for layer `depth` with the codes of `codes` (keeping the claimed indices when
+    /// `keep`). The claims of a list step (`dense` false) write the lane claims' code for
+    /// every move, so that no board is skipped on their account: the kernel's slots are not
+    /// told apart.
+    fn new(
+        marks: &'a StateMarks,
+        visit: &'a V,
+        (codes, depth): (&LayerCodes, u32),
+        keep: bool,
+        dense: bool,
+    ) -> Self {
         Local {
             marks,
             visit,
-            code,
+            code: codes.claim,
+            flagged: codes.flagged && dense,
             depth,
             keep,
             found: 0,
@@ -318,7 +330,18 @@ impl<'a, V: OnVisit> Local<'a, V> {
 impl<V: OnVisit> Owner for Local<'_, V> {
     #[inline(always)]
     fn route(&mut self, index: StateIndex) {
-        if self.marks.claim(index, self.code) {
+        if self.claim(index) {
+            self.found(index);
+        }
+    }
+
+    #[inline(always)]
+    fn route_lane(&mut self, index: StateIndex) {
+        let claimed = match self.flagged {
+            true => self.marks.claim_flagged(index, 1),
+            false => self.marks.claim(index, self.code),
+        };
+        if claimed {
             self.found(index);
         }
     }
@@ -353,13 +376,26 @@ impl<V: OnVisit> Owner for Local<'_, V> {
     #[inline(always)]
     fn route_all(&mut self, nbs: &[StateIndex]) {
         let mut unseen = std::mem::take(&mut self.unseen);
-        let n = step::list_unseen(self.marks, nbs, &mut unseen);
+        let claimable = if self.flagged { 2 } else { 3 };
+        let n = step::list_unseen(self.marks, nbs, &mut unseen, claimable);
         for &nb in &unseen[..n] {
-            if self.marks.claim(nb, self.code) {
+            if self.claim(nb) {
                 self.found(nb);
             }
         }
         self.unseen = unseen;
+    }
+}
+
+impl<V: OnVisit> Local<'_, V> {
+    /// Claims `index`, a neighbour by a move across under the across flag (2), by any move
+    /// otherwise; true for exactly one claim per board.
+    #[inline(always)]
+    fn claim(&self, index: StateIndex) -> bool {
+        match self.flagged {
+            true => self.marks.claim_flagged(index, 2),
+            false => self.marks.claim(index, self.code),
+        }
     }
 }
 
@@ -375,7 +411,7 @@ fn expand_list<S: StateSpace>(
     visit: &impl OnVisit,
 ) -> (u64, Option<Vec<StateIndex>>) {
     let expand = |chunk: &[StateIndex]| -> (u64, Vec<StateIndex>) {
-        let local = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
+        let local = Local::new(marks, visit, (codes, depth + 1), keep_next, false);
         let mut expander = Expander::new(space, local);
         for &r in chunk {
             expander.push(r);
@@ -423,7 +459,7 @@ fn expand_dense<S: StateSpace>(
         .enumerate()
         .map(|(chunk_index, words)| {
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
-            let owner = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
+            let owner = Local::new(marks, visit, (codes, depth + 1), keep_next, true);
             let (owner, current) = scan_part(
                 space,
                 lanes.as_ref(),
@@ -500,6 +536,10 @@ fn expand_bucketed<S: StateSpace>(
             self.buckets.push(index);
         }
         #[inline(always)]
+        fn route_lane(&mut self, index: StateIndex) {
+            self.local.route_lane(index);
+        }
+        #[inline(always)]
         fn found(&mut self, index: StateIndex) {
             self.local.found(index);
         }
@@ -531,7 +571,7 @@ fn expand_bucketed<S: StateSpace>(
                 let from = (start + p * part_words).min(end);
                 let to = (from + part_words).min(end);
                 let owner = Filing {
-                    local: Local::new(marks, visit, (codes.claim, depth + 1), keep_next),
+                    local: Local::new(marks, visit, (codes, depth + 1), keep_next, true),
                     buckets: std::mem::replace(buckets, Buckets::new(0, segment_bits)),
                 };
                 let first = from as u64 * FIELDS_PER_WORD;
@@ -559,10 +599,12 @@ fn expand_bucketed<S: StateSpace>(
             .par_chunks(segment_words)
             .enumerate()
             .map(|(segment, segment_words)| {
-                let mut local = Local::new(marks, visit, (codes.claim, depth + 1), keep_next);
-                step::claim_segment(segment_words, &parts, segment, codes.claim, |i| {
-                    local.found(i)
-                });
+                let mut local = Local::new(marks, visit, (codes, depth + 1), keep_next, true);
+                let claim = match codes.flagged {
+                    true => (2, true),
+                    false => (codes.claim, false),
+                };
+                step::claim_segment(segment_words, &parts, segment, claim, |i| local.found(i));
                 (local.found, local.next)
             })
             .reduce(
@@ -577,7 +619,9 @@ fn expand_bucketed<S: StateSpace>(
         parts.par_iter_mut().for_each(Buckets::clear);
         // The next window files about `window` neighbours at this window's rate.
         let rate = window as u128 * (end - start) as u128 / filed.max(1) as u128;
-        window_words = rate.clamp(parts_count as u128, words.len() as u128) as usize;
+        // (At least a word per part where there are that many words.)
+        let least = (parts_count as u128).min(words.len() as u128);
+        window_words = rate.clamp(least, words.len() as u128) as usize;
         start = end;
     }
     (
@@ -617,7 +661,6 @@ pub(super) fn settle(marks: &StateMarks, marking: Marking, from: u32) {
 
 /// The boards holding the frontier code of `codes` on the frontier's side, ascending.
 pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
-    let pattern = codes.frontier * LOW_BITS;
     let size = marks.len();
     marks
         .words()
@@ -627,8 +670,7 @@ pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<State
             let mut found = Vec::new();
             for (k, word) in words.iter().enumerate() {
                 let base = ((chunk * CHUNK_WORDS + k) as u64) * FIELDS_PER_WORD;
-                let xf = word.load(Relaxed) ^ pattern;
-                let mut m = !(xf | (xf >> 1)) & codes.side_mask(base);
+                let mut m = codes.live(word.load(Relaxed), base);
                 while m != 0 {
                     let r = base + u64::from(m.trailing_zeros() / 2);
                     m &= m - 1;
@@ -648,9 +690,17 @@ pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<State
 /// than the frontier can join, all their neighbours are on the frontier's side, and a
 /// reached one can only be in the frontier: an earlier layer's neighbours are all reached,
 /// and the boards this step reaches are on the other side. Its boards get their final code at
-/// once.
+/// once. Under the across flag, likewise only the other side joins, a neighbour holding 1 or
+/// 2 is in the frontier, and the boards that join get 1.
 struct PullCodes {
     depths: bool,
+    /// The across flag: the frontier is the fields holding 1 or 2 (the boards the step
+    /// reaches, on the other side, get 1).
+    flagged: bool,
+    /// Only the boards on the other side than the frontier can join, and are examined
+    /// (`Marking::Depths` or the across flag: the step's new boards hold a code that a
+    /// frontier board may hold too).
+    sided: bool,
     /// The field value a joining board gets.
     new: u64,
     frontier: u64,
@@ -658,9 +708,11 @@ struct PullCodes {
 
 impl PullCodes {
     fn new(codes: &LayerCodes, depth: u32) -> PullCodes {
-        let depths = codes.sides.is_some();
+        let depths = codes.depths();
         PullCodes {
             depths,
+            flagged: codes.flagged,
+            sided: codes.sides.is_some(),
             new: match depths {
                 false => codes.claim,
                 true => LayerCodes::settled(depth + 1),
@@ -671,9 +723,10 @@ impl PullCodes {
 
     #[inline(always)]
     fn in_frontier(&self, field: u64) -> bool {
-        match self.depths {
-            false => field == self.frontier,
-            true => field != 0,
+        match (self.depths, self.flagged) {
+            (true, _) => field != 0,
+            (false, true) => field == 1 || field == 2,
+            (false, false) => field == self.frontier,
         }
     }
 }
@@ -738,7 +791,7 @@ pub(super) fn pull<S: StateSpace>(
             let mut examined = 0u64;
             let mut next = Some(Vec::new());
             // The boards left unseen (a board on the frontier's side under `Marking::Depths`
-            // is not examined, and stays).
+            // or the across flag is not examined, and stays).
             let mut left = keep_left.then(Vec::new);
             let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
             let mut decide_all =
@@ -767,7 +820,7 @@ pub(super) fn pull<S: StateSpace>(
                 let x = word.load(Relaxed);
                 let base = first + k as u64 * FIELDS_PER_WORD;
                 let mut unseen = !(x | (x >> 1)) & LOW_BITS;
-                if pc.depths {
+                if pc.sided {
                     // The frontier's side cannot join: kept, not examined.
                     let frontier_side = unseen & codes.side_mask(base);
                     unseen &= !frontier_side;
@@ -853,7 +906,7 @@ pub(super) fn pull_listed<S: StateSpace>(
         let mut next = Vec::new();
         let on_frontier_side = |b: StateIndex| {
             let f = b.0 % FIELDS_PER_WORD;
-            pc.depths && codes.side_mask(b.0 - f) >> (2 * f) & 1 == 1
+            pc.sided && codes.side_mask(b.0 - f) >> (2 * f) & 1 == 1
         };
         for part in chunk.chunks(BATCH) {
             batch.clear();
@@ -1112,6 +1165,142 @@ mod tests {
                     let l = bfs_with(&lex, goal, 100, c);
                     assert_eq!(l.sizes, want_l.sizes, "{shape} {} {c:?}", goal.label());
                     assert_eq!(labels(&lex, &l), labels(&lex, &want_l), "{shape} {c:?}");
+                }
+            }
+        }
+    }
+
+    /// The parity index, counting the boards its kernel is asked to expand across.
+    struct Counting<'a> {
+        inner: &'a ParitySpace,
+        across: std::sync::atomic::AtomicU64,
+    }
+
+    impl StateSpace for Counting<'_> {
+        fn shape(&self) -> Shape {
+            self.inner.shape()
+        }
+        fn size(&self) -> u64 {
+            self.inner.size()
+        }
+        fn rank(&self, board: &Board) -> Option<StateIndex> {
+            self.inner.rank(board)
+        }
+        fn unrank(&self, index: StateIndex) -> Board {
+            self.inner.unrank(index)
+        }
+        fn expand(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+            self.inner.expand(batch, out);
+        }
+        fn lanes(&self) -> Option<crate::bfs::Lanes> {
+            self.inner.lanes()
+        }
+        fn sides(&self) -> Option<crate::bfs::Sides> {
+            self.inner.sides()
+        }
+        fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+            self.across.fetch_add(batch.len() as u64, Relaxed);
+            self.inner.expand_across(batch, out);
+        }
+    }
+
+    /// The across flag ([`LayerCodes::flagged`], what [`run`] takes on the parity index): on
+    /// every grid up to 10 cells, from the standard goal and from a goal of the other class
+    /// with the blank inside, through every path (lists, dense scans, bucketed claims, pull
+    /// steps from the start, as usual and never), every board is visited at its depth from a
+    /// plain queue over the kernel, and the layers are those. With dense layers only and no
+    /// pull step, the kernel is asked across for exactly the boards of layers 1 to the last
+    /// but one, less those of layers 2 on with one move across whose other end is one layer
+    /// closer (on two rows, about half of them; the rule without the flag leaves more).
+    #[test]
+    fn the_across_flag_skips_every_board_reached_across() {
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut inside = Board::goal(shape).permutation().to_vec();
+            inside.swap(shape.cells() - 1, shape.cols() + 1);
+            inside.swap(0, 1);
+            for goal in [
+                Board::goal(shape),
+                Board::from_permutation(shape, inside).unwrap(),
+            ] {
+                let parity = ParitySpace::new(shape, Parity::of(&goal)).unwrap();
+                let space = Counting {
+                    inner: &parity,
+                    across: Default::default(),
+                };
+                let seed = space.rank(&goal).unwrap();
+                assert!(LayerCodes::flagged(Marking::Frontier, &space, seed, 3).flagged);
+                // Depths from a plain queue.
+                let n = space.size() as usize;
+                let mut depth = vec![u32::MAX; n];
+                depth[seed.0 as usize] = 0;
+                let mut queue = std::collections::VecDeque::from([seed]);
+                let mut nbs = Vec::new();
+                while let Some(b) = queue.pop_front() {
+                    nbs.clear();
+                    space.expand(&[b], &mut nbs);
+                    for &nb in nbs.iter().filter(|&&nb| nb != StateIndex::NONE) {
+                        if depth[nb.0 as usize] == u32::MAX {
+                            depth[nb.0 as usize] = depth[b.0 as usize] + 1;
+                            queue.push_back(nb);
+                        }
+                    }
+                }
+                let max = *depth.iter().max().unwrap();
+                let mut sizes = vec![0u64; max as usize + 1];
+                depth.iter().for_each(|&d| sizes[d as usize] += 1);
+                // The boards a push-only run of dense layers skips.
+                let lanes = space.lanes().unwrap();
+                let skippable = (0..n as u64)
+                    .filter(|&i| (2..max).contains(&depth[i as usize]))
+                    .filter(|&i| lanes.single >> (i % lanes.period) & 1 == 1)
+                    .filter(|&i| {
+                        let mut across = Vec::new();
+                        space.expand_across(&[StateIndex(i)], &mut across);
+                        depth[across[0].0 as usize] + 1 == depth[i as usize]
+                    })
+                    .count() as u64;
+                space.across.store(0, Relaxed);
+                let dense: u64 = sizes[1..max as usize].iter().sum();
+                let small = shape.cells() <= 8;
+                let bucketed = Claims::Bucketed {
+                    segment_bits: if small { 5 } else { 8 },
+                    window: if small { 16 } else { 1 << 12 },
+                };
+                for (limit, pull_ratio, claims) in [
+                    (1, u64::MAX, Claims::Random),
+                    (1, u64::MAX, bucketed),
+                    (1, PULL_RATIO, Claims::Random),
+                    (100, PULL_RATIO, Claims::Random),
+                    (1 << 20, PULL_RATIO, Claims::Random),
+                    (100, PULL_RATIO, bucketed),
+                    (100, 0, Claims::Random),
+                    (1, 0, Claims::Random),
+                ] {
+                    let tuning = Tuning {
+                        list_limit: limit,
+                        pull_ratio,
+                        claims,
+                        marking: Marking::Frontier,
+                        listed: 0,
+                    };
+                    let case = format!("{shape} {} {tuning:?}", goal.label());
+                    let marks = StateMarks::new(space.size());
+                    let depths = crate::bfs::DepthArray::new(space.size());
+                    space.across.store(0, Relaxed);
+                    let got = run_with(&space, &marks, seed, &depths, |_, _, _| {}, tuning);
+                    assert_eq!(got.sizes, sizes, "{case}");
+                    for (i, &d) in depth.iter().enumerate() {
+                        let got = depths.get(StateIndex(i as u64)).map(u32::from);
+                        assert_eq!(got, Some(d), "{case} board {i}");
+                        assert_eq!(marks.get(StateIndex(i as u64)), 3, "{case} board {i}");
+                    }
+                    if limit == 1 && pull_ratio == u64::MAX {
+                        let asked = space.across.load(Relaxed);
+                        assert_eq!(asked, dense - skippable, "{case}: asked across");
+                        if shape.rows() == 2 && shape.cells() >= 8 {
+                            assert!(skippable * 5 > dense * 2, "{case}: {skippable} of {dense}");
+                        }
+                    }
                 }
             }
         }

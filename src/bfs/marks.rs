@@ -2,7 +2,9 @@
 //! BFS (Korf 2008, "Linear-time disk-based implicit graph search"; Rokicki's twsearch).
 //!
 //! A field is [`UNSEEN`], one of two alternating frontier codes (layer `d` holds code
-//! `1 + d % 2`), or [`DONE`] for an expanded board. The array is allocated zeroed by the OS
+//! `1 + d % 2`; on a bipartite space with lanes, codes 1 and 2 instead say how a board of
+//! either of the two live layers was reached, see `step::LayerCodes::flagged`), or [`DONE`]
+//! for an expanded board. The array is allocated zeroed by the OS
 //! (pages appear on first touch) and, on Linux, asks for transparent huge pages, which
 //! matter for the random accesses of the BFS on multi-gigabyte arrays.
 
@@ -112,6 +114,48 @@ impl StateMarks {
         // single-bit test-and-set compiles to `lock bts` rather than a compare-exchange loop.
         let bit = 1u64 << (shift + (code - 1));
         word.fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// The claim of board `i` under the across flag ([`super::Marking::Frontier`] on a
+    /// bipartite space with lanes, see `step::LayerCodes::flagged`): `code` 1 (a lane move)
+    /// sets an `UNSEEN` field to 1; `code` 2 (a move across) sets an `UNSEEN` field, or one a
+    /// lane move set to 1 in this step, to 2. True exactly when the field was `UNSEEN`: once
+    /// per board, whatever the order of its claims. A compare-exchange loop, since a lane
+    /// claim must not OR its bit into a field a move across has set (that would read `DONE`).
+    #[inline(always)]
+    pub(crate) fn claim_flagged(&self, i: StateIndex, code: u64) -> bool {
+        let word = &self.words[(i.0 >> 5) as usize];
+        let shift = (i.0 & 31) * 2;
+        let mut cur = word.load(Relaxed);
+        loop {
+            let field = (cur >> shift) & 3;
+            let new = match field {
+                UNSEEN => cur | code << shift,
+                1 if code == 2 => cur ^ (3 << shift),
+                _ => return false,
+            };
+            match word.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                Ok(_) => return field == UNSEEN,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// [`StateMarks::claim_flagged`] by the marks' only writer (see
+    /// [`StateMarks::claim_alone`]): a load and a store.
+    #[inline(always)]
+    pub(crate) fn claim_flagged_alone(&self, i: StateIndex, code: u64) -> bool {
+        let word = &self.words[(i.0 >> 5) as usize];
+        let shift = (i.0 & 31) * 2;
+        let x = word.load(Relaxed);
+        let field = (x >> shift) & 3;
+        let new = match field {
+            UNSEEN => x | code << shift,
+            1 if code == 2 => x ^ (3 << shift),
+            _ => return false,
+        };
+        word.store(new, Relaxed);
+        field == UNSEEN
     }
 
     /// [`StateMarks::claim`] by the marks' only writer: a load and a store rather than a

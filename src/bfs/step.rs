@@ -69,6 +69,9 @@ pub(super) struct LayerCodes {
     /// All ones when the scan may skip a board whose one move across leads back (see
     /// [`scan`]): from layer 1 on. The seed has no layer before it.
     pub after_seed: u64,
+    /// The across flag ([`LayerCodes::flagged`]): the live layers are told apart by their
+    /// side, codes 1 and 2 say how a board was reached, and `claim` is the lane claims' code.
+    pub flagged: bool,
 }
 
 impl LayerCodes {
@@ -86,6 +89,7 @@ impl LayerCodes {
                 retire_xor: 0,
                 sides: None,
                 after_seed,
+                flagged: false,
             },
             Marking::Depths => {
                 let sides = space
@@ -108,8 +112,79 @@ impl LayerCodes {
                     retire_xor,
                     sides: Some((sides.period, masks)),
                     after_seed,
+                    flagged: false,
                 }
             }
+        }
+    }
+
+    /// The codes of [`LayerCodes::new`] under the **across flag**, where it applies: under
+    /// [`Marking::Frontier`], on a bipartite space ([`super::Sides`]) with lanes some of whose
+    /// boards have one move across ([`Lanes::single`]) and whose periods agree. Otherwise
+    /// those of [`LayerCodes::new`]. For the one-machine driver ([`super::run`]).
+    ///
+    /// The frontier (layer `d`) and the layer being claimed (`d + 1`) are on the two sides,
+    /// so a field needs no depth code to say which of them it is in: of the two live codes,
+    /// `2` says that a move across (not a lane move) reached the board, and `1` that lane
+    /// moves alone did (a move across upgrades `1` to `2`, [`super::StateMarks::claim_flagged`];
+    /// retiring sets `DONE`, as before). A frontier board with one move across that holds `2`
+    /// was reached by that move, so its other end is in layer `d - 1`, and the kernel is not
+    /// asked for it. On a board of two rows every move across is a vertical edge between
+    /// layers `d` and `d + 1`, so the scan skips the deeper end of each: half the boards of
+    /// the space, against the quarter or so that the rule without the flag finds (no lane
+    /// neighbour in layer `d - 1`, see [`scan`]). Claims of lists (sparse layers) write `1`
+    /// only: no board is skipped on their account.
+    ///
+    /// # Panics
+    /// As [`LayerCodes::new`].
+    pub fn flagged<S: StateSpace>(
+        marking: Marking,
+        space: &S,
+        seed: StateIndex,
+        depth: u32,
+    ) -> Self {
+        let codes = LayerCodes::new(marking, space, seed, depth);
+        let (Marking::Frontier, Some(sides), Some(lanes)) = (marking, space.sides(), space.lanes())
+        else {
+            return codes;
+        };
+        if lanes.single == 0 || sides.period != lanes.period {
+            return codes;
+        }
+        let side = sides.of(seed) ^ u64::from(depth % 2);
+        let masks = (0..sides.period)
+            .map(|rho| {
+                (0..FIELDS_PER_WORD)
+                    .filter(|&f| sides.of(StateIndex(rho + f)) == side)
+                    .fold(0u64, |m, f| m | 1 << (2 * f))
+            })
+            .collect();
+        LayerCodes {
+            frontier: 1,
+            claim: 1,
+            retire_or: 3,
+            retire_xor: 0,
+            sides: Some((sides.period, masks)),
+            flagged: true,
+            ..codes
+        }
+    }
+
+    /// Whether the side masks stand for [`Marking::Depths`] (not the across flag).
+    pub fn depths(&self) -> bool {
+        self.sides.is_some() && !self.flagged
+    }
+
+    /// The low bits of the fields of word `x` (board `first + f` is field `f`) that hold the
+    /// frontier.
+    #[inline(always)]
+    pub fn live(&self, x: u64, first: u64) -> u64 {
+        if self.flagged {
+            // Codes 1 and 2 on the frontier's side.
+            (x ^ (x >> 1)) & self.side_mask(first)
+        } else {
+            let xf = x ^ (self.frontier * LOW_BITS);
+            !(xf | (xf >> 1)) & self.side_mask(first)
         }
     }
 
@@ -124,6 +199,16 @@ impl LayerCodes {
     pub fn side_mask(&self, first: u64) -> u64 {
         match &self.sides {
             Some((period, masks)) => masks[(first % period) as usize],
+            None => LOW_BITS,
+        }
+    }
+
+    /// [`LayerCodes::side_mask`] of a word whose first index is `rho` modulo the period
+    /// (`rho` less than it).
+    #[inline(always)]
+    pub fn side_at(&self, rho: u64) -> u64 {
+        match &self.sides {
+            Some((_, masks)) => masks[rho as usize],
             None => LOW_BITS,
         }
     }
@@ -177,6 +262,13 @@ pub(super) trait Owner {
     /// `index`, a neighbour of the frontier, is to be claimed for the next layer: here, or by
     /// whoever holds it.
     fn route(&mut self, index: StateIndex);
+    /// `index`, a lane neighbour of the frontier in the next or the previous word, is to be
+    /// claimed for the next layer: as [`Owner::route`], except that under the across flag
+    /// ([`LayerCodes::flagged`]) it was reached by a lane move.
+    #[inline(always)]
+    fn route_lane(&mut self, index: StateIndex) {
+        self.route(index);
+    }
     /// Board `index` has just been claimed for the next layer by a word-wide lane claim.
     fn found(&mut self, index: StateIndex);
     /// Boards `base + f` have just been claimed, for the fields `f` whose low bit is set in
@@ -227,7 +319,8 @@ pub(super) fn each_field(base: u64, fields: u64, mut f: impl FnMut(StateIndex)) 
 }
 
 /// Lists in `out` (its first slots; returns how many) the boards of `nbs` whose field in
-/// `marks` reads unseen, in order, [`StateIndex::NONE`] skipped; each word is prefetched
+/// `marks` has none of the bits `claimable` (3: reads unseen; 2 under the across flag, whose
+/// claims across also take a field a lane move set to 1), in order, [`StateIndex::NONE`] skipped; each word is prefetched
 /// [`AHEAD`] boards before it is read. The first pass of an owner's claims
 /// ([`Owner::route_all`]): every board is written and only the count depends on the field,
 /// which a dense layer finds unseen about half the time, so no branch is mispredicted on it.
@@ -236,6 +329,7 @@ pub(super) fn list_unseen(
     marks: &super::StateMarks,
     nbs: &[StateIndex],
     out: &mut Vec<StateIndex>,
+    claimable: u64,
 ) -> usize {
     out.resize(nbs.len(), StateIndex::NONE);
     for &nb in &nbs[..nbs.len().min(AHEAD)] {
@@ -248,7 +342,7 @@ pub(super) fn list_unseen(
         }
         if nb != StateIndex::NONE {
             out[n] = nb;
-            n += usize::from(marks.get(nb) == super::marks::UNSEEN);
+            n += usize::from(marks.get(nb) & claimable == 0);
         }
     }
     n
@@ -458,6 +552,9 @@ fn scan_words<S: StateSpace, O: Owner>(
     debug_assert_eq!(first % FIELDS_PER_WORD, 0);
     let pattern = codes.frontier * LOW_BITS;
     let next_bit = codes.claim - 1;
+    // The across flag needs lanes (its side masks are indexed like theirs).
+    let flagged = codes.flagged && lanes.is_some();
+    debug_assert_eq!(codes.flagged, flagged);
     expander.across = lanes.is_some();
     // The first index of the word modulo the lanes' period, kept up to date word by word
     // rather than divided out.
@@ -472,7 +569,7 @@ fn scan_words<S: StateSpace, O: Owner>(
             // Most words of a sparse layer hold no frontier board: skip whole lines of them
             // in a tight loop (on 2x7, a scan finding few boards took about twice as long as
             // reading the marks).
-            while k + LINE <= words.len() && !any_match(&words[k..k + LINE], pattern) {
+            while k + LINE <= words.len() && !any_match(&words[k..k + LINE], pattern, flagged) {
                 k += LINE;
                 rho += line_step;
                 if rho >= period {
@@ -492,13 +589,20 @@ fn scan_words<S: StateSpace, O: Owner>(
         }
         let word = &words[at];
         let x = word.load(Relaxed);
-        let xf = x ^ pattern;
-        let mut matches = !(xf | (xf >> 1)) & LOW_BITS;
+        let mut matches = match flagged {
+            // Codes 1 and 2 on the frontier's side (`rho` is the word's first index modulo
+            // the period of the lanes, which is that of the sides).
+            true => (x ^ (x >> 1)) & codes.side_at(rho),
+            false => {
+                let xf = x ^ pattern;
+                !(xf | (xf >> 1)) & LOW_BITS
+            }
+        };
         if matches == 0 {
             continue;
         }
         let base = first + at as u64 * FIELDS_PER_WORD;
-        if codes.sides.is_some() {
+        if codes.sides.is_some() && !flagged {
             matches &= codes.side_mask(base);
             if matches == 0 {
                 continue;
@@ -520,6 +624,20 @@ fn scan_words<S: StateSpace, O: Owner>(
                 let old = if expander.owner.alone() {
                     codes.retire_alone(word, x, set, matches);
                     x
+                } else if flagged {
+                    // A move across may meanwhile have set a target to 2, which an OR of the
+                    // lane claim's 1 would turn into `DONE`: claim only the fields still
+                    // unseen. (The frontier's fields are on the other side, which no claim
+                    // of this step writes.)
+                    let mut cur = x;
+                    loop {
+                        let unseen_now = !(cur | (cur >> 1)) & LOW_BITS;
+                        let new = cur | (set & unseen_now) | (matches * 3);
+                        match word.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                            Ok(_) => break cur,
+                            Err(now) => cur = now,
+                        }
+                    }
                 } else {
                     let old = word.fetch_or(set | (matches * codes.retire_or), Relaxed);
                     if codes.retire_xor != 0 {
@@ -527,29 +645,38 @@ fn scan_words<S: StateSpace, O: Owner>(
                     }
                     old
                 };
-                expander.owner.found_fields(base, (set & !old) >> next_bit);
+                // The claims that found their field unseen (`set` has one bit per field).
+                let won = set & !((old | (old >> 1)) & LOW_BITS) << next_bit;
+                expander.owner.found_fields(base, won >> next_bit);
                 // Lane neighbours in the next or the previous word.
                 if right >> 62 != 0 && base + FIELDS_PER_WORD < size {
-                    expander.owner.route(StateIndex(base + FIELDS_PER_WORD));
+                    expander
+                        .owner
+                        .route_lane(StateIndex(base + FIELDS_PER_WORD));
                 }
                 if left & 1 != 0 && base > 0 {
-                    expander.owner.route(StateIndex(base - 1));
+                    expander.owner.route_lane(StateIndex(base - 1));
                 }
-                // The boards with one other move and no lane neighbour in the layer before
-                // were reached by that move: its other end is in the layer before (see
-                // `Lanes::single`). A lane neighbour in a word outside `words` counts as in
-                // the layer before (not looked at).
-                let before = codes.expanded(x);
-                let after_first = words
-                    .get(k)
-                    .map_or(1, |w| codes.expanded(w.load(Relaxed)) & 1);
-                let before_last = match at {
-                    0 => 1,
-                    _ => codes.expanded(words[at - 1].load(Relaxed)) >> 62,
+                // The boards with one other move reached by that move: its other end is in
+                // the layer before (see `Lanes::single`). Under the across flag they hold 2.
+                // Otherwise, those with no lane neighbour in the layer before; a lane
+                // neighbour in a word outside `words` counts as in the layer before (not
+                // looked at).
+                let reached_across = if flagged {
+                    x >> 1
+                } else {
+                    let before = codes.expanded(x);
+                    let after_first = words
+                        .get(k)
+                        .map_or(1, |w| codes.expanded(w.load(Relaxed)) & 1);
+                    let before_last = match at {
+                        0 => 1,
+                        _ => codes.expanded(words[at - 1].load(Relaxed)) >> 62,
+                    };
+                    !((right & ((before >> 2) | after_first << 62))
+                        | (left & ((before << 2) | before_last)))
                 };
-                let lane_before = (right & ((before >> 2) | after_first << 62))
-                    | (left & ((before << 2) | before_last));
-                let mut skip = matches & l.single[rho] & !lane_before & codes.after_seed;
+                let mut skip = matches & l.single[rho] & reached_across & codes.after_seed;
                 if base + FIELDS_PER_WORD > end {
                     // Only the boards before `end` count.
                     skip &= LOW_BITS >> (2 * (base + FIELDS_PER_WORD - end.max(base)));
@@ -585,13 +712,19 @@ fn scan_words<S: StateSpace, O: Owner>(
 const LINE: usize = 8;
 
 /// Whether one of `words` holds a field equal to the frontier code (`pattern`: the code in
-/// every field).
+/// every field); under the across flag (`flagged`), a live code (1 or 2) on either side.
 #[inline(always)]
-fn any_match(words: &[AtomicU64], pattern: u64) -> bool {
+fn any_match(words: &[AtomicU64], pattern: u64, flagged: bool) -> bool {
     let mut any = 0;
     for word in words {
-        let xf = word.load(Relaxed) ^ pattern;
-        any |= !(xf | (xf >> 1));
+        let x = word.load(Relaxed);
+        any |= match flagged {
+            true => x ^ (x >> 1),
+            false => {
+                let xf = x ^ pattern;
+                !(xf | (xf >> 1))
+            }
+        };
     }
     any & LOW_BITS != 0
 }
@@ -642,13 +775,15 @@ impl Buckets {
 /// Claims for frontier `code` the boards filed under segment `segment` by every one of
 /// `parts` (all made with the same `bits`), in the segment's words `words` (board
 /// `segment * 2^bits + 32k + f` is field `f` of `words[k]`); calls `found` with each board it
-/// claims, once per board. The caller guarantees that no other thread touches these words
-/// meanwhile, so a claim is a plain read and write, not an atomic operation.
+/// claims, once per board. Under the across flag (`flagged`: the filed boards are moves
+/// across) a field a lane move set to 1 also becomes 2, uncounted. The caller guarantees that
+/// no other thread touches these words meanwhile, so a claim is a plain read and write, not
+/// an atomic operation.
 pub(super) fn claim_segment(
     words: &[AtomicU64],
     parts: &[Buckets],
     segment: usize,
-    code: u64,
+    (code, flagged): (u64, bool),
     mut found: impl FnMut(StateIndex),
 ) {
     let Some(first) = parts.first() else { return };
@@ -663,9 +798,12 @@ pub(super) fn claim_segment(
             let word = &words[(off >> 5) as usize];
             let shift = (off & 31) * 2;
             let x = word.load(Relaxed);
-            if (x >> shift) & 3 == 0 {
+            let field = (x >> shift) & 3;
+            if field == 0 {
                 word.store(x | (1 << (shift as u64 + bit)), Relaxed);
                 found(StateIndex(base + u64::from(off)));
+            } else if flagged && field == 1 {
+                word.store(x ^ (3 << shift), Relaxed);
             }
         }
     }
@@ -713,9 +851,9 @@ mod tests {
         }
     }
 
-    /// [`list_unseen`] lists, in order, exactly the boards whose field is unseen, across
-    /// duplicates, [`StateIndex::NONE`] slots and every other code, over more boards than
-    /// it prefetches ahead.
+    /// [`list_unseen`] lists, in order, exactly the boards whose field is unseen (or, under
+    /// the across flag, unseen or 1), across duplicates, [`StateIndex::NONE`] slots and every
+    /// other code, over more boards than it prefetches ahead.
     #[test]
     fn the_unseen_are_listed_in_order() {
         let marks = StateMarks::new(4096);
@@ -729,15 +867,17 @@ mod tests {
                 _ => StateIndex(rng.u64(0..4096)),
             })
             .collect();
-        let want: Vec<StateIndex> = nbs
-            .iter()
-            .copied()
-            .filter(|&nb| nb != StateIndex::NONE && marks.get(nb) == 0)
-            .collect();
-        assert!(want.len() > 100 && want.len() < 900);
-        let mut out = vec![StateIndex(3); 5];
-        let n = list_unseen(&marks, &nbs, &mut out);
-        assert_eq!(&out[..n], &want[..]);
+        for (claimable, codes) in [(3, &[0][..]), (2, &[0, 1][..])] {
+            let want: Vec<StateIndex> = nbs
+                .iter()
+                .copied()
+                .filter(|&nb| nb != StateIndex::NONE && codes.contains(&marks.get(nb)))
+                .collect();
+            assert!(want.len() > 100 * codes.len() && want.len() < 900);
+            let mut out = vec![StateIndex(3); 5];
+            let n = list_unseen(&marks, &nbs, &mut out, claimable);
+            assert_eq!(&out[..n], &want[..], "claimable {claimable}");
+        }
     }
 
     /// The dense scan expands exactly the frontier boards, whatever their number in a word
@@ -931,10 +1071,11 @@ mod tests {
         }
     }
 
-    /// On true BFS layers (depths from a plain queue over the kernel), under both markings,
-    /// with some of the next layer already claimed: a scan in slices of 5 words (so that lane
-    /// neighbours cross slices) does not ask the kernel for some frontier boards, each of
-    /// which has one move across whose other end is in the layer before; it counts every
+    /// On true BFS layers (depths from a plain queue over the kernel), under both markings
+    /// and under the across flag, with some of the next layer already claimed: a scan in
+    /// slices of 5 words (so that lane neighbours cross slices) does not ask the kernel for
+    /// some frontier boards, each of which has one move across whose other end is in the
+    /// layer before (under the flag, every such board of the layer); it counts every
     /// frontier board as expanded (and lists every one when asked); and the boards it claims
     /// plus the unseen boards it routes are exactly the next layer's unseen boards. The seed's
     /// layer skips nothing. Without the skip (a graph not known to be bipartite), the kernel
@@ -963,22 +1104,65 @@ mod tests {
             let max = *depth.iter().max().unwrap();
             let lanes = space.lanes().unwrap();
             let mut skipped_total = 0;
-            for marking in [Marking::Frontier, Marking::Depths] {
+            // Whether board `i` has a neighbour at depth `e` by a move across, and by a lane
+            // move.
+            let across_at = |i: u64, e: u32| {
+                let mut across = Vec::new();
+                space.expand_across(&[StateIndex(i)], &mut across);
+                across.iter().any(|nb| depth[nb.0 as usize] == e)
+            };
+            let lane_at = |i: u64, e: u32| {
+                let edge = |j: u64| lanes.right >> (j % lanes.period) & 1 == 1;
+                (edge(i) && i + 1 < n as u64 && depth[i as usize + 1] == e)
+                    || (i > 0 && edge(i - 1) && depth[i as usize - 1] == e)
+            };
+            for (marking, flag) in [
+                (Marking::Frontier, false),
+                (Marking::Depths, false),
+                (Marking::Frontier, true),
+            ] {
                 // From the seed's layer on (the seed, its blank in the bottom row, is never
                 // skipped).
                 for d in (0..max).step_by(3) {
-                    let codes = LayerCodes::new(marking, &space, seed, d);
+                    let codes = match flag {
+                        true => LayerCodes::flagged(marking, &space, seed, d),
+                        false => LayerCodes::new(marking, &space, seed, d),
+                    };
+                    assert_eq!(codes.flagged, flag);
                     let mut rng = fastrand::Rng::with_seed(u64::from(d));
-                    let before: Vec<u64> = depth
-                        .iter()
-                        .map(|&e| match (e.cmp(&d), marking) {
+                    // Under the across flag, a board reached by a move across (from depth `e`)
+                    // holds 2; other boards hold `code`.
+                    let live = |i: u64, e: u32, code: u64| match flag && across_at(i, e) {
+                        true => 2,
+                        false => code,
+                    };
+                    let before: Vec<u64> = (0..n as u64)
+                        .map(|i| match (depth[i as usize].cmp(&d), marking) {
                             (std::cmp::Ordering::Less, Marking::Frontier) => 3,
-                            (std::cmp::Ordering::Less, Marking::Depths) => LayerCodes::settled(e),
+                            (std::cmp::Ordering::Less, Marking::Depths) => {
+                                LayerCodes::settled(depth[i as usize])
+                            }
+                            (std::cmp::Ordering::Equal, _) if d > 0 => {
+                                live(i, d - 1, codes.frontier)
+                            }
                             (std::cmp::Ordering::Equal, _) => codes.frontier,
-                            _ if e == d + 1 && rng.usize(0..4) == 0 => codes.claim,
+                            // Claimed already: by a lane move when there is one.
+                            _ if depth[i as usize] == d + 1 && rng.usize(0..4) == 0 => {
+                                match lane_at(i, d) {
+                                    true => codes.claim,
+                                    false => live(i, d, codes.claim),
+                                }
+                            }
                             _ => 0,
                         })
                         .collect();
+                    // Under the across flag, the scan skips exactly the frontier boards with
+                    // one move across whose other end is in the layer before.
+                    let single = |i: u64| lanes.single >> (i % lanes.period) & 1 == 1;
+                    let skippable = (0..n as u64)
+                        .filter(|&i| depth[i as usize] == d && d > 0)
+                        .filter(|&i| single(i) && across_at(i, d - 1))
+                        .count();
                     let marks = StateMarks::new(space.size());
                     let frontier: Vec<StateIndex> = (0..n as u64)
                         .filter(|&i| depth[i as usize] == d)
@@ -1048,6 +1232,13 @@ mod tests {
                             assert_eq!(across.len(), 1, "{shape}: board {} skipped", b.0);
                             assert_eq!(depth[across[0].0 as usize], d - 1, "{shape}: {}", b.0);
                             skipped_total += 1;
+                        }
+                        if flag && bipartite {
+                            assert_eq!(
+                                frontier.len() - asked.len(),
+                                skippable,
+                                "{shape} depth {d}: skipped under the across flag"
+                            );
                         }
                         asked_counts.push(asked.len());
                         after.push(

@@ -48,8 +48,10 @@ fn single_tile() -> String {
     crate::metric::Metric::Stm.name().into()
 }
 
-/// Version of [`Header`] and its body (4: shares dealt in blocks, not contiguous ranges).
-const FORMAT: u32 = 4;
+/// Version of [`Header`] and its body (4: shares dealt in blocks, not contiguous ranges; 5:
+/// the frontier's codes under the across flag, `crate::bfs::step::LayerCodes::flagged`, which
+/// a run of format 4 would read as other layers).
+const FORMAT: u32 = 5;
 
 /// One process's checkpoint files.
 pub(super) struct Checkpoints {

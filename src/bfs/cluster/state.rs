@@ -78,6 +78,16 @@ impl Deal {
         }
     }
 
+    /// Whether local index `l` is the first or the last board of its block: the only boards
+    /// of a process that another process can reach by a lane move (a scan routes a lane
+    /// neighbour only when it is in the next or the previous word, and blocks are whole
+    /// items of words).
+    #[inline(always)]
+    pub fn at_edge(&self, l: u64) -> bool {
+        let off = self.split(l).1;
+        off == 0 || off == self.block - 1
+    }
+
     #[inline(always)]
     fn split(&self, i: u64) -> (u64, u64) {
         match self.shift {
@@ -168,6 +178,10 @@ pub(super) struct Phase {
     /// The layer from which the BFS in progress takes pull steps (one process only).
     #[serde(default)]
     pub pulled_from: Option<u32>,
+    /// The seed of the BFS in progress (global index): its side starts the alternation of the
+    /// frontier's side (`crate::bfs::step::LayerCodes::flagged`).
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::driver;
-use crate::bfs::marks::{FIELDS_PER_WORD, UNSEEN};
+use crate::bfs::marks::FIELDS_PER_WORD;
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -58,8 +58,14 @@ struct Routed<'a> {
     held: &'a Held,
     /// Where claims record their depth (the goal's BFS, per-board results).
     depths: Option<&'a DepthArray>,
-    /// The field value a claim writes ([`LayerCodes::claim`]).
+    /// The field value a claim writes ([`LayerCodes::claim`]); under the across flag, a lane
+    /// claim.
     code: u64,
+    /// Claims under the across flag ([`LayerCodes::flagged`], dense layers): a move across
+    /// writes 2. Another process's lists are moves across, but for the first and the last
+    /// board of a block ([`Deal::at_edge`](super::state::Deal::at_edge)), which may have come
+    /// by a lane move and are claimed as one.
+    flagged: bool,
     depth: u32,
     keep: bool,
     found: u64,
@@ -79,11 +85,12 @@ struct Routed<'a> {
 }
 
 impl<'a> Routed<'a> {
-    /// The owner of the claims for layer `depth`, writing `code`.
+    /// The owner of the claims for layer `depth`, writing `code` (under the across flag when
+    /// `flagged`).
     fn new(
         held: &'a Held,
         record: bool,
-        (depth, code): (u32, u64),
+        (depth, code, flagged): (u32, u64, bool),
         keep: bool,
         alone: bool,
     ) -> Self {
@@ -91,6 +98,7 @@ impl<'a> Routed<'a> {
             held,
             depths: held.depths.as_ref().filter(|_| record),
             code,
+            flagged,
             depth,
             keep,
             found: 0,
@@ -109,23 +117,49 @@ impl<'a> Routed<'a> {
     #[inline(always)]
     fn claim_unseen(&mut self, locals: &mut [StateIndex]) {
         let marks = &self.held.marks;
+        let claimable = self.claimable();
         let mut unseen = 0;
         for k in 0..locals.len() {
             let local = locals[k];
             locals[unseen] = local;
-            unseen += usize::from(marks.get(local) == UNSEEN);
+            unseen += usize::from(marks.get(local) & claimable == 0);
         }
         for &local in &locals[..unseen] {
             self.claim(local.0, self.held.deal.global(local.0));
         }
     }
 
-    /// Claims this process's board of local index `local` (board `index`).
+    /// The bits of a field that make a board's claim fail at once ([`step::list_unseen`]).
+    #[inline(always)]
+    fn claimable(&self) -> u64 {
+        if self.flagged { 2 } else { 3 }
+    }
+
+    /// Claims this process's board of local index `local` (board `index`), a neighbour by a
+    /// move across under the across flag.
     #[inline(always)]
     fn claim(&mut self, local: u64, index: u64) {
-        let claimed = match self.alone {
-            true => self.held.marks.claim_alone(StateIndex(local), self.code),
-            false => self.held.marks.claim(StateIndex(local), self.code),
+        let marks = &self.held.marks;
+        let claimed = match (self.flagged, self.alone) {
+            (true, true) => marks.claim_flagged_alone(StateIndex(local), 2),
+            (true, false) => marks.claim_flagged(StateIndex(local), 2),
+            (false, true) => marks.claim_alone(StateIndex(local), self.code),
+            (false, false) => marks.claim(StateIndex(local), self.code),
+        };
+        if claimed {
+            self.found(StateIndex(index));
+        }
+    }
+
+    /// [`Routed::claim`] of a neighbour by a lane move.
+    #[inline(always)]
+    fn claim_lane(&mut self, local: u64, index: u64) {
+        let marks = &self.held.marks;
+        let claimed = match (self.flagged, self.alone) {
+            (true, true) => marks.claim_flagged_alone(StateIndex(local), 1),
+            (true, false) => marks.claim_flagged(StateIndex(local), 1),
+            (false, true) => marks.claim_alone(StateIndex(local), self.code),
+            (false, false) => marks.claim(StateIndex(local), self.code),
         };
         if claimed {
             self.found(StateIndex(index));
@@ -141,6 +175,18 @@ impl Owner for Routed<'_> {
         if owner as u64 == deal.me {
             self.claim(local, index.0);
         } else {
+            self.outbox[owner].push(local);
+        }
+    }
+
+    #[inline(always)]
+    fn route_lane(&mut self, index: StateIndex) {
+        let deal = &self.held.deal;
+        let (owner, local) = deal.locate(index.0);
+        if owner as u64 == deal.me {
+            self.claim_lane(local, index.0);
+        } else {
+            // The first or the last board of a block there, claimed as a lane move.
             self.outbox[owner].push(local);
         }
     }
@@ -181,7 +227,7 @@ impl Owner for Routed<'_> {
         let mut mine = std::mem::take(&mut self.mine);
         if deal.peers == 1 {
             // Every board is ours, its local index its own.
-            let n = step::list_unseen(marks, nbs, &mut mine);
+            let n = step::list_unseen(marks, nbs, &mut mine, self.claimable());
             for &nb in &mine[..n] {
                 self.claim(nb.0, nb.0);
             }
@@ -234,7 +280,7 @@ struct Walk<'a, S: StateSpace> {
     /// The goal's BFS: claims record their depth.
     record: bool,
     /// What this BFS leaves in the marks, and its seed (the board whose side starts the
-    /// sides' alternation under [`Marking::Depths`]).
+    /// sides' alternation under [`Marking::Depths`] and the across flag).
     marking: (Marking, StateIndex),
     /// Layers of at most this many boards are kept in [`Phase::listed`] (0: none).
     listed: u64,
@@ -277,8 +323,10 @@ impl<S: StateSpace> Walk<'_, S> {
             _ => (SEND_BUDGET * self.threads / per_item).max(self.threads),
         };
         let lanes = self.lanes.map(|l| (l, size));
-        let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
-        let claims = (depth + 1, codes.claim);
+        let codes = LayerCodes::flagged(self.marking.0, self.space, self.marking.1, depth);
+        // The claims of a list step write the lane claims' code for every move (see
+        // `driver::Local`); every process takes the same kind of step.
+        let claims = (depth + 1, codes.claim, codes.flagged && list.is_none());
         let alone = self.alone();
         let mut out = Step {
             found: 0,
@@ -400,7 +448,7 @@ impl<S: StateSpace> Walk<'_, S> {
     /// layer `depth + 1` is the unseen boards with a neighbour in layer `depth`, as on one
     /// machine ([`crate::bfs::driver`]); `list`: layer `depth`'s boards, when known.
     fn pull(&self, held: &Held, depth: u32, list: Option<&[StateIndex]>) -> (Step, u64) {
-        let codes = LayerCodes::new(self.marking.0, self.space, self.marking.1, depth);
+        let codes = LayerCodes::flagged(self.marking.0, self.space, self.marking.1, depth);
         let limit = list_limit(self.space.size());
         let (found, next, expanded) = self.pool.install(|| {
             let (found, next, expanded, _) = match held.depths.as_ref().filter(|_| self.record) {
@@ -427,7 +475,7 @@ impl<S: StateSpace> Walk<'_, S> {
     fn apply(
         &self,
         held: &Held,
-        claims: (u32, u64),
+        claims: (u32, u64, bool),
         keep_next: bool,
         received: Vec<Chunk>,
         out: &mut Step,
@@ -456,7 +504,10 @@ impl<S: StateSpace> Walk<'_, S> {
                     };
                     let ok = chunk
                         .indices(width, |i| {
-                            if i < len {
+                            if owner.flagged && i < len && held.deal.at_edge(i) {
+                                // Perhaps a lane neighbour (see `Routed::flagged`).
+                                owner.claim_lane(i, held.deal.global(i));
+                            } else if i < len {
                                 batch.push(StateIndex(i));
                                 if batch.len() == CLAIM_BATCH {
                                     claim(&mut batch, &mut owner);
@@ -833,23 +884,9 @@ pub(super) fn worker_main<S: StateSpace>(
             // The goal's BFS keeps depths when asked; any other keeps Korf's marks, which say
             // only what was reached.
             let table = record && job.marking == Marking::Depths;
-            let marking = match space.rank(&job.goal).filter(|_| table) {
-                Some(goal) => (Marking::Depths, goal),
-                None => (Marking::Frontier, StateIndex(0)),
-            };
-            let walk = Walk {
-                space,
-                lanes: lanes.as_ref(),
-                pool: &pool,
-                threads: setup.threads,
-                record,
-                marking,
-                listed: if table {
-                    job.listed.min(list_limit(space.size()) as u64)
-                } else {
-                    0
-                },
-                wires: &setup.wires,
+            let kind = match table {
+                true => Marking::Depths,
+                false => Marking::Frontier,
             };
             let mut list = None;
             if phase.current.is_empty() {
@@ -872,17 +909,34 @@ pub(super) fn worker_main<S: StateSpace>(
                         .filter(|&m| m != u64::MAX)
                 };
                 let Some(seed) = seed else { break };
+                phase.seed = Some(seed);
                 let mut seeds = Vec::new();
                 let (owner_of_seed, local) = deal.locate(seed);
                 if owner_of_seed as u64 == deal.me {
-                    let code = LayerCodes::new(marking.0, space, marking.1, 0).frontier;
-                    let mut owner = Routed::new(&held, record, (0, code), true, false);
+                    let code = LayerCodes::flagged(kind, space, StateIndex(seed), 0).frontier;
+                    let mut owner = Routed::new(&held, record, (0, code, false), true, false);
                     owner.claim(local, seed);
                     seeds = owner.next;
                 }
                 list = Some(seeds);
                 phase.current = vec![1];
             }
+            // (A checkpoint of this format always names its seed.)
+            let seed = StateIndex(phase.seed.unwrap_or_default());
+            let walk = Walk {
+                space,
+                lanes: lanes.as_ref(),
+                pool: &pool,
+                threads: setup.threads,
+                record,
+                marking: (kind, seed),
+                listed: if table {
+                    job.listed.min(list_limit(space.size()) as u64)
+                } else {
+                    0
+                },
+                wires: &setup.wires,
+            };
             let earlier: u64 = job.spaces[..usize::from(phase.space)]
                 .iter()
                 .map(StateSpace::size)
@@ -1031,7 +1085,7 @@ fn bfs_layers<S: StateSpace>(
             if list.is_none() && size <= limit {
                 // The one frontier a pull step cannot list: the first, which alone holds
                 // the frontier code now.
-                let codes = LayerCodes::new(walk.marking.0, walk.space, walk.marking.1, depth);
+                let codes = LayerCodes::flagged(walk.marking.0, walk.space, walk.marking.1, depth);
                 list = Some(
                     walk.pool
                         .install(|| driver::find_frontier(&held.marks, &codes)),
