@@ -49,6 +49,18 @@ pub(crate) fn try_zeroed<T: bytemuck::Zeroable>(
         .ok_or(OutOfMemory { bytes, what })
 }
 
+/// A claim under the across flag ([`StateMarks::claim_flagged`]) of the field at bit `shift`
+/// of word `x`: the word it writes, and whether the field was `UNSEEN`; `None` when it leaves
+/// the word as it is.
+#[inline(always)]
+fn flagged_claim(x: u64, shift: u64, code: u64) -> Option<(u64, bool)> {
+    match (x >> shift) & 3 {
+        UNSEEN => Some((x | code << shift, true)),
+        1 if code == 2 => Some((x ^ (3 << shift), false)),
+        _ => None,
+    }
+}
+
 /// Two bits per board over `0..len`, shared between threads. Memory: `len / 4` bytes.
 pub struct StateMarks {
     words: Vec<AtomicU64>,
@@ -128,14 +140,11 @@ impl StateMarks {
         let shift = (i.0 & 31) * 2;
         let mut cur = word.load(Relaxed);
         loop {
-            let field = (cur >> shift) & 3;
-            let new = match field {
-                UNSEEN => cur | code << shift,
-                1 if code == 2 => cur ^ (3 << shift),
-                _ => return false,
+            let Some((new, won)) = flagged_claim(cur, shift, code) else {
+                return false;
             };
             match word.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-                Ok(_) => return field == UNSEEN,
+                Ok(_) => return won,
                 Err(now) => cur = now,
             }
         }
@@ -146,16 +155,12 @@ impl StateMarks {
     #[inline(always)]
     pub(crate) fn claim_flagged_alone(&self, i: StateIndex, code: u64) -> bool {
         let word = &self.words[(i.0 >> 5) as usize];
-        let shift = (i.0 & 31) * 2;
-        let x = word.load(Relaxed);
-        let field = (x >> shift) & 3;
-        let new = match field {
-            UNSEEN => x | code << shift,
-            1 if code == 2 => x ^ (3 << shift),
-            _ => return false,
+        let (new, won) = match flagged_claim(word.load(Relaxed), (i.0 & 31) * 2, code) {
+            Some(change) => change,
+            None => return false,
         };
         word.store(new, Relaxed);
-        field == UNSEEN
+        won
     }
 
     /// [`StateMarks::claim`] by the marks' only writer: a load and a store rather than a
@@ -362,6 +367,66 @@ mod tests {
         assert_eq!(marks.get(StateIndex(37)), 1);
         marks.retire(StateIndex(37));
         assert_eq!(marks.get(StateIndex(37)), DONE);
+    }
+
+    /// Claims under the across flag: on every field value, both claims (1, a lane move; 2, a
+    /// move across) win exactly on `UNSEEN`, a move across upgrades 1 to 2 without winning,
+    /// and nothing else changes, by the locked claim and the only writer's alike. From four
+    /// threads racing over the same boards with both codes, each board is won once, and
+    /// ends 2 exactly when some thread claimed it across.
+    #[test]
+    fn flagged_claims_win_once_and_keep_the_move_across() {
+        for field in 0..4u64 {
+            for code in [1, 2] {
+                let want_won = field == UNSEEN;
+                let want = match (field, code) {
+                    (UNSEEN, c) => c,
+                    (1, 2) => 2,
+                    (f, _) => f,
+                };
+                let (locked, alone) = (StateMarks::new(64), StateMarks::new(64));
+                for m in [&locked, &alone] {
+                    m.words()[1].store((field << 10) | 0xdead_0000_0000_0003, Relaxed);
+                }
+                let i = StateIndex(32 + 5);
+                assert_eq!(locked.claim_flagged(i, code), want_won, "{field} {code}");
+                assert_eq!(
+                    alone.claim_flagged_alone(i, code),
+                    want_won,
+                    "{field} {code}"
+                );
+                for m in [&locked, &alone] {
+                    let other = m.words()[1].load(Relaxed) & !(3 << 10);
+                    assert_eq!(m.get(i), want, "field {field} code {code}");
+                    assert_eq!(other, 0xdead_0000_0000_0003, "field {field} code {code}");
+                }
+            }
+        }
+        let marks = StateMarks::new(4096);
+        let wins: Vec<Vec<u64>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4u64)
+                .map(|t| {
+                    let marks = &marks;
+                    s.spawn(move || {
+                        (0..4096u64)
+                            .filter(|&b| {
+                                // Board b is claimed across by thread b % 5 (none for 4).
+                                let code = if b % 5 == t { 2 } else { 1 };
+                                marks.claim_flagged(StateIndex(b), code)
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<u64> = wins.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..4096).collect::<Vec<_>>());
+        for b in 0..4096u64 {
+            let want = if b % 5 < 4 { 2 } else { 1 };
+            assert_eq!(marks.get(StateIndex(b)), want, "board {b}");
+        }
     }
 
     /// The only writer's claim gives the same answers and the same words as the locked

@@ -144,9 +144,10 @@ pub struct Lanes {
     /// Bit `r` set: boards `i` with `i % period == r` have exactly one neighbour that is not a
     /// lane move (in the parity layout, a blank in the top or the bottom row: one vertical
     /// move). In a bipartite graph ([`StateSpace::sides`]) such a board of layer `d >= 1`
-    /// none of whose lane neighbours is in layer `d - 1` was reached by that one move, so its
-    /// other end is in layer `d - 1`: a driver whose marks show every earlier layer retired
-    /// need not ask the kernel for it.
+    /// that was reached by that one move (the marks say so under the across flag; otherwise,
+    /// none of its lane neighbours is in layer `d - 1`) has the move's other end in layer
+    /// `d - 1`: a driver whose marks show every earlier layer retired need not ask the kernel
+    /// for it.
     pub single: u64,
 }
 

@@ -2,8 +2,9 @@
 //! words for the frontier code, or a sorted list), expand it with the space's kernel in
 //! ascending batches, claim lane moves word-wide where the word is local, and hand every other
 //! neighbour to its owner, a batch at a time ([`Owner::route_all`]). A frontier board whose one
-//! move that is not a lane move must lead back to the layer before (a bipartite graph, no lane
-//! neighbour in that layer: see [`Lanes::single`]) is not handed to the kernel.
+//! move that is not a lane move must lead back to the layer before (a bipartite graph, see
+//! [`Lanes::single`]: the marks say that move reached it, [`LayerCodes::flagged`], or it has
+//! no lane neighbour in that layer) is not handed to the kernel.
 //!
 //! What differs between the drivers is only the owner: the one-machine driver
 //! ([`super::run`]) claims every neighbour in its marks at once; a distributed worker
@@ -36,7 +37,10 @@ pub(super) fn code(depth: u32) -> u64 {
 pub enum Marking {
     /// Korf's four states (Korf 2008): unseen `0`, the frontier codes `1 + d % 2` of layers
     /// `d` and `d + 1`, and `DONE` (`3`) once a board is expanded. The finished marks say only
-    /// which boards were reached.
+    /// which boards were reached. On the parity index (bipartite, with lanes) the drivers take
+    /// its variant with the across flag instead (`step::LayerCodes::flagged`: the live codes say
+    /// how a board was reached, its side which layer it is in); the finished marks are the
+    /// same.
     #[default]
     Frontier,
     /// The finished marks keep each board's depth, for a distance table ([`crate::table`]):
@@ -496,13 +500,16 @@ impl LaneMasks {
 /// `lanes` (and `size`, the space's size), the lane moves of a whole word of frontier boards
 /// are claimed at once with shifts and masks (one atomic OR per word, which also retires the
 /// frontier) and the kernel is asked only for the other moves; a lane neighbour in the next or
-/// the previous word is routed like any other.
+/// the previous word is routed ([`Owner::route_lane`]).
 ///
 /// With lanes, the kernel is not asked at all for a board with one move across
-/// ([`Lanes::single`], given only for a bipartite graph) none of whose lane neighbours is
-/// already expanded ([`LayerCodes::expanded`]): in layer `depth >= 1`, that move leads back to
-/// layer `depth - 1`. (Its lane moves are still claimed, and it is retired and counted as
-/// expanded.) This needs the marks of a layer step: every layer before `depth` retired, as
+/// ([`Lanes::single`], given only for a bipartite graph) that this move reached: under the
+/// across flag ([`LayerCodes::flagged`]) the board holds 2; otherwise, none of its lane
+/// neighbours is already expanded ([`LayerCodes::expanded`]). In layer `depth >= 1`, that
+/// move then leads back to layer `depth - 1`. (Its lane moves are still claimed, and it is
+/// retired and counted as expanded.) Under the flag, a lane claim is a compare-exchange that
+/// claims only the fields still unseen, and a lane neighbour in the next or the previous word
+/// goes to [`Owner::route_lane`]. This needs the marks of a layer step: every layer before `depth` retired, as
 /// after push steps (a driver takes no dense scan after a pull step, which leaves its layers'
 /// frontier codes).
 pub(super) fn scan<S: StateSpace, O: Owner>(

@@ -139,27 +139,25 @@ impl<'a> Routed<'a> {
     /// move across under the across flag.
     #[inline(always)]
     fn claim(&mut self, local: u64, index: u64) {
-        let marks = &self.held.marks;
-        let claimed = match (self.flagged, self.alone) {
-            (true, true) => marks.claim_flagged_alone(StateIndex(local), 2),
-            (true, false) => marks.claim_flagged(StateIndex(local), 2),
-            (false, true) => marks.claim_alone(StateIndex(local), self.code),
-            (false, false) => marks.claim(StateIndex(local), self.code),
-        };
-        if claimed {
-            self.found(StateIndex(index));
-        }
+        self.claim_as(local, index, 2);
     }
 
     /// [`Routed::claim`] of a neighbour by a lane move.
     #[inline(always)]
     fn claim_lane(&mut self, local: u64, index: u64) {
-        let marks = &self.held.marks;
+        self.claim_as(local, index, 1);
+    }
+
+    /// [`Routed::claim`], writing `flag` (1: a lane move, 2: a move across) under the across
+    /// flag.
+    #[inline(always)]
+    fn claim_as(&mut self, local: u64, index: u64, flag: u64) {
+        let (marks, at) = (&self.held.marks, StateIndex(local));
         let claimed = match (self.flagged, self.alone) {
-            (true, true) => marks.claim_flagged_alone(StateIndex(local), 1),
-            (true, false) => marks.claim_flagged(StateIndex(local), 1),
-            (false, true) => marks.claim_alone(StateIndex(local), self.code),
-            (false, false) => marks.claim(StateIndex(local), self.code),
+            (true, true) => marks.claim_flagged_alone(at, flag),
+            (true, false) => marks.claim_flagged(at, flag),
+            (false, true) => marks.claim_alone(at, self.code),
+            (false, false) => marks.claim(at, self.code),
         };
         if claimed {
             self.found(StateIndex(index));
