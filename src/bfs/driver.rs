@@ -1067,13 +1067,7 @@ mod tests {
     #[test]
     fn depth_marks_keep_every_depth() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
-            let mut inside = Board::goal(shape).permutation().to_vec();
-            inside.swap(shape.cells() - 1, shape.cols() + 1);
-            inside.swap(0, 1);
-            for goal in [
-                Board::goal(shape),
-                Board::from_permutation(shape, inside).unwrap(),
-            ] {
+            for goal in two_goals(shape) {
                 let space = ParitySpace::new(shape, Parity::of(&goal)).unwrap();
                 let seed = space.rank(&goal).unwrap();
                 let depths = crate::bfs::DepthArray::new(space.size());
@@ -1083,11 +1077,7 @@ mod tests {
                     ..pulling(100)
                 };
                 let want = run_with(&space, &marks, seed, &depths, |_, _, _| {}, push_only);
-                let small = shape.cells() <= 8;
-                let bucketed = Claims::Bucketed {
-                    segment_bits: if small { 5 } else { 8 },
-                    window: if small { 16 } else { 1 << 12 },
-                };
+                let bucketed = small_buckets(shape);
                 for (limit, pull_ratio, claims) in [
                     (1, PULL_RATIO, Claims::Random),
                     (100, PULL_RATIO, Claims::Random),
@@ -1142,12 +1132,8 @@ mod tests {
                 Board::goal(shape),
                 Board::from_permutation(shape, swapped).unwrap(),
             ];
-            let small = shape.cells() <= 8;
             let claims = [
-                Claims::Bucketed {
-                    segment_bits: if small { 5 } else { 8 },
-                    window: if small { 16 } else { 1 << 12 },
-                },
+                small_buckets(shape),
                 Claims::Bucketed {
                     segment_bits: 20,
                     window: 1 << 20,
@@ -1215,13 +1201,7 @@ mod tests {
     #[test]
     fn the_across_flag_skips_every_board_reached_across() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
-            let mut inside = Board::goal(shape).permutation().to_vec();
-            inside.swap(shape.cells() - 1, shape.cols() + 1);
-            inside.swap(0, 1);
-            for goal in [
-                Board::goal(shape),
-                Board::from_permutation(shape, inside).unwrap(),
-            ] {
+            for goal in two_goals(shape) {
                 let parity = ParitySpace::new(shape, Parity::of(&goal)).unwrap();
                 let space = Counting {
                     inner: &parity,
@@ -1229,22 +1209,8 @@ mod tests {
                 };
                 let seed = space.rank(&goal).unwrap();
                 assert!(LayerCodes::flagged(Marking::Frontier, &space, seed, 3).flagged);
-                // Depths from a plain queue.
                 let n = space.size() as usize;
-                let mut depth = vec![u32::MAX; n];
-                depth[seed.0 as usize] = 0;
-                let mut queue = std::collections::VecDeque::from([seed]);
-                let mut nbs = Vec::new();
-                while let Some(b) = queue.pop_front() {
-                    nbs.clear();
-                    space.expand(&[b], &mut nbs);
-                    for &nb in nbs.iter().filter(|&&nb| nb != StateIndex::NONE) {
-                        if depth[nb.0 as usize] == u32::MAX {
-                            depth[nb.0 as usize] = depth[b.0 as usize] + 1;
-                            queue.push_back(nb);
-                        }
-                    }
-                }
+                let depth = crate::bfs::queue_depths(&space, seed);
                 let max = *depth.iter().max().unwrap();
                 let mut sizes = vec![0u64; max as usize + 1];
                 depth.iter().for_each(|&d| sizes[d as usize] += 1);
@@ -1261,11 +1227,7 @@ mod tests {
                     .count() as u64;
                 space.across.store(0, Relaxed);
                 let dense: u64 = sizes[1..max as usize].iter().sum();
-                let small = shape.cells() <= 8;
-                let bucketed = Claims::Bucketed {
-                    segment_bits: if small { 5 } else { 8 },
-                    window: if small { 16 } else { 1 << 12 },
-                };
+                let bucketed = small_buckets(shape);
                 for (limit, pull_ratio, claims) in [
                     (1, u64::MAX, Claims::Random),
                     (1, u64::MAX, bucketed),
@@ -1303,6 +1265,27 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The standard goal of `shape` and a goal of the other class with the blank inside.
+    fn two_goals(shape: Shape) -> [Board; 2] {
+        let mut inside = Board::goal(shape).permutation().to_vec();
+        inside.swap(shape.cells() - 1, shape.cols() + 1);
+        inside.swap(0, 1);
+        [
+            Board::goal(shape),
+            Board::from_permutation(shape, inside).unwrap(),
+        ]
+    }
+
+    /// Bucketed claims whose windows and segments are small enough that a layer of `shape`
+    /// spans several of each.
+    fn small_buckets(shape: Shape) -> Claims {
+        let small = shape.cells() <= 8;
+        Claims::Bucketed {
+            segment_bits: if small { 5 } else { 8 },
+            window: if small { 16 } else { 1 << 12 },
         }
     }
 

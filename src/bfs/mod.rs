@@ -228,3 +228,24 @@ pub(crate) fn on_both_copies(test: impl Fn()) {
         BASELINE_ONLY.with(|b| b.set(false));
     }
 }
+
+/// Tests: every board's depth from `seed` by a plain queue over the kernel (`u32::MAX`: not
+/// reached), an oracle independent of the drivers.
+#[cfg(test)]
+pub(crate) fn queue_depths<S: StateSpace>(space: &S, seed: StateIndex) -> Vec<u32> {
+    let mut depth = vec![u32::MAX; space.size() as usize];
+    depth[seed.0 as usize] = 0;
+    let mut queue = std::collections::VecDeque::from([seed]);
+    let mut nbs = Vec::new();
+    while let Some(b) = queue.pop_front() {
+        nbs.clear();
+        space.expand(&[b], &mut nbs);
+        for &nb in nbs.iter().filter(|&&nb| nb != StateIndex::NONE) {
+            if depth[nb.0 as usize] == u32::MAX {
+                depth[nb.0 as usize] = depth[b.0 as usize] + 1;
+                queue.push_back(nb);
+            }
+        }
+    }
+    depth
+}

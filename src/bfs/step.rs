@@ -32,6 +32,19 @@ pub(super) fn code(depth: u32) -> u64 {
     1 + u64::from(depth % 2)
 }
 
+/// Per index modulo the period of `sides`, the low bits of the fields of a word on the side
+/// of layer `depth` of a BFS from `seed`.
+fn side_masks(sides: super::Sides, seed: StateIndex, depth: u32) -> Vec<u64> {
+    let side = sides.of(seed) ^ u64::from(depth % 2);
+    (0..sides.period)
+        .map(|rho| {
+            (0..FIELDS_PER_WORD)
+                .filter(|&f| sides.of(StateIndex(rho + f)) == side)
+                .fold(0u64, |m, f| m | 1 << (2 * f))
+        })
+        .collect()
+}
+
 /// What a run leaves in its marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Marking {
@@ -99,14 +112,7 @@ impl LayerCodes {
                 let sides = space
                     .sides()
                     .expect("Marking::Depths needs a space with sides");
-                let side = sides.of(seed) ^ u64::from(depth % 2);
-                let masks = (0..sides.period)
-                    .map(|rho| {
-                        (0..FIELDS_PER_WORD)
-                            .filter(|&f| sides.of(StateIndex(rho + f)) == side)
-                            .fold(0u64, |m, f| m | 1 << (2 * f))
-                    })
-                    .collect();
+                let masks = side_masks(sides, seed, depth);
                 // 1 becomes 2 (1 xor 3) or 3 (1 or 2).
                 let (retire_or, retire_xor) = if (depth / 2) % 2 == 0 { (0, 3) } else { (2, 0) };
                 LayerCodes {
@@ -155,14 +161,7 @@ impl LayerCodes {
         if lanes.single == 0 || sides.period != lanes.period {
             return codes;
         }
-        let side = sides.of(seed) ^ u64::from(depth % 2);
-        let masks = (0..sides.period)
-            .map(|rho| {
-                (0..FIELDS_PER_WORD)
-                    .filter(|&f| sides.of(StateIndex(rho + f)) == side)
-                    .fold(0u64, |m, f| m | 1 << (2 * f))
-            })
-            .collect();
+        let masks = side_masks(sides, seed, depth);
         LayerCodes {
             frontier: 1,
             claim: 1,
@@ -1094,20 +1093,7 @@ mod tests {
             let space = ParitySpace::new(shape, Parity::Even).unwrap();
             let seed = space.rank(&crate::board::Board::goal(shape)).unwrap();
             let n = space.size() as usize;
-            let mut depth = vec![u32::MAX; n];
-            depth[seed.0 as usize] = 0;
-            let mut queue = std::collections::VecDeque::from([seed]);
-            let mut nbs = Vec::new();
-            while let Some(b) = queue.pop_front() {
-                nbs.clear();
-                space.expand(&[b], &mut nbs);
-                for &nb in nbs.iter().filter(|&&nb| nb != StateIndex::NONE) {
-                    if depth[nb.0 as usize] == u32::MAX {
-                        depth[nb.0 as usize] = depth[b.0 as usize] + 1;
-                        queue.push_back(nb);
-                    }
-                }
-            }
+            let depth = crate::bfs::queue_depths(&space, seed);
             let max = *depth.iter().max().unwrap();
             let lanes = space.lanes().unwrap();
             let mut skipped_total = 0;
