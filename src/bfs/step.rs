@@ -131,7 +131,8 @@ impl LayerCodes {
     /// The codes of [`LayerCodes::new`] under the **across flag**, where it applies: under
     /// [`Marking::Frontier`], on a bipartite space ([`super::Sides`]) with lanes some of whose
     /// boards have one move across ([`Lanes::single`]) and whose periods agree. Otherwise
-    /// those of [`LayerCodes::new`]. For the one-machine driver ([`super::run`]).
+    /// those of [`LayerCodes::new`]. The codes of both marks drivers ([`super::run`] and
+    /// [`super::cluster`]).
     ///
     /// The frontier (layer `d`) and the layer being claimed (`d + 1`) are on the two sides,
     /// so a field needs no depth code to say which of them it is in: of the two live codes,
@@ -323,8 +324,8 @@ pub(super) fn each_field(base: u64, fields: u64, mut f: impl FnMut(StateIndex)) 
 
 /// Lists in `out` (its first slots; returns how many) the boards of `nbs` whose field in
 /// `marks` has none of the bits `claimable` (3: reads unseen; 2 under the across flag, whose
-/// claims across also take a field a lane move set to 1), in order, [`StateIndex::NONE`] skipped; each word is prefetched
-/// [`AHEAD`] boards before it is read. The first pass of an owner's claims
+/// claims across also take a field a lane move set to 1), in order, [`StateIndex::NONE`]
+/// skipped; each word is prefetched [`AHEAD`] boards before it is read. The first pass of an owner's claims
 /// ([`Owner::route_all`]): every board is written and only the count depends on the field,
 /// which a dense layer finds unseen about half the time, so no branch is mispredicted on it.
 #[inline(always)]
@@ -508,9 +509,9 @@ impl LaneMasks {
 /// move then leads back to layer `depth - 1`. (Its lane moves are still claimed, and it is
 /// retired and counted as expanded.) Under the flag, a lane claim is a compare-exchange that
 /// claims only the fields still unseen, and a lane neighbour in the next or the previous word
-/// goes to [`Owner::route_lane`]. This needs the marks of a layer step: every layer before `depth` retired, as
-/// after push steps (a driver takes no dense scan after a pull step, which leaves its layers'
-/// frontier codes).
+/// goes to [`Owner::route_lane`]. This needs the marks of a layer step: every layer before
+/// `depth` retired, as after push steps (a driver takes no dense scan after a pull step, which
+/// leaves its layers' frontier codes).
 pub(super) fn scan<S: StateSpace, O: Owner>(
     words: &[AtomicU64],
     first: u64,
