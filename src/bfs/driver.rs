@@ -337,11 +337,7 @@ impl<V: OnVisit> Owner for Local<'_, V> {
 
     #[inline(always)]
     fn route_lane(&mut self, index: StateIndex) {
-        let claimed = match self.flagged {
-            true => self.marks.claim_flagged(index, 1),
-            false => self.marks.claim(index, self.code),
-        };
-        if claimed {
+        if self.claim_as(index, 1) {
             self.found(index);
         }
     }
@@ -376,8 +372,7 @@ impl<V: OnVisit> Owner for Local<'_, V> {
     #[inline(always)]
     fn route_all(&mut self, nbs: &[StateIndex]) {
         let mut unseen = std::mem::take(&mut self.unseen);
-        let claimable = if self.flagged { 2 } else { 3 };
-        let n = step::list_unseen(self.marks, nbs, &mut unseen, claimable);
+        let n = step::list_unseen(self.marks, nbs, &mut unseen, step::claimable(self.flagged));
         for &nb in &unseen[..n] {
             if self.claim(nb) {
                 self.found(nb);
@@ -392,8 +387,15 @@ impl<V: OnVisit> Local<'_, V> {
     /// otherwise; true for exactly one claim per board.
     #[inline(always)]
     fn claim(&self, index: StateIndex) -> bool {
+        self.claim_as(index, 2)
+    }
+
+    /// [`Local::claim`], writing `flag` (1: a lane move, 2: a move across) under the across
+    /// flag.
+    #[inline(always)]
+    fn claim_as(&self, index: StateIndex, flag: u64) -> bool {
         match self.flagged {
-            true => self.marks.claim_flagged(index, 2),
+            true => self.marks.claim_flagged(index, flag),
             false => self.marks.claim(index, self.code),
         }
     }

@@ -322,6 +322,14 @@ pub(super) fn each_field(base: u64, fields: u64, mut f: impl FnMut(StateIndex)) 
     }
 }
 
+/// The bits of a field that make a claim fail at once (for [`list_unseen`]): any (3) but under
+/// the across flag (`flagged`), where a move across also takes a field a lane move set to 1
+/// (2).
+#[inline(always)]
+pub(super) fn claimable(flagged: bool) -> u64 {
+    if flagged { 2 } else { 3 }
+}
+
 /// Lists in `out` (its first slots; returns how many) the boards of `nbs` whose field in
 /// `marks` has none of the bits `claimable` (3: reads unseen; 2 under the across flag, whose
 /// claims across also take a field a lane move set to 1), in order, [`StateIndex::NONE`]

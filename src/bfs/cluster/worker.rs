@@ -129,10 +129,10 @@ impl<'a> Routed<'a> {
         }
     }
 
-    /// The bits of a field that make a board's claim fail at once ([`step::list_unseen`]).
+    /// The bits of a field that make a board's claim fail at once ([`step::claimable`]).
     #[inline(always)]
     fn claimable(&self) -> u64 {
-        if self.flagged { 2 } else { 3 }
+        step::claimable(self.flagged)
     }
 
     /// Claims this process's board of local index `local` (board `index`), a neighbour by a
