@@ -63,18 +63,32 @@ impl Metric {
     /// (nearest first), down, left, right. STM: the adjacent cells; MTM: every other cell of
     /// the blank's row and column.
     pub fn targets(self, shape: Shape, blank: usize) -> Vec<usize> {
+        let mut out = vec![0; self.degree(shape)];
+        let count = self.targets_into(shape, blank, &mut out);
+        out.truncate(count);
+        out
+    }
+
+    /// [`Metric::targets`] written to the first slots of `out` (at least
+    /// [`Metric::degree`] long), without allocating; returns how many.
+    #[inline(always)]
+    pub fn targets_into(self, shape: Shape, blank: usize, out: &mut [usize]) -> usize {
         let (r, c) = shape.coords(blank);
         let cols = shape.cols();
         let reach = |room: usize| match self {
             Metric::Stm => room.min(1),
             Metric::Mtm => room,
         };
-        let mut out = Vec::with_capacity(self.degree(shape));
-        out.extend((1..=reach(r)).map(|k| blank - k * cols));
-        out.extend((1..=reach(shape.rows() - 1 - r)).map(|k| blank + k * cols));
-        out.extend((1..=reach(c)).map(|k| blank - k));
-        out.extend((1..=reach(cols - 1 - c)).map(|k| blank + k));
-        out
+        let mut count = 0;
+        let mut put = |cell: usize| {
+            out[count] = cell;
+            count += 1;
+        };
+        (1..=reach(r)).for_each(|k| put(blank - k * cols));
+        (1..=reach(shape.rows() - 1 - r)).for_each(|k| put(blank + k * cols));
+        (1..=reach(c)).for_each(|k| put(blank - k));
+        (1..=reach(cols - 1 - c)).for_each(|k| put(blank + k));
+        count
     }
 }
 
@@ -85,15 +99,7 @@ impl Metric {
         let cols = shape.cols();
         self.targets(shape, blank)
             .into_iter()
-            .map(|to| {
-                let dir = match (to < blank, blank.abs_diff(to) < cols) {
-                    (true, false) => Direction::Up,
-                    (false, false) => Direction::Down,
-                    (true, true) => Direction::Left,
-                    (false, true) => Direction::Right,
-                };
-                (dir, to)
-            })
+            .map(|to| (direction(cols, blank, to), to))
             .collect()
     }
 
@@ -142,12 +148,28 @@ impl Metric {
     /// and the number of tiles it passes, which slide the other way (the count-after-letter
     /// notation of speed-solvers, who name the tiles' direction instead of the blank's).
     pub fn notation(self, moves: &[Direction], separator: &str) -> String {
-        let words: Vec<String> = self
-            .steps(moves)
-            .into_iter()
-            .map(|(d, k)| word(d, k))
-            .collect();
-        words.join(separator)
+        let mut out = String::with_capacity(moves.len() * (1 + separator.len()));
+        self.write_notation(moves, separator, &mut out);
+        out
+    }
+
+    /// [`Metric::notation`] appended to `out`.
+    pub fn write_notation(self, moves: &[Direction], separator: &str, out: &mut String) {
+        let mut put = |k: usize, dir: Direction, tiles: usize| {
+            if k > 0 {
+                out.push_str(separator);
+            }
+            out.push(dir.letter());
+            if tiles > 1 {
+                let _ = std::fmt::Write::write_fmt(out, format_args!("{tiles}"));
+            }
+        };
+        match self {
+            Metric::Stm => moves.iter().enumerate().for_each(|(k, &d)| put(k, d, 1)),
+            Metric::Mtm => runs(moves)
+                .enumerate()
+                .for_each(|(k, (d, tiles))| put(k, d, tiles)),
+        }
     }
 }
 
@@ -156,6 +178,18 @@ pub fn word(dir: Direction, tiles: usize) -> String {
     match tiles {
         1 => dir.letter().to_string(),
         _ => format!("{}{tiles}", dir.letter()),
+    }
+}
+
+/// The direction the blank goes from cell `blank` to cell `to` of its row or column (on a
+/// board of `cols` columns).
+#[inline]
+pub fn direction(cols: usize, blank: usize, to: usize) -> Direction {
+    match (to < blank, blank.abs_diff(to) < cols) {
+        (true, false) => Direction::Up,
+        (false, false) => Direction::Down,
+        (true, true) => Direction::Left,
+        (false, true) => Direction::Right,
     }
 }
 

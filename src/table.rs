@@ -81,6 +81,31 @@ pub enum Codes {
 /// A code that no finished table holds (a [`Codes::Marks`] field of `1`).
 const CORRUPT: u8 = u8::MAX;
 
+/// Walks that go down a table together ([`DistanceTable::solve_many`]): enough for the
+/// memory reads of one round of steps (about two a walk, at random over the table) to
+/// overlap.
+const WALKS: usize = 16;
+
+/// The most cells of a board a walk holds (the parity index's largest board).
+const MAX_WALK_CELLS: usize = ParitySpace::MAX_CELLS;
+
+/// One board's walk down a table, between two rounds of steps.
+struct Walk {
+    /// Its place in the group.
+    k: usize,
+    /// The board (its first `cells` entries) and its blank's cell.
+    cells: [u8; MAX_WALK_CELLS],
+    blank: usize,
+    /// The board's index and its depth class.
+    index: u64,
+    code: u8,
+    /// Moves made.
+    steps: u32,
+    /// The neighbours located this round (the first `found`): index and the blank's cell.
+    next: [(u64, u8); MAX_WALK_CELLS],
+    found: usize,
+}
+
 /// Why a table could not be written, read or used. Each message is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
@@ -608,7 +633,19 @@ impl DistanceTable {
     /// The depth class of the board of index `index`: its depth mod 3 ([`Codes::Mod3`]) or mod
     /// 4 ([`Codes::Marks`]), `None` when the goal cannot reach it, [`CORRUPT`] for a code no
     /// table holds.
+    #[inline(always)]
     fn class_at(&self, index: u64) -> Option<u8> {
+        let rho = self
+            .sides
+            .as_ref()
+            .map_or(0, |(sides, _)| index % sides.period);
+        self.class_with(index, rho)
+    }
+
+    /// [`DistanceTable::class_at`] of a board whose index is `rho` modulo the period of the
+    /// sides ([`Codes::Marks`]; in the parity layout, its blank's cell).
+    #[inline(always)]
+    fn class_with(&self, index: u64, rho: u64) -> Option<u8> {
         let byte = self.map[self.codes + (index / 4) as usize];
         let code = byte >> (2 * (index % 4)) & 3;
         match (self.kind, &self.sides) {
@@ -617,24 +654,12 @@ impl DistanceTable {
                 0 => None,
                 1 => Some(CORRUPT),
                 _ => {
-                    let side = sides.of(crate::bfs::StateIndex(index)) ^ goal_side;
+                    let side = (sides.odd >> rho & 1) ^ goal_side;
                     Some(2 * (code & 1) + side as u8)
                 }
             },
             (Codes::Marks, None) => Some(CORRUPT),
         }
-    }
-
-    /// The depth class ([`DistanceTable::class_at`]) of the board `cells`, `None` outside the
-    /// index (the other class in the parity layout) or when the goal cannot reach it.
-    fn class(&self, cells: &[u8]) -> Option<u8> {
-        let index = match &self.space {
-            Some(space) => space.locate(cells)?.0,
-            None => crate::rank::rank(cells),
-        };
-        (index < self.boards)
-            .then(|| self.class_at(index))
-            .flatten()
     }
 
     /// A shortest solution of `board` from the table: the blank's single-tile slides (in the
@@ -645,19 +670,47 @@ impl DistanceTable {
     /// [`TableError::WrongBoard`] for a board of another shape; [`TableError::Invalid`] when
     /// the walk finds no neighbour one move closer (a damaged table).
     pub fn solve(&self, board: &Board) -> Result<Option<Vec<Direction>>, TableError> {
-        if board.shape() != self.shape {
-            return Err(TableError::WrongBoard(format!(
-                "the table is for {} boards, the board is {}",
-                self.shape,
-                board.shape()
-            )));
-        }
+        let mut solutions = self.solve_many(std::slice::from_ref(board));
+        solutions.pop().unwrap_or(Ok(None))
+    }
+
+    /// [`DistanceTable::solve`] of each of `boards`, in order. The walks go down the table
+    /// together, [`WALKS`] at a time, so that the memory reads of one walk's step overlap
+    /// those of the others (a walk step's reads are random over the whole table): several
+    /// times faster per board than one walk at a time.
+    pub fn solve_many(&self, boards: &[Board]) -> Vec<Result<Option<Vec<Direction>>, TableError>> {
         let cols = self.shape.cols();
-        let mut moves = Vec::new();
-        let walked = self.walk(board.permutation(), |dir, blank, to| {
-            moves.extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
-        })?;
-        Ok(walked.map(|_| moves))
+        let mut out = Vec::with_capacity(boards.len());
+        for group in boards.chunks(WALKS) {
+            let mut moves: Vec<Vec<Direction>> = vec![Vec::new(); group.len()];
+            let mut shape_errors: Vec<Option<TableError>> = Vec::with_capacity(group.len());
+            let cells: Vec<&[u8]> = group
+                .iter()
+                .map(|board| {
+                    if board.shape() == self.shape {
+                        shape_errors.push(None);
+                        board.permutation()
+                    } else {
+                        shape_errors.push(Some(TableError::WrongBoard(format!(
+                            "the table is for {} boards, the board is {}",
+                            self.shape,
+                            board.shape()
+                        ))));
+                        &[]
+                    }
+                })
+                .collect();
+            let lengths = self.walk(&cells, |k, dir, blank, to| {
+                moves[k].extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
+            });
+            for ((length, error), moves) in lengths.into_iter().zip(shape_errors).zip(moves) {
+                out.push(match error {
+                    Some(e) => Err(e),
+                    None => length.map(|walked| walked.map(|_| moves)),
+                });
+            }
+        }
+        out
     }
 
     /// The depth of the board whose internal permutation is `cells` ([`Board::permutation`],
@@ -667,55 +720,189 @@ impl DistanceTable {
     /// [`TableError::Invalid`] when the walk finds no neighbour one move closer.
     pub fn depth_of(&self, cells: &[u8]) -> Result<Option<u32>, TableError> {
         // One step of the walk is one move of the table's metric.
-        self.walk(cells, |_, _, _| {})
+        self.walk(&[cells], |_, _, _, _| {})
+            .pop()
+            .unwrap_or(Ok(None))
     }
 
-    /// Walks from the board `cells` to the goal, calling `step(direction, from, to)` for each
-    /// move of the blank; the number of moves, `None` when the goal cannot be reached.
+    /// [`DistanceTable::depth_of`] of each of `boards` (internal permutations of the table's
+    /// shape), in order, walked together as in [`DistanceTable::solve_many`].
+    pub fn depths_of(&self, boards: &[&[u8]]) -> Vec<Result<Option<u32>, TableError>> {
+        boards
+            .chunks(WALKS)
+            .flat_map(|group| self.walk(group, |_, _, _, _| {}))
+            .collect()
+    }
+
+    /// The index of the board `cells` in the table, `None` outside it (the other class in
+    /// the parity layout, or a board of another size).
+    #[inline(always)]
+    fn index_of(&self, cells: &[u8]) -> Option<u64> {
+        if cells.len() != self.shape.cells() {
+            return None;
+        }
+        let index = match &self.space {
+            Some(space) => space.locate(cells)?.0,
+            None => crate::rank::rank(cells),
+        };
+        (index < self.boards).then_some(index)
+    }
+
+    /// Asks the CPU to bring the code of board `index` into cache (a hint; never faults).
+    #[inline(always)]
+    fn prefetch(&self, index: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = self
+                .map
+                .as_ptr()
+                .wrapping_add(self.codes + (index / 4) as usize);
+            // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults,
+            // whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = index;
+    }
+
+    /// Walks each board of `group` (internal permutations; an empty one is skipped and
+    /// answered `Ok(None)`) to the goal, all of them a step at a time in turn: first every
+    /// walk's neighbours are located and their codes prefetched, then every walk takes the
+    /// first of its neighbours one move closer ([`Metric::targets`] order). Calls
+    /// `step(k, direction, from, to)` for each move of the blank of board `k`; returns each
+    /// board's number of moves, `None` when the goal cannot reach it.
     fn walk(
         &self,
-        cells: &[u8],
-        mut step: impl FnMut(Direction, usize, usize),
-    ) -> Result<Option<u32>, TableError> {
-        let mut cells = cells.to_vec();
-        let Some(mut code) = self.class(&cells) else {
-            return Ok(None);
-        };
-        let modulus = self.modulus();
-        let goal = self.goal.permutation();
-        let cols = self.shape.cols();
-        let radius = self.layers.len() as u32;
-        let mut blank = cells
-            .iter()
-            .position(|&p| p as usize == cells.len() - 1)
-            .unwrap_or(0);
-        let mut steps = 0u32;
-        while cells != goal {
-            // (A code no table holds has no way down.)
-            let want = (code < modulus).then(|| (code + modulus - 1) % modulus);
-            let found = want.and_then(|want| {
-                self.metric.find_move(self.shape, &cells, blank, |next| {
-                    self.class(next) == Some(want)
-                })
-            });
-            steps += 1;
-            let Some((dir, to)) = found.filter(|_| steps <= radius) else {
-                return Err(TableError::Invalid {
-                    path: self.path.clone(),
-                    why: format!(
-                        "corrupt: no way down from board {} (checksum not verified?)",
-                        Board::from_permutation(self.shape, cells.clone())
-                            .map(|b| b.label())
-                            .unwrap_or_default()
-                    ),
-                });
-            };
-            metric::slide(&mut cells, blank, to, cols);
-            step(dir, blank, to);
-            blank = to;
-            code = want.unwrap_or(CORRUPT);
+        group: &[&[u8]],
+        step: impl FnMut(usize, Direction, usize, usize),
+    ) -> Vec<Result<Option<u32>, TableError>> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::bfs::x86_64_v3() {
+            // SAFETY: the processor has the features `walk_v3` is compiled for.
+            return unsafe { self.walk_v3(group, step) };
         }
-        Ok(Some(steps))
+        self.walk_steps(group, step)
+    }
+
+    /// [`DistanceTable::walk`] compiled for x86-64-v3 (`popcnt` for the ranks, among others).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,fma,movbe")]
+    unsafe fn walk_v3(
+        &self,
+        group: &[&[u8]],
+        step: impl FnMut(usize, Direction, usize, usize),
+    ) -> Vec<Result<Option<u32>, TableError>> {
+        self.walk_steps(group, step)
+    }
+
+    /// [`DistanceTable::walk`]'s body.
+    #[inline(always)]
+    fn walk_steps(
+        &self,
+        group: &[&[u8]],
+        mut step: impl FnMut(usize, Direction, usize, usize),
+    ) -> Vec<Result<Option<u32>, TableError>> {
+        let n = self.shape.cells();
+        let cols = self.shape.cols();
+        let modulus = self.modulus();
+        let mut goal = [0u8; MAX_WALK_CELLS];
+        goal[..n].copy_from_slice(self.goal.permutation());
+        let radius = self.layers.len() as u32;
+        let mut results: Vec<Result<Option<u32>, TableError>> =
+            (0..group.len()).map(|_| Ok(None)).collect();
+        let mut walks: Vec<Walk> = Vec::with_capacity(group.len());
+        for (k, cells) in group.iter().enumerate() {
+            let Some((index, code)) = self
+                .index_of(cells)
+                .and_then(|index| Some((index, self.class_at(index)?)))
+            else {
+                continue;
+            };
+            let mut board = [0u8; MAX_WALK_CELLS];
+            board[..n].copy_from_slice(cells);
+            walks.push(Walk {
+                k,
+                cells: board,
+                blank: cells.iter().position(|&p| p as usize == n - 1).unwrap_or(0),
+                index,
+                code,
+                steps: 0,
+                next: [(0, 0); MAX_WALK_CELLS],
+                found: 0,
+            });
+        }
+        let mut targets = [0usize; MAX_WALK_CELLS];
+        while !walks.is_empty() {
+            // Every walk's neighbours, located and prefetched.
+            for walk in &mut walks {
+                walk.found = 0;
+                if walk.cells == goal || walk.code >= modulus {
+                    continue;
+                }
+                let count = self
+                    .metric
+                    .targets_into(self.shape, walk.blank, &mut targets);
+                for &to in &targets[..count] {
+                    let index = if to.abs_diff(walk.blank) < cols && self.space.is_some() {
+                        // Along the row the tile sequence is unchanged: the parity index
+                        // moves with the blank.
+                        Some(walk.index + to as u64 - walk.blank as u64)
+                    } else {
+                        let mut next = walk.cells;
+                        metric::slide(&mut next[..n], walk.blank, to, cols);
+                        self.index_of(&next[..n])
+                    };
+                    if let Some(index) = index {
+                        self.prefetch(index);
+                        walk.next[walk.found] = (index, to as u8);
+                        walk.found += 1;
+                    }
+                }
+            }
+            // Every walk's step down, or its end.
+            walks.retain_mut(|walk| {
+                if walk.cells == goal {
+                    results[walk.k] = Ok(Some(walk.steps));
+                    return false;
+                }
+                // (A code no table holds has no way down.)
+                let want = (walk.code < modulus).then(|| (walk.code + modulus - 1) % modulus);
+                let down = want.and_then(|want| {
+                    walk.next[..walk.found]
+                        .iter()
+                        // (In the parity layout, the only one with sides, a board's index
+                        // is its blank's cell modulo the cells.)
+                        .find(|&&(index, to)| self.class_with(index, u64::from(to)) == Some(want))
+                });
+                walk.steps += 1;
+                let Some(&(index, to)) = down.filter(|_| walk.steps <= radius) else {
+                    results[walk.k] = Err(TableError::Invalid {
+                        path: self.path.clone(),
+                        why: format!(
+                            "corrupt: no way down from board {} (checksum not verified?)",
+                            Board::from_permutation(self.shape, walk.cells[..n].to_vec())
+                                .map(|b| b.label())
+                                .unwrap_or_default()
+                        ),
+                    });
+                    return false;
+                };
+                let to = usize::from(to);
+                metric::slide(&mut walk.cells[..n], walk.blank, to, cols);
+                step(
+                    walk.k,
+                    metric::direction(cols, walk.blank, to),
+                    walk.blank,
+                    to,
+                );
+                walk.blank = to;
+                walk.index = index;
+                walk.code = want.unwrap_or(CORRUPT);
+                true
+            });
+        }
+        results
     }
 
     /// `count` boards drawn uniformly and independently among those exactly `depth` moves from
@@ -764,7 +951,7 @@ impl DistanceTable {
                 continue;
             }
             let board = board_at(index);
-            if self.walk(board.permutation(), |_, _, _| {})? == Some(depth) {
+            if self.depth_of(board.permutation())? == Some(depth) {
                 out.push(board);
             }
         }
@@ -812,6 +999,8 @@ mod tests {
                 };
                 assert_eq!(table.codes(), kind, "{r}x{c} {metric}");
                 let per_board = a.per_board.as_ref().unwrap();
+                let mut boards = Vec::new();
+                let mut walks = Vec::new();
                 for rank in 0..a.boards {
                     let board = Board::from_rank(a.shape, rank);
                     let (_, depth) = per_board.get(board.permutation(), rank);
@@ -822,10 +1011,39 @@ mod tests {
                         "{r}x{c} {metric} {}",
                         board.label()
                     );
-                    if let Some(moves) = walk {
-                        assert_eq!(crate::solve::replay(&board, &moves), Some(a.goal.clone()));
+                    if let Some(moves) = &walk {
+                        assert_eq!(crate::solve::replay(&board, moves), Some(a.goal.clone()));
                     }
+                    boards.push(board);
+                    walks.push(walk);
                 }
+                // Walked together (groups of WALKS, boards of every depth and of the other
+                // class side by side, a board of another shape among them): the same walks.
+                let at = boards.len() / 3;
+                boards.insert(at, Board::goal(Shape::new(r + 1, c).unwrap()));
+                let together = table.solve_many(&boards);
+                let refused: Vec<usize> = (0..together.len())
+                    .filter(|&k| together[k].is_err())
+                    .collect();
+                assert_eq!(
+                    refused,
+                    [at],
+                    "{r}x{c} {metric}: the board of another shape"
+                );
+                let together: Vec<_> = together.into_iter().filter_map(Result::ok).collect();
+                assert_eq!(together, walks, "{r}x{c} {metric}");
+                boards.remove(at);
+                let cells: Vec<&[u8]> = boards.iter().map(Board::permutation).collect();
+                let depths: Vec<Option<u32>> = table
+                    .depths_of(&cells)
+                    .into_iter()
+                    .map(Result::unwrap)
+                    .collect();
+                let lengths: Vec<Option<u32>> = walks
+                    .iter()
+                    .map(|w| w.as_ref().map(|m| metric.length(m) as u32))
+                    .collect();
+                assert_eq!(depths, lengths, "{r}x{c} {metric}");
             }
         }
     }

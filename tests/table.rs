@@ -219,3 +219,75 @@ fn the_exact_heuristic_reads_a_cached_table() {
     );
     assert!(out.contains("36"), "{out}");
 }
+
+/// Issue 48: a batch longer than the chunks the solver streams (16,384 lines), with comments,
+/// empty lines and a bad line among the boards, comes out in line order, every board once,
+/// the bad line reported on stderr and counted (exit 2); the same rows as standard input
+/// gives them, one line at a time (the seconds aside).
+#[test]
+fn a_long_batch_streams_in_line_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().display().to_string();
+    let (code, _, err) = npuzzle(&[
+        "analyze", "--rows", "2", "--cols", "3", "--table", "--quiet", "--output", &output,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let table = dir.path().join("2x3").display().to_string();
+    let shape = npuzzle::Shape::new(2, 3).unwrap();
+    let mut text = String::from("# every 2x3 board, 56 times over\n");
+    let mut boards = 0;
+    for k in 0..56 * 720u64 {
+        let board = npuzzle::Board::from_rank(shape, k * 7 % 720);
+        let tiles: Vec<String> = board.tiles().map(|t| t.to_string()).collect();
+        text.push_str(&tiles.join(" "));
+        text.push('\n');
+        boards += 1;
+        if k == 20_000 {
+            text.push_str("1 2 3 4 5 5\n\n# a comment\n");
+            boards += 1;
+        }
+    }
+    let batch = dir.path().join("boards.txt");
+    std::fs::write(&batch, &text).unwrap();
+    let batch = batch.display().to_string();
+    let (code, csv, err) = npuzzle(&["solve", "--table", &table, "--batch", &batch]);
+    assert_eq!(code, Some(2), "{err}");
+    let bad_line = 20_003; // the comment, then 20,001 boards, then the bad one
+    assert!(
+        err.contains(&format!("line {bad_line}: "))
+            && err.contains(&format!("1 of {boards} boards")),
+        "{err}"
+    );
+    let numbers: Vec<usize> = csv
+        .lines()
+        .skip(1)
+        .map(|row| row.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(numbers.len(), boards - 1);
+    assert!(
+        numbers.windows(2).all(|w| w[0] < w[1]),
+        "rows out of line order"
+    );
+    assert!(!numbers.contains(&bad_line));
+    // The same rows from standard input, one line at a time.
+    let piped = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args(["solve", "--table", &table, "--batch", "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let without_seconds = |csv: &str| -> Vec<String> {
+        csv.lines()
+            .map(|row| {
+                let mut fields: Vec<&str> = row.split(',').collect();
+                fields.remove(4);
+                fields.join(",")
+            })
+            .collect()
+    };
+    assert_eq!(
+        without_seconds(&String::from_utf8(piped.stdout).unwrap()),
+        without_seconds(&csv)
+    );
+}

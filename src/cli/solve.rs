@@ -307,7 +307,7 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         chosen: HashMap::new(),
     };
     let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(stdout);
     let result = match &config.source {
         Source::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
         Source::Single(single) => {
@@ -393,9 +393,11 @@ fn read_bounded(input: impl Read, name: &str) -> Result<String, CliError> {
 /// The lines of a batch file, read one at a time, each at most [`MAX_BOARD_BYTES`]: yields
 /// `Err` (and then stops) for an unreadable file, a line too long, or invalid UTF-8.
 /// `-` reads standard input.
-fn batch_lines(path: &Path) -> Result<impl Iterator<Item = Result<String, CliError>>, CliError> {
+fn batch_lines(
+    path: &Path,
+) -> Result<impl Iterator<Item = Result<String, CliError>> + Send, CliError> {
     let name = path.display().to_string();
-    let mut reader: Box<dyn io::BufRead> = if path.as_os_str() == "-" {
+    let mut reader: Box<dyn io::BufRead + Send> = if path.as_os_str() == "-" {
         Box::new(io::BufReader::new(io::stdin()))
     } else {
         let file = std::fs::File::open(path)
@@ -707,13 +709,24 @@ fn solve_with(
 /// `board` solved by walking down `table`: a [`Solution`] whose `expanded` counts the steps.
 fn from_table(table: &DistanceTable, board: &Board) -> Result<Solution, SolveError> {
     let started = std::time::Instant::now();
-    match table.solve(board) {
+    let walk = table.solve(board);
+    from_walk(table, board, walk, started.elapsed())
+}
+
+/// The [`Solution`] of `board` that `walk` found in `table` in `elapsed`.
+fn from_walk(
+    table: &DistanceTable,
+    board: &Board,
+    walk: Result<Option<Vec<npuzzle::Direction>>, npuzzle::table::TableError>,
+    elapsed: std::time::Duration,
+) -> Result<Solution, SolveError> {
+    match walk {
         Ok(Some(moves)) => Ok(Solution {
             metric: table.metric(),
             expanded: moves.len() as u64,
             generated: 0,
             moves,
-            elapsed: started.elapsed(),
+            elapsed,
             peak_nodes: 1,
             peak_bytes: 2 * board.shape().cells() as u64,
         }),
@@ -998,15 +1011,22 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Boards of a batch file solved together, in parallel, before their rows are written in
-/// order: enough to keep every thread busy while a few boards take much longer than the rest.
-const BATCH_CHUNK: usize = 64;
+/// Lines of a batch file read, solved and written together when the boards are searched:
+/// enough to keep every thread busy while a few boards take much longer than the rest.
+const SEARCH_CHUNK: usize = 64;
+/// Lines of a batch file read, solved and written together from a distance table (each
+/// board takes microseconds): large, so that the threads seldom wait for each other.
+const TABLE_CHUNK: usize = 16_384;
+/// Lines of a table chunk one thread takes at a time: parsed, walked together
+/// ([`DistanceTable::solve_many`]) and written as CSV.
+const TABLE_TASK: usize = 256;
+/// Chunks waiting between the reader, the solver and the writer: memory stays bounded (a few
+/// MB) whatever the length of the batch.
+const CHUNKS_IN_FLIGHT: usize = 2;
 
-/// One line of a batch, read and waiting to be solved.
-struct Pending {
-    number: usize,
-    board: Board,
-}
+/// One line of a batch, read and waiting to be solved: its number and its text (neither
+/// empty nor a comment).
+type Line = (usize, String);
 
 /// Counts of a batch run.
 #[derive(Default)]
@@ -1016,56 +1036,127 @@ struct BatchCounts {
     failed: usize,
 }
 
-/// `--batch`: CSV on stdout, bad lines on stderr. Boards from a regular file are solved
-/// [`BATCH_CHUNK`] at a time in parallel (IDA*; the algorithms that store boards one at a
-/// time, within their memory cap), the rows written in line order; from standard input or a
-/// pipe, one line at a time, each row written as soon as it is solved.
+/// The CSV rows of some lines of a batch, in line order, and the messages for stderr between
+/// them: message `(at, text)` goes after the first `at` bytes of `text`.
+#[derive(Default)]
+struct Rows {
+    text: String,
+    notes: Vec<(usize, String)>,
+    counts: BatchCounts,
+}
+
+impl Rows {
+    /// The row of line `number` (or, for a failure, its message naming `method`).
+    fn push(
+        &mut self,
+        number: usize,
+        result: Result<Solution, SolveError>,
+        method: &str,
+        path: &Path,
+    ) {
+        self.counts.boards += 1;
+        match result {
+            Ok(s) => {
+                let _ = write!(
+                    self.text,
+                    "{number},{},{},{},{:.6},",
+                    s.length(),
+                    s.expanded,
+                    s.generated,
+                    s.elapsed.as_secs_f64(),
+                );
+                s.metric.write_notation(&s.moves, "", &mut self.text);
+                self.text.push('\n');
+            }
+            Err(SolveError::Unsolvable) => {
+                let _ = writeln!(self.text, "{number},unsolvable,0,0,0.000000,");
+            }
+            Err(e) => {
+                self.counts.failed += 1;
+                self.note(format!(
+                    "error: {} line {number}: {method} {e}",
+                    path.display()
+                ));
+            }
+        }
+    }
+
+    /// Line `number` could not be read as a board.
+    fn bad(&mut self, number: usize, e: impl std::fmt::Display, path: &Path) {
+        self.counts.boards += 1;
+        self.counts.bad += 1;
+        self.note(format!("error: {} line {number}: {e}", path.display()));
+    }
+
+    fn note(&mut self, message: String) {
+        self.notes.push((self.text.len(), message));
+    }
+
+    /// Writes the rows to `out` and the messages to stderr, in order (`out` flushed before
+    /// each message and at the end).
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        let mut at = 0;
+        for (until, message) in &self.notes {
+            out.write_all(&self.text.as_bytes()[at..*until])?;
+            out.flush()?;
+            eprintln!("{message}");
+            at = *until;
+        }
+        out.write_all(&self.text.as_bytes()[at..])?;
+        out.flush()
+    }
+}
+
+/// `--batch`: CSV on stdout, bad lines on stderr. From a distance table, a regular file
+/// streams through three stages that run at once, a few chunks apart ([`streamed`]): a thread
+/// reads lines, the solver's threads parse and walk a chunk of [`TABLE_CHUNK`] lines in
+/// parallel, and a thread writes the rows in line order. Searched boards (each taking
+/// milliseconds or more) go [`SEARCH_CHUNK`] lines at a time on this thread: read, solved
+/// (IDA* in parallel, the algorithms that store boards one at a time within their memory
+/// cap), written. From standard input or a pipe, one line at a time, each row written as
+/// soon as it is solved.
 fn run_batch(
     config: &Config,
     path: &Path,
     heuristics: &mut Heuristics,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
 ) -> Result<(), Fail> {
     let lines = batch_lines(path)?;
-    let chunk = if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        BATCH_CHUNK
-    } else {
-        1
+    let chunk = match std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        false => 1,
+        true if heuristics.table.is_some() => TABLE_CHUNK,
+        true => SEARCH_CHUNK,
     };
     writeln!(out, "line,moves,expanded,nodes,seconds,solution")?;
     let mut counts = BatchCounts::default();
-    let mut pending = Vec::with_capacity(chunk);
-    let mut result: Result<(), CliError> = Ok(());
-    for (i, line) in lines.enumerate() {
-        let number = i + 1;
-        let line = match line {
-            Ok(line) => line,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
+    let mut tally = |rows: &[Rows]| {
+        for r in rows {
+            counts.boards += r.counts.boards;
+            counts.bad += r.counts.bad;
+            counts.failed += r.counts.failed;
         }
-        counts.boards += 1;
-        match input::parse_flat(line, config.shape) {
-            Ok(board) => pending.push(Pending { number, board }),
-            Err(e) => {
-                // Rows already read are written first, so that messages keep line order.
-                solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
-                counts.bad += 1;
-                eprintln!("error: {} line {number}: {e}", path.display());
-                continue;
-            }
-        }
-        if pending.len() >= chunk {
-            solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
-        }
+    };
+    if chunk == TABLE_CHUNK {
+        streamed(config, path, heuristics, out, lines, &mut tally)?;
+    } else {
+        // (No threads of its own: a search's heuristics are sized to the memory left, and
+        // each new thread reserves address space.)
+        let mut result = Ok(());
+        read_chunks(lines, chunk, |lines| {
+            let written = lines
+                .map_err(Fail::from)
+                .and_then(|lines| solve_lines(config, path, heuristics, &lines))
+                .and_then(|rows| {
+                    tally(&rows);
+                    rows.iter()
+                        .try_for_each(|r| r.write_to(out))
+                        .map_err(Fail::Io)
+                });
+            result = written;
+            result.is_ok()
+        });
+        result?;
     }
-    solve_chunk(config, path, heuristics, &mut pending, &mut counts, out)?;
-    result?;
     let BatchCounts {
         boards,
         bad,
@@ -1088,91 +1179,186 @@ fn run_batch(
     Ok(())
 }
 
-/// Solves the `pending` boards (emptying it) and writes their rows in order: the heuristics
-/// prepared first, one at a time, then the searches in parallel unless one of them stores
-/// boards (their memory cap is for one search at a time).
-fn solve_chunk(
+/// [`run_batch`]'s three stages at once: `lines` read on a thread of their own, each chunk
+/// solved on this one (its work in parallel), and its rows written by a third thread, at most
+/// [`CHUNKS_IN_FLIGHT`] chunks waiting between two stages; `tally` counts each chunk's rows.
+fn streamed(
     config: &Config,
     path: &Path,
     heuristics: &mut Heuristics,
-    pending: &mut Vec<Pending>,
-    counts: &mut BatchCounts,
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
+    lines: impl Iterator<Item = Result<String, CliError>> + Send,
+    tally: &mut impl FnMut(&[Rows]),
 ) -> Result<(), Fail> {
-    use rayon::prelude::*;
-    if let Some(table) = heuristics.table.clone() {
-        let results: Vec<_> = pending
-            .par_iter()
-            .map(|p| from_table(&table, &p.board))
-            .collect();
-        for (p, result) in pending.iter().zip(results) {
-            write_row(p.number, result, "table", path, counts, out)?;
+    use std::sync::mpsc::sync_channel;
+    let (read, written) = std::thread::scope(|scope| {
+        let (line_tx, line_rx) = sync_channel(CHUNKS_IN_FLIGHT);
+        let (row_tx, row_rx) = sync_channel::<Vec<Rows>>(CHUNKS_IN_FLIGHT);
+        scope.spawn(move || read_chunks(lines, TABLE_CHUNK, |c| line_tx.send(c).is_ok()));
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for rows in row_rx {
+                rows.iter().try_for_each(|r| r.write_to(out))?;
+            }
+            Ok(())
+        });
+        let mut read: Result<(), Fail> = Ok(());
+        for lines in line_rx.iter() {
+            match lines
+                .map_err(Fail::from)
+                .and_then(|lines| solve_lines(config, path, heuristics, &lines))
+            {
+                Ok(rows) => {
+                    tally(&rows);
+                    // A writer that stopped has its error to tell.
+                    if row_tx.send(rows).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    read = Err(e);
+                    break;
+                }
+            }
         }
-        out.flush()?;
-        pending.clear();
-        return Ok(());
-    }
-    // Unsolvable boards are answered before any table is built.
-    let mut jobs = Vec::with_capacity(pending.len());
-    for p in pending.iter() {
-        let (algorithm, kind) = config.method(p.board.shape());
-        let heuristic = if !p.board.is_solvable() {
-            None
-        } else if algorithm.uses_heuristic() {
-            Some(heuristics.get(p.board.shape(), kind)?)
-        } else {
-            // BFS and UCS ignore it; any heuristic of the right shape will do.
-            Some(Heuristic::hamming(p.board.shape()))
-        };
-        jobs.push((algorithm, heuristic));
-    }
-    let solve_one = |(p, (algorithm, heuristic)): (&Pending, &(Algorithm, Option<Heuristic>))| {
-        heuristic.as_ref().map(|h| {
-            let limits = config.limits(*algorithm);
-            solve::solve(&p.board, config.metric, *algorithm, h, &limits)
-        })
-    };
-    let results: Vec<Option<Result<Solution, SolveError>>> =
-        if jobs.iter().any(|(a, _)| a.stores_boards()) {
-            pending.iter().zip(&jobs).map(solve_one).collect()
-        } else {
-            pending.par_iter().zip(&jobs).map(solve_one).collect()
-        };
-    for ((p, (algorithm, _)), result) in pending.iter().zip(&jobs).zip(results) {
-        let result = result.unwrap_or(Err(SolveError::Unsolvable));
-        write_row(p.number, result, algorithm.name(), path, counts, out)?;
-    }
-    out.flush()?;
-    pending.clear();
-    Ok(())
+        drop((row_tx, line_rx));
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the writer panicked")));
+        (read, written)
+    });
+    written?;
+    read
 }
 
-/// One CSV row of a batch (or, for a failure, one line on stderr naming `method`).
-fn write_row(
-    number: usize,
-    result: Result<Solution, SolveError>,
-    method: &str,
-    path: &Path,
-    counts: &mut BatchCounts,
-    out: &mut impl Write,
-) -> io::Result<()> {
-    match result {
-        Ok(s) => writeln!(
-            out,
-            "{number},{},{},{},{:.6},{}",
-            s.length(),
-            s.expanded,
-            s.generated,
-            s.elapsed.as_secs_f64(),
-            s.notation("")
-        ),
-        Err(SolveError::Unsolvable) => writeln!(out, "{number},unsolvable,0,0,0.000000,"),
-        Err(e) => {
-            counts.failed += 1;
-            eprintln!("error: {} line {number}: {method} {e}", path.display());
-            Ok(())
+/// Hands the boards' lines of `lines` (neither empty nor comments) to `to`, `chunk` at a
+/// time, and then the read error that stopped them, if any. Returns when the lines end or
+/// `to` answers `false`.
+fn read_chunks(
+    lines: impl Iterator<Item = Result<String, CliError>>,
+    chunk: usize,
+    mut to: impl FnMut(Result<Vec<Line>, CliError>) -> bool,
+) {
+    let mut pending = Vec::with_capacity(chunk);
+    for (i, line) in lines.enumerate() {
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                if pending.is_empty() || to(Ok(std::mem::take(&mut pending))) {
+                    to(Err(e));
+                }
+                return;
+            }
+        };
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let text = if text.len() == line.len() {
+            line
+        } else {
+            text.to_string()
+        };
+        pending.push((i + 1, text));
+        if pending.len() >= chunk && !to(Ok(std::mem::take(&mut pending))) {
+            return;
         }
     }
+    if !pending.is_empty() {
+        to(Ok(pending));
+    }
+}
+
+/// The rows of `lines`: walked down the distance table, in parallel tasks of [`TABLE_TASK`]
+/// lines; otherwise searched, the heuristics prepared first, one at a time, then the
+/// searches in parallel unless one of them stores boards (their memory cap is for one
+/// search at a time).
+fn solve_lines(
+    config: &Config,
+    path: &Path,
+    heuristics: &mut Heuristics,
+    lines: &[Line],
+) -> Result<Vec<Rows>, Fail> {
+    use rayon::prelude::*;
+    if let Some(table) = &heuristics.table {
+        return Ok(lines
+            .par_chunks(TABLE_TASK)
+            .map(|task| table_rows(config, path, table, task))
+            .collect());
+    }
+    let parsed: Vec<_> = lines
+        .par_iter()
+        .map(|(_, line)| input::parse_flat(line, config.shape))
+        .collect();
+    // Unsolvable boards are answered before any table is built.
+    let mut jobs = Vec::with_capacity(lines.len());
+    for board in parsed.iter().flatten() {
+        let (algorithm, kind) = config.method(board.shape());
+        let heuristic = if !board.is_solvable() {
+            None
+        } else if algorithm.uses_heuristic() {
+            Some(heuristics.get(board.shape(), kind)?)
+        } else {
+            // BFS and UCS ignore it; any heuristic of the right shape will do.
+            Some(Heuristic::hamming(board.shape()))
+        };
+        jobs.push((board, algorithm, heuristic));
+    }
+    let solve_one =
+        |&(board, algorithm, ref heuristic): &(&Board, Algorithm, Option<Heuristic>)| {
+            heuristic.as_ref().map_or(Err(SolveError::Unsolvable), |h| {
+                let limits = config.limits(algorithm);
+                solve::solve(board, config.metric, algorithm, h, &limits)
+            })
+        };
+    let results: Vec<Result<Solution, SolveError>> = if jobs.iter().any(|j| j.1.stores_boards()) {
+        jobs.iter().map(solve_one).collect()
+    } else {
+        jobs.par_iter().map(solve_one).collect()
+    };
+    let mut rows = Rows::default();
+    let mut solved = jobs.iter().zip(results);
+    for ((number, _), board) in lines.iter().zip(&parsed) {
+        match board {
+            Ok(_) => {
+                let ((_, algorithm, _), result) = solved.next().expect("a job per board");
+                rows.push(*number, result, algorithm.name(), path);
+            }
+            Err(e) => rows.bad(*number, e, path),
+        }
+    }
+    Ok(vec![rows])
+}
+
+/// The rows of `lines` from `table`: the boards parsed, walked together, and written. The
+/// seconds of each row are the mean of the walks made together.
+fn table_rows(config: &Config, path: &Path, table: &DistanceTable, lines: &[Line]) -> Rows {
+    let parsed: Vec<_> = lines
+        .iter()
+        .map(|(_, line)| input::parse_flat(line, config.shape))
+        .collect();
+    let boards: Vec<Board> = parsed.iter().flatten().cloned().collect();
+    let started = std::time::Instant::now();
+    let walks = table.solve_many(&boards);
+    let elapsed = started.elapsed() / boards.len().max(1) as u32;
+    let mut rows = Rows::default();
+    rows.text
+        .reserve(lines.len() * (24 + 2 * table.layers().len()));
+    let mut walks = boards.iter().zip(walks);
+    for ((number, _), board) in lines.iter().zip(&parsed) {
+        match board {
+            Ok(_) => {
+                let (board, walk) = walks.next().expect("a walk per board");
+                rows.push(
+                    *number,
+                    from_walk(table, board, walk, elapsed),
+                    "table",
+                    path,
+                );
+            }
+            Err(e) => rows.bad(*number, e, path),
+        }
+    }
+    rows
 }
 
 /// The algorithm/heuristic pairs of `--compare` in `metric`, in table order: the
