@@ -130,6 +130,14 @@ pub trait StateSpace: Sync {
         }
         out.truncate(kept);
     }
+
+    /// The kernel without any move along a lane ([`Lanes::reach`]: the moves `i ± k`, `k`
+    /// up to the reach), compacted as [`StateSpace::expand_across`]: what a driver that
+    /// claims every lane move itself asks for (the dense scan). The default, for lanes of
+    /// reach 1, is [`StateSpace::expand_across`].
+    fn expand_off_lanes(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        self.expand_across(batch, out);
+    }
 }
 
 /// Moves between consecutive indices: boards `i` and `i + 1` are one slide apart exactly when
@@ -149,6 +157,11 @@ pub struct Lanes {
     /// `d - 1`: a driver whose marks show every earlier layer retired need not ask the kernel
     /// for it.
     pub single: u64,
+    /// The longest move along a lane: boards `i` and `i + k` (`1 <= k <= reach`) are one move
+    /// apart when each of `i, ..., i + k - 1` has a lane move to the next board (in the
+    /// parity layout, a jump of the blank along its row): 1 in the single-tile metric,
+    /// `cols - 1` in the multi-tile one.
+    pub reach: u64,
 }
 
 /// The sides of a bipartite game graph by index: board `i` is on side 1 exactly when bit

@@ -68,6 +68,9 @@ use crate::rank::SuffixLanes;
 use crate::rank::{self, SequentialUnranker, Unranked};
 use crate::shape::Shape;
 
+/// [`ParitySpace::expand_mtm`]'s `SKIP` that leaves out every move along the row.
+const SKIP_ROW: usize = usize::MAX;
+
 /// Which of the two components of a board with at least 2 rows and 2 columns.
 ///
 /// `Even` holds the goal (tiles in order, blank in the last cell); `Odd` holds the boards with
@@ -179,7 +182,7 @@ impl ParitySpace {
 
     /// The index of the board whose internal permutation is `cells` (value `n - 1` is the
     /// blank; see [`Board::permutation`]), or `None` when it is of the other class. O(n).
-    #[inline]
+    #[inline(always)]
     pub fn locate(&self, cells: &[u8]) -> Option<StateIndex> {
         let n = cells.len();
         let blank = cells.iter().position(|&v| v as usize == n - 1)?;
@@ -196,7 +199,10 @@ impl ParitySpace {
         out: &mut Vec<StateIndex>,
     ) {
         if MTM {
-            return self.expand_mtm::<M, C, ACROSS>(batch, out);
+            return match ACROSS {
+                true => self.expand_mtm::<M, C, 1>(batch, out),
+                false => self.expand_mtm::<M, C, 0>(batch, out),
+            };
         }
         #[cfg(target_arch = "x86_64")]
         if InLanes::<M, C>::FITS {
@@ -269,6 +275,8 @@ impl ParitySpace {
 trait SingleTile {
     /// Moves to the board at `index` of `space`; returns its blank cell.
     fn seek(&mut self, space: &ParitySpace, index: u64) -> usize;
+    /// The rank of the current sequence.
+    fn rank(&self) -> u64;
     /// [`Sequence::moved_right`] on the current sequence.
     fn moved_right<const C: usize>(&self, i: usize) -> u64;
     /// [`Sequence::moved_left`] on the current sequence.
@@ -279,58 +287,90 @@ impl ParitySpace {
     /// The multi-tile kernel. The blank jumps `k` cells along its row or column:
     ///
     /// - along the row, the tile sequence is unchanged: `index ± k`;
-    /// - along the column, by `k` rows, the tiles of a window of `k * C` sequence positions
-    ///   (from the upper of the two blank cells) are permuted: the `k` tiles of the column
-    ///   move `C - 1` places toward the old blank, the others one place the other way. Only
-    ///   the Lehmer digits of the window change: the new digit of a tile `e` is the number of
-    ///   smaller tiles after the window (its old digit minus the smaller ones after it in the
-    ///   old window) plus the smaller ones after it in the new window, `O((k C)^2)`.
+    /// - along the column, by `k` rows: `k` single-tile moves of the blank in one direction.
+    ///   Each moves one tile `C - 1` places in the tile sequence, within a window of `C`
+    ///   positions, and the windows of the `k` moves are disjoint and in order (up: each
+    ///   left of the one before; down: each right of it). A move changes only the Lehmer
+    ///   digits of its window, and those count the smaller tiles after each tile, a set the
+    ///   earlier moves (all after the window, or all before it, each permuting tiles within
+    ///   its own window) leave as it was. So each move changes the rank by its single-tile
+    ///   closed form on the board's own sequence, and the rank after the jump is the rank
+    ///   plus the sum of the `k` changes: `O(k C)`, through the single-tile kernel's cursor
+    ///   (in lanes where it applies).
     ///
     /// Slots in the order of [`Metric::targets`]: up (nearest first), down, left, right.
-    fn expand_mtm<const M: usize, const C: usize, const ACROSS: bool>(
+    /// `SKIP`: 0 for [`StateSpace::degree`] slots per board; otherwise the moves along the
+    /// row of at most `SKIP` cells left out and the rest compacted (1:
+    /// [`StateSpace::expand_across`]; [`SKIP_ROW`]: [`StateSpace::expand_off_lanes`]).
+    fn expand_mtm<const M: usize, const C: usize, const SKIP: usize>(
         &self,
+        batch: &[StateIndex],
+        out: &mut Vec<StateIndex>,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if InLanes::<M, C>::FITS {
+            return if super::x86_64_v3() {
+                // SAFETY: the processor has the features the function is compiled for.
+                unsafe { self.expand_mtm_v3::<M, C, SKIP>(batch, out) }
+            } else {
+                self.multi_tile::<M, C, SKIP, _>(LaneCursor::<M>::new(), batch, out)
+            };
+        }
+        self.multi_tile::<M, C, SKIP, _>(Cursor::<M>::default(), batch, out)
+    }
+
+    /// [`ParitySpace::expand_mtm`] in lanes, compiled for x86-64-v3 ([`super::x86_64_v3`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,fma,movbe")]
+    unsafe fn expand_mtm_v3<const M: usize, const C: usize, const SKIP: usize>(
+        &self,
+        batch: &[StateIndex],
+        out: &mut Vec<StateIndex>,
+    ) {
+        self.multi_tile::<M, C, SKIP, _>(LaneCursor::<M>::new(), batch, out)
+    }
+
+    /// The multi-tile kernel's loop ([`ParitySpace::expand_mtm`]), the tile sequences read and
+    /// the closed forms applied by `cursor`.
+    #[inline(always)]
+    fn multi_tile<const M: usize, const C: usize, const SKIP: usize, K: SingleTile>(
+        &self,
+        mut cursor: K,
         batch: &[StateIndex],
         out: &mut Vec<StateIndex>,
     ) {
         let n = (M + 1) as u64;
         let rows = (M + 1) / C;
         let degree = rows - 1 + C - 1;
-        let mut cursor = Cursor::<M>::default();
         out.reserve(degree * batch.len());
         for &StateIndex(index) in batch {
             let blank = cursor.seek(self, index);
-            let seq = &cursor.seq;
+            let rank = cursor.rank();
             let (row, col) = (blank / C, blank % C);
             let start = out.len();
-            // Up by k: the window [blank - kC, blank); the column's tiles move right.
-            // (One row: the single-tile kernel's closed forms, `O(C)`.)
+            // Up by k: the k-th single-tile move takes the tile at `blank - kC` right to
+            // `blank - (k - 1)C - 1` in the sequence.
+            let mut jumped = rank;
             for k in 1..=row {
                 let to = blank - k * C;
-                let rank = if k == 1 {
-                    seq.moved_right::<C>(to)
-                } else {
-                    seq.column_jump::<C>(to, k, true)
-                };
-                out.push(StateIndex((rank >> 1) * n + to as u64));
+                jumped = jumped.wrapping_add(cursor.moved_right::<C>(to).wrapping_sub(rank));
+                out.push(StateIndex((jumped >> 1) * n + to as u64));
             }
-            // Down by k: the window [blank, blank + kC); the column's tiles move left.
+            // Down by k: the k-th takes the tile at `from + C - 1` left to `from`, the
+            // blank's cell before it.
+            let mut jumped = rank;
             for k in 1..rows - row {
-                let to = blank + k * C;
-                let rank = if k == 1 {
-                    seq.moved_left::<C>(blank)
-                } else {
-                    seq.column_jump::<C>(blank, k, false)
-                };
-                out.push(StateIndex((rank >> 1) * n + to as u64));
+                let from = blank + (k - 1) * C;
+                jumped = jumped.wrapping_add(cursor.moved_left::<C>(from).wrapping_sub(rank));
+                out.push(StateIndex((jumped >> 1) * n + (from + C) as u64));
             }
-            let near = usize::from(ACROSS);
-            for k in 1 + near..=col {
+            for k in SKIP.saturating_add(1)..=col {
                 out.push(StateIndex(index - k as u64));
             }
-            for k in 1 + near..C - col {
+            for k in SKIP.saturating_add(1)..C - col {
                 out.push(StateIndex(index + k as u64));
             }
-            if !ACROSS {
+            if SKIP == 0 {
                 out.resize(start + degree, StateIndex::NONE);
             }
         }
@@ -519,6 +559,11 @@ impl<const M: usize> SingleTile for LaneCursor<M> {
         blank
     }
 
+    #[inline(always)]
+    fn rank(&self) -> u64 {
+        self.rank
+    }
+
     /// [`Sequence::moved_right`] in lanes: the tile at `i` moves right to `i + C - 1`.
     /// Lane `p` of the window: `d[p+1] - d[p] + [e < t[p+1]]`; the last digit,
     /// `d[i] - below - d[i + C - 1]`, apart.
@@ -649,6 +694,11 @@ impl<const M: usize> SingleTile for Cursor<M> {
     }
 
     #[inline(always)]
+    fn rank(&self) -> u64 {
+        self.seq.rank
+    }
+
+    #[inline(always)]
     fn moved_right<const C: usize>(&self, i: usize) -> u64 {
         self.seq.moved_right::<C>(i)
     }
@@ -671,6 +721,7 @@ struct BlankMoves {
 
 /// The lexicographic rank of the tile sequence of `cells` (the blank, value `n - 1`, skipped)
 /// and its parity (the parity of the sum of its Lehmer digits).
+#[inline(always)]
 fn sequence_rank(cells: &[u8]) -> (u64, u8) {
     let n = cells.len();
     let (mut seen, mut r, mut parity, mut i) = (0u32, 0u64, 0u8, 0usize);
@@ -764,49 +815,6 @@ impl<const M: usize> Sequence<M> {
     }
 }
 
-impl<const M: usize> Sequence<M> {
-    /// Rank of the sequence after a vertical jump of the blank by `k` rows, whose window of
-    /// `k * C` positions starts at `start` (the upper blank cell). `down_tiles`: the blank
-    /// jumps up and the column's tiles (positions `start + jC`) each move to the window's
-    /// next column position minus one (`start + (j + 1)C - 1`), the others one place left;
-    /// otherwise the blank jumps down and the column's tiles (old positions
-    /// `start + (j + 1)C - 1`) move to `start + jC`, the others one place right.
-    #[inline(always)]
-    fn column_jump<const C: usize>(&self, start: usize, k: usize, down_tiles: bool) -> u64 {
-        let len = k * C;
-        // from[p]: the old position of the tile at new position start + p.
-        let mut from = [0usize; 20];
-        for (p, slot) in from[..len].iter_mut().enumerate() {
-            let x = p + 1; // the cell offset from `start` of new position p when moving up
-            *slot = if down_tiles {
-                if x % C == 0 { start + x - C } else { start + x }
-            } else if p % C == 0 {
-                start + p + C - 1
-            } else {
-                start + p - 1
-            };
-        }
-        let t = &self.u.perm;
-        let d = &self.u.digits;
-        let end = start + len;
-        let mut delta = 0i64;
-        for p in 0..len {
-            let src = from[p];
-            let e = t[src];
-            let mut digit = i64::from(d[src]);
-            for &x in &t[src + 1..end] {
-                digit -= i64::from(x < e);
-            }
-            for &q in &from[p + 1..len] {
-                digit += i64::from(t[q] < e);
-            }
-            let at = start + p;
-            delta += (digit - i64::from(d[at])) * Self::WEIGHTS[at] as i64;
-        }
-        self.rank.wrapping_add(delta as u64)
-    }
-}
-
 impl StateSpace for ParitySpace {
     fn shape(&self) -> Shape {
         self.shape
@@ -876,6 +884,10 @@ impl StateSpace for ParitySpace {
             period: self.shape.cells() as u64,
             right,
             single,
+            reach: match self.metric {
+                Metric::Stm => 1,
+                Metric::Mtm => cols as u64 - 1,
+            },
         })
     }
 
@@ -889,6 +901,15 @@ impl StateSpace for ParitySpace {
             period: self.shape.cells() as u64,
             odd,
         })
+    }
+
+    fn expand_off_lanes(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        match self.metric {
+            Metric::Stm => self.expand_across(batch, out),
+            Metric::Mtm => {
+                with_grid!(self.shape, M, C => self.expand_mtm::<M, C, SKIP_ROW>(batch, out))
+            }
+        }
     }
 
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {

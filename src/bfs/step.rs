@@ -443,7 +443,7 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
         self.expanded += batch.len() as u64;
         self.neighbours.clear();
         if self.across {
-            self.space.expand_across(batch, &mut self.neighbours);
+            self.space.expand_off_lanes(batch, &mut self.neighbours);
         } else {
             self.space.expand(batch, &mut self.neighbours);
         }
@@ -471,6 +471,11 @@ pub(super) struct LaneMasks {
     /// `single[rho]`: likewise when the board has exactly one move that is not a lane move
     /// ([`Lanes::single`]) and the graph is bipartite; all zero otherwise.
     single: Vec<u64>,
+    /// The longer moves along the lanes ([`Lanes::reach`] above 1: the multi-tile metric's
+    /// jumps along a row), per length `k` from 2: twice `k` (the shift of a field to its
+    /// target), and masks as `right` and `left` of the boards with a move to board `i + k`,
+    /// and to board `i - k`.
+    jumps: Vec<(u32, Vec<u64>, Vec<u64>)>,
 }
 
 impl LaneMasks {
@@ -493,11 +498,25 @@ impl LaneMasks {
                 .filter(|&k| f(rho + k))
                 .fold(0u64, |m, k| m | 1 << (2 * k))
         }
+        // Board i has a move to i + k (i - k) when the k boards from i (to i) have lane moves
+        // to the next one.
+        let to_right = |i: u64, k: u64| (0..k).all(|j| edge(i + j));
+        let to_left = |i: u64, k: u64| (1..=k).all(|j| edge(i + k * p - j));
+        let jumps = (2..=lanes.reach.min(FIELDS_PER_WORD - 1))
+            .map(|k| {
+                (
+                    2 * k as u32,
+                    (0..p).map(|rho| mask(rho, |i| to_right(i, k))).collect(),
+                    (0..p).map(|rho| mask(rho, |i| to_left(i, k))).collect(),
+                )
+            })
+            .collect();
         LaneMasks {
             period: p,
             right: (0..p).map(|rho| mask(rho, edge)).collect(),
             left: (0..p).map(|rho| mask(rho, |i| edge(i + p - 1))).collect(),
             single: (0..p).map(|rho| mask(rho, |i| bit(single, i))).collect(),
+            jumps,
         }
     }
 }
@@ -574,6 +593,7 @@ fn scan_words<S: StateSpace, O: Owner>(
     // The first index of the word modulo the lanes' period, kept up to date word by word
     // rather than divided out.
     let period = lanes.map_or(1, |(l, _)| l.period);
+    let sided_lanes = codes.sides.as_ref().is_some_and(|(p, _)| *p == period);
     let step = FIELDS_PER_WORD % period;
     let line_step = (LINE as u64 * FIELDS_PER_WORD) % period;
     let mut rho = first % period + period - step;
@@ -618,7 +638,11 @@ fn scan_words<S: StateSpace, O: Owner>(
         }
         let base = first + at as u64 * FIELDS_PER_WORD;
         if codes.sides.is_some() && !flagged {
-            matches &= codes.side_mask(base);
+            // (With lanes of the sides' period, `rho` is the word's first index modulo it.)
+            matches &= match sided_lanes {
+                true => codes.side_at(rho),
+                false => codes.side_mask(base),
+            };
             if matches == 0 {
                 continue;
             }
@@ -631,7 +655,12 @@ fn scan_words<S: StateSpace, O: Owner>(
                 let right = matches & l.right[rho];
                 let left = matches & l.left[rho];
                 let unseen = !(x | (x >> 1)) & LOW_BITS;
-                let targets = ((right << 2) | (left >> 2)) & unseen;
+                let mut targets = ((right << 2) | (left >> 2)) & unseen;
+                // The longer moves along the lanes (the multi-tile metric's), in this word.
+                for (shift, r, l) in &l.jumps {
+                    let (r, l) = (matches & r[rho], matches & l[rho]);
+                    targets |= ((r << shift) | (l >> shift)) & unseen;
+                }
                 // Claim the lane neighbours in this word and retire the frontier in one
                 // atomic OR where the retirement is one (under `Marking::Frontier`, 01 or 10
                 // become 11); the bits that were clear before are ours.
@@ -653,12 +682,19 @@ fn scan_words<S: StateSpace, O: Owner>(
                             Err(now) => cur = now,
                         }
                     }
-                } else {
-                    let old = word.fetch_or(set | (matches * codes.retire_or), Relaxed);
-                    if codes.retire_xor != 0 {
-                        word.fetch_xor(matches * codes.retire_xor, Relaxed);
+                } else if codes.retire_xor != 0 {
+                    // Claim and retire in one locked operation (an OR and an XOR would
+                    // take two).
+                    let mut cur = x;
+                    loop {
+                        let new = (cur | set) ^ (matches * codes.retire_xor);
+                        match word.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                            Ok(_) => break cur,
+                            Err(now) => cur = now,
+                        }
                     }
-                    old
+                } else {
+                    word.fetch_or(set | (matches * codes.retire_or), Relaxed)
                 };
                 // The claims that found their field unseen (`set` has one bit per field).
                 let won = set & !((old | (old >> 1)) & LOW_BITS) << next_bit;
@@ -671,6 +707,20 @@ fn scan_words<S: StateSpace, O: Owner>(
                 }
                 if left & 1 != 0 && base > 0 {
                     expander.owner.route_lane(StateIndex(base - 1));
+                }
+                for (shift, r, l) in &l.jumps {
+                    // The fields whose jump of `shift / 2` boards leaves the word.
+                    // (Field 32 - k + j lands on board `base + 32 + j`.)
+                    let (r, l) = (matches & r[rho], matches & l[rho]);
+                    each_field(base + FIELDS_PER_WORD, r >> (64 - shift), |i| {
+                        if i.0 < size {
+                            expander.owner.route_lane(i);
+                        }
+                    });
+                    let k = u64::from(shift / 2);
+                    each_field(base, l & ((1 << shift) - 1), |i| {
+                        expander.owner.route_lane(StateIndex(i.0 - k));
+                    });
                 }
                 // The boards with one other move reached by that move: its other end is in
                 // the layer before (see `Lanes::single`). Under the across flag they hold 2.
@@ -964,12 +1014,21 @@ mod tests {
     /// the next layer's code), hands every other neighbour to the owner, and retires the
     /// frontier: the boards it found plus the unseen boards it routed are exactly the
     /// frontier's unseen neighbours. In both copies of the scan and the kernel (x86-64-v3,
-    /// and every x86-64), on grids of the kernel in lanes.
+    /// and every x86-64), on grids of the kernel in lanes; in the multi-tile metric, whose
+    /// jumps along a row are lane moves too ([`Lanes::reach`]), on boards of 3 to 5 columns.
     #[test]
     fn a_scan_with_lanes_reaches_every_unseen_neighbour() {
+        use crate::metric::Metric::{Mtm, Stm};
         crate::bfs::on_both_copies(|| {
-            for (r, c) in [(3, 3), (2, 5)] {
-                let space = ParitySpace::new(Shape::new(r, c).unwrap(), Parity::Even).unwrap();
+            for (r, c, metric) in [
+                (3, 3, Stm),
+                (2, 5, Stm),
+                (3, 4, Mtm),
+                (2, 5, Mtm),
+                (3, 3, Mtm),
+            ] {
+                let shape = Shape::new(r, c).unwrap();
+                let space = ParitySpace::with_metric(shape, Parity::Even, metric).unwrap();
                 let lanes =
                     LaneMasks::new(space.lanes().expect("the parity index has lanes"), false);
                 let codes = LayerCodes::new(Marking::Frontier, &space, StateIndex(0), 0);
