@@ -16,6 +16,9 @@
 #   BASE_RUNS=3 scripts/bench.sh 3x4  # more bfs_naive repetitions (default 1: it takes over a minute)
 #   NO_BUILD=1 scripts/bench.sh # use the existing target/release/npuzzle, skip `cargo build --release`
 #   NO_BUILD=1 NPUZZLE=/path/to/npuzzle scripts/bench.sh 3x3  # benchmark another binary
+#   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (3-4 min)
+#   scripts/bench.sh check table mtm   # only the named figures (quick re-checks)
+#   scripts/bench.sh check --update    # measure, then rewrite figures.csv and the README's block
 #
 # The machines are shared, noisy, 2-core VMs: every time printed is a median over the runs, and the
 # ratios against the C baselines (built and run side by side, in the same run) are what count, not
@@ -45,20 +48,74 @@
 #   108, 1 antipode (OEIS A346736); 2x7 wall <= 600 s and peak RSS <= 12 GB (issue 21; aim 360 s),
 #   7x2 wall <= 30 min and peak RSS <= 14 GB. summary.json
 #   and depths.csv are copied to output/bench/2x7/ (output/bench/7x2/) to be committed.
+# check [FIGURE...] [--update]: the guard of every performance figure the README advertises. Each
+#   figure is a ratio of two sides measured in the same run, alternately, in rounds (3; RUNS=N for
+#   N), so that the shared machine's speed cancels; scripts/figures.py compares the ratios of the
+#   medians with the committed values in output/bench/figures.csv and prints, per figure, the two
+#   medians, the ratio, the committed value and the issue's bound ("must"), PASS or FAIL, and at
+#   the end the name of every failing figure. Each round's line gives its walls, the CPU time the
+#   hypervisor stole and the CPU time other processes took (another user's work slows npuzzle's
+#   two threads more than a one-threaded C baseline, which no ratio cancels). Exit 1 when a figure
+#   is more than 15 % worse than its committed value (larger for time ratios, smaller for rates),
+#   breaks its bound (`cluster`'s is reported only), or has wrong outputs; and when the README
+#   block between `<!-- figures:begin -->` and `<!-- figures:end -->` is not what figures.csv
+#   renders (`README`). `--update` writes the measured values into figures.csv (with the date and
+#   commit) and renders the README block anew, instead of holding them to the old values (a figure
+#   whose outputs are wrong keeps its row, and fails). 3 to 4 minutes on 2 cores. The figures:
+#   3x3      the whole `analyze --size 3` / bfs3x3.c -o edges.csv, as `3x3` above (4 x the rounds
+#            runs each); depth counts equal to the C program's
+#   3x4      `analyze --rows 3 --cols 4 --edges none` (the "plain" run, one a round, the other side
+#            of the figures below) / bfs_naive.c `bfs_naive 3 4`, run once, in the middle round;
+#            depth counts identical, reachable, radius, antipodes and components as published
+#   mtm      3x4 `--metric mtm` / plain; reachable 239,500,800, radius 33
+#   table    3x4 `--table` / plain; depths.csv the same
+#   answers  1,000,000 random solvable 3x4 boards (seed 2026, made by scripts/figures.py boards)
+#            through `solve --table DIR --batch FILE` (solutions written) / plain; every row with a
+#            length, that of its solution, and the first 1,000 lengths equal to those of `solve
+#            --batch` with IDA* and pattern databases; the bound is on its wall (at most 3.0 s)
+#   korf100  Korf's 100 4x4 boards (benches/data/korf100.txt) through `solve --batch --pdb 6-6-3`
+#            (the databases built first into a temporary cache, apart) / `bfs_naive 3 4`'s wall;
+#            every length the published one (benches/data/korf100_lengths.csv). Also
+#            `korf100-nodes`: the mean boards generated per board (deterministic, not a ratio)
+#   cluster  3x4 over 127.0.0.1, 2 processes x 1 worker (process 0's wall) / plain; summary.json
+#            identical to the plain run's
+#   frontier the frontier search's boards per second, 4x4 `--max-depth 25 --edges none`, against
+#            the in-memory engine's on plain 3x4 (239,500,800 boards / its wall); higher is better;
+#            depth counts equal to those of output/bench/4x4-d31/depths.csv
 set -euo pipefail
 # --help: the comment block above.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
+RUNS_GIVEN=${RUNS:-}
 RUNS=${RUNS:-5}
 BASE_RUNS=${BASE_RUNS:-1}
 WHAT=${1:-all}
+[ $# -eq 0 ] || shift
 case "$WHAT" in
-    all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | frontier2x7 | parquet) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|frontier2x7|parquet]" >&2; exit 2 ;;
+    all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | frontier2x7 | parquet | check) ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|frontier2x7|parquet|check [FIGURE...] [--update]]" >&2; exit 2 ;;
 esac
+# check's figures, in the order measured and printed, and the frontier search's depth; the figures
+# asked for (all when none is named) and --update, read before the build so that a typo fails fast.
+CHECK_FIGURES="3x3 3x4 mtm table answers korf100 cluster frontier"
+FRONTIER_DEPTH=25
+CHECK_WANT=()
+CHECK_UPDATE=0
+if [ "$WHAT" = check ]; then
+    for arg in "$@"; do
+        case "$arg" in
+            --update) CHECK_UPDATE=1 ;;
+            korf100-nodes) CHECK_WANT+=(korf100) ;;
+            3x3 | 3x4 | mtm | table | answers | korf100 | cluster | frontier) CHECK_WANT+=("$arg") ;;
+            *) echo "check: no figure $arg (figures: $CHECK_FIGURES; or --update)" >&2; exit 2 ;;
+        esac
+    done
+    [ ${#CHECK_WANT[@]} -gt 0 ] || read -ra CHECK_WANT <<<"$CHECK_FIGURES"
+fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 FAILS=0
+CHECK_FAILED=""
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
     if [ "$WHAT" = parquet ]; then
@@ -106,28 +163,28 @@ bench_cluster() {
     : >"$OUT/k1"; : >"$OUT/k2"; : >"$OUT/kr"; : >"$OUT/ks"
     echo
     echo "== cluster: 3x4, 1 process x 2 workers vs 2 processes x 1 worker over 127.0.0.1, $RUNS runs each"
-    local base="analyze --rows 3 --cols 4 --edges none"
+    local base=(analyze --rows 3 --cols 4 --edges none)
     local port=$((20000 + RANDOM % 20000)) i
     printf "127.0.0.1:%d\n127.0.0.1:%d\n" "$port" "$((port + 1))" >"$OUT/hosts"
     printf "127.0.0.1:%d\n127.0.0.2:%d\n" "$((port + 2))" "$((port + 3))" >"$OUT/hosts2"
     for i in $(seq "$RUNS"); do
         local steal0 wall0
         steal0=$(stolen) wall0=$(date +%s)
-        timed "$OUT/k1" "$BIN" $base --workers 2 --output "$OUT/k1out" >"$OUT/k1.txt"
+        timed "$OUT/k1" "$BIN" "${base[@]}" --workers 2 --output "$OUT/k1out" >"$OUT/k1.txt"
         echo "  1 x 2 run $i: $(tail -1 "$OUT/k1" | awk '{printf "%.2f s, %.0f MB", $1, $2*1024/1e6}')"
-        "$BIN" $base --processes 2 --process 1 --hostfile "$OUT/hosts" --workers 1 \
+        "$BIN" "${base[@]}" --processes 2 --process 1 --hostfile "$OUT/hosts" --workers 1 \
             --output "$OUT/k2out1" --quiet &
-        timed "$OUT/k2" "$BIN" $base --processes 2 --process 0 --hostfile "$OUT/hosts" --workers 1 \
+        timed "$OUT/k2" "$BIN" "${base[@]}" --processes 2 --process 0 --hostfile "$OUT/hosts" --workers 1 \
             --output "$OUT/k2out" >"$OUT/k2.txt"
         wait
         echo "  2 x 1 run $i: $(tail -1 "$OUT/k2" | awk '{printf "%.2f s, %.0f MB (process 0)", $1, $2*1024/1e6}')"
-        "$BIN" $base --processes 2 --process 1 --hostfile "$OUT/hosts2" --workers 1 \
+        "$BIN" "${base[@]}" --processes 2 --process 1 --hostfile "$OUT/hosts2" --workers 1 \
             --output "$OUT/ksout1" --quiet &
-        timed "$OUT/ks" "$BIN" $base --processes 2 --process 0 --hostfile "$OUT/hosts2" --workers 1 \
+        timed "$OUT/ks" "$BIN" "${base[@]}" --processes 2 --process 0 --hostfile "$OUT/hosts2" --workers 1 \
             --output "$OUT/ksout" >"$OUT/ks.txt"
         wait
         echo "  2 x 1 across hosts run $i: $(tail -1 "$OUT/ks" | awk '{printf "%.2f s", $1}')"
-        timed "$OUT/kr" "$BIN" $base --output "$OUT/krout" --quiet
+        timed "$OUT/kr" "$BIN" "${base[@]}" --output "$OUT/krout" --quiet
         echo "  one machine run $i: $(tail -1 "$OUT/kr" | awk '{printf "%.2f s", $1}'); round $i: $(steal_since "$steal0" "$wall0")"
     done
     local t1 t2 tr ts
@@ -177,14 +234,15 @@ PY
 #   0..20 equal to OEIS A089484. Prints the boards per second of each layer and the bytes per
 #   stored board.
 bench_limited() {
-    local depth=${DEPTH:-31} board=${BOARD:---size 4}
+    local depth=${DEPTH:-31} board=${BOARD:---size 4} board_args
     local name
     name=$(echo "$board" | awk '{ if ($1 == "--size") print $2 "x" $2; else print $2 "x" $4 }')
+    read -ra board_args <<<"$board"
     local keep="output/bench/$name-d$depth"
     mkdir -p "$keep"
     echo
     echo "== $name: analyze --max-depth $depth${SCRATCH:+ --scratch $SCRATCH}${CHECKPOINT:+ --checkpoint $CHECKPOINT}${MEMORY:+ --memory $MEMORY}, one run; started $(date -u '+%F %T')"
-    NPUZZLE_PROGRESS=lines timed "$OUT/l" "$BIN" analyze $board --max-depth "$depth" \
+    NPUZZLE_PROGRESS=lines timed "$OUT/l" "$BIN" analyze "${board_args[@]}" --max-depth "$depth" \
         ${SCRATCH:+--scratch "$SCRATCH"} ${CHECKPOINT:+--checkpoint "$CHECKPOINT"} \
         ${MEMORY:+--memory "$MEMORY"} --edges none --output "$OUT/out" 2>"$keep/analyze.log" \
         >>"$keep/analyze.log"
@@ -276,29 +334,26 @@ bench_frontier_2x7() {
     fi
 }
 
-bench_3x3() {
-    local baseline=../shared/baselines/bfs3x3.c
-    if [ ! -f "$baseline" ]; then
-        echo "3x3: $baseline not found, skipping the comparison"
-        return
-    fi
-    gcc -O2 -o "$OUT/bfs3x3" "$baseline"
+# time_3x3 N: the whole `analyze --size 3` (output in $OUT/out/3x3) and ../shared/baselines/bfs3x3.c
+#   -o edges.csv (built into $OUT/bfs3x3), N runs each: with hyperfine when installed, otherwise
+#   alternately in a loop after 3 warm-up runs of each; sets the caller's cs and ns to the medians
+#   (s), and prints how they were timed.
+time_3x3() {
+    local n=$1
+    gcc -O2 -o "$OUT/bfs3x3" ../shared/baselines/bfs3x3.c
     local c_cmd="$OUT/bfs3x3 -o $OUT/edges.csv"
     local n_cmd="$BIN analyze --size 3 --output $OUT/out --quiet"
-    local cs ns
-    echo
-    echo "== 3x3: npuzzle analyze (all outputs) vs C baseline bfs3x3 (BFS + components + edges.csv)"
     if command -v hyperfine >/dev/null; then
-        hyperfine -N -w 3 -r $((RUNS * 4)) --export-json "$OUT/h.json" "$c_cmd" "$n_cmd" >/dev/null
+        hyperfine -N -w 3 -r "$n" --export-json "$OUT/h.json" "$c_cmd" "$n_cmd" >/dev/null
         read -r cs ns < <(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 print(r[0]["median"], r[1]["median"])' "$OUT/h.json")
-        echo "timed with hyperfine, $((RUNS * 4)) runs each"
+        echo "timed with hyperfine, $n runs each"
     else
         # GNU time's %e has 10 ms steps, too coarse here: time with bash's microsecond clock
         : >"$OUT/c3"; : >"$OUT/n3"
         local i t0
-        for i in $(seq $((RUNS * 4 + 3))); do   # the first 3 of each are warm-up
+        for i in $(seq $((n + 3))); do   # the first 3 of each are warm-up
             t0=$EPOCHREALTIME; $c_cmd >/dev/null
             [ "$i" -le 3 ] || echo "$t0 $EPOCHREALTIME" >>"$OUT/c3"
             t0=$EPOCHREALTIME; $n_cmd >/dev/null
@@ -306,8 +361,20 @@ print(r[0]["median"], r[1]["median"])' "$OUT/h.json")
         done
         cs=$(awk '{print $2 - $1}' "$OUT/c3" | median)
         ns=$(awk '{print $2 - $1}' "$OUT/n3" | median)
-        echo "timed with a loop (hyperfine not installed), $((RUNS * 4)) alternating runs each"
+        echo "timed with a loop (hyperfine not installed), $n alternating runs each"
     fi
+}
+
+bench_3x3() {
+    local baseline=../shared/baselines/bfs3x3.c
+    if [ ! -f "$baseline" ]; then
+        echo "3x3: $baseline not found, skipping the comparison"
+        return
+    fi
+    echo
+    echo "== 3x3: npuzzle analyze (all outputs) vs C baseline bfs3x3 (BFS + components + edges.csv)"
+    local cs ns
+    time_3x3 $((RUNS * 4))
     python3 - "$cs" "$ns" <<'PY' || FAILS=$((FAILS + 1))
 import sys
 c, n = float(sys.argv[1]), float(sys.argv[2])
@@ -317,7 +384,7 @@ ok = n / c <= 0.6
 print(f"{'PASS' if ok else 'FAIL'} ratio npuzzle/C = {n/c:.2f}  (must <= 0.6; was about 0.5)")
 sys.exit(0 if ok else 1)
 PY
-    /usr/bin/time -f "npuzzle 3x3 peak RSS %M KB" $n_cmd 2>&1
+    /usr/bin/time -f "npuzzle 3x3 peak RSS %M KB" "$BIN" analyze --size 3 --output "$OUT/out" --quiet 2>&1
 }
 
 bench_3x4() {
@@ -448,6 +515,315 @@ sys.exit(fails)
 PY
 }
 
+# check_run NAME CMD...: one timed run of a side of the check (GNU time's "wall_s peak_kb" appended
+#   to $C/NAME.t, stderr to $C/NAME.err); a command that fails is noted in $C/NAME.bad, which makes
+#   every figure using that side FAIL.
+check_run() {
+    local name=$1
+    shift
+    if ! timed "$C/$name.t" "$@" 2>>"$C/$name.err"; then
+        echo "\`$name\` failed: $(tail -n 1 "$C/$name.err")" >>"$C/$name.bad"
+    fi
+    echo "$name $(tail -n 1 "$C/$name.t" | cut -d' ' -f1) s" >>"$C/round"
+}
+
+# others_since BUSY0 OURS0 WALL0 OURS1: the CPU time that processes other than this script's used
+#   since cpu_busy read BUSY0 at wall time WALL0 (s since the epoch): the machine's busy time
+#   (/proc/stat) less that of this script's finished children, OURS1 - OURS0 (cpu_ours, which must
+#   run in this shell, not in $(...), to see them). Another user's work on these 2 cores slows
+#   our multi-threaded side more than a one-threaded C baseline, which no ratio cancels: this
+#   line shows when it happened.
+cpu_busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
+cpu_ours() { # prints the children's user + system time, in 1/100 s
+    times >"$C/times"
+    awk 'NR == 2 {split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 100}' "$C/times"
+}
+others_since() {
+    awk -v b="$(($(cpu_busy) - $1))" -v o="$(($4 - $2))" -v w="$(($(date +%s) - $3))" -v n="$(nproc)" \
+        'BEGIN {x = (b - o > 0 ? b - o : 0) / 100; printf "%.1f s of CPU used by other processes (%.0f %% of %d cores)", x, (w > 0 ? 100 * x / (w * n) : 0), n}'
+}
+
+# check_step SIDE ROUND ROUNDS: one run of SIDE (plain, naive, mtm, table, answers, korf100,
+#   cluster, frontier) in round ROUND of ROUNDS; bfs_naive runs in the middle round only, and
+#   `table` in the first only when the figure `table` is not wanted (`answers` needs its file).
+check_step() {
+    local a34=(analyze --rows 3 --cols 4 --edges none --quiet) pid
+    case "$1" in
+        plain) check_run plain "$BIN" "${a34[@]}" --output "$C/plain" ;;
+        naive)
+            if [ "$2" = $((($3 + 1) / 2)) ]; then check_run naive "$C/bfs_naive" 3 4 >"$C/naive.txt"; fi
+            ;;
+        mtm) check_run mtm "$BIN" "${a34[@]}" --metric mtm --output "$C/mtm" ;;
+        table)
+            if wants table || [ "$2" = 1 ]; then
+                check_run table "$BIN" "${a34[@]}" --table --output "$C/table"
+            fi
+            ;;
+        answers)
+            check_run answers "$BIN" solve --table "$C/table/3x4" --rows 3 --cols 4 \
+                --batch "$C/boards.txt" >"$C/answers.csv"
+            ;;
+        korf100)
+            check_run korf100 "$BIN" solve --batch benches/data/korf100.txt --pdb 6-6-3 \
+                --cache "$C/cache" >"$C/korf100.csv"
+            ;;
+        cluster)
+            "$BIN" "${a34[@]}" --processes 2 --process 1 --hostfile "$C/hosts" --workers 1 \
+                --output "$C/cluster1" 2>>"$C/cluster.err" &
+            pid=$!
+            check_run cluster "$BIN" "${a34[@]}" --processes 2 --process 0 --hostfile "$C/hosts" \
+                --workers 1 --output "$C/cluster"
+            wait "$pid" || echo "process 1 failed: $(tail -n 1 "$C/cluster.err")" >>"$C/cluster.bad"
+            ;;
+        frontier)
+            check_run frontier "$BIN" analyze --size 4 --max-depth "$FRONTIER_DEPTH" --edges none \
+                --quiet --output "$C/frontier"
+            ;;
+    esac
+}
+
+# bench_check: see the header (the figures in CHECK_WANT; CHECK_UPDATE=1 for --update).
+bench_check() {
+    local want=("${CHECK_WANT[@]}") update=$CHECK_UPDATE
+    local rounds=${RUNS_GIVEN:-3} start=$SECONDS
+    C=$OUT/check
+    mkdir -p "$C"
+    wants() { [[ " ${want[*]} " == *" $1 "* ]]; }
+    local plain=0 naive=0 f
+    for f in 3x4 mtm table answers cluster frontier; do if wants "$f"; then plain=1; fi; done
+    if wants 3x4 || wants korf100; then naive=1; fi
+    if [ "$plain" = 0 ] && ! wants korf100; then rounds=0; fi   # 3x3 alone: its own loop
+    echo
+    echo "== check: ${want[*]}; ${RUNS_GIVEN:-3} round(s), the two sides of each figure alternately"
+    if [ "$naive" = 1 ]; then
+        if [ -f ../shared/baselines/bfs_naive.c ]; then
+            gcc -O2 -o "$C/bfs_naive" ../shared/baselines/bfs_naive.c
+        else
+            naive=0
+            echo "../shared/baselines/bfs_naive.c not found" >"$C/naive.bad"
+        fi
+    fi
+    if wants 3x3; then
+        if [ -f ../shared/baselines/bfs3x3.c ]; then
+            local cs ns
+            echo "3x3: npuzzle analyze --size 3 (all outputs) vs bfs3x3 -o edges.csv"
+            time_3x3 $((${RUNS_GIVEN:-3} * 4))
+            echo "$cs $ns" >"$C/3x3.medians"
+            "$OUT/bfs3x3" -o "$OUT/edges.csv" >"$C/bfs3x3.txt"
+        else
+            echo "../shared/baselines/bfs3x3.c not found" >"$C/3x3.bad"
+        fi
+    fi
+    if wants answers; then
+        local t0=$SECONDS
+        python3 scripts/figures.py boards 1000000 2026 3 4 "$C/boards.txt"
+        head -n 1000 "$C/boards.txt" >"$C/boards1000.txt"
+        if ! "$BIN" solve --rows 3 --cols 4 --batch "$C/boards1000.txt" --cache "$C/cache" \
+            >"$C/ida1000.csv" 2>"$C/ida1000.err"; then
+            echo "IDA* on the first 1,000 boards failed: $(tail -n 1 "$C/ida1000.err")" >>"$C/answers.bad"
+        fi
+        echo "answers: 1,000,000 random solvable 3x4 boards (seed 2026), and the first 1,000 solved" \
+            "by IDA*: $((SECONDS - t0)) s, not timed"
+    fi
+    if wants korf100; then
+        if ! timed "$C/pdb.t" "$BIN" pdb --size 4 --pdb 6-6-3 --cache "$C/cache" --quiet 2>"$C/pdb.err"; then
+            echo "pdb --pdb 6-6-3 failed: $(tail -n 1 "$C/pdb.err")" >>"$C/korf100.bad"
+        fi
+        echo "korf100: the 4x4 6-6-3 pattern databases built in $(tail -n 1 "$C/pdb.t" | cut -d' ' -f1) s," \
+            "not timed in the figure"
+    fi
+    local i port steal0 wall0 busy0 ours0
+    port=$((20000 + RANDOM % 20000))
+    printf "127.0.0.1:%d\n127.0.0.1:%d\n" "$port" "$((port + 1))" >"$C/hosts"
+    local steps=()
+    if [ "$plain" = 1 ]; then steps+=(plain); fi
+    if [ "$naive" = 1 ]; then steps+=(naive); fi
+    for f in mtm table answers korf100 cluster frontier; do
+        if wants "$f" || { [ "$f" = table ] && wants answers; }; then steps+=("$f"); fi
+    done
+    for ((i = 1; i <= rounds; i++)); do
+        steal0=$(stolen) wall0=$(date +%s) busy0=$(cpu_busy)
+        cpu_ours >"$C/ours0"
+        ours0=$(cat "$C/ours0")
+        : >"$C/round"
+        # Odd rounds run the sides in this order, even rounds in the reverse one: no side is
+        # always first after a pause, nor always far from the plain run.
+        local order=() step
+        for step in "${steps[@]}"; do
+            if ((i % 2)); then order+=("$step"); else order=("$step" ${order[@]+"${order[@]}"}); fi
+        done
+        for step in "${order[@]}"; do check_step "$step" "$i" "$rounds"; done
+        cpu_ours >"$C/ours1"
+        echo "round $i: $(paste -sd, "$C/round" | sed 's/,/, /g'); $(steal_since "$steal0" "$wall0");" \
+            "$(others_since "$busy0" "$ours0" "$wall0" "$(cat "$C/ours1")")"
+    done
+    python3 - "$C" "${want[*]}" "$FRONTIER_DEPTH" "$OUT/out/3x3" <<'PY'
+# The medians, the ratios and the checks of the outputs, into $C/measured.tsv for figures.py.
+import csv, json, os, re, statistics, sys
+C, want, depth, out3 = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
+BOARDS_3X4 = 239500800
+out = open(f"{C}/measured.tsv", "w")
+
+
+def walls(name):
+    path = f"{C}/{name}.t"
+    if not os.path.exists(path):
+        return []
+    return [float(line.split()[0]) for line in open(path) if re.fullmatch(r"[\d.]+ \d+", line.strip())]
+
+
+def med(name):
+    w = walls(name)
+    return statistics.median(w) if w else None
+
+
+def bad(*names):
+    return [open(f"{C}/{n}.bad").read().strip().replace("\n", "; ")
+            for n in names if os.path.exists(f"{C}/{n}.bad")]
+
+
+def summary(folder):
+    try:
+        return json.load(open(f"{folder}/summary.json"))
+    except (OSError, ValueError):
+        return None
+
+
+def same(a, b):
+    try:
+        return open(a, "rb").read() == open(b, "rb").read()
+    except OSError:
+        return False
+
+
+def secs(t):
+    return "?" if t is None else f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def runs(name):
+    n = len(walls(name))
+    return f"{n} run{'' if n == 1 else 's'}"
+
+
+def record(name, a, b, sides, wrong, value=None, wall=None):
+    if value is None and a is not None and b:
+        value = a / b
+    text = "nan" if value is None else f"{value:.1f}" if value >= 1000 else f"{value:.4g}"
+    wall = "" if wall is None else f"{wall:.2f}"
+    out.write(f"{name}\t{text}\t{wall}\t{sides}\t{'; '.join(wrong)}\n")
+
+
+plain, naive = med("plain"), med("naive")
+plain_sides = f"plain 3x4 {secs(plain)} ({runs('plain')})"
+
+if "3x3" in want:
+    wrong, ns, cs = bad("3x3"), None, None
+    if not wrong:
+        cs, ns = map(float, open(f"{C}/3x3.medians").read().split())
+        hist = [int(line.split()[2]) for line in open(f"{C}/bfs3x3.txt") if line.startswith("HIST ")]
+        s = summary(out3)
+        if s is None or s["depth_counts"] != hist:
+            wrong.append("depth counts differ from bfs3x3's")
+    record("3x3", ns, cs, f"npuzzle {secs(ns)} / bfs3x3 -o edges.csv {secs(cs)}", wrong)
+
+if "3x4" in want:
+    wrong, counts, s = bad("plain", "naive"), None, summary(f"{C}/plain/3x4")
+    if os.path.exists(f"{C}/naive.txt"):
+        for line in open(f"{C}/naive.txt"):
+            if line.startswith("counts:"):
+                counts = [int(x) for x in line.split()[1:]]
+    if s is None or counts != s["depth_counts"]:
+        wrong.append("depth counts not identical to bfs_naive's")
+    if s is not None:
+        got = (s["reachable"], s["max_depth"], s["hardest"]["count"], s["components"]["count"])
+        if got != (BOARDS_3X4, 53, 18, 2):
+            wrong.append(f"reachable, max depth, antipodes, components {got}; published (239500800, 53, 18, 2)")
+    record("3x4", plain, naive, f"{plain_sides} / bfs_naive 3 4 {secs(naive)} ({runs('naive')})", wrong)
+
+if "mtm" in want:
+    wrong, s = bad("plain", "mtm"), summary(f"{C}/mtm/3x4-mtm")
+    if s is None or (s["reachable"], s["max_depth"]) != (BOARDS_3X4, 33):
+        wrong.append("reachable and radius not 239,500,800 and 33")
+    record("mtm", med("mtm"), plain, f"mtm 3x4 {secs(med('mtm'))} / {plain_sides}", wrong)
+
+if "table" in want:
+    wrong = bad("plain", "table")
+    if not same(f"{C}/table/3x4/depths.csv", f"{C}/plain/3x4/depths.csv"):
+        wrong.append("depths.csv differs with --table")
+    if not os.path.exists(f"{C}/table/3x4/table.npt"):
+        wrong.append("no table.npt")
+    record("table", med("table"), plain, f"--table 3x4 {secs(med('table'))} / {plain_sides}", wrong)
+
+if "answers" in want:
+    wrong, moves, ida, errors = bad("plain", "table", "answers"), [], [], 0
+    try:
+        with open(f"{C}/answers.csv", newline="") as f:
+            for row in csv.DictReader(f):
+                m = row["moves"]
+                errors += not m.isdigit() or len(row["solution"]) != int(m)
+                moves.append(m)
+        with open(f"{C}/ida1000.csv", newline="") as f:
+            ida = [row["moves"] for row in csv.DictReader(f)]
+    except (OSError, KeyError) as e:
+        wrong.append(f"unreadable: {e}")
+    if len(moves) != 1000000 or errors:
+        wrong.append(f"{len(moves):,} rows, {errors:,} without a length or with a solution of another length")
+    if len(ida) != 1000 or moves[:1000] != ida:
+        wrong.append("the first 1,000 lengths differ from IDA*'s")
+    record("answers", med("answers"), plain, f"1,000,000 answers {secs(med('answers'))} / {plain_sides}",
+           wrong, wall=med("answers"))
+
+if "korf100" in want:
+    wrong = bad("naive", "korf100")
+    published = [line.split(",")[1] for line in open("benches/data/korf100_lengths.csv") if line[:1].isdigit()]
+    try:
+        with open(f"{C}/korf100.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        rows = []
+    got = [row["moves"] for row in rows]
+    if got != published:
+        diff = [i + 1 for i, (a, b) in enumerate(zip(got, published)) if a != b]
+        wrong.append(f"lengths differ from the published ones ({len(got)} rows; instances {diff[:10]})")
+    record("korf100", med("korf100"), naive,
+           f"Korf's 100 with 6-6-3 {secs(med('korf100'))} ({runs('korf100')}) / bfs_naive 3 4 {secs(naive)}", wrong)
+    nodes = sum(int(row["nodes"]) for row in rows) / len(rows) if len(rows) == 100 else None
+    record("korf100-nodes", None, None, "mean boards generated per board of the 100 (deterministic)",
+           wrong, value=nodes)
+
+if "cluster" in want:
+    wrong = bad("plain", "cluster")
+    if not same(f"{C}/cluster/3x4/summary.json", f"{C}/plain/3x4/summary.json"):
+        wrong.append("summary.json differs from the one-machine run's")
+    record("cluster", med("cluster"), plain, f"2 x 1 over 127.0.0.1 {secs(med('cluster'))} / {plain_sides}", wrong)
+
+if "frontier" in want:
+    wrong, s = bad("plain", "frontier"), summary(f"{C}/frontier/4x4")
+    ref = [int(line.split(",")[1]) for line in open("output/bench/4x4-d31/depths.csv") if line[:1].isdigit()]
+    if s is None or s["depth_counts"] != ref[:depth + 1]:
+        wrong.append(f"depth counts differ from the first {depth + 1} of output/bench/4x4-d31/depths.csv")
+    f, boards = med("frontier"), sum(s["depth_counts"]) if s else 0
+    rate_f = boards / f if f else None
+    rate_m = BOARDS_3X4 / plain if plain else None
+    record("frontier", rate_f, rate_m,
+           f"4x4 to depth {depth}: {boards:,} boards in {secs(f)}, {(rate_f or 0) / 1e6:.1f} M/s / "
+           f"in-memory 3x4 {(rate_m or 0) / 1e6:.1f} M/s ({plain_sides})", wrong)
+PY
+    echo "measured in $((SECONDS - start)) s"
+    echo
+    local status=0
+    if [ "$update" = 1 ]; then
+        FIGURES_NOTE="medians of ${RUNS_GIVEN:-3} rounds${NPUZZLE:+, binary $NPUZZLE}" python3 scripts/figures.py \
+            update "$C/measured.tsv" --date "$(date -u +%F)" \
+            --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo -dirty)" |
+            tee "$C/verdicts" || status=$?
+    else
+        python3 scripts/figures.py compare "$C/measured.tsv" | tee "$C/verdicts" || status=$?
+    fi
+    FAILS=$((FAILS + status))
+    CHECK_FAILED=$(sed -n 's/^FAILED[^:]*: //p' "$C/verdicts")
+}
+
 bench_parquet() {
     echo
     echo "== 3x4: analyze --edges parquet vs --edges none, $RUNS runs each, alternately"
@@ -480,6 +856,7 @@ PY
 }
 
 case "$WHAT" in
+    check) bench_check ;;
     3x3) bench_3x3 ;;
     parquet) bench_parquet ;;
     3x4) bench_3x4 ;;
@@ -505,6 +882,6 @@ echo "whole bench: $(steal_since "$STEAL_START" "$WALL_START")"
 if [ "$FAILS" -eq 0 ]; then
     echo "bench $WHAT: all must checks PASS"
 else
-    echo "bench $WHAT: $FAILS must check(s) FAIL"
+    echo "bench $WHAT: $FAILS must check(s) FAIL${CHECK_FAILED:+: $CHECK_FAILED}"
     exit 1
 fi
