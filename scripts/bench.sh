@@ -16,7 +16,7 @@
 #   BASE_RUNS=3 scripts/bench.sh 3x4  # more bfs_naive repetitions (default 1: it takes over a minute)
 #   NO_BUILD=1 scripts/bench.sh # use the existing target/release/npuzzle, skip `cargo build --release`
 #   NO_BUILD=1 NPUZZLE=/path/to/npuzzle scripts/bench.sh 3x3  # benchmark another binary
-#   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (3-4 min)
+#   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (about 130 s)
 #   scripts/bench.sh check table mtm   # only the named figures (quick re-checks)
 #   scripts/bench.sh check --update    # measure, then rewrite figures.csv and the README's block
 #
@@ -61,7 +61,7 @@
 #   block between `<!-- figures:begin -->` and `<!-- figures:end -->` is not what figures.csv
 #   renders (`README`). `--update` writes the measured values into figures.csv (with the date and
 #   commit) and renders the README block anew, instead of holding them to the old values (a figure
-#   whose outputs are wrong keeps its row, and fails). 3 to 4 minutes on 2 cores. The figures:
+#   whose outputs are wrong keeps its row, and fails). About 130 s on 2 cores. The figures:
 #   3x3      the whole `analyze --size 3` / bfs3x3.c -o edges.csv, as `3x3` above (4 x the rounds
 #            runs each); depth counts equal to the C program's
 #   3x4      `analyze --rows 3 --cols 4 --edges none` (the "plain" run, one a round, the other side
