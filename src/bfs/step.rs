@@ -525,9 +525,10 @@ impl LaneMasks {
 /// field `f` of `words[k]`; `first` a multiple of 32; boards at or past `end` ignored), retires
 /// them, and expands them through `expander`, pushing each onto `current` when given. With
 /// `lanes` (and `size`, the space's size), the lane moves of a whole word of frontier boards
-/// are claimed at once with shifts and masks (one atomic OR per word, which also retires the
-/// frontier) and the kernel is asked only for the other moves; a lane neighbour in the next or
-/// the previous word is routed ([`Owner::route_lane`]).
+/// (every move along a lane, up to [`Lanes::reach`]) are claimed at once with shifts and masks
+/// (one atomic operation per word, which also retires the frontier) and the kernel is asked
+/// only for the other moves ([`StateSpace::expand_off_lanes`]); a lane neighbour in another
+/// word is routed ([`Owner::route_lane`]).
 ///
 /// With lanes, the kernel is not asked at all for a board with one move across
 /// ([`Lanes::single`], given only for a bipartite graph) that this move reached: under the
