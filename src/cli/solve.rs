@@ -1020,8 +1020,9 @@ const TABLE_CHUNK: usize = 16_384;
 /// Lines of a table chunk one thread takes at a time: parsed, walked together
 /// ([`DistanceTable::solve_many`]) and written as CSV.
 const TABLE_TASK: usize = 256;
-/// Chunks waiting between the reader, the solver and the writer: memory stays bounded (a few
-/// MB) whatever the length of the batch.
+/// Chunks waiting between the reader, the solver and the writer: memory stays bounded (about
+/// 10 MB from a table: 16,384 lines in and out, seven chunks at most) whatever the length of
+/// the batch.
 const CHUNKS_IN_FLIGHT: usize = 2;
 
 /// One line of a batch, read and waiting to be solved: its number and its text (neither
