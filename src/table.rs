@@ -682,30 +682,25 @@ impl DistanceTable {
         let mut out = Vec::with_capacity(boards.len());
         for group in boards.chunks(WALKS) {
             let mut moves: Vec<Vec<Direction>> = vec![Vec::new(); group.len()];
-            let mut shape_errors: Vec<Option<TableError>> = Vec::with_capacity(group.len());
+            // (A board of another shape is not walked: its cells say nothing here.)
             let cells: Vec<&[u8]> = group
                 .iter()
-                .map(|board| {
-                    if board.shape() == self.shape {
-                        shape_errors.push(None);
-                        board.permutation()
-                    } else {
-                        shape_errors.push(Some(TableError::WrongBoard(format!(
-                            "the table is for {} boards, the board is {}",
-                            self.shape,
-                            board.shape()
-                        ))));
-                        &[]
-                    }
+                .map(|board| match board.shape() == self.shape {
+                    true => board.permutation(),
+                    false => &[],
                 })
                 .collect();
             let lengths = self.walk(&cells, |k, dir, blank, to| {
                 moves[k].extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
             });
-            for ((length, error), moves) in lengths.into_iter().zip(shape_errors).zip(moves) {
-                out.push(match error {
-                    Some(e) => Err(e),
-                    None => length.map(|walked| walked.map(|_| moves)),
+            for ((board, length), moves) in group.iter().zip(lengths).zip(moves) {
+                out.push(match board.shape() == self.shape {
+                    true => length.map(|walked| walked.map(|_| moves)),
+                    false => Err(TableError::WrongBoard(format!(
+                        "the table is for {} boards, the board is {}",
+                        self.shape,
+                        board.shape()
+                    ))),
                 });
             }
         }

@@ -876,8 +876,7 @@ impl StateSpace for ParitySpace {
             Metric::Stm => (0..self.shape.cells())
                 .filter(|b| b / cols == 0 || b / cols == rows - 1)
                 .fold(0u64, |set, b| set | 1 << b),
-            // Not used: the multi-tile metric's graph is not bipartite (no sides), and its
-            // blank jumps of two or more cells along a row are not lane moves either.
+            // Not used: the multi-tile metric's graph is not bipartite (no sides).
             Metric::Mtm => 0,
         };
         Some(Lanes {

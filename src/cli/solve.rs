@@ -1123,11 +1123,7 @@ fn run_batch(
     out: &mut (impl Write + Send),
 ) -> Result<(), Fail> {
     let lines = batch_lines(path)?;
-    let chunk = match std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        false => 1,
-        true if heuristics.table.is_some() => TABLE_CHUNK,
-        true => SEARCH_CHUNK,
-    };
+    let file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     writeln!(out, "line,moves,expanded,nodes,seconds,solution")?;
     let mut counts = BatchCounts::default();
     let mut tally = |rows: &[Rows]| {
@@ -1137,11 +1133,12 @@ fn run_batch(
             counts.failed += r.counts.failed;
         }
     };
-    if chunk == TABLE_CHUNK {
+    if file && heuristics.table.is_some() {
         streamed(config, path, heuristics, out, lines, &mut tally)?;
     } else {
         // (No threads of its own: a search's heuristics are sized to the memory left, and
         // each new thread reserves address space.)
+        let chunk = if file { SEARCH_CHUNK } else { 1 };
         let mut result = Ok(());
         read_chunks(lines, chunk, |lines| {
             let written = lines
