@@ -106,20 +106,35 @@ impl Ranged for TickedAxis {
     }
 }
 
-/// Runs `render` on a fresh temporary `.png` file next to `path`, then renames it over `path`.
+/// Draws a chart by `draw` in memory ([`render_rgb`]), encodes it as a PNG into a fresh
+/// temporary file next to `path` (through the file's own handle: a signal that removes the
+/// temporary file meanwhile leaves nothing behind, since nothing opens the name again), then
+/// renames it over `path`.
 pub(super) fn write_png_atomically(
     path: &Path,
-    render: impl FnOnce(&Path) -> DrawResult,
+    draw: impl FnOnce(&Area<'_>) -> Result<(), Box<dyn StdError>>,
 ) -> Result<(), PlotError> {
     let io_error = |source| PlotError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let tmp = crate::durable::temp_beside(path).map_err(io_error)?;
-    render(tmp.path()).map_err(|e| PlotError::Draw {
+    let draw_error = |message: String| PlotError::Draw {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+        message,
+    };
+    let (rgb, ()) = render_rgb(draw).map_err(|e| draw_error(e.to_string()))?;
+    let mut tmp = crate::durable::temp_beside(path).map_err(io_error)?;
+    {
+        use image::ImageEncoder;
+        let mut out = std::io::BufWriter::new(&mut tmp);
+        image::codecs::png::PngEncoder::new(&mut out)
+            .write_image(&rgb, WIDTH, HEIGHT, image::ColorType::Rgb8)
+            .map_err(|e| match e {
+                image::ImageError::IoError(source) => io_error(source),
+                other => draw_error(other.to_string()),
+            })?;
+        std::io::Write::flush(&mut out).map_err(io_error)?;
+    }
     crate::durable::commit(tmp, path).map_err(io_error)?;
     Ok(())
 }
@@ -455,22 +470,8 @@ const TITLE_TOP_PX: i32 = 12;
 /// Gap between the plot's edge and the tick labels, in pixels.
 const TICK_LABEL_GAP_PX: i32 = 6;
 
-/// Draws a chart on a fresh white bitmap by `draw` and writes it as a PNG to `file`; returns
-/// what `draw` returns.
-pub(super) fn render_png<T>(
-    file: &Path,
-    draw: impl FnOnce(&Area<'_>) -> Result<T, Box<dyn StdError>>,
-) -> Result<T, Box<dyn StdError>> {
-    let root = BitMapBackend::new(file, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let out = draw(&root)?;
-    root.present()?;
-    Ok(out)
-}
-
-/// Draws a chart like [`render_png`] into memory: returns the RGB pixels (row by row, 3 bytes
-/// each, [`WIDTH`] x [`HEIGHT`]) and what `draw` returns.
-#[cfg(test)]
+/// Draws a chart on a fresh white bitmap in memory by `draw`: returns the RGB pixels (row by
+/// row, 3 bytes each, [`WIDTH`] x [`HEIGHT`]) and what `draw` returns.
 pub(super) fn render_rgb<T>(
     draw: impl FnOnce(&Area<'_>) -> Result<T, Box<dyn StdError>>,
 ) -> Result<(Vec<u8>, T), Box<dyn StdError>> {

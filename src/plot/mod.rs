@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use comparison::render_comparison;
 use histogram::render_histogram;
-use layout::{ensure_fonts, render_png, write_png_atomically};
+use layout::{ensure_fonts, write_png_atomically};
 
 /// The y axis of a depth chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,9 +141,7 @@ pub enum PlotError {
 pub fn write_depth_histogram(chart: &DepthChart, path: &Path) -> Result<(), PlotError> {
     let total = checked_total(chart.board, chart.counts)?;
     ensure_fonts()?;
-    write_png_atomically(path, |file| {
-        render_png(file, |root| render_histogram(chart, total, root)).map(drop)
-    })
+    write_png_atomically(path, |root| render_histogram(chart, total, root).map(drop))
 }
 
 /// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 RGB PNG.
@@ -172,8 +170,8 @@ pub fn write_depth_comparison(
         .map(|s| checked_total(s.board, s.counts))
         .collect::<Result<Vec<_>, _>>()?;
     ensure_fonts()?;
-    write_png_atomically(path, |file| {
-        render_png(file, |root| render_comparison(series, &totals, scale, root)).map(drop)
+    write_png_atomically(path, |root| {
+        render_comparison(series, &totals, scale, root).map(drop)
     })
 }
 
