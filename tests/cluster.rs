@@ -713,6 +713,22 @@ fn one_process_resumes_too() {
         .unwrap();
     assert!(!killed.status.success());
     assert!(!out.join("2x5").join("summary.json").exists());
+    // Issue 49: the same command again, without --resume, keeps the checkpoint.
+    let saved = |name: &str| fs::read(Path::new(&ck).join(name)).unwrap();
+    let before = [saved("process-0.0.ckpt"), saved("process-0.1.ckpt")];
+    let again = command(&board, &out, &flags).output().unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("holds a checkpoint (process-0.0.ckpt, process-0.1.ckpt)")
+            && err.contains("--fresh"),
+        "{err}"
+    );
+    assert_eq!(
+        [saved("process-0.0.ckpt"), saved("process-0.1.ckpt")],
+        before
+    );
     let mut resume = flags.to_vec();
     resume.push("--resume");
     let resumed = Command::new(binary())
@@ -737,6 +753,17 @@ fn one_process_resumes_too() {
     same_files(&out.join("2x5"), &reference.join("2x5"));
     let nodes = |d: &Path| fs::read(d.join("2x5").join("nodes.csv")).unwrap();
     assert!(nodes(&out) == nodes(&reference), "nodes.csv differs");
+    // --fresh starts again over it.
+    let mut fresh = flags.to_vec();
+    fresh.push("--fresh");
+    let again = command(&board, &dir.path().join("fresh"), &fresh)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", errors(&again));
+    same_files(
+        &dir.path().join("fresh").join("2x5"),
+        &reference.join("2x5"),
+    );
 }
 
 /// The only folder in `dir` (the board's output folder).

@@ -438,3 +438,89 @@ fn the_report_gives_the_checkpoints_bytes_and_write_rate() {
     let rate = words[at + 7].trim_start_matches('(');
     assert!(rate.parse::<f64>().unwrap() > 0.0, "{line}");
 }
+
+/// Issue 49: the command from the shell history, re-run without `--resume` after a crash,
+/// keeps the checkpoint: a new search over a checkpoint (of this board or another) is refused
+/// in one line naming it, `--fresh` discards it (and only the files the search writes), and a
+/// folder another run holds is refused, naming the holder.
+#[test]
+fn a_new_search_never_discards_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    let ck_arg = ck.display().to_string();
+    let four = [
+        "--size",
+        "4",
+        "--max-depth",
+        "8",
+        "--edges",
+        "none",
+        "--checkpoint",
+        &ck_arg,
+    ];
+    analyze(&dir.path().join("a"), &four).success();
+    let before = fs::read(ck.join("frontier.0.ckpt")).unwrap();
+    // The user's own files, whose names look like the search's.
+    for name in ["layer-03.npl", "layer-x.npl", "frontier.ckpt", "notes.txt"] {
+        fs::write(ck.join(name), name).unwrap();
+    }
+    for args in [
+        four.to_vec(),
+        vec!["--size", "3", "--max-depth", "5", "--checkpoint", &ck_arg],
+    ] {
+        let out = loud(&dir.path().join("b"), &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("holds a checkpoint")
+                && err.contains("frontier.0.ckpt")
+                && err.contains("--resume")
+                && err.contains("--fresh"),
+            "{err}"
+        );
+        assert_eq!(fs::read(ck.join("frontier.0.ckpt")).unwrap(), before);
+        assert!(ck.join("layer-8.npl").exists());
+    }
+    let mut resumed = four.to_vec();
+    resumed.push("--resume");
+    analyze(&dir.path().join("c"), &resumed).success();
+    let mut both = resumed.clone();
+    both.push("--fresh");
+    assert_eq!(loud(&dir.path().join("d"), &both).status.code(), Some(2));
+    let fresh = [
+        "--size",
+        "3",
+        "--max-depth",
+        "5",
+        "--checkpoint",
+        &ck_arg,
+        "--fresh",
+    ];
+    analyze(&dir.path().join("e"), &fresh).success();
+    assert!(!ck.join("layer-8.npl").exists(), "4x4's layers discarded");
+    assert!(ck.join("layer-5.npl").exists());
+    for name in ["layer-03.npl", "layer-x.npl", "frontier.ckpt", "notes.txt"] {
+        assert_eq!(fs::read(ck.join(name)).unwrap(), name.as_bytes(), "{name}");
+    }
+    // Another run holds the folder (here: this test, as another process would).
+    let lock = fs::File::open(ck.join("frontier.lock")).unwrap();
+    // SAFETY: flock on a descriptor `lock` keeps open.
+    let locked = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&lock),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(locked, 0);
+    let mut again = fresh.to_vec();
+    again.pop();
+    again.push("--resume");
+    let out = loud(&dir.path().join("f"), &again);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in use by another npuzzle run"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    drop(lock);
+    analyze(&dir.path().join("f"), &again).success();
+}

@@ -163,8 +163,12 @@ pub struct ClusterArgs {
     checkpoint_every: CheckpointEvery,
     /// Restart from the last layer that every process saved in --checkpoint DIR (with
     /// --max-depth: the last layer the search finished; a larger --max-depth goes deeper).
-    #[arg(long, requires = "checkpoint")]
+    #[arg(long, requires = "checkpoint", conflicts_with = "fresh")]
     resume: bool,
+    /// Discard the checkpoint in --checkpoint DIR and start again (without it, a run that
+    /// would overwrite a checkpoint is refused: add --resume to continue it).
+    #[arg(long, requires = "checkpoint")]
+    fresh: bool,
     /// Seconds to wait for every process to connect.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     connect_timeout: u64,
@@ -202,7 +206,7 @@ impl ClusterArgs {
             .as_ref()
             .map(|dir| npuzzle::bfs::frontier::CheckpointAt {
                 dir: dir.clone(),
-                resume: self.resume,
+                start: npuzzle::durable::Start::from_flags(self.resume, self.fresh),
                 run: Default::default(),
             })
     }
@@ -271,7 +275,7 @@ impl ClusterArgs {
             addresses,
             checkpoint: self.checkpoint.clone(),
             checkpoint_every: self.checkpoint_every,
-            resume: self.resume,
+            start: npuzzle::durable::Start::from_flags(self.resume, self.fresh),
             connect_timeout: std::time::Duration::from_secs(self.connect_timeout),
             stall_timeout: std::time::Duration::from_secs(self.stall_timeout),
             key,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::state::{Deal, Held, Phase};
 use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job};
 use crate::bfs::{DepthArray, Marking, StateMarks};
+use crate::durable::Start;
 use crate::durable::container;
 
 /// The header of a checkpoint: whose run it belongs to, and what its body holds: the mark words
@@ -106,22 +107,27 @@ impl Checkpoints {
         ClusterError::Checkpoint(format!("{what} checkpoint in {}: {e}", self.dir.display()))
     }
 
-    /// Creates the folder; a fresh run (not resuming) removes this process's old files, so
-    /// that a later `--resume` never finds another run's.
-    pub fn prepare(&self, resume: bool) -> Result<(), ClusterError> {
+    /// Creates the folder and locks this process's files in it
+    /// ([`crate::durable::folder::hold`], `process-P.lock`: a second run's process `P` on the
+    /// folder is refused, naming the holder). A new run is refused when the folder holds this
+    /// process's checkpoint; a fresh one removes it first ([`Start`]), so that a later
+    /// `--resume` never finds another run's.
+    pub fn prepare(&self, start: Start) -> Result<crate::durable::folder::Held, ClusterError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| self.error("cannot create the", e))?;
+        let refused = |e: io::Error| ClusterError::Checkpoint(e.to_string());
+        let held =
+            crate::durable::folder::hold(&self.dir, &format!("process-{}.lock", self.process))
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::WouldBlock => refused(e),
+                    _ => self.error("cannot lock the", e),
+                })?;
         // (A killed run's temporary files are swept by the next save, as every output's.)
-        if !resume {
-            for path in [self.path(0), self.path(1)] {
-                match std::fs::remove_file(&path) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                        return Err(self.error("cannot remove an old", e));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(())
+        crate::durable::folder::apply_start(start, &self.dir, &[self.path(0), self.path(1)])
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => refused(e),
+                _ => self.error("cannot remove an old", e),
+            })?;
+        Ok(held)
     }
 
     /// Whether this process would save now, by its schedule (the processes then agree: one

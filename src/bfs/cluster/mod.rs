@@ -122,8 +122,10 @@ pub struct Cluster {
     pub checkpoint: Option<PathBuf>,
     /// When to checkpoint.
     pub checkpoint_every: CheckpointEvery,
-    /// Start from the latest checkpoint that every worker completed.
-    pub resume: bool,
+    /// A new run (refused over a checkpoint of this process), a fresh one (its checkpoint
+    /// removed first), or one that starts from the latest checkpoint that every process
+    /// completed.
+    pub start: crate::durable::Start,
     /// How long to wait for every peer to connect.
     pub connect_timeout: Duration,
     /// How long a process waits for a message from its peers before it gives up on them (a
@@ -200,7 +202,7 @@ impl Cluster {
             addresses: Vec::new(),
             checkpoint: None,
             checkpoint_every: CheckpointEvery::default(),
-            resume: false,
+            start: crate::durable::Start::New,
             connect_timeout: Duration::from_secs(30),
             stall_timeout: DEFAULT_STALL,
             key: None,
@@ -578,7 +580,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
         job,
         checkpoint: cluster.checkpoint.clone(),
         checkpoint_every: cluster.checkpoint_every,
-        resume: cluster.resume,
+        start: cluster.start,
         threads: cluster.workers,
         cores: {
             let mut allowed: Vec<usize> = core_affinity::get_core_ids()
@@ -764,7 +766,7 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
         ("--processes".into(), cluster.processes.to_string()),
         ("--workers".into(), cluster.workers.to_string()),
         ("--checkpoint".into(), yes(cluster.checkpoint.is_some())),
-        ("--resume".into(), yes(cluster.resume)),
+        ("--resume".into(), yes(cluster.start.resumes())),
     ])
 }
 

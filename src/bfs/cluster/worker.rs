@@ -38,7 +38,7 @@ pub(super) struct Setup<S> {
     pub job: Job<S>,
     pub checkpoint: Option<PathBuf>,
     pub checkpoint_every: super::CheckpointEvery,
-    pub resume: bool,
+    pub start: crate::durable::Start,
     /// Threads sharing this process's marks.
     pub threads: usize,
     /// The core of each thread, when bound ([`super::Cluster::cores`]).
@@ -807,9 +807,25 @@ pub(super) fn worker_main<S: StateSpace>(
     // Resume: the latest step every process has.
     let mut phase = Phase::default();
     let mut loaded: Option<Held> = None;
+    // This process's lock on its checkpoint files, held until the run ends.
+    let mut _lock = None;
     if let Some(ck) = &checkpoints {
-        ck.prepare(setup.resume)?;
-        if setup.resume {
+        // Every process prepares its files, and all stop when any is refused (rather than
+        // leave the others waiting for it).
+        let prepared = ck.prepare(setup.start);
+        let status = prepared
+            .as_ref()
+            .err()
+            .map_or_else(Vec::new, |e| e.to_string().into_bytes());
+        let all = net.all_gather(&status)?;
+        _lock = Some(prepared?);
+        if let Some((p, why)) = all.iter().enumerate().find(|(_, s)| !s.is_empty()) {
+            return Err(ClusterError::Checkpoint(format!(
+                "process {p}: {}",
+                String::from_utf8_lossy(why)
+            )));
+        }
+        if setup.start.resumes() {
             let (mine, warnings) = ck.available()?;
             for w in warnings {
                 let _ = events.send(Event::Warning(w));

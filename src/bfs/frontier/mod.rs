@@ -1045,8 +1045,10 @@ pub fn disk_free(dir: &Path) -> Option<u64> {
 pub struct CheckpointAt {
     /// The folder (may be the scratch folder).
     pub dir: PathBuf,
-    /// Continue from the newest state there; an error when there is none.
-    pub resume: bool,
+    /// A new search (refused over a checkpoint), a fresh one (the checkpoint there removed
+    /// first), or one that continues from the newest state there (an error when there is
+    /// none).
+    pub start: crate::durable::Start,
     /// What the state is checked against.
     pub run: RunLabel,
 }
@@ -1113,9 +1115,19 @@ pub fn search_stored<S: StateSpace>(
         }
     };
     let mut resumed = None;
+    // The folder's lock, held until the search returns.
+    let _held = checkpoint
+        .as_ref()
+        .map(|(at, ck)| ck.prepare(at.start))
+        .transpose()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::WouldBlock => {
+                FrontierError::Checkpoint(e.to_string())
+            }
+            _ => checkpoint_fail(e),
+        })?;
     if let Some((at, ck)) = &checkpoint {
-        ck.prepare(at.resume).map_err(checkpoint_fail)?;
-        if at.resume {
+        if at.start.resumes() {
             let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
                 std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
                 _ => checkpoint_fail(e),

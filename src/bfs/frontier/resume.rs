@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::store::{Layer, LayerFile, Store};
+use crate::durable::Start;
 use crate::durable::container;
+use crate::durable::folder::Held;
 
 /// Version of [`State`].
 const FORMAT: u32 = 1;
@@ -79,6 +81,15 @@ pub(super) fn layer_name(depth: u32) -> String {
     format!("layer-{depth}.npl")
 }
 
+/// Whether `name` is a name [`layer_name`] gives (`layer-D.npl`, D a depth written as it
+/// writes it), so that no other file of the folder is ever taken for a layer.
+fn is_layer_name(name: &str) -> bool {
+    name.strip_prefix("layer-")
+        .and_then(|rest| rest.strip_suffix(".npl"))
+        .and_then(|depth| depth.parse::<u32>().ok())
+        .is_some_and(|depth| layer_name(depth) == name)
+}
+
 fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
@@ -97,13 +108,27 @@ impl Checkpoint {
         self.dir.join(format!("frontier.{}.ckpt", depth % 2))
     }
 
-    /// Creates the folder; a fresh search removes what an earlier one left there.
-    pub fn prepare(&self, resume: bool) -> io::Result<()> {
+    /// Creates the folder and locks it for this search ([`crate::durable::folder::hold`],
+    /// `frontier.lock`: a second search on the folder is refused, naming this one). A new
+    /// search is refused when the folder holds a checkpoint (its state slots or its layer
+    /// files); a fresh one removes them first ([`Start`]).
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::WouldBlock`] when another search holds the folder,
+    /// [`io::ErrorKind::AlreadyExists`] for a new search over a checkpoint, else the folder's
+    /// error.
+    pub fn prepare(&self, start: Start) -> io::Result<Held> {
         std::fs::create_dir_all(&self.dir)?;
-        if !resume {
-            self.sweep(&[])?;
+        let held = crate::durable::folder::hold(&self.dir, "frontier.lock")?;
+        let mut files = vec![self.slot(0), self.slot(1)];
+        for entry in std::fs::read_dir(&self.dir)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if is_layer_name(&name) {
+                files.push(self.dir.join(name));
+            }
         }
-        Ok(())
+        crate::durable::folder::apply_start(start, &self.dir, &files)?;
+        Ok(held)
     }
 
     /// Removes the state slots (unless `keep` is non-empty) and every layer file but `keep`.
@@ -111,8 +136,8 @@ impl Checkpoint {
         for entry in std::fs::read_dir(&self.dir)? {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let ours = (name.starts_with("layer-") && name.ends_with(".npl"))
-                || (keep.is_empty() && name.starts_with("frontier.") && name.ends_with(".ckpt"));
+            let ours = is_layer_name(&name)
+                || (keep.is_empty() && (name == "frontier.0.ckpt" || name == "frontier.1.ckpt"));
             if ours && !keep.contains(&name.as_str()) {
                 match std::fs::remove_file(entry.path()) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
