@@ -181,8 +181,8 @@ fn clean_exit_on_signals() {
     });
 }
 
-/// Starts rayon's pool: as many threads as `--threads` asks, else `RAYON_NUM_THREADS`
-/// (rayon's default, one per core, without either), capped at [`THREADS_PER_CORE`] per core
+/// Starts rayon's pool: as many threads as `--threads` asks, else `RAYON_NUM_THREADS` (or its
+/// older name `RAYON_RS_NUM_CPUS`), else one per core, capped at [`THREADS_PER_CORE`] per core
 /// with a warning when either asks for more (or the variable is not a number).
 ///
 /// # Errors
@@ -190,12 +190,14 @@ fn clean_exit_on_signals() {
 fn start_threads(flag: Option<u32>) -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let cap = THREADS_PER_CORE * cores;
+    // Rayon also reads its older name for the variable, RAYON_RS_NUM_CPUS: both go through
+    // the same cap, and the pool's size is always given to rayon, which then reads neither.
     let (name, asked) = match flag {
         Some(n) => ("--threads".to_string(), Some(n.to_string().into())),
-        None => (
-            "RAYON_NUM_THREADS=".to_string(),
-            std::env::var_os("RAYON_NUM_THREADS"),
-        ),
+        None => ["RAYON_NUM_THREADS", "RAYON_RS_NUM_CPUS"]
+            .into_iter()
+            .find_map(|v| std::env::var_os(v).map(|value| (format!("{v}="), Some(value))))
+            .unwrap_or_default(),
     };
     let threads = match asked
         .as_ref()
@@ -219,11 +221,9 @@ fn start_threads(flag: Option<u32>) -> Result<(), String> {
             Some(cores)
         }
     };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        pool = pool.num_threads(n);
-    }
-    pool.build_global()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(cores))
+        .build_global()
         .map_err(|e| format!("cannot start the worker threads: {e}"))
 }
 

@@ -274,6 +274,16 @@ fn hostile_sizes_pipes_and_thread_counts() {
         .stderr(predicate::str::contains(
             "warning: RAYON_NUM_THREADS=99999 is more than 4 threads per core",
         ));
+    // Issue 49: rayon's older name for the variable goes through the same cap.
+    npuzzle()
+        .env("RAYON_RS_NUM_CPUS", "99999")
+        .args(["analyze", "--size", "2", "--quiet", "--output"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: RAYON_RS_NUM_CPUS=99999 is more than 4 threads per core",
+        ));
 }
 
 /// Issue 20: `--threads N` sets the one-machine thread count on every command, before or
@@ -493,6 +503,41 @@ fn unwritable_output_folder_exits_1_and_keeps_old_outputs() {
         predicate::str::starts_with("error: cannot write").and(predicate::str::contains("file")),
     );
     assert_eq!(fs::read_to_string(&blocker).unwrap(), "not a folder");
+}
+
+/// Issue 49: a Graphviz `dot` that hangs is stopped after `--dot-timeout`: one line, exit 1,
+/// the DOT file written, within seconds (a `dot` here that sleeps for a minute).
+#[cfg(unix)]
+#[test]
+fn a_hung_dot_is_stopped() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    let dot = bin.join("dot");
+    let sleep = ["/bin/sleep", "/usr/bin/sleep"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("sleep");
+    fs::write(&dot, format!("#!/bin/sh\nexec {sleep} 60\n")).unwrap();
+    fs::set_permissions(&dot, fs::Permissions::from_mode(0o755)).unwrap();
+    let started = std::time::Instant::now();
+    let out = npuzzle()
+        .env("PATH", &bin)
+        .current_dir(tmp.path())
+        .args(["draw", "--size", "2", "--dot-timeout", "1"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("did not finish rendering") && err.contains("within 1 s"),
+        "{err}"
+    );
+    assert!(tmp.path().join("output/2x2/game_graph.dot").is_file());
+    assert!(!tmp.path().join("output/2x2/game_graph.png").exists());
 }
 
 /// Issue 14: an output folder that looks like an option (`--output=-Tsvg`) is passed to
@@ -896,4 +941,27 @@ fn outputs_an_analysis_does_not_rewrite_are_moved_to_stale() {
     // A run that writes them again leaves the stale copies where they are.
     assert!(run(&[]).status.success());
     assert!(folder.join("edges.csv").exists());
+    // Issue 49: setting aside again replaces the older copies, and says so.
+    let third = run(&["--edges", "none"]);
+    assert!(third.status.success());
+    let report = String::from_utf8_lossy(&third.stdout);
+    assert!(
+        report.contains("it replaced the older copies of edges.csv there"),
+        "{report}"
+    );
+    // A `stale` that is a symbolic link is never followed: one line, nothing moved.
+    #[cfg(unix)]
+    {
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::remove_dir_all(folder.join("stale")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, folder.join("stale")).unwrap();
+        assert!(run(&[]).status.success());
+        let linked = run(&["--edges", "none"]);
+        assert_eq!(linked.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&linked.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("symbolic link is not followed"), "{err}");
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
 }

@@ -73,16 +73,19 @@ impl Claims {
     /// The claims of every run: random claims, measured faster on every shape (3x4: 16.9
     /// against 18.9 ns per board, with a third of the memory; 2x7: bucketed 4-24% slower per
     /// layer, because with the scan prefetched the random claims' misses overlap well and
-    /// filing a neighbour costs about as much as claiming it). The environment variable
-    /// `NPUZZLE_CLAIMS=bucketed` chooses [`Claims::Bucketed`] instead, for benchmarks.
+    /// filing a neighbour costs about as much as claiming it). In builds with debug
+    /// assertions only, the environment variable `NPUZZLE_CLAIMS=bucketed` chooses
+    /// [`Claims::Bucketed`] instead, for the tests of the whole binary; a release build never
+    /// reads it (what it computes does not depend on the environment).
     pub fn configured() -> Claims {
-        match std::env::var("NPUZZLE_CLAIMS").as_deref() {
-            Ok("bucketed") => Claims::Bucketed {
+        #[cfg(debug_assertions)]
+        if std::env::var("NPUZZLE_CLAIMS").as_deref() == Ok("bucketed") {
+            return Claims::Bucketed {
                 segment_bits: Self::SEGMENT_BITS,
                 window: Self::WINDOW,
-            },
-            _ => Claims::Random,
+            };
         }
+        Claims::Random
     }
 
     /// Bytes of memory these claims use beyond the marks at most.

@@ -693,10 +693,18 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         "summary.json",
         "depth_histogram.png",
     ]);
-    let moved = set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
+    let (moved, replaced) = set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
     if !moved.is_empty() {
+        let older = if replaced.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; it replaced the older copies of {} there",
+                replaced.join(", ")
+            )
+        };
         notes.push(format!(
-            "moved {} of an earlier run to stale/ (this run does not write {})",
+            "moved {} of an earlier run to stale/ (this run does not write {}){older}",
             moved.join(", "),
             if moved.len() == 1 { "it" } else { "them" }
         ));
@@ -732,19 +740,37 @@ pub const OUTPUTS: [&str; 9] = [
 
 /// Moves the outputs of an earlier run that this one did not rewrite (any of [`OUTPUTS`] not in
 /// `written`) into `dir/stale/`, replacing older stale copies, so that no file beside the new
-/// `summary.json` describes another run; returns their names. Files that are not `analyze`
-/// outputs are left alone.
+/// `summary.json` describes another run; returns their names, and those of them that replaced
+/// an older copy (for the report). Files that are not `analyze` outputs are left alone.
 ///
 /// # Errors
-/// The I/O error of a move, naming the file.
-fn set_aside_stale(dir: &Path, written: &[&str]) -> Result<Vec<&'static str>, String> {
-    let mut moved = Vec::new();
+/// The I/O error of a move, naming the file; `stale` that is a symbolic link or not a folder
+/// (never followed: the files would land elsewhere).
+fn set_aside_stale(
+    dir: &Path,
+    written: &[&str],
+) -> Result<(Vec<&'static str>, Vec<&'static str>), String> {
+    let (mut moved, mut replaced) = (Vec::new(), Vec::new());
+    let stale = dir.join("stale");
     for name in OUTPUTS {
         let path = dir.join(name);
         if written.contains(&name) || !path.is_file() {
             continue;
         }
-        let stale = dir.join("stale");
+        match std::fs::symlink_metadata(&stale) {
+            Ok(m) if !m.is_dir() => {
+                return Err(format!(
+                    "{} is not a folder (a symbolic link is not followed): move it away to \
+                     let {} be set aside there",
+                    super::shown(&stale),
+                    super::shown(&path)
+                ));
+            }
+            _ => {}
+        }
+        if std::fs::symlink_metadata(stale.join(name)).is_ok() {
+            replaced.push(name);
+        }
         std::fs::create_dir_all(&stale)
             .and_then(|()| std::fs::rename(&path, stale.join(name)))
             .map_err(|e| {
@@ -756,7 +782,7 @@ fn set_aside_stale(dir: &Path, written: &[&str]) -> Result<Vec<&'static str>, St
             })?;
         moved.push(name);
     }
-    Ok(moved)
+    Ok((moved, replaced))
 }
 
 /// Average bytes of one `edges.csv` row (for the size note).

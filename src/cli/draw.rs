@@ -1,9 +1,12 @@
 //! `npuzzle draw`: pictures of small game graphs ([`npuzzle::drawing`]), as DOT and, when
 //! Graphviz is installed, PNG.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use wait_timeout::ChildExt;
 
 use clap::Args;
 use indicatif::HumanCount;
@@ -38,6 +41,10 @@ pub struct DrawArgs {
     /// that slides, "5 6"). Long names: single-tile, multi-tile.
     #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
     metric: MetricArg,
+    /// Seconds Graphviz's dot may take to render the PNG before it is stopped (the DOT file
+    /// is kept).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    dot_timeout: u64,
 }
 
 /// Runs `npuzzle draw`: writes `game_graph.dot` or `goal_neighbourhood_r<K>.dot`, then renders
@@ -67,7 +74,8 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
         count(drawing.vertices().len(), "board"),
         count(drawing.edges().len(), "edge")
     );
-    if render_png(&dot_path, &png_path)? {
+    let timeout = std::time::Duration::from_secs(args.dot_timeout);
+    if render_png(&dot_path, &png_path, timeout)? {
         println!("wrote {}", super::shown(&png_path));
     } else {
         let older = if png_path.exists() {
@@ -108,16 +116,60 @@ fn as_operand(path: &Path) -> std::path::PathBuf {
 }
 
 /// Renders `dot_path` to `png_path` (atomically) with Graphviz's `dot`; `Ok(false)` when `dot`
-/// is not installed.
-fn render_png(dot_path: &Path, png_path: &Path) -> Result<bool, CliError> {
-    let output = match Command::new("dot")
+/// is not installed. A `dot` that has not finished within `timeout` is killed: an error.
+fn render_png(dot_path: &Path, png_path: &Path, timeout: Duration) -> Result<bool, CliError> {
+    let mut child = match Command::new("dot")
         .arg("-Tpng")
         .arg(as_operand(dot_path))
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
     {
-        Ok(output) => output,
+        Ok(child) => child,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(CliError::runtime(format!("cannot run Graphviz's dot: {e}"))),
+    };
+    // Both pipes drained while dot runs (a full pipe would stall it).
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let waited = child.wait_timeout(timeout);
+    let status = match waited {
+        Ok(Some(status)) => status,
+        Ok(None) | Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(CliError::runtime(format!(
+                "Graphviz's dot did not finish rendering {} within {} s (stopped; \
+                 --dot-timeout gives it longer)",
+                dot_path.display(),
+                timeout.as_secs()
+            )));
+        }
+    };
+    let output = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
     };
     if !output.status.success() || output.stdout.is_empty() {
         let stderr = String::from_utf8_lossy(&output.stderr);

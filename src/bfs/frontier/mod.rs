@@ -1010,8 +1010,11 @@ pub fn chunk_bytes_per_board<S: StateSpace>(space: &S) -> u64 {
 }
 
 /// Bytes free for an unprivileged user in the file system of `dir`, or `None` when unknown.
-/// `NPUZZLE_FAKE_DISK_FREE=BYTES` overrides it (for the tests of a full disk).
+/// In builds with debug assertions only (the binary the tests run),
+/// `NPUZZLE_FAKE_DISK_FREE=BYTES` overrides it, for the tests of a full disk; a release build
+/// never reads it, so its disk-full guard cannot be switched off.
 pub fn disk_free(dir: &Path) -> Option<u64> {
+    #[cfg(debug_assertions)]
     if let Some(v) = std::env::var("NPUZZLE_FAKE_DISK_FREE")
         .ok()
         .and_then(|v| v.parse().ok())
