@@ -34,6 +34,7 @@ pub mod codec;
 mod depths;
 mod driver;
 pub mod frontier;
+pub mod layout;
 mod lex;
 mod marks;
 mod parity;

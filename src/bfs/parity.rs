@@ -161,13 +161,20 @@ impl ParitySpace {
                 }
             })
             .collect();
-        Some(ParitySpace {
+        let space = ParitySpace {
             shape,
             class,
             size: rank::factorial(n)? / 2,
             moves,
             metric,
-        })
+        };
+        // The drivers' skips trust the lanes and sides: checked against the kernel on a
+        // sample (every board of a small space) whenever a space is made. A disagreement is a
+        // defect of this file, never of the input (the shape and the metric are all of it).
+        if let Err(e) = super::layout::verify(&space) {
+            panic!("internal error: the {metric:?} parity layout of {shape} fails its check: {e}");
+        }
+        Some(space)
     }
 
     /// The metric of the kernel.
