@@ -6,9 +6,11 @@
 pub mod atomic;
 pub mod container;
 pub mod folder;
+pub mod read;
 
 pub use atomic::{TempFile, WriteBehind, abandon, commit, temp_beside};
 pub use folder::Start;
+pub use read::open_regular;
 
 /// For the tests of `--resume`: `NPUZZLE_KILL_AFTER_STEP=N` makes the process kill itself
 /// (SIGKILL, no cleanup) right after checkpoint step `N` (a layer of the distributed engine or

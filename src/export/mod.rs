@@ -466,7 +466,7 @@ impl Summary {
     pub fn read(path: &Path) -> Result<Summary, ExportError> {
         use std::io::Read;
         let mut text = String::new();
-        fs::File::open(path)
+        crate::durable::open_regular(path)
             .and_then(|f| f.take(MAX_SUMMARY_BYTES + 1).read_to_string(&mut text))
             .map_err(fail_read(path))?;
         if text.len() as u64 > MAX_SUMMARY_BYTES {
