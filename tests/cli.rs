@@ -360,8 +360,8 @@ fn parquet_without_the_feature_says_how_to_build_it() {
         analyze(tmp.path(), &["--size", "2", flag, "parquet"])
             .code(2)
             .stderr(one_line().and(predicate::str::contains(format!(
-                "{flag} parquet needs a build with the parquet feature: cargo install --path . \
-                 --features parquet"
+                "{flag} parquet needs a build with the parquet feature: cargo install --locked \
+                 --path . --features parquet"
             ))));
     }
     assert!(!tmp.path().join("2x2").exists());

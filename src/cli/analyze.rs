@@ -339,7 +339,7 @@ fn format_of(choice: Option<Export>, shape: Shape, flag: &str) -> Result<Option<
         Export::Parquet => {
             return Err(CliError::usage(format!(
                 "{flag} parquet needs a build with the parquet feature: \
-                 cargo install --path . --features parquet"
+                 cargo install --locked --path . --features parquet"
             )));
         }
     })
