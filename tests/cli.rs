@@ -154,6 +154,40 @@ fn two_runs_write_identical_bytes_and_plot_regenerates_the_chart() {
         .assert()
         .success();
     assert!(compare.exists());
+    // Issue 50: `plot DIR/summary.json` and `--output FILE` draw the same chart elsewhere.
+    let elsewhere = a.path().join("elsewhere.png");
+    npuzzle()
+        .args(["plot", "--output"])
+        .arg(&elsewhere)
+        .arg(a.path().join("2x4/summary.json"))
+        .assert()
+        .success();
+    assert_eq!(fs::read(&elsewhere).unwrap(), before);
+    // A forgotten or unsupported chart file is a usage error that says what it must be, and
+    // nothing is written.
+    for (flag, file, what) in [
+        ("--compare", a.path().join("2x4"), "was FILE forgotten?"),
+        ("--compare", a.path().join("c.jpg"), "must end in .png"),
+        ("--output", a.path().join("c"), "must end in .png"),
+    ] {
+        npuzzle()
+            .args(["plot", flag])
+            .arg(&file)
+            .arg(b.path().join("2x4"))
+            .assert()
+            .code(2)
+            .stderr(one_line().and(predicate::str::contains(what)))
+            .stderr(predicate::str::contains("Image").not());
+    }
+    assert!(!a.path().join("c.jpg").exists() && !a.path().join("c").exists());
+    npuzzle()
+        .args(["plot", "--output"])
+        .arg(&elsewhere)
+        .arg(a.path().join("2x4"))
+        .arg(b.path().join("2x4"))
+        .assert()
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("give one DIR")));
 }
 
 #[test]

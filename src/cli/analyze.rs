@@ -309,13 +309,17 @@ fn parse_every(value: &str) -> Result<CheckpointEvery, String> {
 /// Arguments of `npuzzle plot`.
 #[derive(Debug, Args)]
 pub struct PlotArgs {
-    /// A results folder written by `analyze` (e.g. output/3x3); its summary.json is read and
-    /// its depth_histogram.png redrawn.
+    /// A results folder written by `analyze` (e.g. output/3x3), or its summary.json; the
+    /// summary is read and the folder's depth_histogram.png redrawn.
     #[arg(value_name = "DIR", required = true)]
     dirs: Vec<PathBuf>,
-    /// Instead, draw the depth distributions of all the given folders on one chart, to FILE.
+    /// Instead, draw the depth distributions of all the given folders on one chart, to FILE
+    /// (a .png).
     #[arg(long, value_name = "FILE")]
     compare: Option<PathBuf>,
+    /// Draw the one folder's chart to FILE (a .png) instead of DIR/depth_histogram.png.
+    #[arg(long, value_name = "FILE", conflicts_with = "compare")]
+    output: Option<PathBuf>,
     /// The metric of the results to draw: a folder of the other metric is replaced by its
     /// sibling of this one (output/3x3 by output/3x3-mtm with mtm, and back), and it is an
     /// error when there is none [default: each folder as given].
@@ -635,7 +639,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
             export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
             export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
-            draw(&dir, &summary, scale)
+            draw(&path("depth_histogram.png"), &summary, scale)
         },
     );
     match edges_done {
@@ -797,8 +801,8 @@ fn row_bytes(shape: Shape, format: BoardFormat) -> u64 {
     }
 }
 
-/// Draws `dir/depth_histogram.png` from `summary` on a `scale` y axis.
-fn draw(dir: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliError> {
+/// Draws the depth chart `file` (a PNG) from `summary` on a `scale` y axis.
+fn draw(file: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliError> {
     let hardest: Vec<String> = summary
         .hardest
         .boards
@@ -814,7 +818,7 @@ fn draw(dir: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliErro
         partial: summary.is_partial(),
         scale,
     };
-    plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png")).map_err(plot_failure)
+    plot::write_depth_histogram(&chart, file).map_err(plot_failure)
 }
 
 /// The board's name on a chart: `3x3`, or `3x3 (multi-tile metric)` for a summary of the
@@ -960,6 +964,14 @@ fn report(
 /// The results folder `dir`, or with `metric` its sibling of that metric when `dir` holds
 /// the other one (`3x3` and `3x3-mtm`), with its summary.
 fn results_in(dir: &Path, metric: Option<Metric>) -> Result<(PathBuf, Summary), CliError> {
+    // A summary file names its folder.
+    let dir = match dir.file_name() {
+        Some(name) if name == "summary.json" && !dir.is_dir() => match dir.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        },
+        _ => dir,
+    };
     let read = |d: &Path| Summary::read(&d.join("summary.json")).map_err(CliError::usage);
     let summary = read(dir)?;
     let Some(wanted) = metric.filter(|&m| m != summary.metric()) else {
@@ -983,8 +995,40 @@ fn results_in(dir: &Path, metric: Option<Metric>) -> Result<(PathBuf, Summary), 
     }
 }
 
+/// Checks that `file`, given to `flag`, names a chart npuzzle can write (a `.png`): a usage
+/// error otherwise, saying what it must be (and, for a folder, that FILE may be missing).
+fn chart_file(flag: &str, file: &Path) -> Result<(), CliError> {
+    let png = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    if png && !file.is_dir() {
+        return Ok(());
+    }
+    let hint = if file.is_dir() {
+        format!(" ({} is a folder: was FILE forgotten?)", super::shown(file))
+    } else {
+        String::new()
+    };
+    Err(CliError::usage(format!(
+        "{flag} {}: the chart's file must end in .png{hint}",
+        super::shown(file)
+    )))
+}
+
 /// Runs `npuzzle plot`: redraws charts from saved `summary.json` files.
 pub fn plot(args: PlotArgs) -> Result<(), CliError> {
+    if let Some(file) = &args.compare {
+        chart_file("--compare", file)?;
+    }
+    if let Some(file) = &args.output {
+        chart_file("--output", file)?;
+        if args.dirs.len() > 1 {
+            return Err(CliError::usage(
+                "--output draws one folder's chart: give one DIR, or --compare FILE for one \
+                 chart of several",
+            ));
+        }
+    }
     let mut dirs = Vec::new();
     let mut summaries = Vec::new();
     for dir in &args.dirs {
@@ -1011,8 +1055,12 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
         }
         None => {
             for (dir, summary) in dirs.iter().zip(&summaries) {
-                draw(dir, summary, args.scale.scale(summary.is_partial()))?;
-                println!("wrote {}", super::shown(&dir.join("depth_histogram.png")));
+                let file = args
+                    .output
+                    .clone()
+                    .unwrap_or_else(|| dir.join("depth_histogram.png"));
+                draw(&file, summary, args.scale.scale(summary.is_partial()))?;
+                println!("wrote {}", super::shown(&file));
             }
         }
     }

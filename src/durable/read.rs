@@ -29,11 +29,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
         } else if is_fifo(&kind) {
             "a FIFO (named pipe)"
         } else {
-            "not a regular file"
+            "a device or another special file"
         };
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{} is {what}: give a regular file", path.display()),
+            format!("not a regular file but {what}"),
         ));
     }
     #[cfg(unix)]
@@ -76,7 +76,7 @@ mod tests {
         io::Read::read_to_string(&mut opened, &mut read).unwrap();
         assert_eq!(read, "bytes");
         let e = open_regular(dir.path()).unwrap_err();
-        assert!(e.to_string().contains("is a folder"), "{e}");
+        assert!(e.to_string().contains("but a folder"), "{e}");
         assert_eq!(
             open_regular(&dir.path().join("none")).unwrap_err().kind(),
             io::ErrorKind::NotFound
