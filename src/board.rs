@@ -62,7 +62,7 @@ pub enum BoardError {
         found: usize,
     },
     /// A number outside the tiles of the shape.
-    #[error("tile {tile} is out of range for a {shape} board (tiles are {lo}..={hi})")]
+    #[error("tile {tile} is out of range for a {shape} board (tiles are {lo} to {hi})")]
     OutOfRange {
         /// The board's shape.
         shape: Shape,
@@ -237,16 +237,20 @@ impl Board {
         })
     }
 
-    /// Parses a board in any form the tool prints one: its label (`123456789`, or
-    /// `1-2-...-10` from 10 cells on, see [`Board::label`]), or its tiles row by row with `0`
+    /// Parses a board in any form the tool prints or reads one: its label (`123456789`, or
+    /// `1-2-...-10` from 10 cells on, see [`Board::label`]), its tiles row by row with `0`
     /// or `.` for the blank, separated by spaces, commas, `/` or new lines (the tile list of
-    /// the assignment, `1 2 3 / 4 5 6 / 7 8 0`, or the grid of `hardest.txt`).
+    /// the assignment, `1 2 3 / 4 5 6 / 7 8 0`, or the grid of `hardest.txt`), or those tiles
+    /// as one run of digits (`123456780`, up to 10 cells: told from a label by its `0`).
     ///
     /// # Errors
     /// [`BoardError`] when the text is neither form of a board of `shape`.
     pub fn parse_any(shape: Shape, text: &str) -> Result<Board, BoardError> {
         let text = text.trim();
         let separated = text.contains(|c: char| c.is_whitespace() || c == '/' || c == ',');
+        if let Some(tiles) = compact_tiles(text) {
+            return Board::from_tiles(shape, &tiles);
+        }
         if !separated && !text.contains('.') {
             return Board::from_label(shape, text);
         }
@@ -402,6 +406,18 @@ pub fn write_label(cells: &[u8], out: &mut String) {
             let _ = write!(out, "{}", u32::from(v) + 1);
         }
     }
+}
+
+/// The tiles of a board written as one run of digits with `0` for the blank (`123456780`,
+/// `4 5 0 / 1 2 3` as `450123`): a text of 2 to 10 ASCII digits with a `0` among them (a
+/// label has none), or `None` for any other text. Whether they are a board is left to the
+/// caller.
+pub fn compact_tiles(text: &str) -> Option<Vec<u64>> {
+    let text = text.trim();
+    ((2..=10).contains(&text.len())
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && text.contains('0'))
+    .then(|| text.bytes().map(|b| u64::from(b - b'0')).collect())
 }
 
 /// Parses whitespace-, `/`- or `,`-separated non-negative integers.

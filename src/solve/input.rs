@@ -322,7 +322,7 @@ mod tests {
         );
         check(
             "3\n0 1 3\n4 2 5\n7 8 9\n",
-            "tile 9 is out of range for a 3x3 board (tiles are 0..=8)",
+            "tile 9 is out of range for a 3x3 board (tiles are 0 to 8)",
         );
         check(
             "3\n0 1 3\n4 2 5\n7 8 8\n",
