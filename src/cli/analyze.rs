@@ -927,6 +927,9 @@ fn report(
                 summary.max_depth
             );
         }
+        if let (Some(mean), Some(median)) = (summary.mean_depth, summary.median_depth) {
+            let _ = writeln!(s, "mean depth   {mean:.2} moves (median {median})");
+        }
         let _ = writeln!(
             s,
             "hardest      {} board(s) at depth {}",

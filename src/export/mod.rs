@@ -326,7 +326,7 @@ pub struct HardestSummary {
 }
 
 /// `summary.json`: everything but per-board data, enough to redraw the chart.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Shape name, `RxC`.
     pub board: String,
@@ -361,6 +361,13 @@ pub struct Summary {
     pub hardest: HardestSummary,
     /// `depth_counts[d]` = boards at depth `d` from the goal.
     pub depth_counts: Vec<u64>,
+    /// The mean depth of the boards counted in [`Summary::depth_counts`] (of the boards found,
+    /// for a partial run), in moves; absent from summaries written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_depth: Option<f64>,
+    /// Their median depth: the smallest depth with at least half of them at or below it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_depth: Option<u32>,
     /// Only for a depth-limited search (`analyze --max-depth`): true when it ran out of
     /// boards before the limit (the figures are then the whole component's), false when it
     /// stopped at the limit (`max_depth` is then the limit, `reachable` the boards found).
@@ -369,6 +376,29 @@ pub struct Summary {
     /// Only for a depth-limited search: the depth limit asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth_searched: Option<u32>,
+}
+
+/// The mean of a depth distribution (`counts[d]` boards at depth `d`), or `None` when it is
+/// empty. Summed in `u128`, so exact before the one division.
+pub fn mean_depth(counts: &[u64]) -> Option<f64> {
+    let boards: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+    let moves: u128 = counts
+        .iter()
+        .enumerate()
+        .map(|(d, &c)| d as u128 * u128::from(c))
+        .sum();
+    (boards > 0).then(|| moves as f64 / boards as f64)
+}
+
+/// The median of a depth distribution: the smallest depth `m` with at least half of the
+/// boards at depth `m` or less (the lower median), or `None` when it is empty.
+pub fn median_depth(counts: &[u64]) -> Option<u32> {
+    let boards: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+    let mut below = 0u128;
+    counts.iter().enumerate().find_map(|(d, &c)| {
+        below += u128::from(c);
+        (boards > 0 && 2 * below >= boards).then_some(d as u32)
+    })
 }
 
 /// The metric of a summary that does not say: `stm`.
@@ -425,6 +455,8 @@ impl Summary {
                     .collect(),
             },
             depth_counts: d.layer_sizes.clone(),
+            mean_depth: mean_depth(&d.layer_sizes),
+            median_depth: median_depth(&d.layer_sizes),
             complete: None,
             max_depth_searched: None,
         }
@@ -636,6 +668,22 @@ mod tests {
     use super::*;
     use crate::analysis::{Options, analyze_unchecked};
     use crate::progress::NoProgress;
+
+    /// The 8-puzzle's mean optimal solution length is 21.97 moves (Reinefeld 1993, from the
+    /// distribution OEIS A089473), its median 22; an empty distribution has neither.
+    #[test]
+    fn mean_and_median_depth() {
+        let mean = mean_depth(&crate::published::A089473).unwrap();
+        assert_eq!(format!("{mean:.2}"), "21.97");
+        assert_eq!(median_depth(&crate::published::A089473), Some(22));
+        assert_eq!((mean_depth(&[1]), median_depth(&[1])), (Some(0.0), Some(0)));
+        // 1 board at 0, 3 at 2: mean 1.5, and half of the 4 are at depth 2 or less only from 2.
+        assert_eq!(
+            (mean_depth(&[1, 0, 3]), median_depth(&[1, 0, 3])),
+            (Some(1.5), Some(2))
+        );
+        assert_eq!((mean_depth(&[]), median_depth(&[0, 0])), (None, None));
+    }
 
     #[test]
     fn edges_csv_lists_each_edge_once_in_r_labels() {
