@@ -42,6 +42,8 @@
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
+//! - [`random`]: seeded random boards without a table: uniform over a goal's component (by
+//!   the parity theorem), or a random walk from the goal.
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
 //!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
@@ -100,6 +102,7 @@ pub mod moves;
 pub mod plot;
 pub mod progress;
 pub mod published;
+pub mod random;
 pub mod rank;
 pub mod shape;
 pub mod solve;

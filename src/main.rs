@@ -43,6 +43,9 @@ enum Command {
     /// Random boards at an exact depth ("a 3x3 puzzle that needs exactly 25 moves"), drawn
     /// uniformly from a distance table written by `analyze --table`; CSV `board,depth`.
     Sample(cli::sample::SampleArgs),
+    /// Random boards without a table: uniform over the boards that can reach the goal, or
+    /// the goal scrambled by K random moves; one a line, as `solve --batch` reads them.
+    Random(cli::random::RandomArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
     Completions(cli::conventions::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write every page to a folder.
@@ -264,6 +267,7 @@ fn main() -> ExitCode {
         Command::Draw(args) => cli::draw::run(args),
         Command::Pdb(args) => cli::solve::build_databases(&args),
         Command::Sample(args) => cli::sample::run(&args),
+        Command::Random(args) => cli::random::run(&args),
         Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
         Command::Man(args) => cli::conventions::man(&args, Cli::command()),
     };

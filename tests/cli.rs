@@ -1005,3 +1005,50 @@ fn outputs_an_analysis_does_not_rewrite_are_moved_to_stale() {
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 }
+
+/// Issue 50: `random` draws boards without a table, one a line, that `solve --batch -` reads
+/// as they are: seeded (the same seed, the same boards), uniform draws all solvable, and a
+/// walk of K moves gives boards whose optimal solutions are at most K moves, of K's parity
+/// (every single-tile move changes the blank's colour on the chessboard).
+#[test]
+fn random_boards_feed_solve_batch() {
+    let draw = |args: &[&str]| -> String {
+        let out = npuzzle().arg("random").args(args).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let boards = draw(&["--size", "3", "--count", "20", "--seed", "9"]);
+    assert_eq!(boards.lines().count(), 20);
+    assert_eq!(boards, draw(&["--size", "3", "--count", "20", "--seed", "9"]));
+    assert_ne!(boards, draw(&["--size", "3", "--count", "20", "--seed", "10"]));
+    let solve = |input: &str| -> Vec<Vec<String>> {
+        let out = npuzzle()
+            .args(["solve", "--batch", "-"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let rows: Vec<Vec<String>> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        rows
+    };
+    let solved = solve(&boards);
+    assert_eq!(solved.len(), 20);
+    // 3x3 boards are at most 31 moves from the goal (God's number, OEIS A089473).
+    assert!(solved.iter().all(|r| r[1].parse::<u32>().unwrap() <= 31), "{solved:?}");
+    let walked = draw(&["--rows", "2", "--cols", "4", "--count", "10", "--moves", "15"]);
+    for row in solve(&walked) {
+        let moves: u32 = row[1].parse().unwrap();
+        assert!(moves <= 15 && moves % 2 == 1, "{row:?}");
+    }
+    // A goal that is not a board of the shape is a usage error.
+    npuzzle()
+        .args(["random", "--size", "3", "--goal", "12345678"])
+        .assert()
+        .code(2)
+        .stderr(one_line().and(predicate::str::contains("--goal")));
+}

@@ -7,6 +7,7 @@ pub mod conventions;
 pub mod draw;
 pub mod export;
 pub mod progress;
+pub mod random;
 pub mod sample;
 pub mod solve;
 
