@@ -1019,8 +1019,14 @@ fn random_boards_feed_solve_batch() {
     };
     let boards = draw(&["--size", "3", "--count", "20", "--seed", "9"]);
     assert_eq!(boards.lines().count(), 20);
-    assert_eq!(boards, draw(&["--size", "3", "--count", "20", "--seed", "9"]));
-    assert_ne!(boards, draw(&["--size", "3", "--count", "20", "--seed", "10"]));
+    assert_eq!(
+        boards,
+        draw(&["--size", "3", "--count", "20", "--seed", "9"])
+    );
+    assert_ne!(
+        boards,
+        draw(&["--size", "3", "--count", "20", "--seed", "10"])
+    );
     let solve = |input: &str| -> Vec<Vec<String>> {
         let out = npuzzle()
             .args(["solve", "--batch", "-"])
@@ -1039,8 +1045,13 @@ fn random_boards_feed_solve_batch() {
     let solved = solve(&boards);
     assert_eq!(solved.len(), 20);
     // 3x3 boards are at most 31 moves from the goal (God's number, OEIS A089473).
-    assert!(solved.iter().all(|r| r[1].parse::<u32>().unwrap() <= 31), "{solved:?}");
-    let walked = draw(&["--rows", "2", "--cols", "4", "--count", "10", "--moves", "15"]);
+    assert!(
+        solved.iter().all(|r| r[1].parse::<u32>().unwrap() <= 31),
+        "{solved:?}"
+    );
+    let walked = draw(&[
+        "--rows", "2", "--cols", "4", "--count", "10", "--moves", "15",
+    ]);
     for row in solve(&walked) {
         let moves: u32 = row[1].parse().unwrap();
         assert!(moves <= 15 && moves % 2 == 1, "{row:?}");

@@ -110,22 +110,26 @@ pub struct AnalyzeArgs {
 #[derive(Debug, Args)]
 pub struct ScaleArgs {
     /// Draw the depth chart on a logarithmic y axis (boards at each depth, ticked at powers of
-    /// ten), which suits layers that grow geometrically [default for partial --max-depth runs].
+    /// ten), which suits layers that grow geometrically [default for partial --max-depth runs
+    /// and for counts that span more than three orders of magnitude].
     #[arg(long, conflicts_with = "linear_scale")]
     log_scale: bool,
-    /// Draw the depth chart on a linear y axis (each depth's share, %) [default for complete
-    /// runs]; bars too small to see are drawn 3 px tall, and the chart says so.
+    /// Draw the depth chart on a linear y axis (each depth's share, %) [default otherwise];
+    /// bars too small to see are drawn 3 px tall, and the chart says so.
     #[arg(long)]
     linear_scale: bool,
 }
 
 impl ScaleArgs {
-    /// The scale asked for; without a flag, log for partial runs and linear otherwise.
-    fn scale(&self, partial: bool) -> plot::Scale {
-        if self.log_scale || (partial && !self.linear_scale) {
+    /// The scale asked for; without a flag, [`plot::Scale::auto`] for these distributions
+    /// (each its counts and whether it is partial).
+    fn scale<'a>(&self, series: impl IntoIterator<Item = (&'a [u64], bool)>) -> plot::Scale {
+        if self.log_scale {
             plot::Scale::Log
-        } else {
+        } else if self.linear_scale {
             plot::Scale::Linear
+        } else {
+            plot::Scale::auto(series)
         }
     }
 }
@@ -555,7 +559,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     if let Some(l) = &limited {
         summary.limit(l.complete, l.max_depth_searched);
     }
-    let scale = args.scale.scale(summary.is_partial());
+    let scale = args
+        .scale
+        .scale([(&summary.depth_counts[..], summary.is_partial())]);
     let mut written = Vec::new();
     let mut notes = Vec::new();
     if let (Some(t), Some(c)) = (result.traffic, &cluster) {
@@ -1052,7 +1058,9 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                     partial: s.is_partial(),
                 })
                 .collect();
-            let scale = args.scale.scale(series.iter().any(|s| s.partial));
+            let scale = args
+                .scale
+                .scale(series.iter().map(|s| (s.counts, s.partial)));
             plot::write_depth_comparison(&series, scale, file).map_err(plot_failure)?;
             println!("wrote {}", super::shown(file));
         }
@@ -1062,7 +1070,10 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                     .output
                     .clone()
                     .unwrap_or_else(|| dir.join("depth_histogram.png"));
-                draw(&file, summary, args.scale.scale(summary.is_partial()))?;
+                let scale = args
+                    .scale
+                    .scale([(&summary.depth_counts[..], summary.is_partial())]);
+                draw(&file, summary, scale)?;
                 println!("wrote {}", super::shown(&file));
             }
         }

@@ -67,13 +67,15 @@ const BOARD_GAP_PX: i32 = 16;
 const BOARD_PAD_PX: i32 = 5;
 
 impl HardestBox {
-    /// The box of `hardest`, some of the `at_depth` boards at `depth` (the rest are counted as
-    /// "+ N more"), at most `max_width` pixels wide; `None` when there are none to show.
+    /// The box of `hardest`, some of the `at_depth` boards at `depth` (at most `shown` of
+    /// them; the rest are counted as "+ N more", or all of them when none is shown), at most
+    /// `max_width` pixels wide; `None` when there are none to show.
     fn new(
         (depth, at_depth): (usize, u64),
         hardest: &[String],
         partial: bool,
         max_width: i32,
+        shown: usize,
     ) -> Option<HardestBox> {
         if hardest.is_empty() {
             return None;
@@ -94,11 +96,19 @@ impl HardestBox {
         };
         let boards: Vec<Vec<String>> = hardest
             .iter()
-            .take(MAX_BOARDS_SHOWN)
+            .take(shown.min(MAX_BOARDS_SHOWN))
             .map(|g| aligned_grid(g))
             .collect();
         let shown = boards.len() as u64;
-        let more = (at_depth > shown).then(|| format!("+ {} more", HumanCount(at_depth - shown)));
+        let more = if shown == 0 {
+            Some(format!(
+                "{} {}, in hardest.txt",
+                HumanCount(at_depth),
+                if at_depth == 1 { "board" } else { "boards" }
+            ))
+        } else {
+            (at_depth > shown).then(|| format!("+ {} more", HumanCount(at_depth - shown)))
+        };
 
         let mono = font(MONO, GRID_PX, &TEXT);
         let line_px = (GRID_PX * 1.25).round() as i32;
@@ -122,10 +132,17 @@ impl HardestBox {
         let fit = ((max_width - 2 * PAD_PX + BOARD_GAP_PX) / (board_size.0 + BOARD_GAP_PX)).max(1);
         let per_row = (fit as usize).min(boards.len()).max(1);
         let rows = boards.len().div_ceil(per_row) as i32;
-        let grid_w = per_row as i32 * (board_size.0 + BOARD_GAP_PX) - BOARD_GAP_PX;
+        let grid_w = if boards.is_empty() {
+            0
+        } else {
+            per_row as i32 * (board_size.0 + BOARD_GAP_PX) - BOARD_GAP_PX
+        };
         let header_px = (BOX_HEADER_PX * 1.5).round() as i32;
-        let mut height =
-            PAD_PX + header_px + rows * board_size.1 + (rows - 1) * (BOARD_GAP_PX / 2) + PAD_PX;
+        let mut height = PAD_PX
+            + header_px
+            + rows * board_size.1
+            + (rows - 1).max(0) * (BOARD_GAP_PX / 2)
+            + PAD_PX;
         if more.is_some() {
             height += (NOTE_PX * 1.6).round() as i32;
         }
@@ -178,7 +195,7 @@ impl HardestBox {
         }
         if let Some(more) = &self.more {
             let rows = self.boards.len().div_ceil(self.per_row) as i32;
-            let my = top + rows * bh + (rows - 1) * (BOARD_GAP_PX / 2) + 6;
+            let my = top + rows * bh + (rows - 1).max(0) * (BOARD_GAP_PX / 2) + 6;
             draw_text(
                 root,
                 more,
@@ -210,6 +227,8 @@ pub(super) struct HistogramLayout {
     pub(super) x_ticks: Vec<f64>,
     /// The note on the last bar and its box `[left, top, right, bottom]`, if one was written.
     pub(super) note: Option<(String, PixelBox)>,
+    /// How far the y axis rises above the highest bar, in axis units (decades on a log axis).
+    pub(super) headroom: f64,
     /// Whether a bar was drawn taller than its value (and the chart says so).
     pub(super) raised: bool,
     /// The chart's words: the title, the axis titles, the hardest boards' header and "+ N
@@ -375,19 +394,36 @@ pub(super) fn render_histogram(
             top,
         })
         .collect();
-    let hardest = HardestBox::new(
-        (max_depth, chart.counts[max_depth]),
-        chart.hardest,
-        chart.partial,
-        plot.width() * 11 / 20,
-    );
+    // The box of the hardest boards goes in an upper corner, above the bars. The axis may
+    // rise a little for it, never far past the data (a third more on a linear axis, one and a
+    // half decades on a log one): a box that needs more shows fewer boards, then none (their
+    // count and where they are listed), then is left out.
+    let limit = match y_map {
+        YMap::Linear => highest * 1.35,
+        YMap::Log { .. } => highest + 1.5,
+    };
+    let mut hardest = None;
     let mut needed = 0.0;
     let mut box_left = plot.left + INSET_PX;
-    if let Some(b) = &hardest {
+    for shown in (0..=MAX_BOARDS_SHOWN).rev() {
+        let Some(b) = HardestBox::new(
+            (max_depth, chart.counts[max_depth]),
+            chart.hardest,
+            chart.partial,
+            plot.width() * 11 / 20,
+            shown,
+        ) else {
+            break;
+        };
+        if shown > 0 && b.boards.len() < shown {
+            continue; // Fewer boards than that: the same box as a smaller `shown`.
+        }
         let (left, top) = place_box(plot, x_range, &columns, b.size, 8);
-        box_left = left;
-        if top.is_finite() {
+        if top.is_finite() && top <= limit {
+            box_left = left;
             needed = top;
+            hardest = Some(b);
+            break;
         }
     }
     let y_title = match (chart.scale, chart.partial) {
@@ -396,6 +432,7 @@ pub(super) fn render_histogram(
         (Scale::Linear, true) => "share of the boards found (%)",
     };
     let y_axis = y_map.axis(highest, needed, y_title);
+    let y_top = y_axis.top;
 
     let mut cc = chart_builder(&body).build_cartesian_2d(
         TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
@@ -425,6 +462,7 @@ pub(super) fn render_histogram(
     }
     texts.extend(note.as_ref().map(|(text, _)| text.clone()));
     Ok(HistogramLayout {
+        headroom: y_top - highest,
         bars: bars.boxes,
         x_ticks,
         note,

@@ -278,10 +278,13 @@ impl YMap {
                 let exps: Vec<i32> = (first..)
                     .take_while(|&k| f64::from(k) - bottom <= top)
                     .collect();
+                // One style for every tick: written out when all are whole numbers up to a
+                // million, else all as powers of ten.
+                let plain = exps.iter().all(|k| (0..=6).contains(k));
                 YAxis {
                     top,
                     ticks: exps.iter().map(|&k| f64::from(k) - bottom).collect(),
-                    labels: exps.iter().map(|&k| power_label(k)).collect(),
+                    labels: exps.iter().map(|&k| power_label(k, plain)).collect(),
                     title: format!("{title}, log scale"),
                 }
             }
@@ -289,24 +292,21 @@ impl YMap {
     }
 }
 
-/// `10^k` as a tick label: written out from 0.01 to 1,000 (`0.01`, `1`, `1,000`), with a
-/// superscript exponent beyond (`10⁴`, `10⁻³`).
-pub(super) fn power_label(k: i32) -> String {
-    match k {
-        -2..=-1 => format!("{:.*}", k.unsigned_abs() as usize, 10f64.powi(k)),
-        0..=3 => indicatif::HumanCount(10u64.pow(k.unsigned_abs())).to_string(),
-        _ => {
-            const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-            let mut label = String::from("10");
-            if k < 0 {
-                label.push('⁻');
-            }
-            for d in k.unsigned_abs().to_string().bytes() {
-                label.push(DIGITS[usize::from(d - b'0')]);
-            }
-            label
-        }
+/// `10^k` as a tick label: written out (`1`, `1,000`, for `0 <= k`) when `plain`, else with a
+/// superscript exponent (`10⁴`, `10⁻³`, `10⁰`). An axis gives all its labels one style.
+pub(super) fn power_label(k: i32, plain: bool) -> String {
+    if plain && (0..=18).contains(&k) {
+        return indicatif::HumanCount(10u64.pow(k.unsigned_abs())).to_string();
     }
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut label = String::from("10");
+    if k < 0 {
+        label.push('⁻');
+    }
+    for d in k.unsigned_abs().to_string().bytes() {
+        label.push(DIGITS[usize::from(d - b'0')]);
+    }
+    label
 }
 
 /// A linear y axis for data up to `needed` (> 0): its top, its ticks and their decimals.

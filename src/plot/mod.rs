@@ -44,6 +44,34 @@ pub enum Scale {
     Log,
 }
 
+impl Scale {
+    /// The y axis a careful reader needs for these depth distributions (`series`, each
+    /// `counts[d]` boards at depth `d`): [`Scale::Log`] when any is partial (its layers are
+    /// still growing, geometrically) or when the counts of any series span more than three
+    /// orders of magnitude (a linear axis would flatten its smallest depths into equal
+    /// slivers: 3x3 holds 1 board at depth 0 and 24,047 at depth 24), else
+    /// [`Scale::Linear`].
+    pub fn auto<'a>(series: impl IntoIterator<Item = (&'a [u64], bool)>) -> Scale {
+        let wide = |counts: &[u64]| {
+            let positive = counts.iter().copied().filter(|&c| c > 0);
+            let (least, most) = positive.fold((u64::MAX, 0), |(l, m), c| (l.min(c), m.max(c)));
+            most > 0 && most / least > SPAN_FOR_LOG
+        };
+        if series
+            .into_iter()
+            .any(|(counts, partial)| partial || wide(counts))
+        {
+            Scale::Log
+        } else {
+            Scale::Linear
+        }
+    }
+}
+
+/// Counts spanning more than this ratio (largest over smallest positive) are drawn on a log
+/// axis by default ([`Scale::auto`]).
+pub const SPAN_FOR_LOG: u64 = 1000;
+
 /// Least height of the bar of a depth with boards on a linear axis, in pixels: the last depths
 /// hold a handful of boards out of millions, far less than a pixel, and would not show at all.
 pub const MIN_BAR_PX: i32 = 3;
@@ -349,12 +377,18 @@ mod tests {
             };
             let (_, layout) = render_chart(&chart);
             let texts = &layout.texts;
+            // Some of depth 20's 1,637,381 boards are drawn (as many as fit without raising
+            // the axis far past the data: 4 on a linear axis, 2 on a log one), the rest counted.
+            let more = match scale {
+                Scale::Linear => "+ 1,637,377 more",
+                Scale::Log => "+ 1,637,379 more",
+            };
+            assert!(texts.iter().any(|t| t == more), "{scale:?}: {texts:?}");
             for expected in [
                 "4x4 sliding puzzle, partial: depths 0..20, 3,418,020 boards found",
                 "depth (moves from the goal)",
                 y_title,
                 "boards at depth 20 (the search stopped there)",
-                "+ 1,637,377 more",
             ] {
                 assert!(
                     texts.iter().any(|t| t == expected),
@@ -498,15 +532,84 @@ mod tests {
         assert_eq!(texts.y_title, "share of solvable boards (%)");
     }
 
+    /// Issue 50: one style per axis: written out, or all as powers of ten (it mixed
+    /// `1,000` with `10⁴` and `0.01` with `10⁻³`).
     #[test]
     fn power_of_ten_labels() {
-        let labels: Vec<String> = (-4..=5).map(super::layout::power_label).collect();
+        let label = super::layout::power_label;
+        let plain: Vec<String> = (0..=6).map(|k| label(k, true)).collect();
         assert_eq!(
-            labels,
-            [
-                "10⁻⁴", "10⁻³", "0.01", "0.1", "1", "10", "100", "1,000", "10⁴", "10⁵"
-            ]
+            plain,
+            ["1", "10", "100", "1,000", "10,000", "100,000", "1,000,000"]
         );
+        let powers: Vec<String> = (-3..=10).step_by(3).map(|k| label(k, false)).collect();
+        assert_eq!(powers, ["10⁻³", "10⁰", "10³", "10⁶", "10⁹"]);
+        // The axes: 3x3's counts (1 to 24,047) written out; 3x4's (to 2.2 x 10^7) and
+        // shares down to 10^-3 % as powers.
+        let axis = |values: &[f64]| {
+            let map = super::layout::YMap::new(Scale::Log, values.iter().copied());
+            let top = values.iter().map(|&v| map.pos(v)).fold(0.0, f64::max);
+            map.axis(top, 0.0, "boards").labels
+        };
+        assert_eq!(
+            axis(&[1.0, 24_047.0]),
+            ["1", "10", "100", "1,000", "10,000"]
+        );
+        let wide = axis(&[1.0, 2.2e7]);
+        assert!(
+            wide.iter().all(|l| l.starts_with("10") && !l.contains(',')),
+            "{wide:?}"
+        );
+        let shares = axis(&[0.001, 9.0]);
+        assert_eq!(
+            shares.first().map(String::as_str),
+            Some("10⁻³"),
+            "{shares:?}"
+        );
+    }
+
+    /// Issue 50: a log axis ends within one and a half decades of the highest bar (the box
+    /// of hardest boards shows fewer boards rather than stretch it: 3x4's went to 10^13 for
+    /// counts up to 2.2 x 10^7), and still shows at least the count of the hardest boards.
+    #[test]
+    fn log_axes_end_near_the_data() {
+        // Six boards: two rows in the box, as 3x4's 18 antipodes fill it.
+        let hardest: Vec<String> = hardest_3x3().into_iter().cycle().take(6).collect();
+        for (board, counts) in SHAPES {
+            let chart = DepthChart {
+                board,
+                goal: None,
+                counts,
+                hardest: &hardest,
+                partial: false,
+                scale: Scale::Log,
+            };
+            let (_, layout) = render_chart(&chart);
+            assert!(
+                layout.headroom <= 1.5 + 1e-9,
+                "{board}: {} decades above the data",
+                layout.headroom
+            );
+            assert!(
+                layout.texts.iter().any(|t| t.starts_with("hardest board")),
+                "{board}: {:?}",
+                layout.texts
+            );
+        }
+    }
+
+    /// Issue 50: the default scale is log where a linear axis would flatten the small depths
+    /// (counts over more than three orders of magnitude) and for partial runs.
+    #[test]
+    fn the_default_scale_follows_the_data() {
+        assert_eq!(Scale::auto([(&COUNTS_3X3[..], false)]), Scale::Log);
+        assert_eq!(Scale::auto([(&COUNTS_2X3[..], false)]), Scale::Linear);
+        assert_eq!(Scale::auto([(&COUNTS_2X3[..], true)]), Scale::Log);
+        assert_eq!(
+            Scale::auto([(&COUNTS_2X3[..], false), (&COUNTS_2X5[..], false)]),
+            Scale::Log
+        );
+        assert_eq!(Scale::auto([(&[0, 5, 5000][..], false)]), Scale::Linear);
     }
 
     fn hardest_3x3() -> Vec<String> {
