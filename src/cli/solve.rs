@@ -59,9 +59,16 @@ pub struct SolveArgs {
 
     /// What one move is: stm (single-tile: one tile slides one cell) or mtm (multi-tile: 1 to
     /// k tiles of the blank's row or column slide together; moves are written with a count,
-    /// `R2 D U3`). Long names: single-tile, multi-tile.
-    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
-    pub metric: MetricArg,
+    /// `R2 D U3`). Long names: single-tile, multi-tile. [default: stm; with --table, the
+    /// table's, and a table of the other metric is refused]
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<MetricArg>,
+
+    /// With --table: the goal the moves must lead to, as `analyze --goal` takes it (a table
+    /// made for another goal is refused). Without it a table's own goal is used, and named
+    /// when it is not the standard one.
+    #[arg(long, value_name = "TILES", requires = "table")]
+    pub goal: Option<String>,
 
     /// Search algorithm [default: idastar].
     #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
@@ -89,13 +96,16 @@ pub struct SolveArgs {
 
     /// Answer from a distance table written by `analyze --table` (the file, or the results
     /// folder holding table.npt): walks to the goal the table was made for, in its metric,
-    /// without searching. Its checksum is checked first (one pass), unless --no-verify.
+    /// without searching. Its checksum is checked first, always (one pass over the file), and
+    /// each walk checks itself.
     #[arg(long, value_name = "DIR_OR_FILE",
           conflicts_with_all = ["algorithm", "heuristic", "partition", "compare"])]
     pub table: Option<PathBuf>,
 
-    /// With --table: skip the checksum (the header and length are still checked).
-    #[arg(long, requires = "table")]
+    /// Refused: a table whose checksum is not checked can answer a longer path as optimal
+    /// (a damaged code sends the walk up and back down), which no check of the walk alone
+    /// can tell.
+    #[arg(long, hide = true)]
     pub no_verify: bool,
 
     /// Print one line: the number of moves, or `unsolvable`. No progress bars or notes.
@@ -149,8 +159,12 @@ pub struct Config {
     source: Source,
     shape: Option<Shape>,
     metric: Metric,
-    /// `--table` and whether to verify its checksum.
-    table: Option<(PathBuf, bool)>,
+    /// `--table` (its checksum always verified).
+    table: Option<PathBuf>,
+    /// Whether `--metric` was given (a table's metric must then be it).
+    metric_given: bool,
+    /// `--goal`, as given.
+    goal: Option<String>,
     algorithm: Option<Algorithm>,
     heuristic: Option<HeuristicKind>,
     compare: bool,
@@ -190,6 +204,12 @@ impl Config {
             _ => return Err(CliError::usage("give one of FILE, --board or --batch")),
         };
         let shape = args.shape.given()?;
+        if args.no_verify {
+            return Err(CliError::usage(
+                "--no-verify is refused: solve always checks the table's checksum (one pass \
+                 over the file), since a damaged table could answer a longer path as optimal",
+            ));
+        }
         if let (Some(a), Some(h)) = (args.algorithm, args.heuristic)
             && !a.uses_heuristic()
         {
@@ -211,7 +231,7 @@ impl Config {
                 "--pdb {p} has no effect with --algorithm {a}, which searches without a heuristic"
             )));
         }
-        let metric = Metric::from(args.metric);
+        let metric = Metric::from(args.metric.unwrap_or_default());
         if let Some(h) = args.heuristic
             && !h.admissible_in(metric)
         {
@@ -233,7 +253,9 @@ impl Config {
             source,
             shape,
             metric,
-            table: args.table.clone().map(|t| (t, !args.no_verify)),
+            table: args.table.clone(),
+            metric_given: args.metric.is_some(),
+            goal: args.goal.clone(),
             algorithm: args.algorithm,
             heuristic: args.heuristic,
             compare: args.compare,
@@ -275,14 +297,9 @@ impl Config {
 pub fn run(args: &SolveArgs) -> Result<(), CliError> {
     let mut config = Config::from_args(args)?;
     let table = match &config.table {
-        Some((path, verify)) => {
-            let table = DistanceTable::open(path, *verify).map_err(CliError::usage)?;
-            if config.metric == Metric::Mtm && table.metric() != Metric::Mtm {
-                return Err(CliError::usage(format!(
-                    "{}: a table of the single-tile metric, not the multi-tile one",
-                    path.display()
-                )));
-            }
+        Some(path) => {
+            let table = DistanceTable::open(path, true).map_err(CliError::usage)?;
+            check_table(&config, path, &table)?;
             config.metric = table.metric();
             if config.shape.is_none() {
                 config.shape = Some(table.shape());
@@ -327,6 +344,54 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(Fail::Io(e)) => Err(CliError::runtime(format!("cannot write the output: {e}"))),
     }
+}
+
+/// The metric's name in messages: `single-tile (stm)`, `multi-tile (mtm)`.
+fn metric_words(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Stm => "single-tile (stm)",
+        Metric::Mtm => "multi-tile (mtm)",
+    }
+}
+
+/// Refuses a table at `path` that answers another question than the one asked: another
+/// metric than `--metric`, another goal than `--goal`. Without `--goal`, a table made for
+/// another goal than the standard one is named in a warning on stderr (even with `--quiet`:
+/// the moves lead there).
+fn check_table(config: &Config, path: &Path, table: &DistanceTable) -> Result<(), CliError> {
+    let name = crate::cli::shown(path);
+    if config.metric_given && table.metric() != config.metric {
+        return Err(CliError::usage(format!(
+            "{name}: a table of the {} metric, and --metric asks for the {} one",
+            metric_words(table.metric()),
+            metric_words(config.metric)
+        )));
+    }
+    let shape = table.shape();
+    let standard = *table.goal() == Board::goal(shape);
+    match &config.goal {
+        Some(text) => {
+            let goal = Board::parse_any(shape, text)
+                .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?;
+            if goal != *table.goal() {
+                return Err(CliError::usage(format!(
+                    "{name}: a table for the goal {}, and --goal asks for {}",
+                    table.goal().label(),
+                    goal.label()
+                )));
+            }
+        }
+        None if !standard => {
+            let _ = writeln!(
+                io::stderr(),
+                "warning: {name} measures from the goal {}, not the standard one: the moves \
+                 lead there (--goal names it)",
+                table.goal().label()
+            );
+        }
+        None => {}
+    }
+    Ok(())
 }
 
 /// A failure while producing output: a reported error, or a failed write.
@@ -873,8 +938,11 @@ fn run_one(
             (false, _) => "levels deep",
         }
     )?;
-    let mut method = if heuristics.table.is_some() {
-        "table".to_string()
+    let mut method = if let Some(table) = &heuristics.table {
+        match *table.goal() == Board::goal(table.shape()) {
+            true => "table".to_string(),
+            false => format!("table (to its goal {})", table.goal().label()),
+        }
     } else {
         method_name(algorithm, kind)
     };
