@@ -494,6 +494,30 @@ fn a_forged_database_that_claims_its_full_check_is_rebuilt() {
     assert!(err.contains("corrupt: the placement on cells"), "{err}");
 }
 
+/// Issue 49: `pdb` whose stderr is full (`2>/dev/full`) still exits 0 once its databases are
+/// saved: the notes it cannot write are not the work.
+#[test]
+fn pdb_succeeds_when_only_stderr_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("my-cache");
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("npuzzle"))
+        .env_clear()
+        .args(["pdb", "--size", "3", "--cache"])
+        .arg(&cache)
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    for name in ["pdb-3x3-1-2-3-4.bin", "pdb-3x3-5-6-7-8.bin"] {
+        assert!(cache.join(name).is_file(), "{name}");
+    }
+    assert!(String::from_utf8_lossy(&out.stdout).contains("solve loads them from now on"));
+}
+
 /// Issue 23: a board no heuristic can handle in reasonable time (a scrambled 5x5: it ran until
 /// killed) stops at `--time-limit` or `--max-expansions` with exit 1 and one line saying
 /// which and the bound proven; without them, a board above 16 cells is told up front that the

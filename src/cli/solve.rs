@@ -138,6 +138,14 @@ fn heuristic_parser() -> impl TypedValueParser<Value = HeuristicKind> {
         .try_map(|s| s.parse::<HeuristicKind>())
 }
 
+/// A note or warning on stderr that cannot fail the run: the answers and the databases saved
+/// are the work, and a stderr that cannot take a note (`2>/dev/full`) does not undo them.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr(), $($arg)*);
+    }};
+}
+
 /// Where the boards come from.
 #[derive(Debug, Clone)]
 enum Source {
@@ -562,7 +570,7 @@ impl Heuristics<'_> {
             }
             Ok(table) => {
                 if !self.quiet {
-                    eprintln!("note: exact distances from {}", path.display());
+                    note!("note: exact distances from {}", path.display());
                 }
                 let table = Arc::new(table);
                 let metric = self.metric;
@@ -573,7 +581,7 @@ impl Heuristics<'_> {
             Err(e) => e.to_string(),
         };
         if !self.quiet {
-            eprintln!(
+            note!(
                 "note: {} not used ({why}); the exact table is built instead",
                 path.display()
             );
@@ -592,7 +600,7 @@ impl Heuristics<'_> {
         let boards = self.work.get(&shape).copied().unwrap_or(1);
         let chosen = Partition::for_work(shape, boards, cached).map_err(CliError::usage)?;
         if chosen != best && !self.quiet {
-            eprintln!(
+            note!(
                 "note: {shape} boards are solved with the {} pattern databases ({}, built in \
                  seconds); the {} ones solve them several times faster but take about {} \
                  minutes and {} of memory to build, once ({} cached): build them with \
@@ -620,7 +628,7 @@ impl Heuristics<'_> {
         let dir = self.cache_dir.as_deref();
         let cached = dir.is_some_and(|d| d.join(cache::mtm_file_name(shape)).is_file());
         if !self.quiet && !cached && shape.cells() > 12 {
-            eprintln!(
+            note!(
                 "note: building the multi-tile pattern database of {shape} once (about a minute \
                  on 2 cores, 252 MB for 4x4); later runs load it from the cache folder"
             );
@@ -642,11 +650,11 @@ impl Heuristics<'_> {
                 elapsed.as_secs_f64()
             );
             match (path, saved) {
-                (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
+                (Some(p), Ok(())) => note!("note: {what}, saved to {}", p.display()),
                 (Some(p), Err(e)) => {
-                    eprintln!("warning: {what}, but not saved to {}: {e}", p.display())
+                    note!("warning: {what}, but not saved to {}: {e}", p.display())
                 }
-                (None, _) => eprintln!("warning: {what}, not saved: no cache folder"),
+                (None, _) => note!("warning: {what}, not saved: no cache folder"),
             }
         }
         Ok(Heuristic::mtm_pdb(Arc::new(databases)))
@@ -663,7 +671,7 @@ impl Heuristics<'_> {
             let place = dir.map_or("nowhere: no cache folder".into(), |d| {
                 format!("in {}", d.display())
             });
-            eprintln!(
+            note!(
                 "note: building the {} pattern databases for {shape} once: about {} minutes on \
                  {} threads, up to {} of memory, {} saved {place}; later runs load them in a \
                  fraction of a second",
@@ -736,9 +744,9 @@ fn report_cache_event(event: &CacheEvent, db: &PatternDb) {
         elapsed.as_secs_f64()
     );
     match (path, saved) {
-        (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
-        (Some(p), Err(e)) => eprintln!("warning: {what}, but not saved to {}: {e}", p.display()),
-        (None, _) => eprintln!(
+        (Some(p), Ok(())) => note!("note: {what}, saved to {}", p.display()),
+        (Some(p), Err(e)) => note!("warning: {what}, but not saved to {}: {e}", p.display()),
+        (None, _) => note!(
             "warning: {what}, not saved: no cache folder (set --cache DIR, NPUZZLE_CACHE or HOME)"
         ),
     }
@@ -834,7 +842,7 @@ fn run_one(
             ),
             Metric::Mtm => "in the multi-tile metric (walking distance only)".to_string(),
         };
-        eprintln!(
+        note!(
             "note: a {} board {why}: the search may not finish in reasonable time; bound it \
              with --time-limit SECONDS or --max-expansions N",
             board.shape(),
