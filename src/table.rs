@@ -475,7 +475,8 @@ impl DistanceTable {
         };
         let file = File::open(&path).map_err(io_err)?;
         // SAFETY: the file is only read; a table is replaced by rename, never rewritten in
-        // place, so the mapped bytes do not change under us.
+        // place, so the mapped bytes do not change under us. (A file truncated under the map
+        // by someone else faults on access, SIGBUS: the binary reports it, see `mapped`.)
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err)?;
         let invalid = |why: String| TableError::Invalid {
             path: name.clone(),
@@ -595,6 +596,13 @@ impl DistanceTable {
             space,
             sides,
         })
+    }
+
+    /// Where the file lies in memory: the address of its first byte and its length. Reading
+    /// a table whose file is truncated under the run faults (SIGBUS) at an address in this
+    /// range; a program that handles that signal can tell the table's faults by it.
+    pub fn mapped(&self) -> (usize, usize) {
+        (self.map.as_ptr() as usize, self.map.len())
     }
 
     /// The board shape.

@@ -572,3 +572,77 @@ fn a_table_of_another_metric_or_goal_says_so() {
     ]);
     assert_eq!((code, out.as_str(), err.as_str()), (Some(0), "14\n", ""));
 }
+
+/// Issue 49: a table truncated under a running `solve --batch` (another process cuts the
+/// file) is a one-line error and exit 1, not a death by SIGBUS (exit 135).
+#[test]
+fn a_table_truncated_under_a_batch_is_a_clean_error() {
+    use std::io::{Read, Write};
+    let (_dir, table) = table_3x3();
+    let name = table.display().to_string();
+    use assert_cmd::cargo::CommandCargoExt;
+    let mut child = std::process::Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args(["solve", "--table", &name, "--batch", "-", "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let shape = npuzzle::Shape::new(3, 3).unwrap();
+    let line = |k: u64| {
+        let tiles: Vec<String> = npuzzle::Board::from_rank(shape, k * 7919 % 362_880)
+            .tiles()
+            .map(|t| t.to_string())
+            .collect();
+        tiles.join(" ") + "\n"
+    };
+    for k in 0..100 {
+        stdin.write_all(line(k).as_bytes()).unwrap();
+    }
+    stdin.flush().unwrap();
+    // Once the run has mapped the table (checked whole), cut it.
+    let maps = format!("/proc/{}/maps", child.id());
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains(&name)) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the table was never mapped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&table)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    for k in 100..20_000 {
+        if stdin.write_all(line(k).as_bytes()).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let _ = drain.join();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the table changed under the run") && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -42,6 +42,7 @@ pub struct SampleArgs {
 /// Exit 2 for a missing or damaged table or a depth no board has; 1 when stdout fails.
 pub fn run(args: &SampleArgs) -> Result<(), CliError> {
     let table = DistanceTable::open(&args.table, !args.no_verify).map_err(CliError::usage)?;
+    super::solve::guard_table(&table, &args.table);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let cols = table.shape().cols();
