@@ -679,9 +679,17 @@ impl DistanceTable {
     /// multi-tile metric each run of one direction is one move), `None` when the goal cannot
     /// be reached.
     ///
+    /// The walk checks itself: `None` only when the board's permutation says the goal cannot
+    /// reach it (never from a code alone), and a walk must end at the goal on its code of
+    /// depth 0, after as many steps as a layer of the header holds boards at. These checks are
+    /// a few compares a walk; they catch most damage but not all (a damaged code can send a
+    /// walk up one move and back down, a path two moves too long that is consistent
+    /// throughout): only a table opened with its checksum verified answers surely.
+    ///
     /// # Errors
     /// [`TableError::WrongBoard`] for a board of another shape; [`TableError::Invalid`] when
-    /// the walk finds no neighbour one move closer (a damaged table).
+    /// the walk fails its checks: no neighbour one move closer, a solvable board marked
+    /// unreachable, an end out of step (a damaged table).
     pub fn solve(&self, board: &Board) -> Result<Option<Vec<Direction>>, TableError> {
         let mut solutions = self.solve_many(std::slice::from_ref(board));
         solutions.pop().unwrap_or(Ok(None))
