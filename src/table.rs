@@ -86,6 +86,11 @@ const CORRUPT: u8 = u8::MAX;
 /// overlap.
 const WALKS: usize = 16;
 
+/// A board drawn by rejection ([`DistanceTable::sample_each`]) takes at most this many
+/// times the mean number of tries: a sound table runs out with a probability below
+/// `e^-64`.
+pub const MAX_TRIES: u64 = 64;
+
 /// The most cells of a board a walk holds (the parity index's largest board).
 const MAX_WALK_CELLS: usize = ParitySpace::MAX_CELLS;
 
@@ -470,7 +475,8 @@ impl DistanceTable {
         };
         let file = File::open(&path).map_err(io_err)?;
         // SAFETY: the file is only read; a table is replaced by rename, never rewritten in
-        // place, so the mapped bytes do not change under us.
+        // place, so the mapped bytes do not change under us. (A file truncated under the map
+        // by someone else faults on access, SIGBUS: the binary reports it, see `mapped`.)
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err)?;
         let invalid = |why: String| TableError::Invalid {
             path: name.clone(),
@@ -592,6 +598,13 @@ impl DistanceTable {
         })
     }
 
+    /// Where the file lies in memory: the address of its first byte and its length. Reading
+    /// a table whose file is truncated under the run faults (SIGBUS) at an address in this
+    /// range; a program that handles that signal can tell the table's faults by it.
+    pub fn mapped(&self) -> (usize, usize) {
+        (self.map.as_ptr() as usize, self.map.len())
+    }
+
     /// The board shape.
     pub fn shape(&self) -> Shape {
         self.shape
@@ -666,9 +679,17 @@ impl DistanceTable {
     /// multi-tile metric each run of one direction is one move), `None` when the goal cannot
     /// be reached.
     ///
+    /// The walk checks itself: `None` only when the board's permutation says the goal cannot
+    /// reach it (never from a code alone), and a walk must end at the goal on its code of
+    /// depth 0, after as many steps as a layer of the header holds boards at. These checks are
+    /// a few compares a walk; they catch most damage but not all (a damaged code can send a
+    /// walk up one move and back down, a path two moves too long that is consistent
+    /// throughout): only a table opened with its checksum verified answers surely.
+    ///
     /// # Errors
     /// [`TableError::WrongBoard`] for a board of another shape; [`TableError::Invalid`] when
-    /// the walk finds no neighbour one move closer (a damaged table).
+    /// the walk fails its checks: no neighbour one move closer, a solvable board marked
+    /// unreachable, an end out of step (a damaged table).
     pub fn solve(&self, board: &Board) -> Result<Option<Vec<Direction>>, TableError> {
         let mut solutions = self.solve_many(std::slice::from_ref(board));
         solutions.pop().unwrap_or(Ok(None))
@@ -807,10 +828,14 @@ impl DistanceTable {
             (0..group.len()).map(|_| Ok(None)).collect();
         let mut walks: Vec<Walk> = Vec::with_capacity(group.len());
         for (k, cells) in group.iter().enumerate() {
-            let Some((index, code)) = self
-                .index_of(cells)
-                .and_then(|index| Some((index, self.class_at(index)?)))
-            else {
+            let Some(index) = self.index_of(cells) else {
+                continue;
+            };
+            let Some(code) = self.class_at(index) else {
+                // Only the board's permutation says a board cannot be solved, never a code.
+                if self.reachable(cells) {
+                    results[k] = Err(self.damaged(cells, "a solvable board marked unreachable"));
+                }
                 continue;
             };
             let mut board = [0u8; MAX_WALK_CELLS];
@@ -857,7 +882,16 @@ impl DistanceTable {
             // Every walk's step down, or its end.
             walks.retain_mut(|walk| {
                 if walk.cells == goal {
-                    results[walk.k] = Ok(Some(walk.steps));
+                    // The goal's code is depth 0, and the layer of the walk's length holds
+                    // boards: a walk that does not end so went astray on a damaged code.
+                    let layer = self.layers.get(walk.steps as usize).copied().unwrap_or(0);
+                    results[walk.k] = match walk.code == 0 && layer > 0 {
+                        true => Ok(Some(walk.steps)),
+                        false => Err(self.damaged(
+                            &group[walk.k][..n],
+                            &format!("its walk of {} steps ends out of step", walk.steps),
+                        )),
+                    };
                     return false;
                 }
                 // (A code no table holds has no way down.)
@@ -871,15 +905,13 @@ impl DistanceTable {
                 });
                 walk.steps += 1;
                 let Some(&(index, to)) = down.filter(|_| walk.steps <= radius) else {
-                    results[walk.k] = Err(TableError::Invalid {
-                        path: self.path.clone(),
-                        why: format!(
-                            "corrupt: no way down from board {} (checksum not verified?)",
-                            Board::from_permutation(self.shape, walk.cells[..n].to_vec())
-                                .map(|b| b.label())
-                                .unwrap_or_default()
-                        ),
-                    });
+                    let why = format!(
+                        "no way down from board {}",
+                        Board::from_permutation(self.shape, walk.cells[..n].to_vec())
+                            .map(|b| b.label())
+                            .unwrap_or_default()
+                    );
+                    results[walk.k] = Err(self.damaged(&group[walk.k][..n], &why));
                     return false;
                 };
                 let to = usize::from(to);
@@ -899,14 +931,71 @@ impl DistanceTable {
         results
     }
 
-    /// `count` boards drawn uniformly and independently among those exactly `depth` moves from
-    /// the goal, from the seed `seed` (the same seed, the same boards). See the module
-    /// documentation for how.
+    /// Whether the goal can reach the board `cells` (an internal permutation of the table's
+    /// shape), from its permutation alone: in the parity layout every board indexed can
+    /// (the goal's class is connected); in the lexicographic one, a one-line board whose
+    /// tiles are in the goal's order, else a board of the goal's parity class.
+    fn reachable(&self, cells: &[u8]) -> bool {
+        if self.space.is_some() {
+            return true;
+        }
+        let blank = (self.shape.cells() - 1) as u8;
+        if self.shape.rows() == 1 || self.shape.cols() == 1 {
+            let tiles =
+                |c: &[u8]| -> Vec<u8> { c.iter().copied().filter(|&p| p != blank).collect() };
+            return tiles(cells) == tiles(self.goal.permutation());
+        }
+        Board::from_permutation(self.shape, cells.to_vec())
+            .is_ok_and(|board| Parity::of(&board) == Parity::of(&self.goal))
+    }
+
+    /// The error of a walk from `cells` that fails its checks (`why`): the table is damaged.
+    #[cold]
+    fn damaged(&self, cells: &[u8], why: &str) -> TableError {
+        let board = Board::from_permutation(self.shape, cells.to_vec())
+            .map(|b| b.label())
+            .unwrap_or_default();
+        TableError::Invalid {
+            path: self.path.clone(),
+            why: format!("damaged: the walk from {board} fails its check ({why})"),
+        }
+    }
+
+    /// `count` boards drawn uniformly and independently (with replacement) among those exactly
+    /// `depth` moves from the goal, from the seed `seed` (the same seed, the same boards), in a
+    /// vector: [`DistanceTable::sample_each`] collected.
+    ///
+    /// # Errors
+    /// As [`DistanceTable::sample_each`].
+    pub fn sample(&self, depth: u32, count: u64, seed: u64) -> Result<Vec<Board>, TableError> {
+        let mut out = Vec::with_capacity(count.min(1 << 20) as usize);
+        self.sample_each(depth, count, seed, |board| {
+            out.push(board);
+            std::ops::ControlFlow::Continue(())
+        })?;
+        Ok(out)
+    }
+
+    /// Draws `count` boards uniformly and independently (with replacement) among those
+    /// exactly `depth` moves from the goal, from the seed `seed` (the same seed, the same
+    /// boards in the same order), and gives each to `each` as it is drawn, until `each` says
+    /// [`std::ops::ControlFlow::Break`]: memory stays bounded whatever `count`. See the module
+    /// documentation for how. A board drawn by rejection takes at most [`MAX_TRIES`] times the
+    /// mean number of tries (`boards / layer`, plus 65,536): a table whose codes do not hold
+    /// the layer its header counts (damaged, unverified) is an error rather than an endless
+    /// loop.
     ///
     /// # Errors
     /// [`TableError::WrongBoard`] when no board lies at `depth`; [`TableError::Invalid`] for a
-    /// damaged table.
-    pub fn sample(&self, depth: u32, count: u64, seed: u64) -> Result<Vec<Board>, TableError> {
+    /// damaged table (a listed board out of range, a walk that fails its checks, a layer not
+    /// found within the tries).
+    pub fn sample_each(
+        &self,
+        depth: u32,
+        count: u64,
+        seed: u64,
+        mut each: impl FnMut(Board) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), TableError> {
         let size = self.layers.get(depth as usize).copied().unwrap_or(0);
         if size == 0 {
             return Err(TableError::WrongBoard(format!(
@@ -916,7 +1005,6 @@ impl DistanceTable {
             )));
         }
         let mut rng = crate::solve::random::SplitMix64::new(seed);
-        let mut out = Vec::with_capacity(count.min(1 << 20) as usize);
         let board_at = |index: u64| -> Board {
             match &self.space {
                 Some(space) => crate::bfs::StateSpace::unrank(space, crate::bfs::StateIndex(index)),
@@ -934,22 +1022,42 @@ impl DistanceTable {
                         why: format!("corrupt: a listed board of index {index}"),
                     });
                 }
-                out.push(board_at(index));
+                if each(board_at(index)).is_break() {
+                    break;
+                }
             }
-            return Ok(out);
+            return Ok(());
         }
         let want = (depth % u32::from(self.modulus())) as u8;
-        while (out.len() as u64) < count {
-            let index = rng.below(self.boards);
-            if self.class_at(index) != Some(want) {
-                continue;
-            }
-            let board = board_at(index);
-            if self.depth_of(board.permutation())? == Some(depth) {
-                out.push(board);
+        let tries = MAX_TRIES.saturating_mul(self.boards / size + 1) + (1 << 16);
+        for _ in 0..count {
+            let mut left = tries;
+            let board = loop {
+                if left == 0 {
+                    return Err(TableError::Invalid {
+                        path: self.path.clone(),
+                        why: format!(
+                            "damaged: no board at depth {depth} in {tries} draws, where the \
+                             header counts {size} of {} (checksum not verified?)",
+                            self.boards
+                        ),
+                    });
+                }
+                left -= 1;
+                let index = rng.below(self.boards);
+                if self.class_at(index) != Some(want) {
+                    continue;
+                }
+                let board = board_at(index);
+                if self.depth_of(board.permutation())? == Some(depth) {
+                    break board;
+                }
+            };
+            if each(board).is_break() {
+                break;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The largest layer the file lists board by board ([`rare_limit`]).

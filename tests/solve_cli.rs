@@ -459,6 +459,65 @@ fn forged_databases_with_a_valid_checksum_are_rebuilt() {
     assert!(err.contains("corrupt: the placement on cells"), "{err}");
 }
 
+/// Issue 49 (the hostile trial): one entry of `pdb-3x4-1-2-3-4-5-6.bin` raised by 10 (the
+/// placement of tiles 1-6 in `6 2 10 3 / 11 8 0 9 / 4 1 5 7`), the CRC recomputed and the
+/// file's record of the full check left set, made `solve` print 42; the database is checked
+/// in full on load, found, rebuilt, and the board takes its 36 moves (the README's example,
+/// and BFS over the 3x4 space: `analyze --rows 3 --cols 4 --table`).
+#[test]
+fn a_forged_database_that_claims_its_full_check_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("my-cache");
+    let cache_arg = cache.display().to_string();
+    let board = "6 2 10 3 11 8 0 9 4 1 5 7";
+    let args = [
+        "--rows", "3", "--cols", "4", "--board", board, "--cache", &cache_arg, "-q",
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!((code, out.as_str()), (0, "36\n"), "{err}");
+    let path = cache.join("pdb-3x4-1-2-3-4-5-6.bin");
+    let mut bytes = fs::read(&path).unwrap();
+    let k = 6;
+    let checks_at = 24 + k;
+    assert_eq!(bytes[checks_at..checks_at + 4], [1, 0, 0, 0]);
+    // Tiles 1-6 on cells 9, 1, 3, 8, 10 and 0, four bits each.
+    let index = 9 | 1 << 4 | 3 << 8 | 8 << 12 | 10 << 16;
+    let at = 24 + k + 4 + 8 + index;
+    bytes[at] += 10;
+    let end = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    fs::write(&path, &bytes).unwrap();
+    let (code, out, err) = run(&args[..args.len() - 1], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Minimum number of moves = 36\n"), "{out}");
+    assert!(err.contains("corrupt: the placement on cells"), "{err}");
+}
+
+/// Issue 49: `pdb` whose stderr is full (`2>/dev/full`) still exits 0 once its databases are
+/// saved: the notes it cannot write are not the work.
+#[test]
+fn pdb_succeeds_when_only_stderr_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("my-cache");
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("npuzzle"))
+        .env_clear()
+        .args(["pdb", "--size", "3", "--cache"])
+        .arg(&cache)
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    for name in ["pdb-3x3-1-2-3-4.bin", "pdb-3x3-5-6-7-8.bin"] {
+        assert!(cache.join(name).is_file(), "{name}");
+    }
+    assert!(String::from_utf8_lossy(&out.stdout).contains("solve loads them from now on"));
+}
+
 /// Issue 23: a board no heuristic can handle in reasonable time (a scrambled 5x5: it ran until
 /// killed) stops at `--time-limit` or `--max-expansions` with exit 1 and one line saying
 /// which and the bound proven; without them, a board above 16 cells is told up front that the

@@ -85,8 +85,8 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
         err.contains("checksum mismatch") && err.lines().count() == 1,
         "{err}"
     );
-    // --no-verify skips the checksum; the goal's neighbour is still answered.
-    let (code, out, _) = npuzzle(&[
+    // solve refuses --no-verify: one line, exit 2, no answer.
+    let (code, out, err) = npuzzle(&[
         "solve",
         "--table",
         &table,
@@ -95,7 +95,11 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
         "1 2 3 4 5 6 7 0 8",
         "-q",
     ]);
-    assert_eq!((code, out.as_str()), (Some(0), "1\n"));
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert!(
+        err.contains("--no-verify is refused") && err.lines().count() == 1,
+        "{err}"
+    );
 
     // `sample`: the two antipodes, as `solve --batch` reads them, each about half the time.
     let (code, csv, err) = npuzzle(&[
@@ -289,5 +293,356 @@ fn a_long_batch_streams_in_line_order() {
     assert_eq!(
         without_seconds(&String::from_utf8(piped.stdout).unwrap()),
         without_seconds(&csv)
+    );
+}
+
+/// A 3x3 table in a temporary folder (`analyze --size 3 --table`): the folder, and the
+/// table's path.
+fn table_3x3() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().display().to_string();
+    let (code, _, err) = npuzzle(&[
+        "analyze", "--size", "3", "--table", "--quiet", "--output", &output,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let table = dir.path().join("3x3").join("table.npt");
+    (dir, table)
+}
+
+/// Issue 49, the hostile trial's damaged tables: cut short and padded back, or 400 bytes of
+/// its body flipped. `solve` never answers from them (the checksum is always checked, and
+/// `--no-verify` is refused), and the library's unverified walk of the cut table is an error
+/// naming the damage, never "unsolvable": `1 5 3 / 8 7 2 / 6 4 0` lies 22 moves from the goal
+/// (the intact table's answer, and BFS's: `solve --algorithm bfs`).
+#[test]
+fn a_damaged_table_never_gives_a_wrong_answer() {
+    let (dir, table) = table_3x3();
+    let board = "1 5 3 8 7 2 6 4 0";
+    let intact = table.display().to_string();
+    let (code, out, err) = npuzzle(&["solve", "--table", &intact, "--board", board, "-q"]);
+    assert_eq!((code, out.as_str()), (Some(0), "22\n"), "{err}");
+    let (_, out, _) = npuzzle(&["solve", "--algorithm", "bfs", "--board", board, "-q"]);
+    assert_eq!(out, "22\n");
+
+    // Cut short and padded back: `head -c 11000 table.npt > t.npt; truncate -s 56281 t.npt`.
+    let bytes = std::fs::read(&table).unwrap();
+    let mut cut = bytes[..11_000].to_vec();
+    cut.resize(bytes.len(), 0);
+    let cut_path = dir.path().join("t.npt");
+    std::fs::write(&cut_path, &cut).unwrap();
+    let cut_name = cut_path.display().to_string();
+    for extra in [&["--no-verify"][..], &[]] {
+        let mut args = vec!["solve", "--table", &cut_name, "--board", board];
+        args.extend_from_slice(extra);
+        let (code, out, err) = npuzzle(&args);
+        assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let opened = npuzzle::table::DistanceTable::open(&cut_path, false).unwrap();
+    let b = npuzzle::Board::parse_tiles(npuzzle::Shape::new(3, 3).unwrap(), board).unwrap();
+    let answer = opened.solve(&b);
+    assert!(
+        matches!(&answer, Err(e) if e.to_string().contains("damaged")),
+        "{answer:?}"
+    );
+
+    // 400 scattered bytes of the body flipped: no board is answered.
+    let mut flipped = bytes.clone();
+    let mut x = 12345u64;
+    for _ in 0..400 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = 2_000 + (x >> 33) as usize % (bytes.len() - 2_004);
+        flipped[at] ^= 1 + (x >> 20) as u8 % 255;
+    }
+    std::fs::write(&table, &flipped).unwrap();
+    let (_, csv, _) = npuzzle(&["sample", "--table", &cut_name, "--depth", "1"]);
+    assert_eq!(csv, "", "no sample from a damaged table either");
+    let mut batch = String::new();
+    let shape = npuzzle::Shape::new(3, 3).unwrap();
+    for k in 0..300u64 {
+        let tiles: Vec<String> = npuzzle::Board::from_rank(shape, k * 1201 % 362_880)
+            .tiles()
+            .map(|t| t.to_string())
+            .collect();
+        batch.push_str(&tiles.join(" "));
+        batch.push('\n');
+    }
+    let batch_path = dir.path().join("boards.txt");
+    std::fs::write(&batch_path, batch).unwrap();
+    let (code, csv, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &intact,
+        "--batch",
+        &batch_path.display().to_string(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        csv.lines().count() <= 1 && err.contains("checksum mismatch"),
+        "{csv}{err}"
+    );
+}
+
+/// Issue 49: `sample` prints each board as it draws it (the same boards for a seed, a shorter
+/// count giving the first lines of a longer one), returns at once with exit 0 when its reader
+/// stops (`--count 18446744073709551615 | head -1`), refuses a depth no board has, and ends
+/// with a one-line error rather than loop forever on an unverified table whose codes were
+/// zeroed.
+#[test]
+fn sample_streams_and_always_ends() {
+    let (dir, table) = table_3x3();
+    let name = table.display().to_string();
+    let draw = |depth: &str, count: &str| {
+        npuzzle(&[
+            "sample", "--table", &name, "--depth", depth, "--count", count, "--seed", "3",
+        ])
+    };
+    let (code, few, err) = draw("25", "5");
+    assert_eq!(code, Some(0), "{err}");
+    let (_, many, _) = draw("25", "2000");
+    assert_eq!(few.lines().count(), 6);
+    assert!(many.starts_with(&few), "{few}\n{many}");
+    assert_eq!(draw("25", "5").1, few);
+    // Each board lies 25 moves away.
+    let boards: Vec<&str> = few
+        .lines()
+        .skip(1)
+        .map(|l| l.strip_suffix(",25").unwrap())
+        .collect();
+    for board in boards {
+        let (_, out, _) = npuzzle(&["solve", "--table", &name, "--board", board, "-q"]);
+        assert_eq!(out, "25\n", "{board}");
+    }
+    // 3x3's radius is 31 (OEIS A089473): nothing lies at 32.
+    let (code, out, err) = draw("32", "1");
+    assert_eq!(
+        (code, out.as_str(), err.lines().count()),
+        (Some(2), "", 1),
+        "{err}"
+    );
+
+    // An endless count read by `head -1`: the header, then exit 0 once the pipe closes.
+    use assert_cmd::cargo::CommandCargoExt;
+    let mut child = std::process::Command::cargo_bin("npuzzle")
+        .unwrap()
+        .args([
+            "sample",
+            "--table",
+            &name,
+            "--depth",
+            "31",
+            "--count",
+            "18446744073709551615",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    {
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut first).unwrap();
+        reader.read_line(&mut first).unwrap();
+    }
+    assert!(first.starts_with("board,depth\n"), "{first}");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("sample went on after its reader stopped");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+
+    // Zeroed codes, checksum not verified: a one-line error, not an endless loop.
+    let mut bytes = std::fs::read(&table).unwrap();
+    let len = bytes.len();
+    let codes = 181_440 / 4;
+    bytes[len - 4 - codes..len - 4].fill(0);
+    let zeroed = dir.path().join("zeroed.npt");
+    std::fs::write(&zeroed, &bytes).unwrap();
+    let zeroed = zeroed.display().to_string();
+    let (code, out, err) = npuzzle(&[
+        "sample",
+        "--table",
+        &zeroed,
+        "--no-verify",
+        "--depth",
+        "20",
+        "--count",
+        "3",
+    ]);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert!(err.contains("damaged") && err.lines().count() == 1, "{err}");
+}
+
+/// Issue 49: a table answers only the question it was made for. `--metric stm` with a
+/// multi-tile table is refused naming both metrics (without `--metric` the table's is used:
+/// `1 2 3 / 0 4 5` is one multi-tile move); a table made for another goal is refused when
+/// `--goal` names another one, and otherwise named, on stderr and in the report.
+#[test]
+fn a_table_of_another_metric_or_goal_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().display().to_string();
+    let (code, _, err) = npuzzle(&[
+        "analyze", "--rows", "2", "--cols", "3", "--metric", "mtm", "--table", "--quiet",
+        "--output", &output,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let mtm = dir.path().join("2x3-mtm").display().to_string();
+    let (code, out, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &mtm,
+        "--metric",
+        "stm",
+        "--board",
+        "1 2 3 / 0 4 5",
+        "-q",
+    ]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert!(
+        err.contains("multi-tile (mtm)") && err.contains("single-tile (stm)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, out, _) = npuzzle(&["solve", "--table", &mtm, "--board", "1 2 3 / 0 4 5", "-q"]);
+    assert_eq!((code, out.as_str()), (Some(0), "1\n"));
+
+    // 3x3 towards the blank in the middle: the standard goal is 14 moves from it (BFS, below).
+    let (_, out, _) = npuzzle(&[
+        "solve",
+        "--algorithm",
+        "bfs",
+        "--board",
+        "1 2 3 4 0 5 6 7 8",
+        "-q",
+    ]);
+    assert_eq!(out, "14\n");
+    let (code, _, err) = npuzzle(&[
+        "analyze",
+        "--size",
+        "3",
+        "--goal",
+        "1 2 3 / 4 0 5 / 6 7 8",
+        "--table",
+        "--quiet",
+        "--output",
+        &output,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let other = dir.path().join("3x3-goal-123495678").display().to_string();
+    let standard = "1 2 3 4 5 6 7 8 0";
+    let (code, out, err) = npuzzle(&["solve", "--table", &other, "--board", standard, "-q"]);
+    assert_eq!((code, out.as_str()), (Some(0), "14\n"));
+    assert!(
+        err.contains("warning:") && err.contains("123495678"),
+        "{err}"
+    );
+    let (code, out, _) = npuzzle(&["solve", "--table", &other, "--board", standard]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("Method: table (to its goal 123495678)"),
+        "{out}"
+    );
+    let (code, out, err) = npuzzle(&[
+        "solve", "--table", &other, "--goal", standard, "--board", standard, "-q",
+    ]);
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert!(
+        err.contains("--goal asks for") && err.lines().count() == 1,
+        "{err}"
+    );
+    let (code, out, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &other,
+        "--goal",
+        "1 2 3 / 4 0 5 / 6 7 8",
+        "--board",
+        standard,
+        "-q",
+    ]);
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), "14\n", ""));
+}
+
+/// Issue 49: a table truncated under a running `solve --batch` (another process cuts the
+/// file) is a one-line error and exit 1, not a death by SIGBUS (exit 135).
+#[test]
+fn a_table_truncated_under_a_batch_is_a_clean_error() {
+    use std::io::{Read, Write};
+    let (_dir, table) = table_3x3();
+    let name = table.display().to_string();
+    use assert_cmd::cargo::CommandCargoExt;
+    let mut child = std::process::Command::cargo_bin("npuzzle")
+        .unwrap()
+        .env_clear()
+        .args(["solve", "--table", &name, "--batch", "-", "-q"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let drain = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let shape = npuzzle::Shape::new(3, 3).unwrap();
+    let line = |k: u64| {
+        let tiles: Vec<String> = npuzzle::Board::from_rank(shape, k * 7919 % 362_880)
+            .tiles()
+            .map(|t| t.to_string())
+            .collect();
+        tiles.join(" ") + "\n"
+    };
+    for k in 0..100 {
+        stdin.write_all(line(k).as_bytes()).unwrap();
+    }
+    stdin.flush().unwrap();
+    // Once the run has mapped the table (checked whole), cut it.
+    let maps = format!("/proc/{}/maps", child.id());
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains(&name)) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the table was never mapped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&table)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    for k in 100..20_000 {
+        if stdin.write_all(line(k).as_bytes()).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let _ = drain.join();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the table changed under the run") && err.lines().count() == 1,
+        "{err}"
     );
 }

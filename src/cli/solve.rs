@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use indicatif::{DecimalBytes, HumanBytes, HumanCount};
@@ -59,9 +60,16 @@ pub struct SolveArgs {
 
     /// What one move is: stm (single-tile: one tile slides one cell) or mtm (multi-tile: 1 to
     /// k tiles of the blank's row or column slide together; moves are written with a count,
-    /// `R2 D U3`). Long names: single-tile, multi-tile.
-    #[arg(long, value_enum, value_name = "METRIC", default_value = "stm")]
-    pub metric: MetricArg,
+    /// `R2 D U3`). Long names: single-tile, multi-tile. [default: stm; with --table, the
+    /// table's, and a table of the other metric is refused]
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<MetricArg>,
+
+    /// With --table: the goal the moves must lead to, as `analyze --goal` takes it (a table
+    /// made for another goal is refused). Without it a table's own goal is used, and named
+    /// when it is not the standard one.
+    #[arg(long, value_name = "TILES", requires = "table")]
+    pub goal: Option<String>,
 
     /// Search algorithm [default: idastar].
     #[arg(long, value_name = "NAME", value_parser = algorithm_parser())]
@@ -89,13 +97,16 @@ pub struct SolveArgs {
 
     /// Answer from a distance table written by `analyze --table` (the file, or the results
     /// folder holding table.npt): walks to the goal the table was made for, in its metric,
-    /// without searching. Its checksum is checked first (one pass), unless --no-verify.
+    /// without searching. Its checksum is checked first, always (one pass over the file), and
+    /// each walk checks itself.
     #[arg(long, value_name = "DIR_OR_FILE",
           conflicts_with_all = ["algorithm", "heuristic", "partition", "compare"])]
     pub table: Option<PathBuf>,
 
-    /// With --table: skip the checksum (the header and length are still checked).
-    #[arg(long, requires = "table")]
+    /// Refused: a table whose checksum is not checked can answer a longer path as optimal
+    /// (a damaged code sends the walk up and back down), which no check of the walk alone
+    /// can tell.
+    #[arg(long, hide = true)]
     pub no_verify: bool,
 
     /// Print one line: the number of moves, or `unsolvable`. No progress bars or notes.
@@ -128,6 +139,14 @@ fn heuristic_parser() -> impl TypedValueParser<Value = HeuristicKind> {
         .try_map(|s| s.parse::<HeuristicKind>())
 }
 
+/// A note or warning on stderr that cannot fail the run: the answers and the databases saved
+/// are the work, and a stderr that cannot take a note (`2>/dev/full`) does not undo them.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr(), $($arg)*);
+    }};
+}
+
 /// Where the boards come from.
 #[derive(Debug, Clone)]
 enum Source {
@@ -149,8 +168,12 @@ pub struct Config {
     source: Source,
     shape: Option<Shape>,
     metric: Metric,
-    /// `--table` and whether to verify its checksum.
-    table: Option<(PathBuf, bool)>,
+    /// `--table` (its checksum always verified).
+    table: Option<PathBuf>,
+    /// Whether `--metric` was given (a table's metric must then be it).
+    metric_given: bool,
+    /// `--goal`, as given.
+    goal: Option<String>,
     algorithm: Option<Algorithm>,
     heuristic: Option<HeuristicKind>,
     compare: bool,
@@ -190,6 +213,12 @@ impl Config {
             _ => return Err(CliError::usage("give one of FILE, --board or --batch")),
         };
         let shape = args.shape.given()?;
+        if args.no_verify {
+            return Err(CliError::usage(
+                "--no-verify is refused: solve always checks the table's checksum (one pass \
+                 over the file), since a damaged table could answer a longer path as optimal",
+            ));
+        }
         if let (Some(a), Some(h)) = (args.algorithm, args.heuristic)
             && !a.uses_heuristic()
         {
@@ -211,7 +240,7 @@ impl Config {
                 "--pdb {p} has no effect with --algorithm {a}, which searches without a heuristic"
             )));
         }
-        let metric = Metric::from(args.metric);
+        let metric = Metric::from(args.metric.unwrap_or_default());
         if let Some(h) = args.heuristic
             && !h.admissible_in(metric)
         {
@@ -233,7 +262,9 @@ impl Config {
             source,
             shape,
             metric,
-            table: args.table.clone().map(|t| (t, !args.no_verify)),
+            table: args.table.clone(),
+            metric_given: args.metric.is_some(),
+            goal: args.goal.clone(),
             algorithm: args.algorithm,
             heuristic: args.heuristic,
             compare: args.compare,
@@ -275,14 +306,10 @@ impl Config {
 pub fn run(args: &SolveArgs) -> Result<(), CliError> {
     let mut config = Config::from_args(args)?;
     let table = match &config.table {
-        Some((path, verify)) => {
-            let table = DistanceTable::open(path, *verify).map_err(CliError::usage)?;
-            if config.metric == Metric::Mtm && table.metric() != Metric::Mtm {
-                return Err(CliError::usage(format!(
-                    "{}: a table of the single-tile metric, not the multi-tile one",
-                    path.display()
-                )));
-            }
+        Some(path) => {
+            let table = DistanceTable::open(path, true).map_err(CliError::usage)?;
+            check_table(&config, path, &table)?;
+            guard_table(&table, path);
             config.metric = table.metric();
             if config.shape.is_none() {
                 config.shape = Some(table.shape());
@@ -327,6 +354,119 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(Fail::Io(e)) => Err(CliError::runtime(format!("cannot write the output: {e}"))),
     }
+}
+
+/// The table the run reads (its mapped range) and the line to print when reading it faults:
+/// set by [`guard_table`], read by [`on_bus_error`].
+static MAPPED_START: AtomicUsize = AtomicUsize::new(0);
+static MAPPED_LEN: AtomicUsize = AtomicUsize::new(0);
+static BUS_MESSAGE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static BUS_MESSAGE_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Turns a fault on the mapped `table` (read from `path`) into one line and exit 1: a file
+/// truncated under the run (by another process) makes the next read of a page past its new
+/// end raise SIGBUS, which would kill the run with exit 135. Installs a SIGBUS handler that,
+/// for a fault inside the table's mapped range, prints `error: PATH: the table changed under
+/// the run (truncated?) ...` and ends the process with `_exit(1)`; a fault elsewhere gets the
+/// default action. One table at a time: a later call replaces the range.
+pub(crate) fn guard_table(table: &DistanceTable, path: &Path) {
+    let (start, len) = table.mapped();
+    let message = format!(
+        "error: {}: the table changed under the run (truncated?): its bytes can no longer be \
+         read\n",
+        crate::cli::shown(path)
+    )
+    .into_bytes()
+    .leak();
+    BUS_MESSAGE_LEN.store(0, Ordering::SeqCst);
+    BUS_MESSAGE.store(message.as_mut_ptr(), Ordering::SeqCst);
+    BUS_MESSAGE_LEN.store(message.len(), Ordering::SeqCst);
+    MAPPED_START.store(start, Ordering::SeqCst);
+    MAPPED_LEN.store(len, Ordering::SeqCst);
+    // SAFETY: a zeroed `sigaction` is a valid empty action; the handler is an `extern "C"`
+    // function of the signature `sa_sigaction` expects with SA_SIGINFO, and does only
+    // async-signal-safe things (atomic loads, write(2), _exit, signal).
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_bus_error
+            as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
+            as usize;
+        action.sa_flags = libc::SA_SIGINFO;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
+}
+
+/// The SIGBUS handler of [`guard_table`].
+extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid `siginfo_t` with SA_SIGINFO; a SIGBUS one holds the
+    // faulting address.
+    let address = unsafe { (*info).si_addr() } as usize;
+    let start = MAPPED_START.load(Ordering::SeqCst);
+    let len = MAPPED_LEN.load(Ordering::SeqCst);
+    if address >= start && address - start < len {
+        let message = BUS_MESSAGE.load(Ordering::SeqCst);
+        let message_len = BUS_MESSAGE_LEN.load(Ordering::SeqCst);
+        // SAFETY: the message was leaked by `guard_table` (never freed) and its length stored
+        // after its address; write(2) and _exit are async-signal-safe.
+        unsafe {
+            if !message.is_null() {
+                libc::write(2, message.cast(), message_len);
+            }
+            libc::_exit(1);
+        }
+    }
+    // Not the table's: the default action, once the faulting access runs again.
+    // SAFETY: signal(2) is async-signal-safe.
+    unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+}
+
+/// The metric's name in messages: `single-tile (stm)`, `multi-tile (mtm)`.
+fn metric_words(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Stm => "single-tile (stm)",
+        Metric::Mtm => "multi-tile (mtm)",
+    }
+}
+
+/// Refuses a table at `path` that answers another question than the one asked: another
+/// metric than `--metric`, another goal than `--goal`. Without `--goal`, a table made for
+/// another goal than the standard one is named in a warning on stderr (even with `--quiet`:
+/// the moves lead there).
+fn check_table(config: &Config, path: &Path, table: &DistanceTable) -> Result<(), CliError> {
+    let name = crate::cli::shown(path);
+    if config.metric_given && table.metric() != config.metric {
+        return Err(CliError::usage(format!(
+            "{name}: a table of the {} metric, and --metric asks for the {} one",
+            metric_words(table.metric()),
+            metric_words(config.metric)
+        )));
+    }
+    let shape = table.shape();
+    let standard = *table.goal() == Board::goal(shape);
+    match &config.goal {
+        Some(text) => {
+            let goal = Board::parse_any(shape, text)
+                .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?;
+            if goal != *table.goal() {
+                return Err(CliError::usage(format!(
+                    "{name}: a table for the goal {}, and --goal asks for {}",
+                    table.goal().label(),
+                    goal.label()
+                )));
+            }
+        }
+        None if !standard => {
+            let _ = writeln!(
+                io::stderr(),
+                "warning: {name} measures from the goal {}, not the standard one: the moves \
+                 lead there (--goal names it)",
+                table.goal().label()
+            );
+        }
+        None => {}
+    }
+    Ok(())
 }
 
 /// A failure while producing output: a reported error, or a failed write.
@@ -497,8 +637,9 @@ impl Heuristics<'_> {
             }
             Ok(table) => {
                 if !self.quiet {
-                    eprintln!("note: exact distances from {}", path.display());
+                    note!("note: exact distances from {}", path.display());
                 }
+                guard_table(&table, &path);
                 let table = Arc::new(table);
                 let metric = self.metric;
                 let distance = move |cells: &[u8]| table.depth_of(cells).ok().flatten();
@@ -508,7 +649,7 @@ impl Heuristics<'_> {
             Err(e) => e.to_string(),
         };
         if !self.quiet {
-            eprintln!(
+            note!(
                 "note: {} not used ({why}); the exact table is built instead",
                 path.display()
             );
@@ -527,7 +668,7 @@ impl Heuristics<'_> {
         let boards = self.work.get(&shape).copied().unwrap_or(1);
         let chosen = Partition::for_work(shape, boards, cached).map_err(CliError::usage)?;
         if chosen != best && !self.quiet {
-            eprintln!(
+            note!(
                 "note: {shape} boards are solved with the {} pattern databases ({}, built in \
                  seconds); the {} ones solve them several times faster but take about {} \
                  minutes and {} of memory to build, once ({} cached): build them with \
@@ -555,7 +696,7 @@ impl Heuristics<'_> {
         let dir = self.cache_dir.as_deref();
         let cached = dir.is_some_and(|d| d.join(cache::mtm_file_name(shape)).is_file());
         if !self.quiet && !cached && shape.cells() > 12 {
-            eprintln!(
+            note!(
                 "note: building the multi-tile pattern database of {shape} once (about a minute \
                  on 2 cores, 252 MB for 4x4); later runs load it from the cache folder"
             );
@@ -577,11 +718,11 @@ impl Heuristics<'_> {
                 elapsed.as_secs_f64()
             );
             match (path, saved) {
-                (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
+                (Some(p), Ok(())) => note!("note: {what}, saved to {}", p.display()),
                 (Some(p), Err(e)) => {
-                    eprintln!("warning: {what}, but not saved to {}: {e}", p.display())
+                    note!("warning: {what}, but not saved to {}: {e}", p.display())
                 }
-                (None, _) => eprintln!("warning: {what}, not saved: no cache folder"),
+                (None, _) => note!("warning: {what}, not saved: no cache folder"),
             }
         }
         Ok(Heuristic::mtm_pdb(Arc::new(databases)))
@@ -598,7 +739,7 @@ impl Heuristics<'_> {
             let place = dir.map_or("nowhere: no cache folder".into(), |d| {
                 format!("in {}", d.display())
             });
-            eprintln!(
+            note!(
                 "note: building the {} pattern databases for {shape} once: about {} minutes on \
                  {} threads, up to {} of memory, {} saved {place}; later runs load them in a \
                  fraction of a second",
@@ -671,9 +812,9 @@ fn report_cache_event(event: &CacheEvent, db: &PatternDb) {
         elapsed.as_secs_f64()
     );
     match (path, saved) {
-        (Some(p), Ok(())) => eprintln!("note: {what}, saved to {}", p.display()),
-        (Some(p), Err(e)) => eprintln!("warning: {what}, but not saved to {}: {e}", p.display()),
-        (None, _) => eprintln!(
+        (Some(p), Ok(())) => note!("note: {what}, saved to {}", p.display()),
+        (Some(p), Err(e)) => note!("warning: {what}, but not saved to {}: {e}", p.display()),
+        (None, _) => note!(
             "warning: {what}, not saved: no cache folder (set --cache DIR, NPUZZLE_CACHE or HOME)"
         ),
     }
@@ -769,7 +910,7 @@ fn run_one(
             ),
             Metric::Mtm => "in the multi-tile metric (walking distance only)".to_string(),
         };
-        eprintln!(
+        note!(
             "note: a {} board {why}: the search may not finish in reasonable time; bound it \
              with --time-limit SECONDS or --max-expansions N",
             board.shape(),
@@ -873,8 +1014,11 @@ fn run_one(
             (false, _) => "levels deep",
         }
     )?;
-    let mut method = if heuristics.table.is_some() {
-        "table".to_string()
+    let mut method = if let Some(table) = &heuristics.table {
+        match *table.goal() == Board::goal(table.shape()) {
+            true => "table".to_string(),
+            false => format!("table (to its goal {})", table.goal().label()),
+        }
     } else {
         method_name(algorithm, kind)
     };

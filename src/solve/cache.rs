@@ -30,8 +30,10 @@
 //! **Trust.** A file is used only if every field matches what is asked for, the length is
 //! exact, the checksum matches and the values can be the pattern's ([`PatternDb::check`]:
 //! the goal's entry is 0, every value at least the tiles' Manhattan distance and of its
-//! parity) and pass the breadth-first spot check ([`PatternDb::spot_check`]); a file that
-//! does not record the full check is checked in full before use. A missing, truncated,
+//! parity) and pass the breadth-first spot check ([`PatternDb::spot_check`]); a database of
+//! at most [`FULL_CHECK_ON_LOAD`] placements, and one whose file does not record the full
+//! check, is checked in full before use: only the largest (4x4's 7- and 8-tile patterns)
+//! trust the file's record of it. A missing, truncated,
 //! corrupt or
 //! stale (other version, shape or pattern) file is rebuilt and rewritten atomically: written to
 //! a temporary file in the same folder, then renamed over the old one, so that a crash or a
@@ -48,7 +50,7 @@ use crate::progress::Progress;
 use crate::shape::Shape;
 use crate::solve::domain::{DomainDb, DomainError, MtmDatabases};
 use crate::solve::pdb::{
-    Layout, MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError,
+    Layout, MAX_PATTERN_TILES, Partition, PatternDatabases, PatternDb, PdbError, placements,
 };
 use crate::solve::walking::WalkingDistance;
 
@@ -310,7 +312,9 @@ fn read_db(
     db.check().map_err(|e| format!("corrupt: {e}"))?;
     db.spot_check(SPOT_CHECKS, u64::from(db.shape().cells() as u32))
         .map_err(|e| format!("corrupt: {e}"))?;
-    if checks == 1 {
+    // The file's record of the full check is trusted only where running it costs more than
+    // about a second: a forged file can keep the flag set.
+    if checks == 1 && placements(shape.cells(), k) > FULL_CHECK_ON_LOAD {
         db.mark_verified();
     } else {
         db.verify().map_err(|e| format!("corrupt: {e}"))?;
@@ -436,6 +440,13 @@ fn load_mtm(path: &Path, shape: Shape, classes: &[u8]) -> Result<DomainDb, Rebui
         Err(e) => Err(Rebuild::Invalid(format!("unreadable: {e}"))),
     }
 }
+
+/// The most placements of a pattern whose database is checked in full
+/// ([`PatternDb::verify`]) on every load, whatever its file records: 6-tile patterns of 4x4
+/// (5,765,760 placements, about 0.3 s on two cores in a release build) and everything smaller.
+/// Only 4x4's 7- and 8-tile databases (57,657,600 and 518,918,400 placements, 6 s and 62 s)
+/// rely on the file's record of the check run after their build.
+pub const FULL_CHECK_ON_LOAD: u64 = 6_000_000;
 
 /// Random placements [`PatternDb::spot_check`] tries on every load (besides the goal's
 /// neighbourhood): a few milliseconds.
@@ -573,6 +584,30 @@ mod tests {
         assert!(why.starts_with("corrupt: the placement on cells"), "{why}");
         assert!(raised.verify().is_err());
         assert!(!raised.is_verified());
+    }
+
+    /// Issue 49: a forged file that keeps the flag of the full check set is checked in full
+    /// all the same when its pattern has at most [`FULL_CHECK_ON_LOAD`] placements: one entry
+    /// raised by 10, the CRC recomputed, is found.
+    #[test]
+    fn a_recorded_full_check_is_rerun_on_small_databases() {
+        let s = shape33();
+        let tiles = [1u8, 2, 3, 4, 5, 6, 7];
+        assert!(crate::solve::pdb::placements(9, 7) <= FULL_CHECK_ON_LOAD);
+        let built = PatternDb::build(s, &tiles, &NoProgress).unwrap();
+        let deepest = (0..built.table().len())
+            .filter(|&i| built.table()[i] != crate::solve::pdb::UNREACHABLE)
+            .max_by_key(|&i| built.table()[i])
+            .unwrap();
+        let mut table = built.table().to_vec();
+        table[deepest] += 10;
+        let mut raised = PatternDb::from_table(s, &tiles, table).unwrap();
+        raised.mark_verified();
+        let bytes = encode(&raised);
+        let checks_at = 8 + 4 * 4 + tiles.len();
+        assert_eq!(bytes[checks_at..checks_at + 4], [1, 0, 0, 0]);
+        let why = decode(&bytes, s, &tiles).unwrap_err();
+        assert!(why.starts_with("corrupt: the placement on cells"), "{why}");
     }
 
     /// The first call builds and saves, the second loads; a corrupted file is detected,

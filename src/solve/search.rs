@@ -166,6 +166,7 @@ pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, S
     let mut head = 0usize;
     while head < nodes.len() {
         let node = nodes[head];
+        spent(limits, expanded, nodes.len())?;
         expanded += 1;
         check_limits(limits, expanded, nodes.len(), started, 0)?;
         packer.unpack(node.key, &mut cells);
@@ -289,6 +290,23 @@ fn check_solvable(board: &Board) -> Result<(), SolveError> {
 /// Expansions between two looks at the clock.
 const CLOCK_EVERY: u64 = 1 << 14;
 
+/// [`SolveError::LimitReached`] when `expanded` boards have been expanded and
+/// [`Limits::max_expanded`] allows no more: called before each expansion, so that a search
+/// expands at most that many boards (the goal's, when a search counts it, included).
+#[inline]
+fn spent(limits: &Limits, expanded: u64, stored: usize) -> Result<(), SolveError> {
+    match limits.max_expanded {
+        Some(cap) if expanded >= cap => Err(SolveError::LimitReached {
+            expanded,
+            stored: stored as u64,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// [`SolveError::LimitReached`] when the search holds more boards than
+/// [`Limits::max_stored`] allows, [`SolveError::TimeUp`] when its time has passed ([`spent`]
+/// checks [`Limits::max_expanded`]).
 fn check_limits(
     limits: &Limits,
     expanded: u64,
@@ -296,8 +314,7 @@ fn check_limits(
     started: Instant,
     bound: u32,
 ) -> Result<(), SolveError> {
-    let over = |cap: Option<u64>, value: u64| cap.is_some_and(|c| value > c);
-    if over(limits.max_expanded, expanded) || over(limits.max_stored, stored as u64) {
+    if limits.max_stored.is_some_and(|cap| stored as u64 > cap) {
         return Err(SolveError::LimitReached {
             expanded,
             stored: stored as u64,
@@ -620,6 +637,7 @@ fn best_first<E: Estimator>(
         if node.stale {
             continue;
         }
+        spent(limits, expanded, nodes.len())?;
         expanded += 1;
         if node.key == goal {
             let bytes = nodes.capacity() * size_of::<Node<E::Memo>>()
@@ -1115,6 +1133,37 @@ mod tests {
             ),
             0
         );
+    }
+
+    /// `max_expanded: N` lets every algorithm expand at most `N` boards: a board whose
+    /// search takes `K` expansions is solved with a cap of `K` (the same length) and stopped
+    /// after exactly `K - 1` with a cap of `K - 1`.
+    #[test]
+    fn max_expanded_is_a_maximum() {
+        let s = shape(3, 3);
+        // 8 6 7 / 2 5 4 / 3 0 1 needs 31 moves (one of the two 3x3 antipodes; Reinefeld 1993).
+        let hard = Board::parse_tiles(s, "8 6 7 2 5 4 3 0 1").unwrap();
+        let easy = Board::parse_tiles(s, "1 2 3 4 0 6 7 5 8").unwrap();
+        for (b, moves) in [(&easy, 2), (&hard, 31)] {
+            for a in Algorithm::ALL {
+                let h = Heuristic::manhattan(s);
+                let free = solve(b, Metric::Stm, a, &h, &Limits::NONE).unwrap();
+                assert_eq!(free.length(), moves, "{a}");
+                let k = free.expanded;
+                let cap = |n| Limits {
+                    max_expanded: Some(n),
+                    ..Limits::NONE
+                };
+                let capped = solve(b, Metric::Stm, a, &h, &cap(k)).unwrap();
+                assert_eq!((capped.length(), capped.expanded), (moves, k), "{a}");
+                match solve(b, Metric::Stm, a, &h, &cap(k - 1)) {
+                    Err(SolveError::LimitReached { expanded, .. }) => {
+                        assert_eq!(expanded, k - 1, "{a}")
+                    }
+                    other => panic!("{a}: {other:?} with a cap of {} below {k}", k - 1),
+                }
+            }
+        }
     }
 
     #[test]
