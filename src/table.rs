@@ -44,7 +44,6 @@
 //! layer, and since listed layers are the rare ones, a rare depth is no slower than a common
 //! one (at most `boards / L` tries a draw).
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -456,9 +455,14 @@ pub struct DistanceTable {
     sides: Option<(Sides, u64)>,
 }
 
+/// The stamp of a table whose checksum was verified (`.table.npt.verified`).
+const VERIFIED: &str = "verified";
+
 impl DistanceTable {
     /// Opens `path` (a `table.npt`, or a folder holding one) by memory map and checks its
-    /// header and length, and its checksum when `verify` (one pass over the file).
+    /// header and length, and its checksum when `verify` (one pass over the file, skipped
+    /// when a stamp says that this very file, unchanged since, passed it:
+    /// [`crate::durable::stamp`]).
     ///
     /// # Errors
     /// [`TableError::Io`] when it cannot be read, [`TableError::Invalid`] naming the fault.
@@ -473,7 +477,8 @@ impl DistanceTable {
             path: name.clone(),
             source,
         };
-        let file = File::open(&path).map_err(io_err)?;
+        // Not a FIFO or a device: a table is a regular file, opened without blocking.
+        let file = crate::durable::open_regular(&path).map_err(io_err)?;
         // SAFETY: the file is only read; a table is replaced by rename, never rewritten in
         // place, so the mapped bytes do not change under us. (A file truncated under the map
         // by someone else faults on access, SIGBUS: the binary reports it, see `mapped`.)
@@ -557,11 +562,15 @@ impl DistanceTable {
                 map.len()
             )));
         }
-        if verify {
+        // The checksum, once per version of the file: a table that passed it, unchanged
+        // since, is not read through again (a 2x7 table is 10.9 GB; see
+        // `crate::durable::stamp`).
+        if verify && !crate::durable::stamp::is_checked(&path, &file, VERIFIED) {
             let (body, stored) = map.split_at(map.len() - 4);
             if checksum(&[body]).to_le_bytes() != stored {
                 return Err(invalid("corrupt: checksum mismatch".into()));
             }
+            crate::durable::stamp::record_checked(&path, &file, VERIFIED);
         }
         let space = match layout {
             IndexLayout::Parity => Some(
