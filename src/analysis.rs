@@ -487,7 +487,7 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     let size = engine.index_size(shape.cells())?;
     let share = size.div_ceil(cluster.processes.max(1) as u64);
     let marks = share.div_ceil(4);
-    let buffers = (cluster.workers as u64) * (cluster::SEND_BUDGET as u64) * 2;
+    let buffers = (cluster.workers as u64) * (cluster.tuning.send_budget as u64) * 2;
     let per_board = match (options.per_board, cluster.process) {
         (false, _) => 0,
         (true, 0) => share + 2 * size,
@@ -495,7 +495,7 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     };
     // Process 0 gathers a window of the table and its messages.
     let table = match (options.table, cluster.process) {
-        (true, 0) => 2 * cluster::TABLE_WINDOW,
+        (true, 0) => 2 * cluster.tuning.table_window,
         _ => 0,
     };
     marks

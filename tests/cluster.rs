@@ -1023,3 +1023,29 @@ fn a_refused_process_stops_without_waiting_for_the_others() {
     let err = errors(&out);
     assert!(err.contains("the goal is 2 1 3/4 5 6/7 8 0 here"), "{err}");
 }
+
+/// Issue 49: the shipped sizes, which every build runs (the library's tests set small ones),
+/// on a board that crosses them: 3x4 on 2 processes x 1 worker, each holding 119,750,400
+/// boards of the goal's class, sends its lists after every window of 64 work items (a send
+/// budget of 128 MiB at 8 bytes per neighbour: about 29 windows on a dense layer), and process
+/// 0 gathers the 60 MB distance table in 4 windows of 16 MiB: depths.csv, hardest.txt,
+/// summary.json and table.npt byte-identical to one machine's.
+#[test]
+fn the_shipped_sizes_on_a_board_that_crosses_them() {
+    use npuzzle::bfs::cluster::{SEND_BUDGET, TABLE_WINDOW, Tuning};
+    let t = Tuning::default();
+    assert_eq!((t.send_budget, t.table_window), (SEND_BUDGET, TABLE_WINDOW));
+    // Boards of a share, and of a window of 64 items of 65,536 boards (4 neighbours each).
+    const SHARE: u64 = 479_001_600 / 2 / 2;
+    const WINDOW: u64 = (SEND_BUDGET as u64 / (65_536 * 4 * 8)) * 65_536;
+    const { assert!(SHARE / WINDOW >= 20, "3x4 crosses the send windows") };
+    const {
+        assert!(
+            479_001_600 / 2 / 4 > 3 * TABLE_WINDOW,
+            "and the table windows"
+        )
+    };
+    let board = ["--rows", "3", "--cols", "4"];
+    let (dir, reference) = beside_one_process(&board, "3x4", 2, 1, &["--table"]);
+    same_files(&dir.path().join("p0").join("3x4"), &reference);
+}

@@ -283,6 +283,7 @@ impl ClusterArgs {
                 BindArg::Auto => npuzzle::bfs::cluster::Bind::Auto,
                 BindArg::None => npuzzle::bfs::cluster::Bind::None,
             },
+            tuning: Default::default(),
         }))
     }
 }

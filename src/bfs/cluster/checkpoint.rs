@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::state::{Deal, Held, Phase};
-use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job};
+use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job, Tuning};
 use crate::bfs::{DepthArray, Marking, StateMarks};
 use crate::durable::Start;
 use crate::durable::container;
@@ -42,6 +42,9 @@ struct Header {
     /// follow the depths in the body (8 bytes each, little-endian).
     #[serde(default)]
     listed: Vec<(u32, u64)>,
+    /// Boards per dealt block when the run set them ([`super::Tuning::block`]).
+    #[serde(default)]
+    block: Option<u64>,
     phase: Phase,
 }
 
@@ -69,6 +72,8 @@ pub(super) struct Checkpoints {
     per_board: bool,
     search_rest: bool,
     table: bool,
+    /// [`super::Tuning::block`].
+    block: Option<u64>,
     every: CheckpointEvery,
     /// The time now: [`Instant::now`] in a run, a clock the tests move by hand.
     clock: Clock,
@@ -79,14 +84,18 @@ pub(super) struct Checkpoints {
 }
 
 impl Checkpoints {
+    /// The files of process `process` of `processes` in `dir`, saved as `every` says.
     pub fn new<S: crate::bfs::StateSpace>(
         dir: &Path,
         every: CheckpointEvery,
-        process: usize,
-        processes: usize,
+        (process, processes): (usize, usize),
         job: &Job<S>,
+        tuning: Tuning,
     ) -> Checkpoints {
-        Checkpoints::with_clock(dir, every, process, processes, job, Box::new(Instant::now))
+        let clock: Clock = Box::new(Instant::now);
+        let mut ck = Checkpoints::with_clock(dir, every, process, processes, job, clock);
+        ck.block = tuning.block;
+        ck
     }
 
     /// [`Checkpoints::new`] reading the time from `clock` (the run starts at its first
@@ -114,6 +123,7 @@ impl Checkpoints {
             per_board: job.per_board,
             search_rest: job.search_rest,
             table: job.marking == Marking::Depths,
+            block: None,
         }
     }
 
@@ -183,6 +193,7 @@ impl Checkpoints {
                 .iter()
                 .map(|(d, boards)| (*d, boards.len() as u64))
                 .collect(),
+            block: self.block,
             phase: phase.clone(),
         };
         let depth_bytes = if header.has_depths { header.len } else { 0 };
@@ -246,6 +257,11 @@ impl Checkpoints {
                 yes(self.search_rest),
             ),
             ("distance table (--table)", yes(h.table), yes(self.table)),
+            (
+                "block size",
+                format!("{:?}", h.block),
+                format!("{:?}", self.block),
+            ),
             (
                 "--processes",
                 h.processes.to_string(),
@@ -315,7 +331,7 @@ impl Checkpoints {
                 format!("step {step} names no space of this run"),
             )
         })?;
-        let deal = Deal::new(space_size, self.processes, self.process);
+        let deal = Deal::with_block(space_size, self.processes, self.process, self.block);
         let mut marks = StateMarks::try_new(deal.held()).map_err(super::out_of_memory)?;
         let depth_bytes = if h.has_depths { h.len } else { 0 };
         let listed_bytes = h

@@ -11,10 +11,7 @@ use timely::worker::Worker;
 use super::checkpoint::Checkpoints;
 use super::net::{Chunk, Net, Wire, corrupt_from, index_width, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
-use super::{
-    ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
-    out_of_memory,
-};
+use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::driver;
 use crate::bfs::marks::FIELDS_PER_WORD;
@@ -26,8 +23,6 @@ use crate::durable::fault_injection;
 /// Largest message of depths (or of a distance table's marks) sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
-/// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
-const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
 /// Received indices claimed at once (their words prefetched together).
 const CLAIM_BATCH: usize = 2048;
 /// Frontier boards of a list per parallel work item.
@@ -45,6 +40,8 @@ pub(super) struct Setup<S> {
     pub cores: Option<Vec<usize>>,
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
+    /// Buffer and block sizes.
+    pub tuning: super::Tuning,
     /// How this process writes its lists to each process ([`super::Cluster::same_host`]).
     pub wires: Vec<Wire>,
     /// Process 0's sink for the distance table ([`Marking::Depths`]).
@@ -284,6 +281,8 @@ struct Walk<'a, S: StateSpace> {
     listed: u64,
     /// How this process writes its lists to each process.
     wires: &'a [Wire],
+    /// Bytes of outgoing indices buffered per thread before a send ([`super::Tuning`]).
+    send_budget: usize,
 }
 
 impl<S: StateSpace> Walk<'_, S> {
@@ -303,22 +302,24 @@ impl<S: StateSpace> Walk<'_, S> {
         let round = net.round;
         let peers = net.peers;
         let me = net.me;
+        // Words per work item of a dense scan: one item of the deal (at most a block).
+        let chunk_words = (held.deal.item / FIELDS_PER_WORD) as usize;
         let items = match list {
             Some(l) => l.len().div_ceil(CHUNK_LIST),
-            None => held.marks.words().len().div_ceil(CHUNK_WORDS),
+            None => held.marks.words().len().div_ceil(chunk_words),
         };
         // A window's neighbours for other processes stay within the send budget (at most
         // 4 per board, 8 bytes each).
         let per_item = match list {
             Some(_) => CHUNK_LIST,
-            None => CHUNK_WORDS * FIELDS_PER_WORD as usize,
+            None => held.deal.item as usize,
         } * self.space.degree()
             * 8;
         // One process sends nothing: one window, so that its threads never wait for each
         // other at a window's end.
         let window = match peers {
             1 => items.max(1),
-            _ => (SEND_BUDGET * self.threads / per_item).max(self.threads),
+            _ => (self.send_budget * self.threads / per_item).max(self.threads),
         };
         let lanes = self.lanes.map(|l| (l, size));
         let codes = LayerCodes::flagged(self.marking.0, self.space, self.marking.1, depth);
@@ -368,9 +369,9 @@ impl<S: StateSpace> Walk<'_, S> {
                                 }
                                 None => {
                                     let words = held.marks.words();
-                                    let w = &words[item * CHUNK_WORDS
-                                        ..((item + 1) * CHUNK_WORDS).min(words.len())];
-                                    let first = held.deal.global(item as u64 * ITEM);
+                                    let w = &words[item * chunk_words
+                                        ..((item + 1) * chunk_words).min(words.len())];
+                                    let first = held.deal.global(item as u64 * held.deal.item);
                                     step::scan(
                                         w,
                                         first,
@@ -548,11 +549,13 @@ fn place_depths(
     let theirs = deal.of(sender);
     let at = read_u64(chunk);
     let len = (chunk.len() - 8) as u64;
-    if at % ITEM != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
+    // Whole items, each within one block.
+    let item = theirs.item;
+    if at % item != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
         return Err(bad());
     }
-    for (b, block) in chunk[8..].chunks(ITEM as usize).enumerate() {
-        let from = theirs.global(at + b as u64 * ITEM) as usize;
+    for (b, block) in chunk[8..].chunks(item as usize).enumerate() {
+        let from = theirs.global(at + b as u64 * item) as usize;
         let to = from + block.len();
         if to > all.len() {
             return Err(bad());
@@ -565,7 +568,7 @@ fn place_depths(
 /// Streams the finished marks of the goal's BFS (a [`Marking::Depths`] run) to process 0's
 /// `sink`: first every process's boards of the listed layers (`limit`, and this process's
 /// `listed`), merged and checked against `layers`, then the marks themselves in windows of
-/// [`TABLE_WINDOW`] bytes of the whole table, in index order, each process sending the parts
+/// `window` bytes of the whole table ([`super::Tuning::table_window`]), in index order, each process sending the parts
 /// of its blocks that fall in the window ([`pieces`]). Process 0 checks that every piece it
 /// expects came once, from its owner, with its length.
 ///
@@ -578,6 +581,7 @@ fn stream_table(
     layers: &[u64],
     (limit, listed): (u64, Vec<(u32, Vec<u64>)>),
     sink: Option<Box<dyn MarksSink>>,
+    window: u64,
 ) -> Result<(), ClusterError> {
     let deal = held.deal;
     let table_error = |e: std::io::Error| ClusterError::Table(e.to_string());
@@ -608,7 +612,7 @@ fn stream_table(
     held.marks.with_bytes(|local| -> Result<(), ClusterError> {
         let mut start = 0;
         while start < total {
-            let end = (start + TABLE_WINDOW).min(total);
+            let end = (start + window).min(total);
             let payloads = pieces(&deal, start, end)
                 .into_iter()
                 .map(|(at, from, len)| {
@@ -667,7 +671,7 @@ fn stream_table(
 /// process of `deal` holds: `(byte in the table, byte in its own marks, length)`, ascending,
 /// each at most [`GATHER_CHUNK`] bytes.
 fn pieces(deal: &Deal, start: u64, end: u64) -> Vec<(u64, u64, u64)> {
-    // A block is a multiple of `ITEM` boards, so of 4.
+    // A block is a multiple of 32 boards, so of 4.
     let bytes = deal.block / 4;
     let mut out = Vec::new();
     let mut block = start / bytes;
@@ -803,7 +807,7 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut checkpoints = setup
         .checkpoint
         .as_ref()
-        .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, me, peers, job));
+        .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, (me, peers), job, setup.tuning));
     // Resume: the latest step every process has.
     let mut phase = Phase::default();
     let mut loaded: Option<Held> = None;
@@ -871,7 +875,7 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut table_written = false;
     while usize::from(phase.space) <= last_space {
         let space = &job.spaces[usize::from(phase.space)];
-        let deal = Deal::new(space.size(), peers, me);
+        let deal = Deal::with_block(space.size(), peers, me, setup.tuning.block);
         let held = match loaded.take() {
             Some(held) => held,
             None => Held {
@@ -950,6 +954,7 @@ pub(super) fn worker_main<S: StateSpace>(
                     0
                 },
                 wires: &setup.wires,
+                send_budget: setup.tuning.send_budget,
             };
             let earlier: u64 = job.spaces[..usize::from(phase.space)]
                 .iter()
@@ -978,6 +983,7 @@ pub(super) fn worker_main<S: StateSpace>(
                         &phase.goal_layers,
                         (walk.listed, listed),
                         sink,
+                        setup.tuning.table_window,
                     )?;
                     phase.table_written = true;
                     table_written = true;
@@ -1016,7 +1022,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 })
                 .collect();
             let got = net.gather(chunks)?;
-            let deal = Deal::new(first.size(), peers, me);
+            let deal = Deal::with_block(first.size(), peers, me, setup.tuning.block);
             if me == 0 {
                 let mut all: Vec<u8> = crate::bfs::try_zeroed(first.size(), "the gathered depths")
                     .map_err(out_of_memory)?;
