@@ -476,7 +476,8 @@ pub fn analyze_unchecked(
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
-/// marks, the exchange buffers, and on process 0 the gathered per-board depths), or `None`
+/// marks, the exchange buffers, the other processes' lists received and not yet claimed
+/// ([`cluster::received_bound`]), and on process 0 the gathered per-board depths), or `None`
 /// when the distributed engine does not run the shape (per-board results of a one-row board
 /// need component ids, which only the one-machine engine records).
 pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Option<u64> {
@@ -488,6 +489,8 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     let share = size.div_ceil(cluster.processes.max(1) as u64);
     let marks = share.div_ceil(4);
     let buffers = (cluster.workers as u64) * (cluster.tuning.send_budget as u64) * 2;
+    // The other processes' lists received and not yet claimed (their credit).
+    let received = cluster::received_bound(cluster, options.metric.degree(shape));
     let per_board = match (options.per_board, cluster.process) {
         (false, _) => 0,
         (true, 0) => share + 2 * size,
@@ -500,6 +503,7 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     };
     marks
         .checked_add(buffers)?
+        .checked_add(received)?
         .checked_add(per_board)?
         .checked_add(table)
 }

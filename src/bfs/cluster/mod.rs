@@ -112,6 +112,9 @@ pub struct Tuning {
     /// `Some(b)`, `b` boards, a power of two of at least 32 (one word of marks; a dense scan's
     /// work item is then one block), so that many block edges fall on a small board.
     pub block: Option<u64>,
+    /// The library's tests: process `.0` sleeps `.1` after each window (a slow host).
+    #[cfg(test)]
+    pub(crate) pause: Option<(usize, Duration)>,
 }
 
 impl Default for Tuning {
@@ -120,6 +123,8 @@ impl Default for Tuning {
             send_budget: SEND_BUDGET,
             table_window: TABLE_WINDOW,
             block: None,
+            #[cfg(test)]
+            pause: None,
         }
     }
 }
@@ -475,6 +480,46 @@ pub struct Traffic {
     /// once, each its own share).
     #[serde(default)]
     pub save_micros: u64,
+    /// The most bytes of other processes' lists that any process held received and not yet
+    /// claimed (those it had taken from timely; the rest of what was in flight to it is in
+    /// `peak_in_flight`).
+    #[serde(default)]
+    pub peak_unclaimed: u64,
+    /// The most bytes of lists any process had sent to one other and not yet had
+    /// acknowledged (at most [`credit`], or one list when nothing was outstanding).
+    #[serde(default)]
+    pub peak_in_flight: u64,
+    /// What any process may hold of the others' lists, received and not yet claimed:
+    /// [`received_bound`] (bytes; 0 for one process).
+    #[serde(default)]
+    pub received_bound: u64,
+}
+
+/// Bytes of lists a process may have sent to one other and not yet had acknowledged (the
+/// receiver acknowledges a list once it has claimed it), for `workers` threads on spaces of
+/// at most `degree` neighbours a board: one window's lists at most, `max(send_budget, item x
+/// degree x 8) x workers` plus a chunk's header, `item` being the boards of a work item
+/// (65,536, or a smaller block); at the shipped sizes and `degree` up to 256, `SEND_BUDGET x
+/// workers`: 128 MiB a worker. A list is sent when it fits in what is left, or when nothing is
+/// outstanding, so no more than this is ever outstanding.
+pub fn credit(tuning: &Tuning, workers: usize, degree: usize) -> u64 {
+    let boards = tuning.block.map_or(state::ITEM, |b| b.min(state::ITEM));
+    let item = boards as usize * degree * 8;
+    let window = (tuning.send_budget * workers / item.max(1)).max(workers) * item;
+    let budget = tuning.send_budget * workers;
+    budget.max(window) as u64 + 64
+}
+
+/// Bytes of the other processes' lists one process of `cluster` may hold, received and not
+/// yet claimed (in timely's buffers or its own), on spaces of at most `degree` neighbours a
+/// board: `(processes - 1) x` [`credit`]. Part of the memory plan
+/// (`crate::analysis::cluster_bytes`).
+pub fn received_bound(cluster: &Cluster, degree: usize) -> u64 {
+    (cluster.processes.max(1) as u64 - 1).saturating_mul(credit(
+        &cluster.tuning,
+        cluster.workers,
+        degree,
+    ))
 }
 
 /// Why a distributed run stopped.
@@ -982,6 +1027,7 @@ mod tests {
                 send_budget: 4096,
                 table_window: 1000,
                 block: Some(block),
+                ..Tuning::default()
             };
             let (got, _) = loopback(&job, processes, workers, tuning, |_, _| {});
             let what = format!("{processes} x {workers}, blocks of {block}");
@@ -993,6 +1039,36 @@ mod tests {
             let (_, table) = loopback(&table_job, processes, workers, tuning, |_, _| {});
             assert!(table == want_table, "{what}: the table differs");
         }
+    }
+
+    /// Back-pressure: process 1 of 3 pauses after each of its windows (a loaded host), so the
+    /// others finish their windows first; each keeps at most one credit (a window's lists) of
+    /// unacknowledged lists to it, so what process 1 holds received and unclaimed stays
+    /// within the bound of the memory plan ([`received_bound`]), far below what the others
+    /// send it in a layer; the results are the one-process run's.
+    #[test]
+    fn a_slow_process_holds_no_more_than_its_credit() {
+        let goal = Board::goal(Shape::new(3, 3).unwrap());
+        let job = parity_job(&goal, true, false);
+        let (want, _) = loopback(&job, 1, 1, Tuning::default(), |_, _| {});
+        let tuning = Tuning {
+            send_budget: 1024,
+            block: Some(32),
+            pause: Some((1, Duration::from_micros(300))),
+            ..Tuning::default()
+        };
+        let (got, _) = loopback(&job, 3, 1, tuning, |_, _| {});
+        assert_eq!(got.layer_sizes, want.layer_sizes);
+        assert!(got.depths == want.depths, "per-board depths differ");
+        let t = got.traffic;
+        // One window: 32 boards, 4 neighbours, 8 bytes each (or the budget of 1 KiB).
+        assert_eq!(credit(&tuning, 1, 4), 1024 + 64);
+        assert_eq!(t.received_bound, 2 * (1024 + 64));
+        assert!(t.peak_in_flight <= 1024 + 64, "{t:?}");
+        assert!(t.peak_unclaimed <= t.received_bound, "{t:?}");
+        // The others sent far more than the bound: it held.
+        assert!(t.sent_bytes > 20 * t.received_bound, "{t:?}");
+        assert!(t.peak_unclaimed > 0 && t.peak_in_flight > 0, "{t:?}");
     }
 
     /// `--bind auto`: processes sharing a host take consecutive runs of the allowed cores,

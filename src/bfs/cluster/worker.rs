@@ -25,7 +25,7 @@ const GATHER_CHUNK: usize = 16 << 20;
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Received indices claimed at once (their words prefetched together).
 const CLAIM_BATCH: usize = 2048;
-/// Frontier boards of a list per parallel work item.
+/// Frontier boards of a list per parallel work item (or a dense scan's item, when smaller).
 const CHUNK_LIST: usize = 4096;
 
 /// What the process's worker needs to know.
@@ -283,6 +283,9 @@ struct Walk<'a, S: StateSpace> {
     wires: &'a [Wire],
     /// Bytes of outgoing indices buffered per thread before a send ([`super::Tuning`]).
     send_budget: usize,
+    /// A pause after each window ([`super::Tuning::pause`]: a slow process, in tests).
+    #[cfg(test)]
+    pause: Option<std::time::Duration>,
 }
 
 impl<S: StateSpace> Walk<'_, S> {
@@ -304,14 +307,17 @@ impl<S: StateSpace> Walk<'_, S> {
         let me = net.me;
         // Words per work item of a dense scan: one item of the deal (at most a block).
         let chunk_words = (held.deal.item / FIELDS_PER_WORD) as usize;
+        // Boards of a list per work item: at most a dense item's, so that a window's lists
+        // stay within [`super::credit`].
+        let chunk_list = CHUNK_LIST.min(held.deal.item as usize);
         let items = match list {
-            Some(l) => l.len().div_ceil(CHUNK_LIST),
+            Some(l) => l.len().div_ceil(chunk_list),
             None => held.marks.words().len().div_ceil(chunk_words),
         };
         // A window's neighbours for other processes stay within the send budget (at most
         // 4 per board, 8 bytes each).
         let per_item = match list {
-            Some(_) => CHUNK_LIST,
+            Some(_) => chunk_list,
             None => held.deal.item as usize,
         } * self.space.degree()
             * 8;
@@ -360,7 +366,7 @@ impl<S: StateSpace> Walk<'_, S> {
                             match list {
                                 Some(l) => {
                                     let chunk = &l
-                                        [item * CHUNK_LIST..((item + 1) * CHUNK_LIST).min(l.len())];
+                                        [item * chunk_list..((item + 1) * chunk_list).min(l.len())];
                                     for &r in chunk {
                                         expander.push(r);
                                         let local = StateIndex(held.deal.local(r.0));
@@ -415,19 +421,36 @@ impl<S: StateSpace> Walk<'_, S> {
                 }
                 // Local indices of process `p`, below its share's size.
                 let to = (held.deal.of(p).held(), self.wires[p]);
-                net.send_indices(p, &parts, to, (&mut sorted, &mut scratch));
+                let Some(bytes) = net.list_of(&parts, to, (&mut sorted, &mut scratch)) else {
+                    continue;
+                };
+                drop(parts);
+                // Back-pressure: while `p` holds its credit's worth of this process's lists
+                // unclaimed, claim what the others sent (so that no two processes wait for
+                // each other) until it acknowledges some.
+                let mut seen = net.waiting();
+                while net.needs_credit(p, bytes.len()) {
+                    net.wait_step(&mut seen)?;
+                    self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
+                }
+                net.send_list(p, bytes);
             }
             net.step();
-            let received = net.take_claims(round);
-            if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
-                return Err(corrupt());
+            #[cfg(test)]
+            if let Some(pause) = self.pause {
+                std::thread::sleep(pause);
             }
+            self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         }
-        net.end_claims(round)?;
-        let received = net.take_claims(round);
-        if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
-            return Err(corrupt());
+        // Every list of the round has arrived once every other process's end marker has;
+        // until then, claim what comes (a process waiting for credit waits on these claims).
+        net.end(round);
+        let mut seen = net.waiting();
+        while !net.all_ended(round) {
+            net.wait_step(&mut seen)?;
+            self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         }
+        self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         if let Some(n) = &mut out.next {
             self.pool.install(|| n.par_sort_unstable());
         }
@@ -468,6 +491,28 @@ impl<S: StateSpace> Walk<'_, S> {
         (step, expanded)
     }
 
+    /// Claims the lists of this round that have arrived ([`Walk::apply`]) and acknowledges
+    /// them to their senders ([`Net::release`]).
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] when a list is corrupt.
+    fn claim_received(
+        &self,
+        net: &mut Net<'_>,
+        held: &Held,
+        claims: (u32, u64, bool),
+        keep_next: bool,
+        out: &mut Step,
+        collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
+    ) -> Result<(), ClusterError> {
+        let received = net.take_claims(net.round);
+        if self.apply(held, claims, keep_next, &received, out, collect) {
+            return Err(corrupt());
+        }
+        net.release(received);
+        Ok(())
+    }
+
     /// Claims the lists of indices that other processes sent (in parallel); true when one
     /// is corrupt.
     #[allow(clippy::too_many_arguments)]
@@ -476,7 +521,7 @@ impl<S: StateSpace> Walk<'_, S> {
         held: &Held,
         claims: (u32, u64, bool),
         keep_next: bool,
-        received: Vec<Chunk>,
+        received: &[Chunk],
         out: &mut Step,
         collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
     ) -> bool {
@@ -766,6 +811,8 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut net = Net::new(worker, shared, setup.stall_timeout);
     let (me, peers) = (net.me, net.peers);
     let job = &setup.job;
+    let degree = job.spaces.iter().map(StateSpace::degree).max().unwrap_or(0);
+    net.credit = super::credit(&setup.tuning, setup.threads, degree);
     // This thread (the timely worker: the exchange between windows) takes turns with the
     // pool's, so it shares the first one's core (with one worker, it is the pool's thread).
     if let Some(&id) = setup.cores.as_ref().and_then(|c| c.first()) {
@@ -955,6 +1002,8 @@ pub(super) fn worker_main<S: StateSpace>(
                 },
                 wires: &setup.wires,
                 send_budget: setup.tuning.send_budget,
+                #[cfg(test)]
+                pause: setup.tuning.pause.filter(|(p, _)| *p == me).map(|(_, d)| d),
             };
             let earlier: u64 = job.spaces[..usize::from(phase.space)]
                 .iter()
@@ -1036,6 +1085,7 @@ pub(super) fn worker_main<S: StateSpace>(
         }
         _ => None,
     };
+    net.traffic.received_bound = (peers as u64 - 1).saturating_mul(net.credit);
     // Traffic totals, and a last barrier so that no process leaves while others still talk.
     let traffic = net.all_gather(&serde_json::to_vec(&net.traffic).unwrap_or_default())?;
     let traffic = traffic
@@ -1049,6 +1099,9 @@ pub(super) fn worker_main<S: StateSpace>(
             saves: a.saves.max(t.saves),
             saved_bytes: a.saved_bytes.saturating_add(t.saved_bytes),
             save_micros: a.save_micros.max(t.save_micros),
+            peak_unclaimed: a.peak_unclaimed.max(t.peak_unclaimed),
+            peak_in_flight: a.peak_in_flight.max(t.peak_in_flight),
+            received_bound: a.received_bound.max(t.received_bound),
         });
     net.sync()?;
     if me != 0 {
