@@ -476,7 +476,8 @@ pub fn analyze_unchecked(
 }
 
 /// Bytes one process of `cluster` needs to analyze `shape` with `options` (its share of the
-/// marks, the exchange buffers, and on process 0 the gathered per-board depths), or `None`
+/// marks, the exchange buffers, the other processes' lists received and not yet claimed
+/// ([`cluster::received_bound`]), and on process 0 the gathered per-board depths), or `None`
 /// when the distributed engine does not run the shape (per-board results of a one-row board
 /// need component ids, which only the one-machine engine records).
 pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Option<u64> {
@@ -487,7 +488,9 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     let size = engine.index_size(shape.cells())?;
     let share = size.div_ceil(cluster.processes.max(1) as u64);
     let marks = share.div_ceil(4);
-    let buffers = (cluster.workers as u64) * (cluster::SEND_BUDGET as u64) * 2;
+    let buffers = (cluster.workers as u64) * (cluster.tuning.send_budget as u64) * 2;
+    // The other processes' lists received and not yet claimed (their credit).
+    let received = cluster::received_bound(cluster, options.metric.degree(shape));
     let per_board = match (options.per_board, cluster.process) {
         (false, _) => 0,
         (true, 0) => share + 2 * size,
@@ -495,11 +498,12 @@ pub fn cluster_bytes(shape: Shape, options: Options, cluster: &Cluster) -> Optio
     };
     // Process 0 gathers a window of the table and its messages.
     let table = match (options.table, cluster.process) {
-        (true, 0) => 2 * cluster::TABLE_WINDOW,
+        (true, 0) => 2 * cluster.tuning.table_window,
         _ => 0,
     };
     marks
         .checked_add(buffers)?
+        .checked_add(received)?
         .checked_add(per_board)?
         .checked_add(table)
 }

@@ -701,7 +701,7 @@ fn every_output_has_the_same_permissions() {
     assert_eq!(seen, 6);
 }
 
-/// The temporary files of npuzzle's naming (`.NAME.PID.RANDOM.tmp.EXT`) in `dir`.
+/// The temporary files of npuzzle's naming (`.NAME.PID@HOST.RANDOM.tmp.EXT`) in `dir`.
 fn temporary_files(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)
         .unwrap()
@@ -799,8 +799,9 @@ fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
     // SAFETY: as above.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) };
     let _ = child.wait_with_output().unwrap();
+    let host = npuzzle::durable::folder::host_name();
     fs::write(
-        dir.join(".nodes.csv.4194305.abcdef.tmp.csv"),
+        dir.join(format!(".nodes.csv.4194305@{host}.abcdef.tmp.csv")),
         "left by a killed run",
     )
     .unwrap();

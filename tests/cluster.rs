@@ -9,7 +9,43 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{Damage, damaged_copy};
+use support::{Damage, damaged_copy, newest_slot, run_killed};
+
+/// The step of a cluster checkpoint's header.
+fn step_of(header: &serde_json::Value) -> Option<u64> {
+    header["phase"]["step"].as_u64()
+}
+
+/// The newest step and slot of process `p`'s checkpoint in `ck`.
+fn newest_of(ck: &Path, p: usize) -> Option<(u64, usize)> {
+    newest_slot(ck, &format!("process-{p}"), step_of)
+}
+
+/// In release builds (no `NPUZZLE_KILL_AFTER_STEP` hook), a thread that kills process `p` of
+/// a run checkpointing into `ck` (SIGKILL; its id from its lock file, `process-P.lock`) once
+/// its checkpoint holds step `at` or later; in debug builds, nothing (the hook does it).
+fn kill_peer_at(ck: &Path, p: usize, at: u64) -> Option<std::thread::JoinHandle<()>> {
+    if cfg!(debug_assertions) {
+        return None;
+    }
+    let ck = ck.to_path_buf();
+    Some(std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            let pid = fs::read_to_string(ck.join(format!("process-{p}.lock")))
+                .ok()
+                .and_then(|note| note.split_whitespace().nth(1)?.parse::<i32>().ok());
+            if let Some(pid) = pid
+                && newest_of(&ck, p).is_some_and(|(step, _)| step >= at)
+            {
+                // SAFETY: sending a signal has no memory-safety preconditions.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }))
+}
 
 fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_npuzzle"))
@@ -356,13 +392,18 @@ fn a_killed_process_resumes_from_the_checkpoints() {
     .status()
     .unwrap();
     assert!(status.success());
+    // Killed by the debug builds' hook, or from outside by a release build's test.
+    let watcher = kill_peer_at(&checkpoint, 1, 20);
     let crashed = run_cluster(&board, dir.path(), 2, 2, &extra, |i| {
-        if i == 1 {
+        if i == 1 && cfg!(debug_assertions) {
             vec![("NPUZZLE_KILL_AFTER_STEP", "20".to_string())]
         } else {
             Vec::new()
         }
     });
+    if let Some(w) = watcher {
+        w.join().unwrap();
+    }
     assert!(!crashed[0].status.success());
     let err = String::from_utf8_lossy(&crashed[0].stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -707,11 +748,19 @@ fn one_process_resumes_too() {
         "--nodes",
         "ranks",
     ];
-    let killed = command(&board, &out, &flags)
-        .env("NPUZZLE_KILL_AFTER_STEP", "70")
-        .output()
-        .unwrap();
+    let killed = run_killed(
+        command(&board, &out, &flags),
+        70,
+        || newest_of(Path::new(&ck), 0).map(|(step, _)| step),
+        Some,
+        || {
+            let _ = fs::remove_dir_all(&ck);
+            let _ = fs::remove_dir_all(&out);
+        },
+    );
     assert!(!killed.status.success());
+    // Step 70 (or, killed from outside by a release build's test, a little later).
+    let (step, _) = newest_of(Path::new(&ck), 0).unwrap();
     assert!(!out.join("2x5").join("summary.json").exists());
     // Issue 49: the same command again, without --resume, keeps the checkpoint.
     let saved = |name: &str| fs::read(Path::new(&ck).join(name)).unwrap();
@@ -747,7 +796,9 @@ fn one_process_resumes_too() {
     );
     let report = String::from_utf8_lossy(&resumed.stdout);
     assert!(
-        report.contains("resumed from the checkpoint after layer step 70"),
+        report.contains(&format!(
+            "resumed from the checkpoint after layer step {step} "
+        )),
         "{report}"
     );
     same_files(&out.join("2x5"), &reference.join("2x5"));
@@ -869,14 +920,24 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
         .map(|s| s.to_string())
         .collect()
     };
-    let killed = command(&board, &dir.path().join("killed"), &[])
-        .args(flags(&ck))
-        .env("NPUZZLE_KILL_AFTER_STEP", "10")
-        .output()
-        .unwrap();
+    let mut cmd = command(&board, &dir.path().join("killed"), &[]);
+    cmd.args(flags(&ck));
+    let killed = run_killed(
+        cmd,
+        10,
+        || newest_of(&ck, 0).map(|(step, _)| step),
+        Some,
+        || drop(fs::remove_dir_all(&ck)),
+    );
     assert!(!killed.status.success());
-    // Step 10 is in slot 0, step 9 in slot 1.
-    let newest = |ck: &Path| ck.join("process-0.0.ckpt");
+    // Step 10 in slot 0 and step 9 in slot 1 (or, killed from outside by a release build's
+    // test, a later step and the one before it).
+    let (step, slot) = newest_of(&ck, 0).unwrap();
+    let (new_slot, old_slot) = (
+        format!("process-0.{slot}.ckpt"),
+        format!("process-0.{}.ckpt", 1 - slot),
+    );
+    let newest = |ck: &Path| ck.join(&new_slot);
     let resume = |name: &str, damage: &dyn Fn(&Path)| -> Output {
         let copy = damaged_copy(&ck, dir.path().join(format!("ck-{name}")), damage);
         // Without --quiet: the report says where it resumed.
@@ -893,7 +954,7 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     };
     let flip = |at: fn(usize) -> usize| {
         move |ck: &Path| {
-            let path = ck.join("process-0.0.ckpt");
+            let path = newest(ck);
             let mut bytes = fs::read(&path).unwrap();
             let k = at(bytes.len());
             bytes[k] ^= 0x20;
@@ -901,7 +962,7 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
         }
     };
     let truncate = |ck: &Path| {
-        let path = ck.join("process-0.0.ckpt");
+        let path = newest(ck);
         let bytes = fs::read(&path).unwrap();
         fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
     };
@@ -923,13 +984,16 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
         assert_eq!(warnings.len(), usize::from(warns), "{name}: {err}");
         if warns {
             assert!(
-                warnings[0].contains("process-0.0.ckpt passed over"),
+                warnings[0].contains(&format!("{new_slot} passed over")),
                 "{err}"
             );
         }
         let report = String::from_utf8_lossy(&out.stdout);
         assert!(
-            report.contains("resumed from the checkpoint after layer step 9 "),
+            report.contains(&format!(
+                "resumed from the checkpoint after layer step {} ",
+                step - 1
+            )),
             "{name}: {report}"
         );
         same_files(&dir.path().join(name).join("3x3"), &reference.join("3x3"));
@@ -937,7 +1001,7 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     // Both slots damaged: nothing to resume from.
     let out = resume("both", &|ck: &Path| {
         flip(|len| len - 1000)(ck);
-        fs::remove_file(ck.join("process-0.1.ckpt")).unwrap();
+        fs::remove_file(ck.join(&old_slot)).unwrap();
     });
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1022,4 +1086,30 @@ fn a_refused_process_stops_without_waiting_for_the_others() {
     assert_eq!(out.status.code(), Some(1));
     let err = errors(&out);
     assert!(err.contains("the goal is 2 1 3/4 5 6/7 8 0 here"), "{err}");
+}
+
+/// Issue 49: the shipped sizes, which every build runs (the library's tests set small ones),
+/// on a board that crosses them: 3x4 on 2 processes x 1 worker, each holding 119,750,400
+/// boards of the goal's class, sends its lists after every window of 64 work items (a send
+/// budget of 128 MiB at 8 bytes per neighbour: about 29 windows on a dense layer), and process
+/// 0 gathers the 60 MB distance table in 4 windows of 16 MiB: depths.csv, hardest.txt,
+/// summary.json and table.npt byte-identical to one machine's.
+#[test]
+fn the_shipped_sizes_on_a_board_that_crosses_them() {
+    use npuzzle::bfs::cluster::{SEND_BUDGET, TABLE_WINDOW, Tuning};
+    let t = Tuning::default();
+    assert_eq!((t.send_budget, t.table_window), (SEND_BUDGET, TABLE_WINDOW));
+    // Boards of a share, and of a window of 64 items of 65,536 boards (4 neighbours each).
+    const SHARE: u64 = 479_001_600 / 2 / 2;
+    const WINDOW: u64 = (SEND_BUDGET as u64 / (65_536 * 4 * 8)) * 65_536;
+    const { assert!(SHARE / WINDOW >= 20, "3x4 crosses the send windows") };
+    const {
+        assert!(
+            479_001_600 / 2 / 4 > 3 * TABLE_WINDOW,
+            "and the table windows"
+        )
+    };
+    let board = ["--rows", "3", "--cols", "4"];
+    let (dir, reference) = beside_one_process(&board, "3x4", 2, 1, &["--table"]);
+    same_files(&dir.path().join("p0").join("3x4"), &reference);
 }

@@ -8,7 +8,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 mod support;
-use support::{Damage, damaged_copy};
+use support::{Damage, damaged_copy, newest_slot, run_killed};
 
 fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     Command::cargo_bin("npuzzle")
@@ -217,16 +217,30 @@ fn a_killed_search_resumes_from_its_checkpoint() {
         let ck_arg = ck.display().to_string();
         let mut with_ck = args.clone();
         with_ck.extend(["--checkpoint", &ck_arg]);
-        let killed = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
-            .env_clear()
-            .env("NPUZZLE_KILL_AFTER_STEP", "12")
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"));
+        cmd.env_clear()
             .arg("analyze")
             .args(&with_ck)
             .arg("--output")
-            .arg(dir.path().join("killed"))
-            .output()
-            .unwrap();
+            .arg(dir.path().join("killed"));
+        // The depth of a state's header: its layer sizes from depth 0.
+        let depth = |h: &Value| Some(h["sizes"].as_array()?.len() as u64 - 1);
+        let newest = || newest_slot(&ck, "frontier", depth);
+        let killed = run_killed(
+            cmd,
+            12,
+            || newest().map(|n| n.0),
+            Some,
+            || {
+                let _ = fs::remove_dir_all(&ck);
+                let _ = fs::remove_dir_all(dir.path().join("killed"));
+            },
+        );
         assert!(!killed.status.success());
+        // Depth 12 (or, killed from outside by a release build's test, a little later).
+        let (d, slot) = newest().unwrap();
+        let (state, layer) = (format!("frontier.{slot}.ckpt"), format!("layer-{d}.npl"));
+        let d = d as u32;
         // Copies the checkpoint, damages the copy, resumes from it.
         let resume = |name: &str, damage: &dyn Fn(&Path)| {
             let copy = damaged_copy(&ck, dir.path().join(format!("ck-{name}")), damage);
@@ -241,25 +255,15 @@ fn a_killed_search_resumes_from_its_checkpoint() {
             bytes[k] ^= 0x10;
             fs::write(&path, bytes).unwrap();
         };
-        // Depth 12's state is in slot 0, depth 11's in slot 1.
+        // Depth d's state is in slot d mod 2, depth d - 1's in the other.
         let cases: [(&str, Damage, u32, usize); 4] = [
-            ("intact", Box::new(|_: &Path| {}), 12, 0),
-            (
-                "state",
-                Box::new(|c: &Path| flip(c.join("frontier.0.ckpt"))),
-                11,
-                1,
-            ),
-            (
-                "layer",
-                Box::new(|c: &Path| flip(c.join("layer-12.npl"))),
-                11,
-                1,
-            ),
+            ("intact", Box::new(|_: &Path| {}), d, 0),
+            ("state", Box::new(|c: &Path| flip(c.join(&state))), d - 1, 1),
+            ("layer", Box::new(|c: &Path| flip(c.join(&layer))), d - 1, 1),
             (
                 "deleted",
-                Box::new(|c: &Path| fs::remove_file(c.join("frontier.0.ckpt")).unwrap()),
-                11,
+                Box::new(|c: &Path| fs::remove_file(c.join(&state)).unwrap()),
+                d - 1,
                 0,
             ),
         ];

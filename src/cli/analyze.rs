@@ -287,6 +287,7 @@ impl ClusterArgs {
                 BindArg::Auto => npuzzle::bfs::cluster::Bind::Auto,
                 BindArg::None => npuzzle::bfs::cluster::Bind::None,
             },
+            tuning: Default::default(),
         }))
     }
 }
@@ -575,6 +576,15 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             DecimalBytes(t.sent_bytes),
             t.sent_bytes as f64 / t.expanded.max(1) as f64
         ));
+        if c.processes > 1 {
+            notes.push(format!(
+                "received lists held unclaimed: at most {} by a process, {} in flight to one \
+                 (bound {}, in the memory plan)",
+                DecimalBytes(t.peak_unclaimed),
+                DecimalBytes(t.peak_in_flight),
+                DecimalBytes(t.received_bound)
+            ));
+        }
         if t.saves > 0 {
             notes.push(format!(
                 "{} checkpoint(s) saved: {} in {:.1} s ({}/s, syncs included)",

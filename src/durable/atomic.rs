@@ -7,8 +7,13 @@
 //!   signal handler can remove them before the process exits ([`abandon`]).
 //! - Temporary files that a killed run (SIGKILL, a crash, a power cut) left are removed the
 //!   next time a file is written in their folder ([`temp_beside`]): they are recognised by
-//!   their name, which holds the id of the process that made them, and removed only when that
-//!   process no longer runs.
+//!   their name, which holds the host and the id of the process that made them, and removed
+//!   only when they are this host's and that process no longer runs here. A folder shared
+//!   between hosts (NFS) thus keeps every other host's saves in flight. Names of the form
+//!   before the host was added (`.NAME.PID.RANDOM.tmp.EXT`) say no host: such a file is
+//!   removed only when its process does not run here and it has not been written for
+//!   [`OLD_FORM_AGE`] (a save in flight writes all along; one untouched for a day is dead,
+//!   whichever host made it).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -32,7 +37,7 @@ pub struct TempFile {
 }
 
 impl TempFile {
-    /// The temporary file's path (`.NAME.PID.RANDOM.tmp.EXT` beside the final file).
+    /// The temporary file's path (`.NAME.PID@HOST.RANDOM.tmp.EXT` beside the final file).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -71,10 +76,12 @@ impl Drop for TempFile {
 }
 
 /// Creates the temporary file for `path`: in the same folder (so that the rename is atomic),
-/// named `.NAME.PID.RANDOM.tmp.EXT` (hidden; keeping the extension, which some writers read;
-/// PID is this process's id), created `0644` (narrowed by the umask, never wider), and
-/// registered until it is committed or dropped. Stale temporary files of the same naming in
-/// the folder, whose process no longer runs, are removed first.
+/// named `.NAME.PID@HOST.RANDOM.tmp.EXT` (hidden; keeping the extension, which some writers
+/// read; PID is this process's id, HOST this machine's name as
+/// [`crate::durable::folder::host_name`] gives it, `[A-Za-z0-9-]` only), created `0644`
+/// (narrowed by the umask, never wider), and registered until it is committed or dropped.
+/// Stale temporary files in the folder are removed first: this host's whose process no longer
+/// runs, and old-form ones as the module says; never another host's.
 ///
 /// # Errors
 /// When the folder does not exist or is not writable.
@@ -89,7 +96,7 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
         .extension()
         .and_then(|e| e.to_str())
         .map_or(String::new(), |e| format!(".{e}"));
-    let prefix = format!(".{name}.{}.", std::process::id());
+    let prefix = format!(".{name}.{}@{}.", std::process::id(), this_host());
     let suffix = format!(".tmp{extension}");
     // Created and registered under the lock: once `abandon` holds it, every temporary file
     // that exists is in the list. Between the file's creation and its registration nothing
@@ -250,32 +257,81 @@ fn abort_if_asked() {
     }
 }
 
-/// Removes from `dir` the temporary files of npuzzle's naming whose process no longer runs
-/// (left by a run that was killed). Errors are ignored: the sweep is tidying, and a file it
+/// This host's name in temporary file names ([`crate::durable::folder::host_name`], asked
+/// once per process).
+fn this_host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(super::folder::host_name)
+}
+
+/// How long a temporary file of the old form (no host in its name) must have gone unwritten
+/// before a sweep removes it (when its process id does not run here): a day.
+pub const OLD_FORM_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Removes from `dir` the stale temporary files of npuzzle's naming (left by a run that was
+/// killed): this host's whose process no longer runs, and those of the old form (no host)
+/// whose process does not run here and that have gone unwritten for [`OLD_FORM_AGE`].
+/// Another host's are never touched. Errors are ignored: the sweep is tidying, and a file it
 /// cannot remove is left as it was.
 fn sweep(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
+    let now = std::time::SystemTime::now();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if let Some(pid) = name.to_str().and_then(stale_owner)
-            && pid != std::process::id()
-            && !running(pid)
-        {
+        let Some(owner) = name.to_str().and_then(temp_owner) else {
+            continue;
+        };
+        let idle = || {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .unwrap_or_default()
+        };
+        if stale(&owner, this_host(), std::process::id(), running, idle) {
             let _ = fs::remove_file(entry.path());
         }
     }
 }
 
-/// The process id in a temporary file name of [`temp_beside`]'s making
-/// (`.NAME.PID.RANDOM.tmp` + NAME's extension, if any), or `None` for any other name.
-fn stale_owner(file_name: &str) -> Option<u32> {
+/// Who made a temporary file, from its name ([`temp_owner`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TempOwner {
+    /// The process id.
+    pid: u32,
+    /// The host (`[A-Za-z0-9-]`); `None` for a name of the old form, which has none.
+    host: Option<String>,
+}
+
+/// Whether a sweep on host `host`, in process `me`, removes the temporary file of `owner`:
+/// this host's when its process is not `me` and does not run (`running`); one of the old form
+/// when its process is not `me`, does not run here, and the file has gone unwritten
+/// (`idle`) for [`OLD_FORM_AGE`]; never another host's.
+fn stale(
+    owner: &TempOwner,
+    host: &str,
+    me: u32,
+    running: impl Fn(u32) -> bool,
+    idle: impl Fn() -> std::time::Duration,
+) -> bool {
+    if owner.pid == me || owner.host.as_deref().is_some_and(|h| h != host) {
+        return false;
+    }
+    !running(owner.pid) && (owner.host.is_some() || idle() >= OLD_FORM_AGE)
+}
+
+/// The owner named by a temporary file name of [`temp_beside`]'s making
+/// (`.NAME.PID@HOST.RANDOM.tmp` + NAME's extension, if any), or of the old form without the
+/// host (`.NAME.PID.RANDOM.tmp...`), or `None` for any other name.
+fn temp_owner(file_name: &str) -> Option<TempOwner> {
     let rest = file_name.strip_prefix('.')?;
     let (stem, extension) = rest.rsplit_once(".tmp")?;
     let mut parts = stem.rsplitn(3, '.');
     let random = parts.next()?;
-    let pid = parts.next()?;
+    let owner = parts.next()?;
     let name = parts.next()?;
     let extension_matches = extension.is_empty()
         || (extension.len() > 1
@@ -283,10 +339,20 @@ fn stale_owner(file_name: &str) -> Option<u32> {
             && name.ends_with(extension)
             && name.len() > extension.len());
     let is_random = random.len() == RANDOM && random.bytes().all(|b| b.is_ascii_alphanumeric());
+    let (pid, host) = match owner.split_once('@') {
+        Some((pid, host)) => (pid, Some(host)),
+        None => (owner, None),
+    };
     let is_pid = !pid.is_empty() && pid.len() <= 10 && pid.bytes().all(|b| b.is_ascii_digit());
-    (extension_matches && is_random && is_pid && !name.is_empty())
-        .then(|| pid.parse().ok())
-        .flatten()
+    let is_host = host
+        .is_none_or(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    if !(extension_matches && is_random && is_pid && is_host && !name.is_empty()) {
+        return None;
+    }
+    Some(TempOwner {
+        pid: pid.parse().ok()?,
+        host: host.map(str::to_string),
+    })
 }
 
 /// Whether a process with id `pid` runs (or may run: when this cannot be told, yes).
@@ -314,12 +380,36 @@ fn running(_pid: u32) -> bool {
 mod tests {
     use super::*;
 
+    fn owner(pid: u32, host: Option<&str>) -> Option<TempOwner> {
+        Some(TempOwner {
+            pid,
+            host: host.map(str::to_string),
+        })
+    }
+
+    /// Names of both forms are read exactly (the host after `@`, in `[A-Za-z0-9-]`); any
+    /// other name is no temporary file of npuzzle's.
     #[test]
     fn temporary_names_are_recognised_exactly() {
-        assert_eq!(stale_owner(".edges.csv.1234.aB3xYz.tmp.csv"), Some(1234));
-        assert_eq!(stale_owner(".summary.json.7.000000.tmp.json"), Some(7));
-        assert_eq!(stale_owner(".npuzzle-probe.99.abcdef.tmp"), Some(99));
-        assert_eq!(stale_owner(".pdb-4x4-1.bin.5.qwerty.tmp.bin"), Some(5));
+        let cases = [
+            (
+                ".edges.csv.1234@node-7.aB3xYz.tmp.csv",
+                owner(1234, Some("node-7")),
+            ),
+            (".summary.json.7@h.000000.tmp.json", owner(7, Some("h"))),
+            (".npuzzle-probe.99@A1.abcdef.tmp", owner(99, Some("A1"))),
+            (
+                ".process-0.0.ckpt.5@n2.qwerty.tmp.ckpt",
+                owner(5, Some("n2")),
+            ),
+            // The old form, without the host.
+            (".edges.csv.1234.aB3xYz.tmp.csv", owner(1234, None)),
+            (".npuzzle-probe.99.abcdef.tmp", owner(99, None)),
+            (".pdb-4x4-1.bin.5.qwerty.tmp.bin", owner(5, None)),
+        ];
+        for (name, want) in cases {
+            assert_eq!(temp_owner(name), want, "{name}");
+        }
         for other in [
             "edges.csv",
             ".edges.csv",
@@ -330,9 +420,49 @@ mod tests {
             "..1234.aB3xYz.tmp",              // no name
             ".1234.aB3xYz.tmp",
             ".notes.txt.1234.aB3xYz.tmp.txt.bak",
+            ".edges.csv.1234@.aB3xYz.tmp.csv", // an empty host
+            ".edges.csv.1234@node_7.aB3xYz.tmp.csv", // not a host of ours
+            ".edges.csv.@node.aB3xYz.tmp.csv", // no process id
+            ".1234@node.aB3xYz.tmp",
         ] {
-            assert_eq!(stale_owner(other), None, "{other}");
+            assert_eq!(temp_owner(other), None, "{other}");
         }
+    }
+
+    /// The sweep's rule: this host's files whose process is gone; never another host's
+    /// (running or not, as far as this host can tell), nor this process's own; old-form files
+    /// only when their process does not run here and they have gone unwritten for a day.
+    #[test]
+    fn the_sweep_removes_only_this_hosts_dead_files() {
+        let alive = |pid: u32| pid == 1 || pid == 2;
+        let fresh = || std::time::Duration::from_secs(5);
+        let old = || OLD_FORM_AGE;
+        let here = |pid| TempOwner {
+            pid,
+            host: Some("here".into()),
+        };
+        let there = |pid| TempOwner {
+            pid,
+            host: Some("there".into()),
+        };
+        let old_form = |pid| TempOwner { pid, host: None };
+        assert!(stale(&here(9), "here", 2, alive, fresh));
+        assert!(!stale(&here(1), "here", 2, alive, old), "its process runs");
+        assert!(
+            !stale(&here(2), "here", 2, |_| false, old),
+            "this process's"
+        );
+        assert!(!stale(&there(9), "here", 2, alive, old), "another host's");
+        assert!(!stale(&there(1), "here", 2, alive, old));
+        assert!(stale(&old_form(9), "here", 2, alive, old));
+        assert!(
+            !stale(&old_form(9), "here", 2, alive, fresh),
+            "perhaps in flight"
+        );
+        assert!(
+            !stale(&old_form(1), "here", 2, alive, old),
+            "its process runs here"
+        );
     }
 
     #[test]
@@ -346,17 +476,49 @@ mod tests {
             .to_str()
             .unwrap()
             .to_owned();
-        assert_eq!(stale_owner(&own_name), Some(std::process::id()));
+        assert_eq!(
+            temp_owner(&own_name),
+            owner(std::process::id(), Some(this_host()))
+        );
         // A process id above Linux's pid_max (2^22) never runs.
-        let dead = dir.path().join(".nodes.csv.4194305.abcdef.tmp.csv");
-        let alive = dir.path().join(format!(".nodes.csv.{}.abcdef.tmp.csv", 1));
+        let host = this_host();
+        let dead = dir
+            .path()
+            .join(format!(".nodes.csv.4194305@{host}.abcdef.tmp.csv"));
+        let alive = dir
+            .path()
+            .join(format!(".nodes.csv.1@{host}.abcdef.tmp.csv"));
+        // Another host's save in flight on a shared folder: its process id means nothing here.
+        let other = dir
+            .path()
+            .join(format!(".nodes.csv.4194305@x{host}.abcdef.tmp.csv"));
+        // The old form, one written a minute ago (perhaps another host's in flight) and one
+        // untouched for two days.
+        let recent = dir.path().join(".depths.csv.4194305.abcdef.tmp.csv");
+        let forgotten = dir.path().join(".depths.csv.4194305.ghijkl.tmp.csv");
         let user = dir.path().join(".nodes.csv.backup");
-        for f in [&dead, &alive, &user] {
+        for f in [&dead, &alive, &other, &recent, &forgotten, &user] {
             fs::write(f, "x").unwrap();
         }
+        let ago = |s: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(s);
+        let set = |f: &Path, t| {
+            fs::File::options()
+                .write(true)
+                .open(f)
+                .unwrap()
+                .set_modified(t)
+        };
+        set(&recent, ago(60)).unwrap();
+        set(&forgotten, ago(2 * 24 * 3600)).unwrap();
         let next = temp_beside(&dir.path().join("depths.csv")).unwrap();
         assert!(!dead.exists(), "a dead process's temporary file is removed");
         assert!(alive.exists(), "process 1 runs: its file is kept");
+        assert!(other.exists(), "another host's file is kept");
+        assert!(recent.exists(), "an old-form file written lately is kept");
+        assert!(
+            !forgotten.exists(),
+            "an old-form file untouched for a day is removed"
+        );
         assert!(user.exists(), "other names are never touched");
         assert!(mine.path().exists(), "this process's own file is kept");
         drop(next);

@@ -18,3 +18,105 @@ pub fn damaged_copy(ck: &Path, to: PathBuf, damage: &dyn Fn(&Path)) -> PathBuf {
     damage(&to);
     to
 }
+
+/// The JSON header of the checkpoint container at `path` (`NPZCKPT`, the header's length,
+/// the header), or `None` when it is not there or not whole yet.
+#[allow(dead_code)]
+pub fn container_header(path: &Path) -> Option<serde_json::Value> {
+    use std::io::Read;
+    let mut file = fs::File::open(path).ok()?;
+    let mut start = [0u8; 16];
+    file.read_exact(&mut start).ok()?;
+    if &start[..7] != b"NPZCKPT" {
+        return None;
+    }
+    let len = u64::from_le_bytes(start[8..16].try_into().ok()?);
+    let mut header = vec![0u8; usize::try_from(len).ok().filter(|&l| l < 1 << 24)?];
+    file.read_exact(&mut header).ok()?;
+    serde_json::from_slice(&header).ok()
+}
+
+/// The newest step saved in the two slots `ck/NAME.{0,1}.ckpt` (`step` reads it from a
+/// header), and its slot.
+#[allow(dead_code)]
+pub fn newest_slot(
+    ck: &Path,
+    name: &str,
+    step: fn(&serde_json::Value) -> Option<u64>,
+) -> Option<(u64, usize)> {
+    (0..2)
+        .filter_map(|slot| {
+            let header = container_header(&ck.join(format!("{name}.{slot}.ckpt")))?;
+            Some((step(&header)?, slot))
+        })
+        .max()
+}
+
+/// Runs `cmd`, a run that saves checkpoints, and kills it (SIGKILL, no cleanup, as a crashed
+/// machine) once `saved()` (the newest step its checkpoint holds) reaches `at`; `pid()`, given
+/// the child's id, says which process to kill (the child, or a peer it names). Debug builds
+/// have a hook for it, `NPUZZLE_KILL_AFTER_STEP`, that kills the process right after step
+/// `at`; release builds have none (`cargo test --release`), so the test watches the
+/// checkpoint folder from outside and kills when the step is there (then `at` or a few steps
+/// later: read the step from the folder afterwards). When the run ends before it could be
+/// killed (a fast release build), it is started again, up to 20 times, after `reset()`.
+#[allow(dead_code)]
+pub fn run_killed(
+    mut cmd: std::process::Command,
+    at: u64,
+    saved: impl Fn() -> Option<u64>,
+    pid: impl Fn(u32) -> Option<u32>,
+    reset: impl Fn(),
+) -> std::process::Output {
+    if cfg!(debug_assertions) {
+        return cmd
+            .env("NPUZZLE_KILL_AFTER_STEP", at.to_string())
+            .output()
+            .unwrap();
+    }
+    use std::process::Stdio;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    for _ in 0..20 {
+        reset();
+        let mut child = cmd.spawn().unwrap();
+        let mut killed = false;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                let output = std::process::Output {
+                    status,
+                    stdout: Vec::new(),
+                    stderr: Vec::new(),
+                };
+                if killed || !status.success() {
+                    return child_output(child, output);
+                }
+                break;
+            }
+            if !killed
+                && saved().is_some_and(|s| s >= at)
+                && let Some(p) = pid(child.id())
+            {
+                // SAFETY: sending a signal has no memory-safety preconditions.
+                unsafe { libc::kill(p as libc::pid_t, libc::SIGKILL) };
+                killed = true;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+    panic!("every run ended before its checkpoint of step {at} could be killed");
+}
+
+/// `output` with what `child` (ended) wrote on its pipes.
+fn child_output(
+    mut child: std::process::Child,
+    mut output: std::process::Output,
+) -> std::process::Output {
+    use std::io::Read;
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_end(&mut output.stdout);
+    }
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_end(&mut output.stderr);
+    }
+    output
+}

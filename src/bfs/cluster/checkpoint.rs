@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::state::{Deal, Held, Phase};
-use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job};
+use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job, Tuning};
 use crate::bfs::{DepthArray, Marking, StateMarks};
 use crate::durable::Start;
 use crate::durable::container;
@@ -42,6 +42,9 @@ struct Header {
     /// follow the depths in the body (8 bytes each, little-endian).
     #[serde(default)]
     listed: Vec<(u32, u64)>,
+    /// Boards per dealt block when the run set them ([`super::Tuning::block`]).
+    #[serde(default)]
+    block: Option<u64>,
     phase: Phase,
 }
 
@@ -53,6 +56,9 @@ fn single_tile() -> String {
 /// the frontier's codes under the across flag, `crate::bfs::step::LayerCodes::flagged`, which
 /// a run of format 4 would read as other layers).
 const FORMAT: u32 = 5;
+
+/// Where [`Checkpoints`] reads the time.
+pub(super) type Clock = Box<dyn Fn() -> Instant + Send>;
 
 /// One process's checkpoint files.
 pub(super) struct Checkpoints {
@@ -66,7 +72,11 @@ pub(super) struct Checkpoints {
     per_board: bool,
     search_rest: bool,
     table: bool,
+    /// [`super::Tuning::block`].
+    block: Option<u64>,
     every: CheckpointEvery,
+    /// The time now: [`Instant::now`] in a run, a clock the tests move by hand.
+    clock: Clock,
     /// When the last save ended (or the run started).
     last: Instant,
     /// How long the last save took.
@@ -74,16 +84,34 @@ pub(super) struct Checkpoints {
 }
 
 impl Checkpoints {
+    /// The files of process `process` of `processes` in `dir`, saved as `every` says.
     pub fn new<S: crate::bfs::StateSpace>(
+        dir: &Path,
+        every: CheckpointEvery,
+        (process, processes): (usize, usize),
+        job: &Job<S>,
+        tuning: Tuning,
+    ) -> Checkpoints {
+        let clock: Clock = Box::new(Instant::now);
+        let mut ck = Checkpoints::with_clock(dir, every, process, processes, job, clock);
+        ck.block = tuning.block;
+        ck
+    }
+
+    /// [`Checkpoints::new`] reading the time from `clock` (the run starts at its first
+    /// reading).
+    pub fn with_clock<S: crate::bfs::StateSpace>(
         dir: &Path,
         every: CheckpointEvery,
         process: usize,
         processes: usize,
         job: &Job<S>,
+        clock: Clock,
     ) -> Checkpoints {
         Checkpoints {
             every,
-            last: Instant::now(),
+            last: clock(),
+            clock,
             took: Duration::ZERO,
             dir: dir.to_path_buf(),
             process,
@@ -95,6 +123,7 @@ impl Checkpoints {
             per_board: job.per_board,
             search_rest: job.search_rest,
             table: job.marking == Marking::Depths,
+            block: None,
         }
     }
 
@@ -133,7 +162,7 @@ impl Checkpoints {
     /// Whether this process would save now, by its schedule (the processes then agree: one
     /// saves when any would).
     pub fn due(&self) -> bool {
-        let since = self.last.elapsed();
+        let since = (self.clock)().saturating_duration_since(self.last);
         match self.every {
             CheckpointEvery::Layer => true,
             CheckpointEvery::Interval(every) => since >= every,
@@ -144,7 +173,7 @@ impl Checkpoints {
     /// Writes the checkpoint of `phase.step` over the older of the two slots and syncs the
     /// folder; returns the bytes written and the time taken (the syncs included).
     pub fn save(&mut self, held: &Held, phase: &Phase) -> Result<(u64, Duration), ClusterError> {
-        let start = Instant::now();
+        let start = (self.clock)();
         let fail = |e: io::Error| self.error("cannot write a", e);
         let header = Header {
             format: FORMAT,
@@ -164,6 +193,7 @@ impl Checkpoints {
                 .iter()
                 .map(|(d, boards)| (*d, boards.len() as u64))
                 .collect(),
+            block: self.block,
             phase: phase.clone(),
         };
         let depth_bytes = if header.has_depths { header.len } else { 0 };
@@ -185,9 +215,14 @@ impl Checkpoints {
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
             .map_err(fail)?;
-        self.last = Instant::now();
-        self.took = self.last - start;
+        self.saved(start);
         Ok((body, self.took))
+    }
+
+    /// Records a save that began at `start` and ends now.
+    fn saved(&mut self, start: Instant) {
+        self.last = (self.clock)();
+        self.took = self.last.saturating_duration_since(start);
     }
 
     /// Refuses `header`, read from `path`, when it belongs to another run, naming the first
@@ -222,6 +257,11 @@ impl Checkpoints {
                 yes(self.search_rest),
             ),
             ("distance table (--table)", yes(h.table), yes(self.table)),
+            (
+                "block size",
+                format!("{:?}", h.block),
+                format!("{:?}", self.block),
+            ),
             (
                 "--processes",
                 h.processes.to_string(),
@@ -291,7 +331,7 @@ impl Checkpoints {
                 format!("step {step} names no space of this run"),
             )
         })?;
-        let deal = Deal::new(space_size, self.processes, self.process);
+        let deal = Deal::with_block(space_size, self.processes, self.process, self.block);
         let mut marks = StateMarks::try_new(deal.held()).map_err(super::out_of_memory)?;
         let depth_bytes = if h.has_depths { h.len } else { 0 };
         let listed_bytes = h
@@ -342,5 +382,131 @@ impl Checkpoints {
             },
             phase,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{Parity, ParitySpace, StateSpace};
+    use crate::board::Board;
+    use crate::shape::Shape;
+    use std::sync::{Arc, Mutex};
+
+    /// A clock moved by hand: `(clock, advance)`.
+    fn hand_clock() -> (Clock, impl Fn(u64)) {
+        let now = Arc::new(Mutex::new(Instant::now()));
+        let read = Arc::clone(&now);
+        let clock: Clock = Box::new(move || *read.lock().unwrap());
+        (clock, move |s: u64| {
+            *now.lock().unwrap() += Duration::from_secs(s)
+        })
+    }
+
+    fn job() -> Job<ParitySpace> {
+        let goal = Board::goal(Shape::new(2, 3).unwrap());
+        Job {
+            spaces: vec![ParitySpace::new(goal.shape(), Parity::of(&goal)).unwrap()],
+            goal,
+            metric: crate::metric::Metric::Stm,
+            per_board: false,
+            search_rest: false,
+            marking: Marking::Frontier,
+            listed: 0,
+        }
+    }
+
+    fn at(every: CheckpointEvery, clock: Clock) -> Checkpoints {
+        Checkpoints::with_clock(Path::new("unused"), every, 0, 1, &job(), clock)
+    }
+
+    /// `layer` saves after every layer; an interval after the first layer that ends at least
+    /// that long after the run started or the last save ended.
+    #[test]
+    fn the_layer_and_interval_schedules() {
+        let (clock, advance) = hand_clock();
+        let layer = at(CheckpointEvery::Layer, clock);
+        assert!(layer.due());
+        advance(1);
+        assert!(layer.due());
+        let (clock, advance) = hand_clock();
+        let mut every = at(CheckpointEvery::Interval(Duration::from_secs(600)), clock);
+        assert!(!every.due());
+        advance(599);
+        assert!(!every.due());
+        advance(1);
+        assert!(every.due());
+        // A save from t = 700 s to 705 s: the next is due 600 s after it ended.
+        advance(100);
+        let start = (every.clock)();
+        advance(5);
+        every.saved(start);
+        assert_eq!(every.took, Duration::from_secs(5));
+        advance(599);
+        assert!(!every.due());
+        advance(1);
+        assert!(every.due());
+    }
+
+    /// `auto`: the first save once [`AUTO_MIN`] has passed; after a save of `t`, the next
+    /// once `max(AUTO_MIN, AUTO_RATIO t)` has passed since it ended (a 10 s save: 90 s; a 2 s
+    /// save: 60 s).
+    #[test]
+    fn the_auto_schedule_waits_nine_saves_and_at_least_a_minute() {
+        assert_eq!((AUTO_MIN, AUTO_RATIO), (Duration::from_secs(60), 9));
+        let (clock, advance) = hand_clock();
+        let mut auto = at(CheckpointEvery::Auto, clock);
+        advance(59);
+        assert!(!auto.due());
+        advance(1);
+        assert!(auto.due());
+        let save = |auto: &mut Checkpoints, seconds: u64| {
+            let start = (auto.clock)();
+            advance(seconds);
+            auto.saved(start);
+        };
+        save(&mut auto, 10);
+        advance(89);
+        assert!(!auto.due());
+        advance(1);
+        assert!(auto.due());
+        save(&mut auto, 2);
+        advance(59);
+        assert!(!auto.due(), "at least a minute, not 18 s");
+        advance(1);
+        assert!(auto.due());
+    }
+
+    /// A real save reads the same clock: its duration is the clock's advance during it.
+    #[test]
+    fn a_save_is_timed_by_the_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let ticks = Arc::new(Mutex::new((Instant::now(), 0u32)));
+        let t = Arc::clone(&ticks);
+        // Every reading is 7 s after the one before.
+        let clock: Clock = Box::new(move || {
+            let mut t = t.lock().unwrap();
+            t.1 += 1;
+            t.0 + Duration::from_secs(7 * u64::from(t.1))
+        });
+        let job = job();
+        let mut ck = Checkpoints::with_clock(dir.path(), CheckpointEvery::Auto, 0, 1, &job, clock);
+        let _lock = ck.prepare(Start::New).unwrap();
+        let size = job.spaces[0].size();
+        let held = Held {
+            deal: Deal::new(size, 1, 0),
+            marks: StateMarks::new(size),
+            depths: None,
+        };
+        let (bytes, took) = ck.save(&held, &Phase::default()).unwrap();
+        assert_eq!(bytes, held.marks.word_bytes());
+        assert_eq!(took, Duration::from_secs(7));
+        // Due when 63 s (9 x 7) have passed since the save ended: readings go by 7 s.
+        let since_save = |ck: &Checkpoints| (0..20).take_while(|_| !ck.due()).count();
+        assert_eq!(
+            since_save(&ck),
+            8,
+            "due at the 9th reading, 63 s after the save"
+        );
     }
 }

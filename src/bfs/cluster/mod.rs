@@ -37,7 +37,7 @@
 //! **Distance tables** ([`Job::marking`] = [`Marking::Depths`]): the goal's BFS keeps each
 //! board's depth in the marks, as on one machine, and each process keeps its boards of the
 //! layers small enough to list. When the BFS ends, process 0 gathers the listed boards (checked
-//! against the layer sizes), then the marks in windows of 64 MiB of the whole table, each
+//! against the layer sizes), then the marks in windows of 16 MiB of the whole table, each
 //! process sending the parts of its blocks in the window, and streams them in index order to a
 //! [`MarksSink`]: one file, the same bytes as the one-machine table, whatever the number of
 //! processes (process 0 holds a window, not the table). The listed boards are saved in the
@@ -80,29 +80,74 @@ use crate::progress::Progress;
 use net::{Wire, install_panic_hook};
 use worker::{Setup, worker_main};
 
-/// Bytes of a distance table's marks process 0 gathers per round ([`MarksSink`]): it holds
-/// one window, and the messages of one. Debug builds use windows of an odd size, smaller
-/// than a block, so that the tests' small tables cross many windows and blocks.
-pub const TABLE_WINDOW: u64 = if cfg!(debug_assertions) {
-    40_000
-} else {
-    64 << 20
-};
-/// Bytes of outgoing indices a process buffers per worker thread before sending (at 8 bytes
-/// per neighbour, all of a window's neighbours counted: a bound, seldom reached).
+/// The shipped [`Tuning::table_window`]: bytes of a distance table's marks process 0 gathers
+/// per round ([`MarksSink`]): it holds one window, and the messages of one. 16 MiB: 4 rounds
+/// for the 60 MB table of 3x4 (so that the tests of the shipped sizes cross windows), 650 for
+/// the 10.9 GB of 2x7, each a gather of a few messages per process: small beside writing
+/// the bytes.
+pub const TABLE_WINDOW: u64 = 16 << 20;
+/// The shipped [`Tuning::send_budget`]: bytes of outgoing indices a process buffers per
+/// worker thread before sending (at 8 bytes per neighbour, all of a window's neighbours
+/// counted: a bound, seldom reached).
 ///
 /// It sets the window: 64 work items of 65,536 boards on a dense layer. Windows cost a
 /// send, a claim of what arrived and a wake of timely's network threads each: 3x4 over 2
 /// processes x 1 worker, alternating, medians of 5-6: 4.23 s with 8 MB, 4.00 s with 32 MB,
 /// 3.92 s with 128 MB, 3.91 s with 256 MB, 3.99 s with 1 GB (the last window's lists are
-/// claimed at the layer's end, after every other process has finished its own). Debug builds
-/// use 4 MB (2 work items on a dense layer), so that the tests' small boards cross many
-/// windows.
-pub(crate) const SEND_BUDGET: usize = if cfg!(debug_assertions) {
-    4 << 20
-} else {
-    128 << 20
-};
+/// claimed at the layer's end, after every other process has finished its own).
+pub const SEND_BUDGET: usize = 128 << 20;
+
+/// The sizes of a run's buffers and blocks. [`Tuning::default`] is what ships, in every build
+/// (debug builds, and so the tests through the command line, run these very sizes); the
+/// library's tests set small ones to cross many windows and blocks on small boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Bytes of outgoing indices a process buffers per worker thread before sending
+    /// ([`SEND_BUDGET`]); it sets the window of work items after which lists are sent.
+    pub send_budget: usize,
+    /// Bytes of a distance table's marks process 0 gathers per round ([`TABLE_WINDOW`]).
+    pub table_window: u64,
+    /// Boards per block of the deal (block `b` to process `b mod P`): `None`, the deal's own
+    /// choice (a power of two of at least 65,536 boards, about 16 blocks per process);
+    /// `Some(b)`, `b` boards, a power of two of at least 32 (one word of marks; a dense scan's
+    /// work item is then one block), so that many block edges fall on a small board.
+    pub block: Option<u64>,
+    /// The library's tests: process `.0` sleeps `.1` after each window (a slow host).
+    #[cfg(test)]
+    pub(crate) pause: Option<(usize, Duration)>,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            send_budget: SEND_BUDGET,
+            table_window: TABLE_WINDOW,
+            block: None,
+            #[cfg(test)]
+            pause: None,
+        }
+    }
+}
+
+impl Tuning {
+    /// Checks the sizes.
+    ///
+    /// # Errors
+    /// A one-line message for a zero budget or window, or a block that is not a power of two
+    /// of at least 32 boards.
+    pub fn check(&self) -> Result<(), String> {
+        if self.send_budget == 0 || self.table_window == 0 {
+            return Err("the send budget and the table window must be at least 1 byte".into());
+        }
+        match self.block {
+            Some(b) if !b.is_power_of_two() || b < 32 => Err(format!(
+                "a block of {b} boards: blocks are a power of two of at least 32 boards"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// How long a waiting worker parks before it looks for a failure again.
 const PARK: Duration = Duration::from_millis(20);
 
@@ -136,6 +181,8 @@ pub struct Cluster {
     pub key: Option<SharedKey>,
     /// Whether this process's worker threads are bound to cores ([`Cluster::cores`]).
     pub bind: Bind,
+    /// Buffer and block sizes (every process of a run must use the same).
+    pub tuning: Tuning,
 }
 
 /// Whether a process binds its worker threads to cores, as MPI launchers bind their ranks
@@ -207,6 +254,7 @@ impl Cluster {
             stall_timeout: DEFAULT_STALL,
             key: None,
             bind: Bind::Auto,
+            tuning: Tuning::default(),
         }
     }
 
@@ -432,6 +480,46 @@ pub struct Traffic {
     /// once, each its own share).
     #[serde(default)]
     pub save_micros: u64,
+    /// The most bytes of other processes' lists that any process held received and not yet
+    /// claimed (those it had taken from timely; the rest of what was in flight to it is in
+    /// `peak_in_flight`).
+    #[serde(default)]
+    pub peak_unclaimed: u64,
+    /// The most bytes of lists any process had sent to one other and not yet had
+    /// acknowledged (at most [`credit`], or one list when nothing was outstanding).
+    #[serde(default)]
+    pub peak_in_flight: u64,
+    /// What any process may hold of the others' lists, received and not yet claimed:
+    /// [`received_bound`] (bytes; 0 for one process).
+    #[serde(default)]
+    pub received_bound: u64,
+}
+
+/// Bytes of lists a process may have sent to one other and not yet had acknowledged (the
+/// receiver acknowledges a list once it has claimed it), for `workers` threads on spaces of
+/// at most `degree` neighbours a board: one window's lists at most, `max(send_budget, item x
+/// degree x 8) x workers` plus a chunk's header, `item` being the boards of a work item
+/// (65,536, or a smaller block); at the shipped sizes and `degree` up to 256, `SEND_BUDGET x
+/// workers`: 128 MiB a worker. A list is sent when it fits in what is left, or when nothing is
+/// outstanding, so no more than this is ever outstanding.
+pub fn credit(tuning: &Tuning, workers: usize, degree: usize) -> u64 {
+    let boards = tuning.block.map_or(state::ITEM, |b| b.min(state::ITEM));
+    let item = boards as usize * degree * 8;
+    let window = (tuning.send_budget * workers / item.max(1)).max(workers) * item;
+    let budget = tuning.send_budget * workers;
+    budget.max(window) as u64 + 64
+}
+
+/// Bytes of the other processes' lists one process of `cluster` may hold, received and not
+/// yet claimed (in timely's buffers or its own), on spaces of at most `degree` neighbours a
+/// board: `(processes - 1) x` [`credit`]. Part of the memory plan
+/// (`crate::analysis::cluster_bytes`).
+pub fn received_bound(cluster: &Cluster, degree: usize) -> u64 {
+    (cluster.processes.max(1) as u64 - 1).saturating_mul(credit(
+        &cluster.tuning,
+        cluster.workers,
+        degree,
+    ))
 }
 
 /// Why a distributed run stopped.
@@ -520,6 +608,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             "--processes and --workers must be at least 1".into(),
         ));
     }
+    cluster.tuning.check().map_err(ClusterError::Config)?;
     if cluster.process >= cluster.processes {
         return Err(ClusterError::Config(format!(
             "--process {} is out of range for --processes {} (0..{})",
@@ -592,6 +681,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             cluster.cores(&allowed)
         },
         stall_timeout: cluster.stall_timeout,
+        tuning: cluster.tuning,
         wires: (0..cluster.processes)
             .map(|p| match cluster.same_host(p) {
                 true => Wire::AsFound,
@@ -806,6 +896,7 @@ fn from_sockets(sockets: Vec<Option<std::net::TcpStream>>, me: usize) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bfs::StateIndex;
     use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
     use crate::progress::NoProgress;
     use crate::shape::Shape;
@@ -824,6 +915,160 @@ mod tests {
             marking: Marking::Frontier,
             listed: 0,
         }
+    }
+
+    /// Process 0's sink of a distance table: every byte, and whether it ended.
+    #[derive(Clone, Default)]
+    struct Collect(Arc<Mutex<(Vec<u8>, bool)>>);
+
+    impl MarksSink for Collect {
+        fn begin(
+            &mut self,
+            _: &[u64],
+            _: u64,
+            _: &[(u32, Vec<StateIndex>)],
+        ) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+            self.0.lock().unwrap().0.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn end(&mut self) -> std::io::Result<()> {
+            self.0.lock().unwrap().1 = true;
+            Ok(())
+        }
+    }
+
+    /// Hands on the address a process announces ("listens on ...").
+    struct Announce(Mutex<mpsc::Sender<String>>);
+
+    impl Progress for Announce {
+        fn begin(&self, _: &str, _: u64, _: &str) {}
+        fn update(&self, _: u64, _: &str) {}
+        fn end(&self) {}
+        fn warn(&self, line: &str) {
+            if let Some(rest) = line.split(" listens on ").nth(1)
+                && let Some(address) = rest.split_whitespace().next()
+            {
+                let _ = self.0.lock().unwrap().send(address.to_string());
+            }
+        }
+    }
+
+    /// Runs `job` on `processes` processes of `workers` threads over loopback, each process a
+    /// thread of this test started once the ones before it listen, every one with `tuning`
+    /// (and `more` applied to its [`Cluster`]); returns process 0's outcome and, under
+    /// [`Marking::Depths`], the table it streamed.
+    fn loopback<S: StateSpace + Clone + Send + 'static>(
+        job: &Job<S>,
+        processes: usize,
+        workers: usize,
+        tuning: Tuning,
+        more: impl Fn(usize, &mut Cluster),
+    ) -> (Outcome, Option<Vec<u8>>) {
+        let sink = Collect::default();
+        let mut known: Vec<String> = Vec::new();
+        let mut threads = Vec::new();
+        for p in 0..processes {
+            let mut cluster = Cluster {
+                processes,
+                process: p,
+                addresses: (0..processes)
+                    .map(|i| known.get(i).cloned().unwrap_or("127.0.0.1:0".into()))
+                    .collect(),
+                tuning,
+                ..Cluster::local(workers)
+            };
+            more(p, &mut cluster);
+            let (tx, rx) = mpsc::channel();
+            let job = job.clone();
+            let table = (p == 0 && job.marking == Marking::Depths)
+                .then(|| Box::new(sink.clone()) as Box<dyn MarksSink>);
+            threads.push(std::thread::spawn(move || {
+                run(&cluster, job, &Announce(Mutex::new(tx)), table)
+            }));
+            if p + 1 < processes {
+                known.push(rx.recv_timeout(Duration::from_secs(30)).unwrap());
+            }
+        }
+        let mut outcomes: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        for (p, o) in outcomes.iter().enumerate().skip(1) {
+            assert!(matches!(o, Ok(None)), "process {p}: {o:?}");
+        }
+        let outcome = outcomes.swap_remove(0).unwrap().unwrap();
+        let table = (job.marking == Marking::Depths).then(|| {
+            let (bytes, ended) = std::mem::take(&mut *sink.0.lock().unwrap());
+            assert!(ended);
+            bytes
+        });
+        (outcome, table)
+    }
+
+    /// Small blocks (32 and 256 boards: 5,670 and 709 block edges in a class of 3x3, every
+    /// one a place where a lane move crosses to another process), small windows (a send
+    /// budget of 4 KiB: a few items) and a small table window (1,000 bytes, 46 rounds), on 2
+    /// and 3 processes of 1 and 2 threads: the 3x3 layer sizes (A089473), antipodes,
+    /// components, per-board depths and the distance table of one process with the shipped
+    /// sizes.
+    #[test]
+    fn small_blocks_and_windows_give_the_shipped_results() {
+        let goal = Board::goal(Shape::new(3, 3).unwrap());
+        let mut job = parity_job(&goal, true, true);
+        let mut table_job = parity_job(&goal, false, false);
+        table_job.marking = Marking::Depths;
+        table_job.listed = 1000;
+        job.spaces.truncate(2);
+        let (want, _) = loopback(&job, 1, 1, Tuning::default(), |_, _| {});
+        let (_, want_table) = loopback(&table_job, 1, 1, Tuning::default(), |_, _| {});
+        assert_eq!(want.layer_sizes, crate::published::A089473);
+        for (processes, workers, block) in [(2, 1, 32), (3, 2, 256), (2, 2, 32)] {
+            let tuning = Tuning {
+                send_budget: 4096,
+                table_window: 1000,
+                block: Some(block),
+                ..Tuning::default()
+            };
+            let (got, _) = loopback(&job, processes, workers, tuning, |_, _| {});
+            let what = format!("{processes} x {workers}, blocks of {block}");
+            assert_eq!(got.layer_sizes, want.layer_sizes, "{what}");
+            assert_eq!(got.antipodes, want.antipodes, "{what}");
+            assert_eq!(got.components, want.components, "{what}");
+            assert!(got.depths == want.depths, "{what}: per-board depths differ");
+            assert!(got.traffic.sent_indices > 0);
+            let (_, table) = loopback(&table_job, processes, workers, tuning, |_, _| {});
+            assert!(table == want_table, "{what}: the table differs");
+        }
+    }
+
+    /// Back-pressure: process 1 of 3 pauses after each of its windows (a loaded host), so the
+    /// others finish their windows first; each keeps at most one credit (a window's lists) of
+    /// unacknowledged lists to it, so what process 1 holds received and unclaimed stays
+    /// within the bound of the memory plan ([`received_bound`]), far below what the others
+    /// send it in a layer; the results are the one-process run's.
+    #[test]
+    fn a_slow_process_holds_no_more_than_its_credit() {
+        let goal = Board::goal(Shape::new(3, 3).unwrap());
+        let job = parity_job(&goal, true, false);
+        let (want, _) = loopback(&job, 1, 1, Tuning::default(), |_, _| {});
+        let tuning = Tuning {
+            send_budget: 1024,
+            block: Some(32),
+            pause: Some((1, Duration::from_micros(300))),
+            ..Tuning::default()
+        };
+        let (got, _) = loopback(&job, 3, 1, tuning, |_, _| {});
+        assert_eq!(got.layer_sizes, want.layer_sizes);
+        assert!(got.depths == want.depths, "per-board depths differ");
+        let t = got.traffic;
+        // One window: 32 boards, 4 neighbours, 8 bytes each (or the budget of 1 KiB).
+        assert_eq!(credit(&tuning, 1, 4), 1024 + 64);
+        assert_eq!(t.received_bound, 2 * (1024 + 64));
+        assert!(t.peak_in_flight <= 1024 + 64, "{t:?}");
+        assert!(t.peak_unclaimed <= t.received_bound, "{t:?}");
+        // The others sent far more than the bound: it held.
+        assert!(t.sent_bytes > 20 * t.received_bound, "{t:?}");
+        assert!(t.peak_unclaimed > 0 && t.peak_in_flight > 0, "{t:?}");
     }
 
     /// `--bind auto`: processes sharing a host take consecutive runs of the allowed cores,

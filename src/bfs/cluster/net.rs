@@ -1,6 +1,8 @@
 //! The transport of the distributed driver: a channel of timely's communication layer for the
 //! lists of board indices to claim (sent as each window of a layer ends, each process's last
-//! list of a round followed by an end marker), one timely dataflow per process with an input
+//! list of a round followed by an end marker, each list acknowledged by its receiver once
+//! claimed: a sender keeps at most [`Net::credit`] bytes unacknowledged per receiver), one
+//! timely dataflow per process with an input
 //! of control messages exchanged by target process and a probe that tells when a round's
 //! control messages have all been delivered, and the panic hook that turns timely's network
 //! panics into an error.
@@ -71,8 +73,9 @@ pub(super) struct Sink {
 }
 
 /// One message of the claims channel: the round (`u64`, little-endian), the sending process
-/// (`u32`), the kind ([`LIST`], [`SORTED`] or [`END`]), then for a list its payload (local
-/// indices of the receiver, written as its kind says: see [`Wire`]).
+/// (`u32`), the kind ([`LIST`], [`SORTED`], [`END`] or [`ACK`]), then for a list its payload
+/// (local indices of the receiver, written as its kind says: see [`Wire`]), for an
+/// acknowledgement the bytes of lists claimed (`u64`).
 pub(super) enum Chunk {
     /// Built here, to be sent.
     Owned(Vec<u8>),
@@ -88,6 +91,9 @@ const LIST: u8 = 0;
 const END: u8 = 1;
 /// A [`Chunk`] holding a list of indices sorted and gap-encoded ([`Wire::Sorted`]).
 const SORTED: u8 = 2;
+/// A [`Chunk`] returning credit: its receiver may send that many more bytes of lists to its
+/// sender, which has claimed them.
+const ACK: u8 = 3;
 
 /// How a process writes its lists of indices to another: chosen by the sender for each
 /// receiver, and named by each chunk's kind, so the receiver needs no agreement to read them.
@@ -209,6 +215,15 @@ pub(super) struct Net<'w> {
     pub traffic: Traffic,
     /// How long [`Net::sync`] waits without a message before it gives up.
     stall: Duration,
+    /// Bytes of lists (whole chunks) this process may have sent to one process and not yet
+    /// had acknowledged: what any process holds of another's lists, received and not yet
+    /// claimed, in timely's buffers or here ([`super::received_bound`]). A list is sent
+    /// when it fits, or when nothing is outstanding.
+    pub credit: u64,
+    /// Per process: bytes of lists sent to it and not yet acknowledged.
+    outstanding: Vec<u64>,
+    /// Bytes of lists received here (in [`Net::lists`] or taken) and not yet released.
+    unclaimed: u64,
 }
 
 impl<'w> Net<'w> {
@@ -252,6 +267,9 @@ impl<'w> Net<'w> {
             peers,
             traffic: Traffic::default(),
             stall,
+            credit: u64::MAX,
+            outstanding: vec![0; peers],
+            unclaimed: 0,
         }
     }
 
@@ -277,13 +295,102 @@ impl<'w> Net<'w> {
         while let Some(chunk) = self.from.pull().take() {
             self.sink.arrivals.set(self.sink.arrivals.get() + 1);
             match chunk.header() {
-                Some((round, _, LIST | SORTED)) => self.lists.push((round, chunk)),
+                Some((round, _, LIST | SORTED)) => {
+                    self.unclaimed += chunk.length_in_bytes() as u64;
+                    self.traffic.peak_unclaimed = self.traffic.peak_unclaimed.max(self.unclaimed);
+                    self.lists.push((round, chunk));
+                }
                 Some((round, sender, END)) if sender < self.peers => {
                     self.ended[sender] = Some(round);
+                }
+                Some((_, sender, ACK)) if sender < self.peers && chunk.payload().len() == 8 => {
+                    // Credit for more than was sent cannot be right.
+                    match self.outstanding[sender].checked_sub(read_u64(chunk.payload())) {
+                        Some(left) => self.outstanding[sender] = left,
+                        None => self.corrupt = true,
+                    }
                 }
                 _ => self.corrupt = true,
             }
         }
+    }
+
+    /// Whether a list of `len` bytes to process `target` must wait for credit: something is
+    /// outstanding there, and the list does not fit in what is left of [`Net::credit`].
+    pub fn needs_credit(&self, target: usize, len: usize) -> bool {
+        let out = self.outstanding[target];
+        out > 0 && out.saturating_add(len as u64) > self.credit
+    }
+
+    /// Releases lists taken by [`Net::take_claims`] once claimed: acknowledges their bytes to
+    /// each sender (which may then send as much again), and drops them.
+    pub fn release(&mut self, claimed: Vec<Chunk>) {
+        let mut by_sender = vec![0u64; self.peers];
+        for chunk in &claimed {
+            if let Some((_, sender, _)) = chunk.header()
+                && sender < self.peers
+            {
+                by_sender[sender] += chunk.length_in_bytes() as u64;
+            }
+        }
+        drop(claimed);
+        let (me, round) = (self.me, self.round);
+        for (p, bytes) in by_sender.into_iter().enumerate() {
+            if bytes > 0 {
+                self.unclaimed = self.unclaimed.saturating_sub(bytes);
+                let mut ack = Chunk::header_bytes(round, me, ACK, 8);
+                ack.extend_from_slice(&bytes.to_le_bytes());
+                self.push_chunk(p, ack);
+            }
+        }
+    }
+
+    /// Whether every other process has ended its lists of round `round` ([`Net::end`]).
+    pub fn all_ended(&self, round: u64) -> bool {
+        (0..self.peers).all(|p| p == self.me || self.ended[p].is_some_and(|r| r >= round))
+    }
+
+    /// Ends this process's lists of round `round`: an end marker to every other process
+    /// (every list of the round has arrived at a process once it holds every other's marker,
+    /// a channel delivering in order).
+    pub fn end(&mut self, round: u64) {
+        let me = self.me;
+        for p in (0..self.peers).filter(|&p| p != me) {
+            self.push_chunk(p, Chunk::header_bytes(round, me, END, 0));
+        }
+        self.step();
+    }
+
+    /// One wait for messages (parked up to [`PARK`] until one arrives), filing what came;
+    /// `seen` holds the arrivals counted and when they last changed, from [`Net::waiting`].
+    ///
+    /// # Errors
+    /// As [`Net::sync`]: a failure elsewhere, a corrupt chunk, or no message for the stall
+    /// timeout.
+    pub fn wait_step(&mut self, seen: &mut (u64, Instant)) -> Result<(), ClusterError> {
+        self.check()?;
+        self.worker.step_or_park(Some(PARK));
+        self.pull_chunks();
+        let arrivals = self.sink.arrivals.get();
+        if arrivals != seen.0 {
+            *seen = (arrivals, Instant::now());
+        } else if seen.1.elapsed() > self.stall {
+            let message = format!(
+                "no message from the other processes for {} s (--stall-timeout) while \
+                 process {} waited at round {}: a peer stopped, froze or was cut off",
+                self.stall.as_secs(),
+                self.me,
+                self.round
+            );
+            self.shared.fail(message.clone());
+            return Err(ClusterError::Peer(message));
+        }
+        Ok(())
+    }
+
+    /// The start of a wait of [`Net::wait_step`]s.
+    pub fn waiting(&self) -> (u64, Instant) {
+        (self.sink.arrivals.get(), Instant::now())
     }
 
     /// Takes the lists of indices of round `round` delivered so far (later rounds' lists,
@@ -292,23 +399,6 @@ impl<'w> Net<'w> {
         let (now, later): (Vec<_>, Vec<_>) = self.lists.drain(..).partition(|(r, _)| *r <= round);
         self.lists = later;
         now.into_iter().map(|(_, c)| c).collect()
-    }
-
-    /// Ends this process's lists of round `round` (an end marker to every other process),
-    /// then waits until every other process has ended its own: every list of the round has
-    /// then arrived (a channel delivers in order).
-    ///
-    /// # Errors
-    /// As [`Net::sync`].
-    pub fn end_claims(&mut self, round: u64) -> Result<(), ClusterError> {
-        let me = self.me;
-        for p in (0..self.peers).filter(|&p| p != me) {
-            self.push_chunk(p, Chunk::header_bytes(round, me, END, 0));
-        }
-        self.step();
-        self.wait_while(|net| {
-            (0..net.peers).any(|p| p != net.me && net.ended[p].is_none_or(|r| r < round))
-        })
     }
 
     /// Hands `bytes` (a whole chunk) to timely for process `target`; it goes out at the next
@@ -324,25 +414,9 @@ impl<'w> Net<'w> {
     /// [`ClusterError::Peer`] when another thread or process failed, a corrupt chunk arrived,
     /// or no message arrived for the stall timeout (a peer stopped or frozen).
     fn wait_while(&mut self, waiting: impl Fn(&Net<'_>) -> bool) -> Result<(), ClusterError> {
-        let mut seen = (self.sink.arrivals.get(), Instant::now());
+        let mut seen = self.waiting();
         while waiting(self) {
-            self.check()?;
-            self.worker.step_or_park(Some(PARK));
-            self.pull_chunks();
-            let arrivals = self.sink.arrivals.get();
-            if arrivals != seen.0 {
-                seen = (arrivals, Instant::now());
-            } else if seen.1.elapsed() > self.stall {
-                let message = format!(
-                    "no message from the other processes for {} s (--stall-timeout) while \
-                     process {} waited at round {}: a peer stopped, froze or was cut off",
-                    self.stall.as_secs(),
-                    self.me,
-                    self.round
-                );
-                self.shared.fail(message.clone());
-                return Err(ClusterError::Peer(message));
-            }
+            self.wait_step(&mut seen)?;
         }
         Ok(())
     }
@@ -409,17 +483,16 @@ impl<'w> Net<'w> {
         })
     }
 
-    /// Sends the indices of `parts` (local indices of process `target`, in any order, each
-    /// below `held`, the size of its share) to process `target`, written as `wire` says
-    /// (`sorted` and `scratch`: the sort's buffers, reused). It goes out at the next
-    /// [`Net::step`], tagged with the current round.
-    pub fn send_indices(
+    /// The chunk of the indices of `parts` (local indices of process `target`, in any order,
+    /// each below `held`, the size of its share) for process `target`, written as `wire` says
+    /// (`sorted` and `scratch`: the sort's buffers, reused), tagged with the current round;
+    /// `None` when there is none. Counted as sent; [`Net::send_list`] sends it.
+    pub fn list_of(
         &mut self,
-        target: usize,
         parts: &[Vec<u64>],
         (held, wire): (u64, Wire),
         (sorted, scratch): (&mut Vec<u64>, &mut Vec<u64>),
-    ) {
+    ) -> Option<Vec<u8>> {
         let count: usize = parts.iter().map(Vec::len).sum();
         let (bytes, count) = match wire {
             Wire::AsFound => {
@@ -431,9 +504,7 @@ impl<'w> Net<'w> {
             Wire::Sorted => {
                 radix_sort(parts, index_bits(held), sorted, scratch);
                 sorted.dedup();
-                let Some(&first) = sorted.first() else {
-                    return;
-                };
+                let &first = sorted.first()?;
                 let mut bytes = Chunk::header_bytes(self.round, self.me, SORTED, count + 8);
                 bytes.extend_from_slice(&first.to_le_bytes());
                 encode_sorted(&sorted[1..], first, &mut bytes);
@@ -442,6 +513,14 @@ impl<'w> Net<'w> {
         };
         self.traffic.sent_indices += count as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
+        Some(bytes)
+    }
+
+    /// Sends a list from [`Net::list_of`] to process `target` (after [`Net::needs_credit`]
+    /// said it may go): it goes out at the next [`Net::step`].
+    pub fn send_list(&mut self, target: usize, bytes: Vec<u8>) {
+        self.outstanding[target] += bytes.len() as u64;
+        self.traffic.peak_in_flight = self.traffic.peak_in_flight.max(self.outstanding[target]);
         self.push_chunk(target, bytes);
     }
 }

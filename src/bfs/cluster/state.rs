@@ -41,6 +41,9 @@ pub(super) struct Deal {
     pub peers: u64,
     pub me: u64,
     pub block: u64,
+    /// Boards per work item of a dense scan: [`ITEM`], or the block when smaller (no item
+    /// straddles two blocks).
+    pub item: u64,
     /// `log2(block)` when `block` is a power of two (shifts instead of divisions).
     shift: Option<u32>,
     /// `peers`, for a division by a multiply and a shift: [`Deal::locate`] runs for every
@@ -61,18 +64,26 @@ impl Eq for Deal {}
 
 impl Deal {
     /// The deal of a space of `size` boards among `peers` processes, seen from `me`.
+    #[cfg(test)]
     pub fn new(size: u64, peers: usize, me: usize) -> Deal {
+        Deal::with_block(size, peers, me, None)
+    }
+
+    /// [`Deal::new`] with blocks of `block` boards when given (a power of two of at least 32,
+    /// [`super::Tuning::block`]), else of the deal's own choice.
+    pub fn with_block(size: u64, peers: usize, me: usize, block: Option<u64>) -> Deal {
         let peers = peers.max(1) as u64;
         // About 16 blocks per process, a power of two of at least one item (and no more
         // than a contiguous share).
         let contiguous = size.div_ceil(peers).div_ceil(ITEM).max(1) * ITEM;
         let sixteenth = (size / (16 * peers)).max(ITEM);
-        let block = (1u64 << sixteenth.ilog2()).min(contiguous);
+        let block = block.unwrap_or_else(|| (1u64 << sixteenth.ilog2()).min(contiguous));
         Deal {
             size,
             peers,
             me: me as u64,
             block,
+            item: block.min(ITEM),
             shift: block.is_power_of_two().then(|| block.trailing_zeros()),
             by_peers: StrengthReducedU64::new(peers),
         }
@@ -193,11 +204,15 @@ mod tests {
     /// boundaries and peer counts that are and are not powers of two.
     #[test]
     fn the_deal_is_a_partition_with_inverse_numberings() {
-        for size in [1, 31, ITEM - 1, ITEM, ITEM + 1, 5 * ITEM + 7, 8 * ITEM] {
+        let sizes = [1, 31, ITEM - 1, ITEM, ITEM + 1, 5 * ITEM + 7, 8 * ITEM];
+        let blocks = [None, Some(32), Some(64), Some(1 << 12)];
+        for (size, block) in sizes.into_iter().flat_map(|s| blocks.map(|b| (s, b))) {
             for peers in 1..=5usize {
-                let deals: Vec<Deal> = (0..peers).map(|g| Deal::new(size, peers, g)).collect();
+                let deals: Vec<Deal> = (0..peers)
+                    .map(|g| Deal::with_block(size, peers, g, block))
+                    .collect();
                 let held: u64 = deals.iter().map(Deal::held).sum();
-                assert_eq!(held, size, "size {size}, {peers} peers");
+                assert_eq!(held, size, "size {size}, {peers} peers, {block:?}");
                 let mut seen = vec![0u8; size as usize];
                 for d in &deals {
                     for l in 0..d.held() {
@@ -208,7 +223,10 @@ mod tests {
                         seen[i as usize] += 1;
                     }
                 }
-                assert!(seen.iter().all(|&c| c == 1), "size {size}, {peers} peers");
+                assert!(
+                    seen.iter().all(|&c| c == 1),
+                    "size {size}, {peers} peers {block:?}"
+                );
             }
         }
     }

@@ -11,10 +11,7 @@ use timely::worker::Worker;
 use super::checkpoint::Checkpoints;
 use super::net::{Chunk, Net, Wire, corrupt_from, index_width, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
-use super::{
-    ClusterError, Event, Job, MarksSink, Outcome, SEND_BUDGET, Shared, TABLE_WINDOW, Traffic,
-    out_of_memory,
-};
+use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::driver;
 use crate::bfs::marks::FIELDS_PER_WORD;
@@ -26,11 +23,9 @@ use crate::durable::fault_injection;
 /// Largest message of depths (or of a distance table's marks) sent to process 0 at the end.
 const GATHER_CHUNK: usize = 16 << 20;
 const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
-/// Words per parallel work item of a dense scan: one block of the deal (65,536 boards).
-const CHUNK_WORDS: usize = (ITEM / FIELDS_PER_WORD) as usize;
 /// Received indices claimed at once (their words prefetched together).
 const CLAIM_BATCH: usize = 2048;
-/// Frontier boards of a list per parallel work item.
+/// Frontier boards of a list per parallel work item (or a dense scan's item, when smaller).
 const CHUNK_LIST: usize = 4096;
 
 /// What the process's worker needs to know.
@@ -45,6 +40,8 @@ pub(super) struct Setup<S> {
     pub cores: Option<Vec<usize>>,
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
+    /// Buffer and block sizes.
+    pub tuning: super::Tuning,
     /// How this process writes its lists to each process ([`super::Cluster::same_host`]).
     pub wires: Vec<Wire>,
     /// Process 0's sink for the distance table ([`Marking::Depths`]).
@@ -284,6 +281,11 @@ struct Walk<'a, S: StateSpace> {
     listed: u64,
     /// How this process writes its lists to each process.
     wires: &'a [Wire],
+    /// Bytes of outgoing indices buffered per thread before a send ([`super::Tuning`]).
+    send_budget: usize,
+    /// A pause after each window ([`super::Tuning::pause`]: a slow process, in tests).
+    #[cfg(test)]
+    pause: Option<std::time::Duration>,
 }
 
 impl<S: StateSpace> Walk<'_, S> {
@@ -303,22 +305,27 @@ impl<S: StateSpace> Walk<'_, S> {
         let round = net.round;
         let peers = net.peers;
         let me = net.me;
+        // Words per work item of a dense scan: one item of the deal (at most a block).
+        let chunk_words = (held.deal.item / FIELDS_PER_WORD) as usize;
+        // Boards of a list per work item: at most a dense item's, so that a window's lists
+        // stay within [`super::credit`].
+        let chunk_list = CHUNK_LIST.min(held.deal.item as usize);
         let items = match list {
-            Some(l) => l.len().div_ceil(CHUNK_LIST),
-            None => held.marks.words().len().div_ceil(CHUNK_WORDS),
+            Some(l) => l.len().div_ceil(chunk_list),
+            None => held.marks.words().len().div_ceil(chunk_words),
         };
         // A window's neighbours for other processes stay within the send budget (at most
         // 4 per board, 8 bytes each).
         let per_item = match list {
-            Some(_) => CHUNK_LIST,
-            None => CHUNK_WORDS * FIELDS_PER_WORD as usize,
+            Some(_) => chunk_list,
+            None => held.deal.item as usize,
         } * self.space.degree()
             * 8;
         // One process sends nothing: one window, so that its threads never wait for each
         // other at a window's end.
         let window = match peers {
             1 => items.max(1),
-            _ => (SEND_BUDGET * self.threads / per_item).max(self.threads),
+            _ => (self.send_budget * self.threads / per_item).max(self.threads),
         };
         let lanes = self.lanes.map(|l| (l, size));
         let codes = LayerCodes::flagged(self.marking.0, self.space, self.marking.1, depth);
@@ -359,7 +366,7 @@ impl<S: StateSpace> Walk<'_, S> {
                             match list {
                                 Some(l) => {
                                     let chunk = &l
-                                        [item * CHUNK_LIST..((item + 1) * CHUNK_LIST).min(l.len())];
+                                        [item * chunk_list..((item + 1) * chunk_list).min(l.len())];
                                     for &r in chunk {
                                         expander.push(r);
                                         let local = StateIndex(held.deal.local(r.0));
@@ -368,9 +375,9 @@ impl<S: StateSpace> Walk<'_, S> {
                                 }
                                 None => {
                                     let words = held.marks.words();
-                                    let w = &words[item * CHUNK_WORDS
-                                        ..((item + 1) * CHUNK_WORDS).min(words.len())];
-                                    let first = held.deal.global(item as u64 * ITEM);
+                                    let w = &words[item * chunk_words
+                                        ..((item + 1) * chunk_words).min(words.len())];
+                                    let first = held.deal.global(item as u64 * held.deal.item);
                                     step::scan(
                                         w,
                                         first,
@@ -414,19 +421,36 @@ impl<S: StateSpace> Walk<'_, S> {
                 }
                 // Local indices of process `p`, below its share's size.
                 let to = (held.deal.of(p).held(), self.wires[p]);
-                net.send_indices(p, &parts, to, (&mut sorted, &mut scratch));
+                let Some(bytes) = net.list_of(&parts, to, (&mut sorted, &mut scratch)) else {
+                    continue;
+                };
+                drop(parts);
+                // Back-pressure: while `p` holds its credit's worth of this process's lists
+                // unclaimed, claim what the others sent (so that no two processes wait for
+                // each other) until it acknowledges some.
+                let mut seen = net.waiting();
+                while net.needs_credit(p, bytes.len()) {
+                    net.wait_step(&mut seen)?;
+                    self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
+                }
+                net.send_list(p, bytes);
             }
             net.step();
-            let received = net.take_claims(round);
-            if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
-                return Err(corrupt());
+            #[cfg(test)]
+            if let Some(pause) = self.pause {
+                std::thread::sleep(pause);
             }
+            self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         }
-        net.end_claims(round)?;
-        let received = net.take_claims(round);
-        if self.apply(held, claims, keep_next, received, &mut out, &mut collect) {
-            return Err(corrupt());
+        // Every list of the round has arrived once every other process's end marker has;
+        // until then, claim what comes (a process waiting for credit waits on these claims).
+        net.end(round);
+        let mut seen = net.waiting();
+        while !net.all_ended(round) {
+            net.wait_step(&mut seen)?;
+            self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         }
+        self.claim_received(net, held, claims, keep_next, &mut out, &mut collect)?;
         if let Some(n) = &mut out.next {
             self.pool.install(|| n.par_sort_unstable());
         }
@@ -467,6 +491,28 @@ impl<S: StateSpace> Walk<'_, S> {
         (step, expanded)
     }
 
+    /// Claims the lists of this round that have arrived ([`Walk::apply`]) and acknowledges
+    /// them to their senders ([`Net::release`]).
+    ///
+    /// # Errors
+    /// [`ClusterError::Peer`] when a list is corrupt.
+    fn claim_received(
+        &self,
+        net: &mut Net<'_>,
+        held: &Held,
+        claims: (u32, u64, bool),
+        keep_next: bool,
+        out: &mut Step,
+        collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
+    ) -> Result<(), ClusterError> {
+        let received = net.take_claims(net.round);
+        if self.apply(held, claims, keep_next, &received, out, collect) {
+            return Err(corrupt());
+        }
+        net.release(received);
+        Ok(())
+    }
+
     /// Claims the lists of indices that other processes sent (in parallel); true when one
     /// is corrupt.
     #[allow(clippy::too_many_arguments)]
@@ -475,7 +521,7 @@ impl<S: StateSpace> Walk<'_, S> {
         held: &Held,
         claims: (u32, u64, bool),
         keep_next: bool,
-        received: Vec<Chunk>,
+        received: &[Chunk],
         out: &mut Step,
         collect: &mut impl FnMut(&mut Step, Routed<'_>) -> bool,
     ) -> bool {
@@ -548,11 +594,13 @@ fn place_depths(
     let theirs = deal.of(sender);
     let at = read_u64(chunk);
     let len = (chunk.len() - 8) as u64;
-    if at % ITEM != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
+    // Whole items, each within one block.
+    let item = theirs.item;
+    if at % item != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
         return Err(bad());
     }
-    for (b, block) in chunk[8..].chunks(ITEM as usize).enumerate() {
-        let from = theirs.global(at + b as u64 * ITEM) as usize;
+    for (b, block) in chunk[8..].chunks(item as usize).enumerate() {
+        let from = theirs.global(at + b as u64 * item) as usize;
         let to = from + block.len();
         if to > all.len() {
             return Err(bad());
@@ -565,7 +613,7 @@ fn place_depths(
 /// Streams the finished marks of the goal's BFS (a [`Marking::Depths`] run) to process 0's
 /// `sink`: first every process's boards of the listed layers (`limit`, and this process's
 /// `listed`), merged and checked against `layers`, then the marks themselves in windows of
-/// [`TABLE_WINDOW`] bytes of the whole table, in index order, each process sending the parts
+/// `window` bytes of the whole table ([`super::Tuning::table_window`]), in index order, each process sending the parts
 /// of its blocks that fall in the window ([`pieces`]). Process 0 checks that every piece it
 /// expects came once, from its owner, with its length.
 ///
@@ -578,6 +626,7 @@ fn stream_table(
     layers: &[u64],
     (limit, listed): (u64, Vec<(u32, Vec<u64>)>),
     sink: Option<Box<dyn MarksSink>>,
+    window: u64,
 ) -> Result<(), ClusterError> {
     let deal = held.deal;
     let table_error = |e: std::io::Error| ClusterError::Table(e.to_string());
@@ -608,7 +657,7 @@ fn stream_table(
     held.marks.with_bytes(|local| -> Result<(), ClusterError> {
         let mut start = 0;
         while start < total {
-            let end = (start + TABLE_WINDOW).min(total);
+            let end = (start + window).min(total);
             let payloads = pieces(&deal, start, end)
                 .into_iter()
                 .map(|(at, from, len)| {
@@ -667,7 +716,7 @@ fn stream_table(
 /// process of `deal` holds: `(byte in the table, byte in its own marks, length)`, ascending,
 /// each at most [`GATHER_CHUNK`] bytes.
 fn pieces(deal: &Deal, start: u64, end: u64) -> Vec<(u64, u64, u64)> {
-    // A block is a multiple of `ITEM` boards, so of 4.
+    // A block is a multiple of 32 boards, so of 4.
     let bytes = deal.block / 4;
     let mut out = Vec::new();
     let mut block = start / bytes;
@@ -762,6 +811,8 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut net = Net::new(worker, shared, setup.stall_timeout);
     let (me, peers) = (net.me, net.peers);
     let job = &setup.job;
+    let degree = job.spaces.iter().map(StateSpace::degree).max().unwrap_or(0);
+    net.credit = super::credit(&setup.tuning, setup.threads, degree);
     // This thread (the timely worker: the exchange between windows) takes turns with the
     // pool's, so it shares the first one's core (with one worker, it is the pool's thread).
     if let Some(&id) = setup.cores.as_ref().and_then(|c| c.first()) {
@@ -803,7 +854,7 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut checkpoints = setup
         .checkpoint
         .as_ref()
-        .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, me, peers, job));
+        .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, (me, peers), job, setup.tuning));
     // Resume: the latest step every process has.
     let mut phase = Phase::default();
     let mut loaded: Option<Held> = None;
@@ -871,7 +922,7 @@ pub(super) fn worker_main<S: StateSpace>(
     let mut table_written = false;
     while usize::from(phase.space) <= last_space {
         let space = &job.spaces[usize::from(phase.space)];
-        let deal = Deal::new(space.size(), peers, me);
+        let deal = Deal::with_block(space.size(), peers, me, setup.tuning.block);
         let held = match loaded.take() {
             Some(held) => held,
             None => Held {
@@ -950,6 +1001,9 @@ pub(super) fn worker_main<S: StateSpace>(
                     0
                 },
                 wires: &setup.wires,
+                send_budget: setup.tuning.send_budget,
+                #[cfg(test)]
+                pause: setup.tuning.pause.filter(|(p, _)| *p == me).map(|(_, d)| d),
             };
             let earlier: u64 = job.spaces[..usize::from(phase.space)]
                 .iter()
@@ -978,6 +1032,7 @@ pub(super) fn worker_main<S: StateSpace>(
                         &phase.goal_layers,
                         (walk.listed, listed),
                         sink,
+                        setup.tuning.table_window,
                     )?;
                     phase.table_written = true;
                     table_written = true;
@@ -1016,7 +1071,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 })
                 .collect();
             let got = net.gather(chunks)?;
-            let deal = Deal::new(first.size(), peers, me);
+            let deal = Deal::with_block(first.size(), peers, me, setup.tuning.block);
             if me == 0 {
                 let mut all: Vec<u8> = crate::bfs::try_zeroed(first.size(), "the gathered depths")
                     .map_err(out_of_memory)?;
@@ -1030,6 +1085,7 @@ pub(super) fn worker_main<S: StateSpace>(
         }
         _ => None,
     };
+    net.traffic.received_bound = (peers as u64 - 1).saturating_mul(net.credit);
     // Traffic totals, and a last barrier so that no process leaves while others still talk.
     let traffic = net.all_gather(&serde_json::to_vec(&net.traffic).unwrap_or_default())?;
     let traffic = traffic
@@ -1043,6 +1099,9 @@ pub(super) fn worker_main<S: StateSpace>(
             saves: a.saves.max(t.saves),
             saved_bytes: a.saved_bytes.saturating_add(t.saved_bytes),
             save_micros: a.save_micros.max(t.save_micros),
+            peak_unclaimed: a.peak_unclaimed.max(t.peak_unclaimed),
+            peak_in_flight: a.peak_in_flight.max(t.peak_in_flight),
+            received_bound: a.received_bound.max(t.received_bound),
         });
     net.sync()?;
     if me != 0 {
