@@ -165,9 +165,12 @@ fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<
         marked.limit,
         listed,
     );
-    marked
-        .marks
-        .with_bytes(|bytes| finish(path, &head, &bytes[..boards.div_ceil(4) as usize]))
+    // SAFETY: the analysis is finished: no thread changes its marks any more.
+    unsafe {
+        marked
+            .marks
+            .with_bytes(|bytes| finish(path, &head, &bytes[..boards.div_ceil(4) as usize]))
+    }
 }
 
 /// What a table's header says of its analysis: the goal (and so the shape), the metric, and
@@ -1363,7 +1366,8 @@ mod tests {
     /// A copy of `marks`.
     fn copy(marks: &crate::bfs::StateMarks) -> crate::bfs::StateMarks {
         let mut bytes = Vec::new();
-        marks.write_words(&mut bytes).unwrap();
+        // SAFETY: the test's marks, changed by no other thread.
+        unsafe { marks.write_words(&mut bytes) }.unwrap();
         let mut out = crate::bfs::StateMarks::new(marks.len());
         out.read_words(&mut &bytes[..]).unwrap();
         out

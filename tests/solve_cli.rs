@@ -436,6 +436,9 @@ fn forged_databases_with_a_valid_checksum_are_rebuilt() {
     let mut forged = 0;
     for entry in fs::read_dir(&cache).unwrap() {
         let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+            continue; // A stamp of the full check (`.NAME.checked`), not a database.
+        }
         let mut bytes = fs::read(&path).unwrap();
         // magic 8, version 4, rows 4, cols 4, k 4, the k tiles, checks 4, the table's
         // length 8, the table, the CRC-32 of everything before it.
@@ -636,10 +639,14 @@ fn first_4x4_solve_builds_the_quick_databases() {
             && err.contains("build them with `npuzzle pdb --size 4`, or ask with --pdb 7-8"),
         "{err}"
     );
+    // The databases, and beside each the stamp of its full check (issue 49).
     let mut files: Vec<String> = fs::read_dir(&cache)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') || n.ends_with(".bin.checked"))
         .collect();
+    assert_eq!(files.iter().filter(|n| n.starts_with('.')).count(), 3);
+    files.retain(|n| !n.starts_with('.'));
     files.sort();
     assert_eq!(
         files,
@@ -791,4 +798,31 @@ fn quoted_input_is_escaped() {
     assert_eq!(code, 2);
     assert!(err.contains(r"x\u{7}\u{8}y"), "{err}");
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}') && !err.contains('\u{feff}'));
+}
+
+/// Issue 50: the board notations `analyze --goal` reads, `solve` reads too: the tiles as one
+/// run of digits (`123456708`, one move from the goal; it answered "a 1x1 board has a single
+/// cell"), and a batch that is `sample`'s CSV (`board,depth` header, the depth after a comma)
+/// or has a lone `board` header.
+#[test]
+fn solve_reads_every_board_notation_and_samples_csv() {
+    let (code, out, err) = run(&["--board", "123456708", "--quiet"], None);
+    assert_eq!((code, out.as_str()), (0, "1\n"), "{err}");
+    let csv = "board,depth\n8 6 7 / 2 5 4 / 3 0 1,31\n1 2 3 / 4 5 6 / 7 0 8,1\n";
+    let (code, out, err) = run(&["--batch", "-"], Some(csv));
+    assert_eq!(code, 0, "{err}");
+    let lengths: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(lengths, ["31", "1"], "{out}");
+    let plain = "board\n1 2 3 4 5 6 7 0 8\n";
+    let (code, out, err) = run(&["--batch", "-"], Some(plain));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().nth(1).and_then(|l| l.split(',').nth(1)),
+        Some("1"),
+        "{out}"
+    );
 }

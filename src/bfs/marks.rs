@@ -196,11 +196,15 @@ impl StateMarks {
     }
 
     /// Writes the words (32 fields each, 8 bytes little-endian per word) to `out`, in large
-    /// slices. Call it while no thread changes the marks (between layers).
+    /// slices.
+    ///
+    /// # Safety
+    /// No thread may change the marks during the call (call it between layers): the words
+    /// are read as plain bytes, which races with an atomic write.
     ///
     /// # Errors
     /// The writer's.
-    pub(crate) fn write_words(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    pub(crate) unsafe fn write_words(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         #[cfg(target_endian = "little")]
         {
             // SAFETY: `AtomicU64` has the size and bit validity of `u64`, whose bytes on a
@@ -250,8 +254,11 @@ impl StateMarks {
 
     /// Calls `f` with the marks as bytes, four fields a byte (board `i` in bits `2 (i mod 4)`
     /// of byte `i / 4`, `len / 4` bytes rounded up to whole words), the bytes of
-    /// [`StateMarks::write_words`]. Call it while no thread changes the marks.
-    pub(crate) fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+    /// [`StateMarks::write_words`].
+    ///
+    /// # Safety
+    /// As [`StateMarks::write_words`]: no thread may change the marks until `f` returns.
+    pub(crate) unsafe fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         #[cfg(target_endian = "little")]
         {
             // SAFETY: as in `write_words`.
@@ -263,7 +270,8 @@ impl StateMarks {
         #[cfg(not(target_endian = "little"))]
         {
             let mut bytes = Vec::with_capacity(self.words.len() * 8);
-            self.write_words(&mut bytes).expect("writing to memory");
+            // SAFETY: this function's own contract.
+            unsafe { self.write_words(&mut bytes) }.expect("writing to memory");
             f(&bytes)
         }
     }
@@ -459,7 +467,8 @@ mod tests {
         marks.claim(StateIndex(33), 2);
         marks.retire(StateIndex(69));
         let mut bytes = Vec::new();
-        marks.write_words(&mut bytes).unwrap();
+        // SAFETY: no other thread has the marks.
+        unsafe { marks.write_words(&mut bytes) }.unwrap();
         assert_eq!(bytes.len() as u64, marks.word_bytes());
         assert_eq!(bytes[..8], 1u64.to_le_bytes());
         assert_eq!(bytes[8..16], (2u64 << 2).to_le_bytes());

@@ -1051,16 +1051,48 @@ fn batch_work(path: &Path, shape: Option<Shape>) -> HashMap<Shape, u64> {
     let Ok(lines) = batch_lines(path) else {
         return work;
     };
+    let mut csv = None;
     for line in lines.map_while(Result::ok) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if let Ok(board) = input::parse_flat(line, shape) {
+        let is_csv = match csv {
+            Some(is_csv) => is_csv,
+            None => {
+                let header = csv_header(line);
+                csv = Some(header == Some(true));
+                if header.is_some() {
+                    continue;
+                }
+                false
+            }
+        };
+        if let Ok(board) = input::parse_flat(board_field(line, is_csv), shape) {
             *work.entry(board.shape()).or_insert(0) += 1;
         }
     }
     work
+}
+
+/// A batch's first line as a header: `Some(true)` for the header of a CSV whose first column
+/// is the board (`board,depth`, as `sample` writes it), `Some(false)` for a lone `board`
+/// column, `None` for a board.
+fn csv_header(line: &str) -> Option<bool> {
+    let first = line.split(',').next().unwrap_or("").trim();
+    first
+        .eq_ignore_ascii_case("board")
+        .then(|| line.contains(','))
+}
+
+/// The board of a batch line: the whole line, or in a CSV batch ([`csv_header`]) its first
+/// field.
+fn board_field(line: &str, csv: bool) -> &str {
+    if csv {
+        line.split(',').next().unwrap_or("").trim()
+    } else {
+        line
+    }
 }
 
 /// The flags that name `shape`: `--size 4`, `--rows 3 --cols 4`.
@@ -1381,6 +1413,9 @@ fn read_chunks(
     mut to: impl FnMut(Result<Vec<Line>, CliError>) -> bool,
 ) {
     let mut pending = Vec::with_capacity(chunk);
+    // A CSV with a `board` column first (`sample`'s `board,depth`): its header is skipped and
+    // each line's first field is the board.
+    let mut csv = None;
     for (i, line) in lines.enumerate() {
         let line = match line {
             Ok(line) => line,
@@ -1395,6 +1430,19 @@ fn read_chunks(
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
+        let is_csv = match csv {
+            Some(is_csv) => is_csv,
+            None => {
+                // The first line: a header is skipped.
+                let header = csv_header(text);
+                csv = Some(header == Some(true));
+                if header.is_some() {
+                    continue;
+                }
+                false
+            }
+        };
+        let text = board_field(text, is_csv);
         let text = if text.len() == line.len() {
             line
         } else {

@@ -135,7 +135,7 @@ impl Read for BodyReader<'_> {
 /// magic, a length that does not match the file's, a header that is not this JSON); other I/O
 /// errors as they come.
 pub fn open<H: DeserializeOwned>(path: &Path) -> io::Result<Opened<H>> {
-    let file = File::open(path)?;
+    let file = super::open_regular(path)?;
     let total = file.metadata()?.len();
     let mut reader = BufReader::with_capacity(BUFFER, file);
     let mut crc = crc32fast::Hasher::new();

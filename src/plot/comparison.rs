@@ -96,10 +96,19 @@ pub(super) fn render_comparison(
     let body = titled(root, title)?;
     let max_depth = series.iter().map(|s| s.counts.len() - 1).max().unwrap_or(0);
     let x_range = (-0.5, max_depth as f64 + 0.5);
+    // Complete runs are compared by shares of their boards; with a partial run among them,
+    // by counts: a partial run's share of the few boards it found would tower over the
+    // complete runs' shares at the same depths.
+    let by_counts = any_partial;
     let shares: Vec<Vec<f64>> = series
         .iter()
         .zip(totals)
-        .map(|(s, &total)| s.counts.iter().map(|&c| share(c, total)).collect())
+        .map(|(s, &total)| {
+            s.counts
+                .iter()
+                .map(|&c| if by_counts { c as f64 } else { share(c, total) })
+                .collect()
+        })
         .collect();
     let y_map = YMap::new(scale, shares.iter().flatten().copied());
     let points: Vec<Vec<(f64, f64)>> = shares
@@ -152,13 +161,20 @@ pub(super) fn render_comparison(
         })
         .collect();
     let (legend_left, legend_top) = place_box(plot, x_range, &columns, legend_size, MARKER_PX + 6);
+    // The legend may raise the axis a little, never past the data's range: shares end at
+    // 100 %, counts one and a half decades (a third on a linear axis) above the highest.
+    let cap = match (by_counts, y_map) {
+        (false, _) => y_map.pos(100.0).max(highest),
+        (true, YMap::Log { .. }) => highest + 1.5,
+        (true, YMap::Linear) => highest * 1.35,
+    };
     let needed = if legend_top.is_finite() {
-        legend_top
+        legend_top.min(cap)
     } else {
         0.0
     };
-    let y_title = if any_partial {
-        "share of each run's boards (%)"
+    let y_title = if by_counts {
+        "boards at each depth"
     } else {
         "share of solvable boards (%)"
     };

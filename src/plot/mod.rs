@@ -174,12 +174,14 @@ pub fn write_depth_histogram(chart: &DepthChart, path: &Path) -> Result<(), Plot
 
 /// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 RGB PNG.
 ///
-/// Each series is normalized to shares (%) of its own boards (the solvable ones; the boards
-/// found, for a partial run) and drawn as a line with markers, one colour per board (in the
-/// order given), dashed for a partial run, with a legend giving each board's goal when it is not
-/// the standard one, its number of boards and largest depth, and "partial" where it is. x =
-/// depth, y = share (%) on a linear or log axis ([`Scale`]); title "Depth distributions
-/// compared". Written atomically and deterministically like [`write_depth_histogram`].
+/// Each series is normalized to shares (%) of its solvable boards, or, when any series is
+/// partial, drawn as counts (a partial run's shares of the few boards it found would tower
+/// over the others), as a line with markers, one colour per board (in the order given), dashed
+/// for a partial run, with a legend giving each board's goal when it is not the standard one,
+/// its number of boards and largest depth, and "partial" where it is. x = depth, y = share (%)
+/// or boards on a linear or log axis ([`Scale`]) that ends near the data (at most 100 % for
+/// shares); title "Depth distributions compared". Written atomically and deterministically
+/// like [`write_depth_histogram`].
 ///
 /// # Errors
 /// [`PlotError::NoData`] if `series` is empty or any series has empty or all-zero counts;
@@ -515,7 +517,8 @@ mod tests {
             texts.title,
             "Depth distributions compared (dashed: partial runs)"
         );
-        assert_eq!(texts.y_title, "share of each run's boards (%), log scale");
+        // Issue 50: with a partial run, counts rather than each run's own shares.
+        assert_eq!(texts.y_title, "boards at each depth, log scale");
         assert_eq!(
             texts.legend,
             [

@@ -157,8 +157,9 @@ pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
     board_from_tiles(shape, &tiles)
 }
 
-/// Reads a flat list of tiles (see the module documentation); `shape` is the board's shape
-/// when the user gave one.
+/// Reads a flat list of tiles (see the module documentation), or the tiles as one run of
+/// digits with `0` for the blank (`123456780`, up to 10 cells: [`crate::board::compact_tiles`]);
+/// `shape` is the board's shape when the user gave one.
 ///
 /// # Errors
 /// An [`InputError`].
@@ -169,6 +170,14 @@ pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
 /// assert_eq!(board.shape().to_string(), "2x3");
 /// ```
 pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError> {
+    // The tiles as one run of digits (`123456780`), as `analyze --goal` reads them too.
+    let text = match crate::board::compact_tiles(text) {
+        Some(tiles) => {
+            let spaced: Vec<String> = tiles.iter().map(u64::to_string).collect();
+            return parse_flat(&spaced.join(" "), shape);
+        }
+        None => text,
+    };
     let rows: Vec<&str> = text.split('/').collect();
     if rows.len() > 1 {
         let lengths = rows

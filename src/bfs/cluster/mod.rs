@@ -306,7 +306,7 @@ impl Cluster {
     pub fn read_hostfile(path: &Path, processes: usize, me: usize) -> Result<Vec<String>, String> {
         use std::io::Read;
         let mut text = String::new();
-        std::fs::File::open(path)
+        crate::durable::open_regular(path)
             .and_then(|f| f.take(MAX_HOSTFILE + 1).read_to_string(&mut text))
             .map_err(|e| format!("cannot read hostfile {}: {e}", path.display()))?;
         if text.len() as u64 > MAX_HOSTFILE {

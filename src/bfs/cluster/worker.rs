@@ -654,58 +654,63 @@ fn stream_table(
         _ => None,
     };
     let total = deal.size.div_ceil(4);
-    held.marks.with_bytes(|local| -> Result<(), ClusterError> {
-        let mut start = 0;
-        while start < total {
-            let end = (start + window).min(total);
-            let payloads = pieces(&deal, start, end)
-                .into_iter()
-                .map(|(at, from, len)| {
-                    let mut p = at.to_le_bytes().to_vec();
-                    p.extend_from_slice(&local[from as usize..(from + len) as usize]);
-                    p
-                })
-                .collect();
-            let got = net.gather(payloads)?;
-            if let Some(sink) = sink.as_mut() {
-                let mut expected: std::collections::HashMap<u64, (usize, u64)> = (0..deal.peers
-                    as usize)
-                    .flat_map(|p| {
-                        pieces(&deal.of(p), start, end)
-                            .into_iter()
-                            .map(move |(at, _, len)| (at, (p, len)))
+    // SAFETY: the search is over (the table is gathered after the last layer): no thread
+    // changes the marks any more.
+    let gathered = unsafe {
+        held.marks.with_bytes(|local| -> Result<(), ClusterError> {
+            let mut start = 0;
+            while start < total {
+                let end = (start + window).min(total);
+                let payloads = pieces(&deal, start, end)
+                    .into_iter()
+                    .map(|(at, from, len)| {
+                        let mut p = at.to_le_bytes().to_vec();
+                        p.extend_from_slice(&local[from as usize..(from + len) as usize]);
+                        p
                     })
                     .collect();
-                let mut window = vec![0u8; (end - start) as usize];
-                for (sender, p) in got {
-                    let at = (p.len() >= 8).then(|| read_u64(&p));
-                    match at.and_then(|at| Some((at, expected.remove(&at)?))) {
-                        Some((at, (owner, len)))
-                            if owner == sender as usize && len == p.len() as u64 - 8 =>
-                        {
-                            window[(at - start) as usize..][..len as usize]
-                                .copy_from_slice(&p[8..]);
-                        }
-                        _ => {
-                            return Err(corrupt_from(
-                                Some(sender as usize),
-                                "the distance table's marks",
-                            ));
+                let got = net.gather(payloads)?;
+                if let Some(sink) = sink.as_mut() {
+                    let mut expected: std::collections::HashMap<u64, (usize, u64)> = (0
+                        ..deal.peers as usize)
+                        .flat_map(|p| {
+                            pieces(&deal.of(p), start, end)
+                                .into_iter()
+                                .map(move |(at, _, len)| (at, (p, len)))
+                        })
+                        .collect();
+                    let mut window = vec![0u8; (end - start) as usize];
+                    for (sender, p) in got {
+                        let at = (p.len() >= 8).then(|| read_u64(&p));
+                        match at.and_then(|at| Some((at, expected.remove(&at)?))) {
+                            Some((at, (owner, len)))
+                                if owner == sender as usize && len == p.len() as u64 - 8 =>
+                            {
+                                window[(at - start) as usize..][..len as usize]
+                                    .copy_from_slice(&p[8..]);
+                            }
+                            _ => {
+                                return Err(corrupt_from(
+                                    Some(sender as usize),
+                                    "the distance table's marks",
+                                ));
+                            }
                         }
                     }
+                    if let Some((_, (owner, _))) = expected.into_iter().next() {
+                        return Err(corrupt_from(
+                            Some(owner),
+                            "the distance table's marks (a part is missing)",
+                        ));
+                    }
+                    sink.write(&window).map_err(table_error)?;
                 }
-                if let Some((_, (owner, _))) = expected.into_iter().next() {
-                    return Err(corrupt_from(
-                        Some(owner),
-                        "the distance table's marks (a part is missing)",
-                    ));
-                }
-                sink.write(&window).map_err(table_error)?;
+                start = end;
             }
-            start = end;
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })
+    };
+    gathered?;
     if let Some(sink) = sink.as_mut() {
         sink.end().map_err(table_error)?;
     }
