@@ -463,4 +463,97 @@ mod tests {
         assert_eq!(big.len(), 6);
         assert!(decode_sorted(&big[..5], 0, |_| {}).is_err());
     }
+
+    /// The reader of `bytes` as one part from `base`, below `end`, of `count` indices: what it
+    /// yields and how it finishes.
+    fn read(bytes: &[u8], base: u64, end: u64, count: u64) -> (Vec<u64>, Result<(), String>) {
+        let part = Part {
+            base,
+            end,
+            count,
+            len: bytes.len() as u64,
+        };
+        let mut reader = read_memory(bytes, part);
+        let xs: Vec<u64> = reader.by_ref().collect();
+        (xs, reader.finish().map_err(|e| e.to_string()))
+    }
+
+    /// Every way a part can disagree with what its writer recorded is an error, never a
+    /// shorter list taken for the whole: a truncated varint, fewer or more indices than its
+    /// count, an index at or past its segment's end, a repeated index, a varint past 10
+    /// bytes; a gap of 0 first (an index at the base) is fine.
+    #[test]
+    fn the_reader_refuses_what_its_writer_did_not_write() {
+        let mut bytes = Vec::new();
+        encode_sorted(&[100, 101, 300, 1 << 20], 100, &mut bytes);
+        assert_eq!(
+            read(&bytes, 100, 1 << 21, 4),
+            (vec![100, 101, 300, 1 << 20], Ok(()))
+        );
+        let fault =
+            |bytes: &[u8], end: u64, count: u64| read(bytes, 100, end, count).1.unwrap_err();
+        let n = bytes.len();
+        assert_eq!(fault(&bytes[..n - 1], 1 << 21, 4), "a truncated gap");
+        assert_eq!(fault(&bytes, 1 << 21, 5), "a truncated gap");
+        assert_eq!(fault(&bytes, 1 << 21, 3), "bytes past its count of boards");
+        assert_eq!(fault(&bytes, 1 << 20, 4), "a board past its segment");
+        assert_eq!(fault(&[0, 0], 200, 2), "a repeated board");
+        assert_eq!(
+            fault(&[0xff; 11], u64::MAX, 1),
+            "a gap longer than 10 bytes"
+        );
+        assert_eq!(
+            fault(
+                &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
+                u64::MAX,
+                1
+            ),
+            "a gap longer than 10 bytes"
+        );
+        assert_eq!(read(&[], 100, 200, 0), (vec![], Ok(())));
+        assert_eq!(fault(&[1], 200, 0), "bytes past its count of boards");
+    }
+
+    proptest! {
+        /// From a file, any list of parts reads back whole through any buffer from 16 bytes
+        /// up, with its CRC; a flipped bit anywhere in its bytes is an error.
+        #[test]
+        fn files_read_through_any_buffer(mut xs in proptest::collection::vec(0u64..1 << 40, 0..300), cuts in proptest::collection::vec(0u64..1 << 40, 0..4), buffer in 16usize..200, flip in any::<prop::sample::Index>()) {
+            xs.sort_unstable();
+            xs.dedup();
+            let mut ends: Vec<u64> = cuts;
+            ends.push(1 << 40);
+            ends.sort_unstable();
+            ends.dedup();
+            let mut bytes = vec![0xAAu8; 7];
+            let mut parts = Vec::new();
+            let mut base = 0;
+            for &end in &ends {
+                let inside: Vec<u64> = xs.iter().copied().filter(|&x| x >= base && x < end).collect();
+                let from = bytes.len();
+                encode_sorted(&inside, base, &mut bytes);
+                parts.push(Part { base, end, count: inside.len() as u64, len: (bytes.len() - from) as u64 });
+                base = end;
+            }
+            let body = bytes[7..].to_vec();
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, &bytes).unwrap();
+            let source = |crc| Source::File { file: &file, from: 7, to: bytes.len() as u64, crc };
+            let mut reader = Reader::new(source(crc32fast::hash(&body)), parts.iter().copied(), buffer);
+            let back: Vec<u64> = reader.by_ref().collect();
+            prop_assert_eq!(&back, &xs);
+            prop_assert!(reader.finish().is_ok());
+            if !body.is_empty() {
+                let k = 7 + flip.index(body.len());
+                let mut damaged = bytes.clone();
+                damaged[k] ^= 0x10;
+                let mut file = tempfile::tempfile().unwrap();
+                std::io::Write::write_all(&mut file, &damaged).unwrap();
+                let source = Source::File { file: &file, from: 7, to: bytes.len() as u64, crc: crc32fast::hash(&body) };
+                let mut reader = Reader::new(source, parts.iter().copied(), buffer);
+                while reader.next().is_some() {}
+                prop_assert!(reader.finish().is_err());
+            }
+        }
+    }
 }

@@ -1811,6 +1811,121 @@ mod tests {
         }
     }
 
+    /// The smallest buffers (reads of 4 KiB, a decode buffer of 16 bytes, segments spilled
+    /// past 64 bytes, two merged at once) give the same layers as the shipped ones, whatever
+    /// the chunk and the segments, in memory, on disk and in a checkpoint: 4x4 to depth 20
+    /// (OEIS A089484) in 3 segments of about 500,000 boards each at the widest.
+    #[test]
+    fn fixed_buffers_give_the_same_layers() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(space.shape())).unwrap();
+        let tiny = Buffers {
+            merge_read: 1,
+            out_limit: 64,
+            window: 2,
+            decode: 16,
+        };
+        let one = search(&space, seed, 20, None, |_| {}).unwrap();
+        for (c, place) in [
+            (config(100_003, 3), "memory"),
+            (config(100_003, 3), "scratch"),
+            (config(1 << 20, 1), "checkpoint"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: (place == "scratch").then(|| dir.path().join("s")),
+                checkpoint: (place == "checkpoint").then(|| CheckpointAt {
+                    dir: dir.path().join("c"),
+                    start: crate::durable::Start::New,
+                    run: RunLabel::default(),
+                }),
+                memory: None,
+            };
+            let f = search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, A089484, "{place}");
+            assert_eq!(f.last, one.last, "{place}");
+        }
+    }
+
+    /// A line `key: N kB` of /proc/self/status, in bytes.
+    #[cfg(target_os = "linux")]
+    fn status_bytes(key: &str) -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+        let kb: u64 = line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .unwrap();
+        kb << 10
+    }
+
+    /// With the layers on disk, memory is bounded by the chunk and the buffers, not by the
+    /// size of a layer or of a segment: 4x4 to depth 24 in 2 segments (a segment of layer 24
+    /// holds about 10 million boards, 80 MB as indices and 13 MB encoded), in chunks of
+    /// 65,536 boards, with reads of 12 KiB, two segments merged at once and 256 KiB of each in
+    /// memory. Run in a child process (this test binary, this test alone), whose peak RSS
+    /// (`VmHWM`) grows by at most the plan (the chunk at `chunk_bytes_per_board`, the search's
+    /// `peak_bytes`: buffers, piece lists) plus 24 MiB (the files' write buffers, the
+    /// allocator's and the threads' slack).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer() {
+        const CHILD: &str = "NPUZZLE_TEST_BOUNDED_CHILD";
+        let name =
+            "bfs::frontier::tests::memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer";
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let c = config(1 << 16, 2);
+        if std::env::var_os(CHILD).is_some() {
+            let seed = space.rank(&Board::goal(space.shape())).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: Some(dir.path().to_path_buf()),
+                checkpoint: None,
+                memory: None,
+            };
+            let buffers = Buffers {
+                merge_read: 4 << 20,
+                out_limit: 256 << 10,
+                window: 2,
+                decode: 64 << 10,
+            };
+            let before = status_bytes("VmRSS:");
+            let f =
+                search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, |_| {}).unwrap();
+            let peak = status_bytes("VmHWM:");
+            println!(
+                "bounded: {before} {peak} {} {:?}",
+                f.peak_bytes, f.layer_sizes
+            );
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        let line = stdout
+            .lines()
+            .find_map(|l| l.split_once("bounded: ").map(|(_, rest)| rest))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let mut words = line.splitn(4, ' ');
+        let mut next = || words.next().unwrap().parse::<u64>().unwrap();
+        let (before, peak, peak_bytes) = (next(), next(), next());
+        let mut sizes = A089484.to_vec();
+        sizes.extend([3_098_270, 5_802_411, 10_783_780, 19_826_318]);
+        assert!(line.ends_with(&format!("{sizes:?}")), "{line}");
+        let plan = c.chunk as u64 * chunk_bytes_per_board(&space) + peak_bytes;
+        let grew = peak.saturating_sub(before);
+        assert!(
+            grew <= plan + (24 << 20),
+            "peak RSS grew by {grew} bytes, over the plan's {plan} and 24 MiB"
+        );
+    }
+
     /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
     #[test]
     fn three_by_three_to_the_end_is_complete() {
