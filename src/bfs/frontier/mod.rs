@@ -1239,7 +1239,7 @@ fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Path>) {
     #[cfg(all(debug_assertions, unix))]
     if std::env::var("NPUZZLE_DAMAGE_SCRATCH").ok() == Some(format!("{what}:{depth}")) {
         use std::os::unix::fs::FileExt;
-        let reopened = path.map(|p| std::fs::OpenOptions::new().write(true).open(p));
+        let reopened = path.map(|p| std::fs::OpenOptions::new().read(true).write(true).open(p));
         let file = match &reopened {
             Some(Ok(f)) => f,
             _ => file,
