@@ -26,11 +26,22 @@
 //! Memory: one chunk's boards and their non-lane neighbours ([`chunk_bytes_per_board`]: about
 //! 5.4 GB for a chunk of 2^27 4x4 boards); the three layers and the runs of the layer being
 //! built (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus the
-//! neighbours that two chunks share), unless they are on disk ([`Storage`]): then a layer is a
-//! file read a segment at a time and written a window of segments at a time (`store.rs`). A
-//! memory budget sets the chunk and stops the search cleanly before a layer that would not fit
-//! in it or on the disk. With a checkpoint folder the state after each layer is saved there,
-//! and a killed search resumes (`resume.rs`).
+//! neighbours that two chunks share), unless they are on disk ([`Storage`]); and buffers of
+//! fixed sizes, whatever the size of a layer or of a segment ([`RESERVE`]): every segment of a
+//! layer or a run is read through a reader's buffer (a segment larger than a chunk is decoded
+//! in part, and continued in the next chunk), and a merged segment past 8 MiB goes on to a
+//! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
+//! (about 40 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
+//! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
+//! checked before each layer. A memory budget sets the chunk and stops the search cleanly
+//! before a layer that would not fit in it or on the disk.
+//!
+//! Integrity: every layer file and run file carries a CRC-32 per segment (per run and segment
+//! for the runs), and every read checks it, with the count of boards and the bounds of each
+//! segment ([`super::codec::Reader`]): a disk error is a one-line error naming the file and
+//! the segment ([`FrontierError::Read`]), never a wrong count. With a checkpoint folder the
+//! state after each layer is saved there, and a killed search resumes (`resume.rs`), its state
+//! checked field by field first.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -194,9 +205,11 @@ pub struct Frontier {
     pub complete: bool,
     /// The first [`LAST_LISTED`] boards of the last layer, ascending index.
     pub last: Vec<StateIndex>,
-    /// Largest number of bytes of layers and runs held in memory at once (not counting one
-    /// chunk's boards and neighbours). During a merge, layer `d - 1` is freed segment by
-    /// segment as layer `d + 1` is written, and the larger of the two is counted.
+    /// Largest number of bytes of layers, runs (their bytes in memory and their piece lists)
+    /// and buffers (the decode buffers while a layer is expanded, the merge's read buffers and
+    /// window) held in memory at once, not counting one chunk's boards and neighbours. During a
+    /// merge, layer `d - 1` is freed segment by segment as layer `d + 1` is written, and the
+    /// larger of the two is counted.
     pub peak_bytes: u64,
     /// The depth of the checkpoint the search resumed from, if it did.
     pub resumed_from: Option<u32>,
@@ -1187,7 +1200,8 @@ pub fn search<S: StateSpace>(
 /// chunks for the merge. Memory: see the module documentation.
 ///
 /// # Errors
-/// [`FrontierError::Scratch`] when the scratch folder fails.
+/// [`FrontierError::Scratch`] when the scratch folder fails; [`FrontierError::Read`] when a
+/// scratch file does not check out when read back.
 pub fn search_with<S: StateSpace>(
     space: &S,
     seed: StateIndex,
@@ -1218,8 +1232,12 @@ pub struct Storage {
     pub memory: Option<u64>,
 }
 
-/// Bytes the search holds besides the chunk's boards and neighbours and the layers in
-/// memory: the merge's window of segments, the runs' piece lists, buffers.
+/// Bytes the search holds besides the chunk's boards and neighbours and the layers and runs in
+/// memory, whatever the size of a layer: the merge's read buffers (64 MiB), its window of 16
+/// segments of up to 8 MiB each in memory (128 MiB), a decode buffer per thread (1 MiB), the
+/// files' write buffers (4 MiB for a layer, 1 MiB for the runs, 1 MiB to copy a spilled
+/// segment) and the runs' piece lists while they are few. Past that the plan before each layer
+/// adds what grows with the number of runs.
 pub const RESERVE: u64 = 256 << 20;
 /// The fewest boards per chunk a memory budget may leave.
 pub const MIN_CHUNK: usize = 1 << 16;
@@ -1316,7 +1334,9 @@ pub struct CheckpointAt {
 ///
 /// # Errors
 /// [`FrontierError::Scratch`] when a folder fails; [`FrontierError::Checkpoint`] for a
-/// checkpoint of another search; [`FrontierError::NothingToResume`].
+/// checkpoint of another search; [`FrontierError::NothingToResume`] (also for a checkpoint
+/// deeper than `max_depth`); [`FrontierError::Read`] for a layer or a run that does not check
+/// out when read back; [`FrontierError::Budget`].
 pub fn search_stored<S: StateSpace>(
     space: &S,
     seed: StateIndex,
