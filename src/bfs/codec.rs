@@ -1,11 +1,14 @@
 //! Sorted index lists as bytes: the gaps between ascending `u64` indices as LEB128 varints,
 //! the usual posting-list encoding (Witten, Moffat & Bell, "Managing Gigabytes", 1999). Used
 //! by the distributed driver for a last layer's boards and a distance table's listed layers
-//! (decoded with checks, by the `integer-encoding` crate) and by the frontier search for its layers and runs (read back
-//! unchecked by `Cursor`); a batch of `k` indices spread over a slice of `s` boards costs
+//! (decoded with checks, by the `integer-encoding` crate) and by the frontier search for its
+//! layers and runs (read back through a fixed buffer and checked, count, bounds and CRC, by
+//! [`Reader`]); a batch of `k` indices spread over a slice of `s` boards costs
 //! about `log128(s / k) + 1` bytes per index. The distributed driver sends its neighbours
 //! this way, [`radix_sort`]ed, to a process on another host, and as found to one on its own
 //! (see `cluster::net::Wire`).
+
+use std::fs::File;
 
 use integer_encoding::VarInt;
 
@@ -25,53 +28,297 @@ pub fn encode_sorted(indices: &[u64], base: u64, out: &mut Vec<u8>) {
     }
 }
 
-/// Reads a list written by [`encode_sorted`] from `base`, one index at a time, for bytes this
-/// process wrote itself (runs and layers of the frontier search): unlike [`decode_sorted`] it
-/// does not check them, and panics on a truncated list.
-#[derive(Debug, Clone)]
-pub(crate) struct Cursor<'a> {
-    bytes: &'a [u8],
-    previous: u64,
+/// One stretch of a gap-encoded list, as its writer recorded it: `count` indices in `len`
+/// bytes, the first gap counted from `base`, every index below `end` (the end of its segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The base the first gap is counted from.
+    pub base: u64,
+    /// Every index is below it.
+    pub end: u64,
+    /// Indices in the stretch.
+    pub count: u64,
+    /// Bytes of the stretch.
+    pub len: u64,
 }
 
-impl<'a> Cursor<'a> {
-    /// Reads `bytes`, the first gap counted from `base`.
-    pub(crate) fn new(bytes: &'a [u8], base: u64) -> Cursor<'a> {
-        Cursor {
-            bytes,
-            previous: base,
+/// Where a [`Reader`] takes its bytes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// Bytes in memory, read in place (nothing to check them against).
+    Memory(&'a [u8]),
+    /// Bytes `from..to` of a file, read through the reader's buffer, and their CRC-32.
+    File {
+        /// The file.
+        file: &'a File,
+        /// The first byte.
+        from: u64,
+        /// The byte after the last.
+        to: u64,
+        /// CRC-32 of the bytes `from..to`.
+        crc: u32,
+    },
+}
+
+/// Why a [`Reader`] stopped before the end of its parts.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReadError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The bytes are not the list their writer recorded (see [`Reader`]).
+    #[error("{0}")]
+    Corrupt(&'static str),
+}
+
+/// Reads consecutive [`Part`]s of a list written by [`encode_sorted`] (or [`push_gap`]), one
+/// index at a time, from memory in place or from a file through a buffer of a fixed size
+/// (whatever the length of the list), and checks them: every part must hold exactly its count
+/// of strictly ascending indices in exactly its bytes, each below its end, with no varint
+/// truncated or longer than 10 bytes, and the file's bytes must match their CRC-32. The first
+/// fault ends the iteration; [`Reader::finish`] says what it was (and checks the CRC at the
+/// end), so a caller that read to the end never takes a damaged list for a shorter one.
+pub(crate) struct Reader<'a, P> {
+    source: Source<'a>,
+    parts: P,
+    /// The file's bytes in hand (unused in memory).
+    window: Vec<u8>,
+    /// Next byte to decode: in `window`, or in the memory source.
+    pos: usize,
+    /// End of the bytes in hand.
+    filled: usize,
+    /// File position of the next read.
+    next_read: u64,
+    crc: crc32fast::Hasher,
+    /// Bytes decoded so far, from the first part's first.
+    consumed: u64,
+    /// Where the current part's bytes end (in `consumed`).
+    part_end: u64,
+    /// Indices still due in the current part.
+    left: u64,
+    previous: u64,
+    end: u64,
+    /// The smallest next gap: 0 for a part's first index, then 1.
+    least: u64,
+    error: Option<ReadError>,
+    done: bool,
+}
+
+impl<'a, P: Iterator<Item = Part>> Reader<'a, P> {
+    /// A reader of `parts` (consecutive, in byte order) from `source`, reading a file `buffer`
+    /// bytes at a time (at least 16).
+    pub(crate) fn new(source: Source<'a>, parts: P, buffer: usize) -> Reader<'a, P> {
+        let (window, filled, next_read) = match source {
+            Source::Memory(bytes) => (Vec::new(), bytes.len(), 0),
+            Source::File { from, to, .. } => {
+                let len = usize::try_from(to.saturating_sub(from)).unwrap_or(usize::MAX);
+                (vec![0u8; buffer.max(16).min(len.max(16))], 0, from)
+            }
+        };
+        Reader {
+            source,
+            parts,
+            window,
+            pos: 0,
+            filled,
+            next_read,
+            crc: crc32fast::Hasher::new(),
+            consumed: 0,
+            part_end: 0,
+            left: 0,
+            previous: 0,
+            end: 0,
+            least: 0,
+            error: None,
+            done: false,
         }
+    }
+
+    fn fail(&mut self, e: ReadError) -> Option<u64> {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        self.done = true;
+        None
+    }
+
+    /// Reads more of the file into the window, keeping the bytes not decoded yet; false at
+    /// the end of the file's bytes (or in memory).
+    fn refill(&mut self) -> Result<bool, std::io::Error> {
+        let Source::File { file, to, .. } = self.source else {
+            return Ok(false);
+        };
+        if self.next_read >= to {
+            return Ok(false);
+        }
+        self.window.copy_within(self.pos..self.filled, 0);
+        self.filled -= self.pos;
+        self.pos = 0;
+        let room = (self.window.len() - self.filled) as u64;
+        let take = room.min(to - self.next_read) as usize;
+        let fresh = &mut self.window[self.filled..self.filled + take];
+        read_exact_at(file, fresh, self.next_read)?;
+        self.crc.update(fresh);
+        self.filled += take;
+        self.next_read += take as u64;
+        Ok(true)
+    }
+
+    /// The next part, or the end; checks that the one before used exactly its bytes.
+    #[cold]
+    fn next_part(&mut self) -> Option<u64> {
+        loop {
+            if self.consumed != self.part_end {
+                return self.fail(ReadError::Corrupt("bytes past its count of boards"));
+            }
+            match self.parts.next() {
+                None => {
+                    self.done = true;
+                    return None;
+                }
+                Some(p) => {
+                    self.part_end = self.consumed.saturating_add(p.len);
+                    self.left = p.count;
+                    self.previous = p.base;
+                    self.end = p.end;
+                    self.least = 0;
+                    if self.left > 0 {
+                        return self.next();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a gap that the bytes in hand may cut short.
+    #[cold]
+    fn slow_gap(&mut self) -> Result<(u64, usize), ReadError> {
+        loop {
+            match leb128(self.in_hand()) {
+                Some(Ok(g)) => return Ok(g),
+                Some(Err(())) => return Err(ReadError::Corrupt("a gap longer than 10 bytes")),
+                None => {
+                    if !self.refill()? {
+                        return Err(ReadError::Corrupt("a truncated gap"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn in_hand(&self) -> &[u8] {
+        match self.source {
+            Source::Memory(bytes) => &bytes[self.pos..self.filled],
+            Source::File { .. } => &self.window[self.pos..self.filled],
+        }
+    }
+
+    /// Checks that every part was read whole and, from a file, that every byte was read and
+    /// matches its CRC-32. Reads any indices not read yet first.
+    ///
+    /// # Errors
+    /// The first fault found.
+    pub(crate) fn finish(mut self) -> Result<(), ReadError> {
+        while self.next().is_some() {}
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if let Source::File { to, crc, .. } = self.source {
+            if self.pos != self.filled || self.next_read != to {
+                return Err(ReadError::Corrupt("bytes past its count of boards"));
+            }
+            if self.crc.clone().finalize() != crc {
+                return Err(ReadError::Corrupt("its CRC-32 does not match"));
+            }
+        } else if self.pos != self.filled {
+            return Err(ReadError::Corrupt("bytes past its count of boards"));
+        }
+        Ok(())
     }
 }
 
-impl Iterator for Cursor<'_> {
+impl<P: Iterator<Item = Part>> Iterator for Reader<'_, P> {
     type Item = u64;
 
     #[inline]
     fn next(&mut self) -> Option<u64> {
-        // LEB128, as `integer-encoding` writes a u64: 7 bits a byte, low first, the high bit
-        // set on every byte but the last.
-        let (&first, rest) = self.bytes.split_first()?;
-        self.bytes = rest;
-        let mut gap = u64::from(first & 0x7f);
-        if first >= 0x80 {
-            let mut shift = 7;
-            loop {
-                let (&b, rest) = self
-                    .bytes
-                    .split_first()
-                    .expect("runs and layers are written by this module");
-                self.bytes = rest;
-                gap |= u64::from(b & 0x7f) << shift;
-                if b < 0x80 {
-                    break;
-                }
-                shift += 7;
+        if self.left == 0 {
+            if self.done {
+                return None;
             }
+            return self.next_part();
         }
+        let (gap, n) = match leb128(self.in_hand()) {
+            Some(Ok(g)) => g,
+            _ => match self.slow_gap() {
+                Ok(g) => g,
+                Err(e) => return self.fail(e),
+            },
+        };
+        self.pos += n;
+        self.consumed += n as u64;
+        if self.consumed > self.part_end {
+            return self.fail(ReadError::Corrupt("fewer boards than its count"));
+        }
+        if gap < self.least || gap >= self.end.saturating_sub(self.previous) {
+            return self.fail(ReadError::Corrupt(if gap < self.least {
+                "a repeated board"
+            } else {
+                "a board past its segment"
+            }));
+        }
+        self.least = 1;
+        self.left -= 1;
         self.previous += gap;
         Some(self.previous)
     }
+}
+
+/// The LEB128 gap at the start of `bytes` and its length: `None` when `bytes` ends inside it,
+/// `Some(Err)` when it runs past 10 bytes or 64 bits.
+#[inline(always)]
+fn leb128(bytes: &[u8]) -> Option<Result<(u64, usize), ()>> {
+    let first = *bytes.first()?;
+    if first < 0x80 {
+        return Some(Ok((u64::from(first), 1)));
+    }
+    let mut gap = u64::from(first & 0x7f);
+    let mut shift = 7;
+    for (i, &b) in bytes.iter().enumerate().skip(1) {
+        if shift == 63 && b > 1 {
+            return Some(Err(()));
+        }
+        gap |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(Ok((gap, i + 1)));
+        }
+        shift += 7;
+        if shift > 63 {
+            return Some(Err(()));
+        }
+    }
+    None
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, at)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
+}
+
+/// A [`Reader`] of one part of bytes in memory.
+#[cfg(test)]
+pub(crate) fn read_memory(bytes: &[u8], part: Part) -> Reader<'_, std::iter::Once<Part>> {
+    Reader::new(Source::Memory(bytes), std::iter::once(part), 0)
 }
 
 /// Appends `gap` to `out` as LEB128 (7 bits a byte, low first, the high bit set on every byte
@@ -215,5 +462,98 @@ mod tests {
         encode_sorted(&[1 << 40], 0, &mut big);
         assert_eq!(big.len(), 6);
         assert!(decode_sorted(&big[..5], 0, |_| {}).is_err());
+    }
+
+    /// The reader of `bytes` as one part from `base`, below `end`, of `count` indices: what it
+    /// yields and how it finishes.
+    fn read(bytes: &[u8], base: u64, end: u64, count: u64) -> (Vec<u64>, Result<(), String>) {
+        let part = Part {
+            base,
+            end,
+            count,
+            len: bytes.len() as u64,
+        };
+        let mut reader = read_memory(bytes, part);
+        let xs: Vec<u64> = reader.by_ref().collect();
+        (xs, reader.finish().map_err(|e| e.to_string()))
+    }
+
+    /// Every way a part can disagree with what its writer recorded is an error, never a
+    /// shorter list taken for the whole: a truncated varint, fewer or more indices than its
+    /// count, an index at or past its segment's end, a repeated index, a varint past 10
+    /// bytes; a gap of 0 first (an index at the base) is fine.
+    #[test]
+    fn the_reader_refuses_what_its_writer_did_not_write() {
+        let mut bytes = Vec::new();
+        encode_sorted(&[100, 101, 300, 1 << 20], 100, &mut bytes);
+        assert_eq!(
+            read(&bytes, 100, 1 << 21, 4),
+            (vec![100, 101, 300, 1 << 20], Ok(()))
+        );
+        let fault =
+            |bytes: &[u8], end: u64, count: u64| read(bytes, 100, end, count).1.unwrap_err();
+        let n = bytes.len();
+        assert_eq!(fault(&bytes[..n - 1], 1 << 21, 4), "a truncated gap");
+        assert_eq!(fault(&bytes, 1 << 21, 5), "a truncated gap");
+        assert_eq!(fault(&bytes, 1 << 21, 3), "bytes past its count of boards");
+        assert_eq!(fault(&bytes, 1 << 20, 4), "a board past its segment");
+        assert_eq!(fault(&[0, 0], 200, 2), "a repeated board");
+        assert_eq!(
+            fault(&[0xff; 11], u64::MAX, 1),
+            "a gap longer than 10 bytes"
+        );
+        assert_eq!(
+            fault(
+                &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02],
+                u64::MAX,
+                1
+            ),
+            "a gap longer than 10 bytes"
+        );
+        assert_eq!(read(&[], 100, 200, 0), (vec![], Ok(())));
+        assert_eq!(fault(&[1], 200, 0), "bytes past its count of boards");
+    }
+
+    proptest! {
+        /// From a file, any list of parts reads back whole through any buffer from 16 bytes
+        /// up, with its CRC; a flipped bit anywhere in its bytes is an error.
+        #[test]
+        fn files_read_through_any_buffer(mut xs in proptest::collection::vec(0u64..1 << 40, 0..300), cuts in proptest::collection::vec(0u64..1 << 40, 0..4), buffer in 16usize..200, flip in any::<prop::sample::Index>()) {
+            xs.sort_unstable();
+            xs.dedup();
+            let mut ends: Vec<u64> = cuts;
+            ends.push(1 << 40);
+            ends.sort_unstable();
+            ends.dedup();
+            let mut bytes = vec![0xAAu8; 7];
+            let mut parts = Vec::new();
+            let mut base = 0;
+            for &end in &ends {
+                let inside: Vec<u64> = xs.iter().copied().filter(|&x| x >= base && x < end).collect();
+                let from = bytes.len();
+                encode_sorted(&inside, base, &mut bytes);
+                parts.push(Part { base, end, count: inside.len() as u64, len: (bytes.len() - from) as u64 });
+                base = end;
+            }
+            let body = bytes[7..].to_vec();
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, &bytes).unwrap();
+            let source = |crc| Source::File { file: &file, from: 7, to: bytes.len() as u64, crc };
+            let mut reader = Reader::new(source(crc32fast::hash(&body)), parts.iter().copied(), buffer);
+            let back: Vec<u64> = reader.by_ref().collect();
+            prop_assert_eq!(&back, &xs);
+            prop_assert!(reader.finish().is_ok());
+            if !body.is_empty() {
+                let k = 7 + flip.index(body.len());
+                let mut damaged = bytes.clone();
+                damaged[k] ^= 0x10;
+                let mut file = tempfile::tempfile().unwrap();
+                std::io::Write::write_all(&mut file, &damaged).unwrap();
+                let source = Source::File { file: &file, from: 7, to: bytes.len() as u64, crc: crc32fast::hash(&body) };
+                let mut reader = Reader::new(source, parts.iter().copied(), buffer);
+                while reader.next().is_some() {}
+                prop_assert!(reader.finish().is_err());
+            }
+        }
     }
 }

@@ -602,14 +602,16 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     if let Some(l) = &limited {
         notes.push(format!(
-            "depth-limited search to depth {}: {}; at most {} of layers in memory",
+            "depth-limited search to depth {}: {}; at most {} of layers, runs and buffers in \
+             memory besides a chunk of {} boards",
             l.max_depth_searched,
             if l.complete {
                 "complete (it ran out of boards first)"
             } else {
                 "partial"
             },
-            DecimalBytes(l.peak_bytes)
+            DecimalBytes(l.peak_bytes),
+            HumanCount(l.chunk as u64)
         ));
         if let Some(why) = &l.stopped {
             notes.push(why.clone());

@@ -26,13 +26,23 @@
 //! Memory: one chunk's boards and their non-lane neighbours ([`chunk_bytes_per_board`]: about
 //! 5.4 GB for a chunk of 2^27 4x4 boards); the three layers and the runs of the layer being
 //! built (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus the
-//! neighbours that two chunks share), unless they are on disk ([`Storage`]): then a layer is a
-//! file read a segment at a time and written a window of segments at a time (`store.rs`). A
-//! memory budget sets the chunk and stops the search cleanly before a layer that would not fit
-//! in it or on the disk. With a checkpoint folder the state after each layer is saved there,
-//! and a killed search resumes (`resume.rs`).
+//! neighbours that two chunks share), unless they are on disk ([`Storage`]); and buffers of
+//! fixed sizes, whatever the size of a layer or of a segment ([`RESERVE`]): every segment of a
+//! layer or a run is read through a reader's buffer (a segment larger than a chunk is decoded
+//! in part, and continued in the next chunk), and a merged segment past 8 MiB goes on to a
+//! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
+//! (about 40 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
+//! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
+//! checked before each layer. A memory budget sets the chunk and stops the search cleanly
+//! before a layer that would not fit in it or on the disk.
+//!
+//! Integrity: every layer file and run file carries a CRC-32 per segment (per run and segment
+//! for the runs), and every read checks it, with the count of boards and the bounds of each
+//! segment ([`super::codec::Reader`]): a disk error is a one-line error naming the file and
+//! the segment ([`FrontierError::Read`]), never a wrong count. With a checkpoint folder the
+//! state after each layer is saved there, and a killed search resumes (`resume.rs`), its state
+//! checked field by field first.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
@@ -45,9 +55,9 @@ mod store;
 
 pub use resume::RunLabel;
 use resume::{Checkpoint, layer_name};
-use store::{Layer, Sink};
+use store::{Layer, Segment, Sink};
 
-use super::codec::{Cursor, encode_sorted, push_gap};
+use super::codec::{Part, ReadError, Reader, Source, encode_sorted, push_gap};
 use super::{Lanes, StateIndex, StateSpace};
 
 /// Segments per layer (by index range) of [`FrontierConfig::default`].
@@ -150,12 +160,18 @@ pub enum FrontierError {
     /// A checkpoint of another search.
     #[error("{0}")]
     Checkpoint(String),
-    /// `resume` with no checkpoint that checks out.
+    /// `resume` with no checkpoint it can continue from: none checks out, or the newest one
+    /// is deeper than the depth limit (its boards at the limit are gone).
     #[error("{0}")]
     NothingToResume(String),
     /// The memory budget cannot hold one chunk's buffers.
     #[error("{0}")]
     Budget(String),
+    /// A layer or a run read back does not check out (its CRC-32, its count of boards, its
+    /// bounds: a disk error, or a file changed under the search), or could not be read: names
+    /// the layer or the run, where it is, and the segment.
+    #[error("{0}")]
+    Read(String),
 }
 
 /// What one layer cost, reported after it is built.
@@ -189,9 +205,11 @@ pub struct Frontier {
     pub complete: bool,
     /// The first [`LAST_LISTED`] boards of the last layer, ascending index.
     pub last: Vec<StateIndex>,
-    /// Largest number of bytes of layers and runs held in memory at once (not counting one
-    /// chunk's boards and neighbours). During a merge, layer `d - 1` is freed segment by
-    /// segment as layer `d + 1` is written, and the larger of the two is counted.
+    /// Largest number of bytes of layers, runs (their bytes in memory and their piece lists)
+    /// and buffers (the decode buffers while a layer is expanded, the merge's read buffers and
+    /// window) held in memory at once, not counting one chunk's boards and neighbours. During a
+    /// merge, layer `d - 1` is freed segment by segment as layer `d + 1` is written, and the
+    /// larger of the two is counted.
     pub peak_bytes: u64,
     /// The depth of the checkpoint the search resumed from, if it did.
     pub resumed_from: Option<u32>,
@@ -209,74 +227,115 @@ pub struct Frontier {
     pub save_time: std::time::Duration,
 }
 
-/// The boards of a layer in index order, in chunks of at most `chunk` (decoded a group of
-/// segments at a time, in parallel when large).
+/// The boards of a layer in index order, in chunks of at most `chunk`: the segments that fit
+/// whole decoded in parallel into their places, a segment larger than what is left of the
+/// chunk decoded as far as it fits and continued in the next chunk, each through a reader's
+/// buffer of `buffer` bytes (so that a segment of any size takes a fixed buffer beside the
+/// chunk's boards).
 struct Chunks<'a> {
     layer: &'a Layer,
+    /// The layer's depth (for an error).
+    depth: u32,
     chunk: usize,
+    buffer: usize,
+    /// The next segment not opened yet.
     segment: usize,
-    pending: Vec<StateIndex>,
-    at: usize,
+    /// A segment read in part, and its number.
+    partial: Option<(usize, Reader<'a, std::iter::Once<Part>>)>,
+    boards: Vec<StateIndex>,
+}
+
+/// A reader's fault as the search's error, naming what was read: `what` (the layer or the
+/// run), where it is, and the segment.
+fn read_error(what: &str, place: &str, segment: usize, e: ReadError) -> FrontierError {
+    FrontierError::Read(format!("{what} ({place}), segment {segment}: {e}"))
 }
 
 impl<'a> Chunks<'a> {
-    fn new(layer: &'a Layer, chunk: usize) -> Chunks<'a> {
+    fn new(layer: &'a Layer, depth: u32, chunk: usize, buffer: usize) -> Chunks<'a> {
         Chunks {
             layer,
+            depth,
             chunk: chunk.max(1),
+            buffer,
             segment: 0,
-            pending: Vec::new(),
-            at: 0,
+            partial: None,
+            boards: Vec::new(),
         }
     }
 
-    /// The next chunk, or `None` after the last.
-    fn next_chunk(&mut self) -> std::io::Result<Option<&[StateIndex]>> {
-        if self.pending.len() - self.at < self.chunk {
-            self.pending.drain(..self.at);
-            self.at = 0;
-            let need = (self.chunk - self.pending.len()) as u64;
-            let first = self.segment;
-            let mut found = 0u64;
-            while self.segment < self.layer.segments() && found < need {
-                found += self.layer.counts[self.segment];
-                self.segment += 1;
-            }
-            let layer = self.layer;
-            if found > PART as u64 {
-                // Each segment decoded in parallel into its place.
-                let old = self.pending.len();
-                self.pending.resize(old + found as usize, StateIndex(0));
-                let mut rest = &mut self.pending[old..];
-                let mut places = Vec::with_capacity(self.segment - first);
-                for s in first..self.segment {
-                    let (place, after) =
-                        std::mem::take(&mut rest).split_at_mut(layer.counts[s] as usize);
-                    places.push((s, place));
-                    rest = after;
-                }
-                places
-                    .into_par_iter()
-                    .try_for_each(|(s, place)| -> std::io::Result<()> {
-                        let bytes = layer.segment(s)?;
-                        for (slot, x) in place.iter_mut().zip(layer.cursor(s, &bytes)) {
-                            *slot = StateIndex(x);
-                        }
-                        Ok(())
-                    })?;
-            } else {
-                for s in first..self.segment {
-                    let bytes = layer.segment(s)?;
-                    self.pending.extend(layer.cursor(s, &bytes).map(StateIndex));
+    fn fault(&self, segment: usize, e: ReadError) -> FrontierError {
+        let what = format!("layer {}", self.depth);
+        read_error(&what, &self.layer.place(), segment, e)
+    }
+
+    /// Continues the segment read in part, up to a chunk of boards in all.
+    fn continue_partial(&mut self) -> Result<(), FrontierError> {
+        if let Some((s, mut reader)) = self.partial.take() {
+            while self.boards.len() < self.chunk {
+                match reader.next() {
+                    Some(x) => self.boards.push(StateIndex(x)),
+                    None => {
+                        return reader.finish().map_err(|e| self.fault(s, e));
+                    }
                 }
             }
+            self.partial = Some((s, reader));
         }
-        if self.at == self.pending.len() {
+        Ok(())
+    }
+
+    /// The next chunk, or `None` after the last.
+    fn next_chunk(&mut self) -> Result<Option<&[StateIndex]>, FrontierError> {
+        self.boards.clear();
+        self.continue_partial()?;
+        // The segments that fit whole.
+        let first = self.segment;
+        let mut found = self.boards.len() as u64;
+        while self.segment < self.layer.segments()
+            && found + self.layer.counts[self.segment] <= self.chunk as u64
+        {
+            found += self.layer.counts[self.segment];
+            self.segment += 1;
+        }
+        let layer = self.layer;
+        let old = self.boards.len();
+        self.boards.resize(found as usize, StateIndex(0));
+        let mut rest = &mut self.boards[old..];
+        let mut places = Vec::with_capacity(self.segment - first);
+        for s in first..self.segment {
+            let (place, after) = std::mem::take(&mut rest).split_at_mut(layer.counts[s] as usize);
+            places.push((s, place));
+            rest = after;
+        }
+        let buffer = self.buffer;
+        let decode = |(s, place): (usize, &mut [StateIndex])| -> Result<(), (usize, ReadError)> {
+            let mut reader = layer.reader(s, buffer);
+            for slot in place.iter_mut() {
+                match reader.next() {
+                    Some(x) => *slot = StateIndex(x),
+                    None => break,
+                }
+            }
+            reader.finish().map_err(|e| (s, e))
+        };
+        let decoded = if found - old as u64 > PART as u64 {
+            places.into_par_iter().try_for_each(decode)
+        } else {
+            places.into_iter().try_for_each(decode)
+        };
+        decoded.map_err(|(s, e)| self.fault(s, e))?;
+        // A segment larger than what is left of the chunk: as much of it as fits.
+        if self.boards.len() < self.chunk && self.segment < layer.segments() {
+            let s = self.segment;
+            self.segment += 1;
+            self.partial = Some((s, layer.reader(s, self.buffer)));
+            self.continue_partial()?;
+        }
+        if self.boards.is_empty() {
             return Ok(None);
         }
-        let start = self.at;
-        self.at = (start + self.chunk).min(self.pending.len());
-        Ok(Some(&self.pending[start..self.at]))
+        Ok(Some(&self.boards))
     }
 }
 
@@ -291,41 +350,28 @@ struct Piece {
     start: u64,
     /// Its bytes.
     len: u64,
+    /// Its indices.
+    count: u64,
 }
 
-/// The indices of consecutive pieces, one after the other (`bytes` starts at byte `origin`
-/// of the run or of the file the pieces' `start` count in).
-struct PieceCursor<'a> {
-    bytes: &'a [u8],
-    origin: u64,
+/// The [`Part`]s of consecutive pieces of segments of `span` indices, for a [`Reader`].
+#[derive(Clone)]
+struct PieceParts<'a> {
     pieces: std::slice::Iter<'a, Piece>,
-    current: Cursor<'a>,
+    span: u64,
 }
 
-impl<'a> PieceCursor<'a> {
-    fn new(bytes: &'a [u8], origin: u64, pieces: &'a [Piece]) -> PieceCursor<'a> {
-        PieceCursor {
-            bytes,
-            origin,
-            pieces: pieces.iter(),
-            current: Cursor::new(&[], 0),
-        }
-    }
-}
+impl Iterator for PieceParts<'_> {
+    type Item = Part;
 
-impl Iterator for PieceCursor<'_> {
-    type Item = u64;
-
-    #[inline]
-    fn next(&mut self) -> Option<u64> {
-        loop {
-            if let Some(x) = self.current.next() {
-                return Some(x);
-            }
-            let p = self.pieces.next()?;
-            let at = (p.start - self.origin) as usize;
-            self.current = Cursor::new(&self.bytes[at..at + p.len as usize], p.base);
-        }
+    fn next(&mut self) -> Option<Part> {
+        let p = self.pieces.next()?;
+        Some(Part {
+            base: p.base,
+            end: (u64::from(p.segment) + 1).saturating_mul(self.span),
+            count: p.count,
+            len: p.len,
+        })
     }
 }
 
@@ -364,12 +410,16 @@ impl PieceWriter {
                 base,
                 start: self.bytes.len() as u64,
                 len: 0,
+                count: 0,
             });
             self.end = (segment + 1) * self.span;
             self.previous = base;
         }
         push_gap(&mut self.bytes, x - self.previous);
         self.previous = x;
+        if let Some(p) = self.pieces.last_mut() {
+            p.count += 1;
+        }
     }
 
     fn close(&mut self) {
@@ -451,20 +501,86 @@ impl<I: Iterator<Item = u64>> Iterator for Tournament<I> {
     }
 }
 
-/// The layer `d + 1` segment from `base`: the union of `sources` (ascending, duplicates
-/// allowed) minus `older` and `newer` (the same segment of layers `d - 1` and `d`), encoded
-/// from `base`, and its number of boards.
+/// A segment of the next layer being written by the merge: its bytes in memory up to `limit`,
+/// then (with a folder to spill to) moved to a scratch file of its own, so that a segment of
+/// any size takes at most `limit` bytes of memory.
+struct Output<'d> {
+    segment: Segment,
+    limit: usize,
+    dir: Option<&'d Path>,
+    error: Option<std::io::Error>,
+}
+
+impl<'d> Output<'d> {
+    fn new(limit: usize, dir: Option<&'d Path>) -> Output<'d> {
+        Output {
+            segment: Segment::default(),
+            limit: if dir.is_some() {
+                limit.max(1)
+            } else {
+                usize::MAX
+            },
+            dir,
+            error: None,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, gap: u64) {
+        push_gap(&mut self.segment.bytes, gap);
+        self.segment.count += 1;
+        if self.segment.bytes.len() >= self.limit {
+            self.spill();
+        }
+    }
+
+    /// Moves the bytes in memory to the spill file.
+    #[cold]
+    fn spill(&mut self) {
+        let Some(dir) = self.dir else { return };
+        if self.error.is_some() {
+            self.segment.bytes.clear();
+            return;
+        }
+        let result = (|| -> std::io::Result<()> {
+            if self.segment.spill.is_none() {
+                self.segment.spill = Some((tempfile::tempfile_in(dir)?, 0));
+            }
+            let (file, len) = self.segment.spill.as_mut().expect("just made");
+            file.write_all(&self.segment.bytes)?;
+            *len += self.segment.bytes.len() as u64;
+            Ok(())
+        })();
+        self.segment.bytes.clear();
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<Segment> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => {
+                self.segment.bytes.shrink_to_fit();
+                Ok(self.segment)
+            }
+        }
+    }
+}
+
+/// The layer `d + 1` segment from `base` into `out`: the union of `sources` (ascending,
+/// duplicates allowed) minus `older` and `newer` (the same segment of layers `d - 1` and
+/// `d`, read as far as the sources go), encoded from `base`.
 fn merge_segment<I: Iterator<Item = u64>>(
     mut sources: Vec<I>,
-    older: Cursor<'_>,
-    newer: Cursor<'_>,
+    older: &mut impl Iterator<Item = u64>,
+    newer: &mut impl Iterator<Item = u64>,
     base: u64,
-) -> (Vec<u8>, u64) {
-    let (mut older, mut newer) = (older, newer);
+    out: &mut Output<'_>,
+) {
     let mut old = older.next().unwrap_or(EXHAUSTED);
     let mut new = newer.next().unwrap_or(EXHAUSTED);
-    let mut out = Vec::new();
-    let (mut previous, mut count) = (base, 0u64);
+    let mut previous = base;
     let mut last = EXHAUSTED;
     let mut keep = |x: u64| {
         if x == last {
@@ -478,9 +594,8 @@ fn merge_segment<I: Iterator<Item = u64>>(
             new = newer.next().unwrap_or(EXHAUSTED);
         }
         if old != x && new != x {
-            push_gap(&mut out, x - previous);
+            out.push(x - previous);
             previous = x;
-            count += 1;
         }
     };
     if sources.len() == 1 {
@@ -488,8 +603,6 @@ fn merge_segment<I: Iterator<Item = u64>>(
     } else {
         Tournament::new(sources).for_each(&mut keep);
     }
-    out.shrink_to_fit();
-    (out, count)
 }
 
 /// Ascending, distinct: the union of three ascending, distinct lists, each ending with
@@ -736,18 +849,27 @@ impl<S: StateSpace> Plan<'_, S> {
 }
 
 /// The runs of the layer being built: their pieces, and their bytes in memory or in one file
-/// (unnamed, deleted when closed) under the scratch folder.
+/// (unnamed, deleted when closed) under the scratch folder, with a CRC-32 of each run's bytes
+/// in each segment.
 struct Runs {
     file: Option<BufWriter<File>>,
+    /// The scratch folder, when on disk.
+    dir: Option<PathBuf>,
     /// Per run, its bytes (empty when on disk).
     memory: Vec<Vec<u8>>,
     /// Per run, its pieces in index order.
     pieces: Vec<Vec<Piece>>,
+    /// Per run, the CRC-32 of its bytes in each segment it has pieces in, in index order
+    /// (empty in memory).
+    crcs: Vec<Vec<u32>>,
     /// Bytes of all runs.
     bytes: u64,
-    /// Bytes of runs and pieces held in memory.
+    /// Bytes of runs, pieces and CRCs held in memory.
     in_memory: u64,
 }
+
+/// The runs of one segment: `(run, first piece..end piece, CRC-32 of their bytes)`.
+type Entry = (usize, Range<usize>, u32);
 
 impl Runs {
     fn new(scratch: Option<&Path>) -> std::io::Result<Runs> {
@@ -761,8 +883,10 @@ impl Runs {
         };
         Ok(Runs {
             file,
+            dir: scratch.map(Path::to_path_buf),
             memory: Vec::new(),
             pieces: Vec::new(),
+            crcs: Vec::new(),
             bytes: 0,
             in_memory: 0,
         })
@@ -776,18 +900,41 @@ impl Runs {
         if self.file.is_some() { self.bytes } else { 0 }
     }
 
+    /// Where the runs are, for an error.
+    fn place(&self) -> String {
+        match &self.dir {
+            Some(dir) => format!("an unnamed scratch file in {}", dir.display()),
+            None => "in memory".into(),
+        }
+    }
+
     /// Adds one run, given as the bytes and pieces of each bucket in index order (pieces
     /// counted from the bucket's first byte).
     fn add(&mut self, buckets: Vec<(Vec<u8>, Vec<Piece>)>) -> std::io::Result<()> {
         let total: usize = buckets.iter().map(|(b, _)| b.len()).sum();
         let mut pieces = Vec::with_capacity(buckets.iter().map(|(_, p)| p.len()).sum());
         let mut memory = Vec::new();
+        let mut crcs = Vec::new();
         if self.file.is_none() {
             memory.reserve_exact(total);
         }
+        // The open segment's CRC (on disk).
+        let mut open: Option<(u32, crc32fast::Hasher)> = None;
         for (bytes, ps) in buckets {
             let origin = match &mut self.file {
                 Some(w) => {
+                    for p in &ps {
+                        if open.as_ref().is_none_or(|(s, _)| *s != p.segment) {
+                            if let Some((_, h)) = open.take() {
+                                crcs.push(h.finalize());
+                            }
+                            open = Some((p.segment, crc32fast::Hasher::new()));
+                        }
+                        let from = p.start as usize;
+                        if let Some((_, h)) = &mut open {
+                            h.update(&bytes[from..from + p.len as usize]);
+                        }
+                    }
                     let at = self.bytes;
                     w.write_all(&bytes)?;
                     at
@@ -804,10 +951,15 @@ impl Runs {
                 ..p
             }));
         }
-        self.in_memory +=
-            (memory.capacity() + pieces.capacity() * std::mem::size_of::<Piece>()) as u64;
+        if let Some((_, h)) = open {
+            crcs.push(h.finalize());
+        }
+        self.in_memory += (memory.capacity()
+            + pieces.capacity() * std::mem::size_of::<Piece>()
+            + crcs.capacity() * 4) as u64;
         self.memory.push(memory);
         self.pieces.push(pieces);
+        self.crcs.push(crcs);
         Ok(())
     }
 
@@ -820,30 +972,25 @@ impl Runs {
     }
 
     /// For each of `segments` segments, the runs with pieces in it: `(starts, entries)`, where
-    /// `entries[starts[s]..starts[s + 1]]` are `(run, first piece..end piece)`.
-    fn index(&self, segments: usize) -> (Vec<usize>, Vec<(usize, Range<usize>)>) {
-        let groups = |pieces: &[Piece]| {
-            pieces
-                .chunk_by(|a, b| a.segment == b.segment)
-                .map(|g| g[0].segment as usize)
-                .collect::<Vec<_>>()
-        };
+    /// `entries[starts[s]..starts[s + 1]]` are segment `s`'s.
+    fn index(&self, segments: usize) -> (Vec<usize>, Vec<Entry>) {
         let mut starts = vec![0usize; segments + 1];
         for pieces in &self.pieces {
-            for s in groups(pieces) {
-                starts[s + 1] += 1;
+            for g in pieces.chunk_by(|a, b| a.segment == b.segment) {
+                starts[g[0].segment as usize + 1] += 1;
             }
         }
         for s in 0..segments {
             starts[s + 1] += starts[s];
         }
         let mut at = starts.clone();
-        let mut entries = vec![(0, 0..0); starts[segments]];
+        let mut entries = vec![(0, 0..0, 0); starts[segments]];
         for (run, pieces) in self.pieces.iter().enumerate() {
             let mut first = 0;
-            for g in pieces.chunk_by(|a, b| a.segment == b.segment) {
+            for (k, g) in pieces.chunk_by(|a, b| a.segment == b.segment).enumerate() {
                 let s = g[0].segment as usize;
-                entries[at[s]] = (run, first..first + g.len());
+                let crc = self.crcs[run].get(k).copied().unwrap_or(0);
+                entries[at[s]] = (run, first..first + g.len(), crc);
                 at[s] += 1;
                 first += g.len();
             }
@@ -851,22 +998,31 @@ impl Runs {
         (starts, entries)
     }
 
-    /// The bytes of pieces `range` of `run` (contiguous), and where they start.
-    fn read(&self, run: usize, range: Range<usize>) -> std::io::Result<(Cow<'_, [u8]>, u64)> {
-        let pieces = &self.pieces[run][range];
+    /// A reader of the indices of pieces `range` of `run` (contiguous, in one segment of
+    /// `span` indices), checked against `crc` on disk, read `buffer` bytes at a time.
+    fn reader(
+        &self,
+        (run, range, crc): &Entry,
+        span: u64,
+        buffer: usize,
+    ) -> Reader<'_, PieceParts<'_>> {
+        let pieces = &self.pieces[*run][range.clone()];
         let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
         let (start, end) = (first.start, last.start + last.len);
-        match &self.file {
-            None => Ok((
-                Cow::from(&self.memory[run][start as usize..end as usize]),
-                start,
-            )),
-            Some(w) => {
-                let mut bytes = vec![0u8; (end - start) as usize];
-                read_at(w.get_ref(), &mut bytes, start)?;
-                Ok((Cow::from(bytes), start))
-            }
-        }
+        let source = match &self.file {
+            None => Source::Memory(&self.memory[*run][start as usize..end as usize]),
+            Some(w) => Source::File {
+                file: w.get_ref(),
+                from: start,
+                to: end,
+                crc: *crc,
+            },
+        };
+        let parts = PieceParts {
+            pieces: pieces.iter(),
+            span,
+        };
+        Reader::new(source, parts, buffer)
     }
 }
 
@@ -884,47 +1040,131 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<(
     f.read_exact(buf)
 }
 
-/// Layer `d + 1` from the runs of layer `d`'s chunks, minus `older` (layer `d - 1`, its
-/// memory freed segment by segment) and `newer` (layer `d`), written into `sink` a window of
-/// [`WINDOW`] segments at a time (the segments of a window in parallel).
-fn merge(runs: &Runs, older: &mut Layer, newer: &Layer, mut sink: Sink) -> std::io::Result<Layer> {
+/// The sizes of the search's buffers besides a chunk's boards and neighbours: fixed, whatever
+/// the size of a layer or of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Buffers {
+    /// Bytes of the merge's read buffers, all its tasks together: each task reads its
+    /// segment's runs and the same segment of layers `d - 1` and `d` through a buffer each of
+    /// this divided by the tasks and the sources, between [`MIN_READ`] and [`MAX_READ`].
+    merge_read: u64,
+    /// Bytes of a segment of the next layer kept in memory as it is merged; past that they go
+    /// to a scratch file of the segment's own (with a folder for the layers).
+    out_limit: usize,
+    /// Segments merged at once (in parallel), then written out in order.
+    window: usize,
+    /// Bytes of the buffer a segment of the layer being expanded is decoded through.
+    decode: usize,
+}
+
+/// Smallest read buffer of the merge.
+const MIN_READ: usize = 4 << 10;
+/// Largest read buffer of the merge.
+const MAX_READ: usize = 1 << 20;
+
+impl Buffers {
+    /// What a search uses: 64 MiB of read buffers for the merge, 16 segments merged at once
+    /// with up to 8 MiB each in memory, 1 MiB to decode a segment (per thread): about 200 MiB
+    /// of [`RESERVE`] while the runs are at most 64 MiB / ([`MIN_READ`] x threads) - 2.
+    const SHIPPED: Buffers = Buffers {
+        merge_read: 64 << 20,
+        out_limit: 8 << 20,
+        window: 16,
+        decode: 1 << 20,
+    };
+
+    /// Bytes of each read buffer of a merge of `runs` runs.
+    fn read_buffer(&self, runs: usize) -> usize {
+        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
+        usize::try_from(self.merge_read / readers)
+            .unwrap_or(MAX_READ)
+            .clamp(MIN_READ, MAX_READ)
+    }
+
+    /// Bytes the merge of `runs` runs holds at most besides the layers: every task's read
+    /// buffers and the window's segments in memory.
+    fn merge_bytes(&self, runs: usize) -> u64 {
+        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
+        readers * self.read_buffer(runs) as u64 + self.window as u64 * self.out_limit as u64
+    }
+
+    /// Bytes the expansion of a layer holds besides the chunk: a decode buffer per thread.
+    fn decode_bytes(&self) -> u64 {
+        rayon::current_num_threads().max(1) as u64 * self.decode as u64
+    }
+}
+
+/// Layer `d + 1` (`depth`) from the runs of layer `d`'s chunks, minus `older` (layer `d - 1`,
+/// its memory freed segment by segment) and `newer` (layer `d`), written into `sink` a window
+/// of segments at a time (the segments of a window in parallel), each source read through a
+/// buffer of a fixed size and checked ([`Reader`]), each segment spilled to a file of its own
+/// under `spill` when it passes [`Buffers::out_limit`].
+///
+/// # Errors
+/// [`FrontierError::Read`] for a run or a layer that does not check out, naming it and the
+/// segment; [`FrontierError::Scratch`] when a file fails.
+fn merge(
+    runs: &Runs,
+    (older, newer): (&mut Layer, &Layer),
+    mut sink: Sink,
+    buffers: &Buffers,
+    spill: Option<&Path>,
+    depth: u32,
+) -> Result<Layer, FrontierError> {
+    let scratch = |source| FrontierError::Scratch {
+        path: spill.map(Path::to_path_buf).unwrap_or_default(),
+        source,
+    };
     let segments = newer.segments();
     let (starts, entries) = runs.index(segments);
-    for first in (0..segments).step_by(WINDOW) {
-        let window = first..(first + WINDOW).min(segments);
-        let merged: Vec<(Vec<u8>, u64)> = window
+    let buffer = buffers.read_buffer(runs.pieces.len());
+    let (runs_at, older_at, newer_at) = (runs.place(), older.place(), newer.place());
+    let runs_of = format!("the runs of depth {depth}");
+    let older_is = format!("layer {}", depth.saturating_sub(2));
+    let newer_is = format!("layer {}", depth - 1);
+    for first in (0..segments).step_by(buffers.window.max(1)) {
+        let window = first..(first + buffers.window.max(1)).min(segments);
+        let older_layer = &*older;
+        let merged: Vec<Segment> = window
             .clone()
             .into_par_iter()
             .map(|s| {
                 let entries = &entries[starts[s]..starts[s + 1]];
-                let data = entries
+                let mut sources: Vec<_> = entries
                     .iter()
-                    .map(|(run, range)| runs.read(*run, range.clone()))
-                    .collect::<std::io::Result<Vec<_>>>()?;
-                let sources = entries
-                    .iter()
-                    .zip(&data)
-                    .map(|((run, range), (bytes, origin))| {
-                        PieceCursor::new(bytes, *origin, &runs.pieces[*run][range.clone()])
-                    })
+                    .map(|e| runs.reader(e, newer.span, buffer))
                     .collect();
-                let (old, new) = (older.segment(s)?, newer.segment(s)?);
-                Ok(merge_segment(
-                    sources,
-                    older.cursor(s, &old),
-                    newer.cursor(s, &new),
+                let mut old = older_layer.reader(s, buffer);
+                let mut new = newer.reader(s, buffer);
+                let mut out = Output::new(buffers.out_limit, spill);
+                merge_segment(
+                    sources.iter_mut().collect(),
+                    &mut old,
+                    &mut new,
                     newer.base(s),
-                ))
+                    &mut out,
+                );
+                for (e, source) in entries.iter().zip(sources) {
+                    source.finish().map_err(|err| {
+                        let what = format!("{runs_of}, run {}", e.0);
+                        read_error(&what, &runs_at, s, err)
+                    })?;
+                }
+                old.finish()
+                    .map_err(|e| read_error(&older_is, &older_at, s, e))?;
+                new.finish()
+                    .map_err(|e| read_error(&newer_is, &newer_at, s, e))?;
+                out.finish().map_err(scratch)
             })
-            .collect::<std::io::Result<_>>()?;
+            .collect::<Result<_, FrontierError>>()?;
         for s in window {
             older.free(s);
         }
-        for (bytes, n) in merged {
-            sink.push(bytes, n)?;
+        for segment in merged {
+            sink.push_segment(segment).map_err(scratch)?;
         }
     }
-    sink.finish()
+    sink.finish().map_err(scratch)
 }
 
 /// [`search_with`] with [`FrontierConfig::default`].
@@ -960,7 +1200,8 @@ pub fn search<S: StateSpace>(
 /// chunks for the merge. Memory: see the module documentation.
 ///
 /// # Errors
-/// [`FrontierError::Scratch`] when the scratch folder fails.
+/// [`FrontierError::Scratch`] when the scratch folder fails; [`FrontierError::Read`] when a
+/// scratch file does not check out when read back.
 pub fn search_with<S: StateSpace>(
     space: &S,
     seed: StateIndex,
@@ -991,11 +1232,44 @@ pub struct Storage {
     pub memory: Option<u64>,
 }
 
-/// Bytes the search holds besides the chunk's boards and neighbours and the layers in
-/// memory: the merge's window of segments, the runs' piece lists, buffers.
+/// Bytes the search holds besides the chunk's boards and neighbours and the layers and runs in
+/// memory, whatever the size of a layer: the merge's read buffers (64 MiB), its window of 16
+/// segments of up to 8 MiB each in memory (128 MiB), a decode buffer per thread (1 MiB), the
+/// files' write buffers (4 MiB for a layer, 1 MiB for the runs, 1 MiB to copy a spilled
+/// segment) and the runs' piece lists while they are few. Past that the plan before each layer
+/// adds what grows with the number of runs.
 pub const RESERVE: u64 = 256 << 20;
 /// The fewest boards per chunk a memory budget may leave.
 pub const MIN_CHUNK: usize = 1 << 16;
+
+/// Bytes of the piece lists of `runs` runs over `segments` segments, at most (a piece per
+/// segment and per bucket of a chunk's sort, in each run).
+fn pieces_bytes(runs: usize, segments: usize) -> u64 {
+    (runs * (segments + MAX_BUCKETS) * (std::mem::size_of::<Piece>() + 4)) as u64
+}
+
+/// Debug builds only, for the tests of the checks on reading back:
+/// `NPUZZLE_DAMAGE_SCRATCH=runs:D` (or `layer:D`) flips a bit in the middle of the runs of
+/// depth `D` once written (or of layer `D`'s file), as a disk error would. Does nothing in a
+/// release build.
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Path>) {
+    #[cfg(all(debug_assertions, unix))]
+    if std::env::var("NPUZZLE_DAMAGE_SCRATCH").ok() == Some(format!("{what}:{depth}")) {
+        use std::os::unix::fs::FileExt;
+        let reopened = path.map(|p| std::fs::OpenOptions::new().read(true).write(true).open(p));
+        let file = match &reopened {
+            Some(Ok(f)) => f,
+            _ => file,
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let mut byte = [0u8];
+        if len > 0 && read_at(file, &mut byte, len / 2).is_ok() {
+            byte[0] ^= 0x10;
+            let _ = file.write_all_at(&byte, len / 2);
+        }
+    }
+}
 
 /// Bytes per board of a chunk while it is expanded: the board (8), and for each neighbour
 /// the kernel gives (all moves, or the moves off the lanes, at most 2 of them for a grid)
@@ -1056,9 +1330,6 @@ pub struct CheckpointAt {
     pub run: RunLabel,
 }
 
-/// Segments of the next layer merged at once (in parallel), then written out and freed.
-const WINDOW: usize = 32;
-
 /// [`search_with`], with the layers where `storage` says, saving the search's state after
 /// each layer into a checkpoint folder, and resuming from it. Warnings (a damaged checkpoint
 /// slot passed over) go to `warn`. A resumed search gives the same result as an unbroken one,
@@ -1066,13 +1337,39 @@ const WINDOW: usize = 32;
 ///
 /// # Errors
 /// [`FrontierError::Scratch`] when a folder fails; [`FrontierError::Checkpoint`] for a
-/// checkpoint of another search; [`FrontierError::NothingToResume`].
+/// checkpoint of another search; [`FrontierError::NothingToResume`] (also for a checkpoint
+/// deeper than `max_depth`); [`FrontierError::Read`] for a layer or a run that does not check
+/// out when read back; [`FrontierError::Budget`].
 pub fn search_stored<S: StateSpace>(
     space: &S,
     seed: StateIndex,
     max_depth: u32,
     storage: &Storage,
     config: FrontierConfig,
+    on_layer: impl FnMut(LayerReport),
+    warn: impl FnMut(&str),
+) -> Result<Frontier, FrontierError> {
+    search_buffered(
+        space,
+        seed,
+        max_depth,
+        storage,
+        config,
+        &Buffers::SHIPPED,
+        on_layer,
+        warn,
+    )
+}
+
+/// [`search_stored`] with the given buffers.
+#[allow(clippy::too_many_arguments)]
+fn search_buffered<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    storage: &Storage,
+    config: FrontierConfig,
+    buffers: &Buffers,
     mut on_layer: impl FnMut(LayerReport),
     mut warn: impl FnMut(&str),
 ) -> Result<Frontier, FrontierError> {
@@ -1109,12 +1406,18 @@ pub fn search_stored<S: StateSpace>(
     }
     let sink = |depth: u32, span: u64| -> Result<Sink, FrontierError> {
         match (&checkpoint, layers_dir) {
-            (Some((c, _)), _) => {
-                Sink::file(span, config.segments, &c.dir, Some(&layer_name(depth)))
-                    .map_err(checkpoint_fail)
+            (Some((c, _)), _) => Sink::file(
+                size,
+                span,
+                config.segments,
+                &c.dir,
+                Some(&layer_name(depth)),
+            )
+            .map_err(checkpoint_fail),
+            (None, Some(dir)) => {
+                Sink::file(size, span, config.segments, dir, None).map_err(scratch_fail)
             }
-            (None, Some(dir)) => Sink::file(span, config.segments, dir, None).map_err(scratch_fail),
-            (None, None) => Ok(Sink::memory(span, config.segments)),
+            (None, None) => Ok(Sink::memory(size, span, config.segments)),
         }
     };
     let mut resumed = None;
@@ -1151,6 +1454,17 @@ pub fn search_stored<S: StateSpace>(
         }
     }
     let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
+    // A checkpoint deeper than the limit: its figures go past the depth asked for, and the
+    // boards at that depth are gone; a shallower result cannot be given from it.
+    if let (Some(from), Some((at, _))) = (resumed_from, &checkpoint)
+        && from > max_depth
+    {
+        return Err(FrontierError::NothingToResume(format!(
+            "--resume: the checkpoint in {} is after depth {from}, deeper than --max-depth \
+             {max_depth}; give --max-depth {from} or more to resume it",
+            at.dir.display(),
+        )));
+    }
     let (mut previous, mut current, mut sizes, mut peak) = match resumed {
         Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
         None => {
@@ -1207,7 +1521,15 @@ pub fn search_stored<S: StateSpace>(
         let runs_bytes = next_bytes + previous_bytes;
         if let Some(memory) = storage.memory {
             let chunk = (config.chunk as u64).min(current.len);
-            let mut need = RESERVE + chunk * per_board;
+            // RESERVE holds the shipped buffers while the runs are few; past that the merge's
+            // read buffers (at their least) and the runs' piece lists grow with the runs.
+            let runs = current.len.div_ceil(config.chunk as u64) as usize;
+            let mut need = RESERVE
+                + chunk * per_board
+                + buffers
+                    .merge_bytes(runs)
+                    .saturating_sub(Buffers::SHIPPED.merge_bytes(0))
+                + pieces_bytes(runs, config.segments);
             if layers_dir.is_none() {
                 need += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
             }
@@ -1248,28 +1570,37 @@ pub fn search_stored<S: StateSpace>(
             }
         }
         let mut runs = Runs::new(runs_dir).map_err(scratch_fail)?;
-        let mut chunks = Chunks::new(&current, config.chunk);
+        let mut chunks = Chunks::new(&current, depth, config.chunk, buffers.decode);
         let mut count = 0u64;
-        let layers = previous.bytes_in_memory() + current.bytes_in_memory();
-        while let Some(boards) = chunks.next_chunk().map_err(scratch_fail)? {
+        let layers =
+            previous.bytes_in_memory() + current.bytes_in_memory() + buffers.decode_bytes();
+        while let Some(boards) = chunks.next_chunk()? {
             runs.add(plan.run(boards)).map_err(scratch_fail)?;
             count += 1;
             peak = peak.max(layers + runs.bytes_in_memory());
         }
         drop(chunks);
         runs.flush().map_err(scratch_fail)?;
+        if let Some(w) = &runs.file {
+            damage_hook("runs", depth + 1, w.get_ref(), None);
+        }
         let older_bytes = previous.bytes_in_memory();
         let next = merge(
             &runs,
-            &mut previous,
-            &current,
+            (&mut previous, &current),
             sink(depth + 1, current.span)?,
-        )
-        .map_err(scratch_fail)?;
+            buffers,
+            layers_dir,
+            depth + 1,
+        )?;
+        if let store::Store::Disk(f) = &next.store {
+            damage_hook("layer", depth + 1, &f.file, f.path.as_deref());
+        }
         peak = peak.max(
             current.bytes_in_memory()
                 + runs.bytes_in_memory()
-                + older_bytes.max(next.bytes_in_memory()),
+                + older_bytes.max(next.bytes_in_memory())
+                + buffers.merge_bytes(runs.pieces.len()),
         );
         if next.len == 0 {
             complete = true;
@@ -1314,9 +1645,8 @@ pub fn search_stored<S: StateSpace>(
             crate::durable::fault_injection(u64::from(depth));
         }
     }
-    let last = Chunks::new(&current, LAST_LISTED)
-        .next_chunk()
-        .map_err(scratch_fail)?
+    let last = Chunks::new(&current, depth, LAST_LISTED, buffers.decode)
+        .next_chunk()?
         .map(<[StateIndex]>::to_vec)
         .unwrap_or_default();
     Ok(Frontier {
@@ -1335,7 +1665,7 @@ pub fn search_stored<S: StateSpace>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::codec::decode_sorted;
+    use crate::bfs::codec::{decode_sorted, read_memory};
     use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
     use crate::board::Board;
     use crate::shape::Shape;
@@ -1504,6 +1834,121 @@ mod tests {
         }
     }
 
+    /// The smallest buffers (reads of 4 KiB, a decode buffer of 16 bytes, segments spilled
+    /// past 64 bytes, two merged at once) give the same layers as the shipped ones, whatever
+    /// the chunk and the segments, in memory, on disk and in a checkpoint: 4x4 to depth 20
+    /// (OEIS A089484) in 3 segments of about 500,000 boards each at the widest.
+    #[test]
+    fn fixed_buffers_give_the_same_layers() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(space.shape())).unwrap();
+        let tiny = Buffers {
+            merge_read: 1,
+            out_limit: 64,
+            window: 2,
+            decode: 16,
+        };
+        let one = search(&space, seed, 20, None, |_| {}).unwrap();
+        for (c, place) in [
+            (config(100_003, 3), "memory"),
+            (config(100_003, 3), "scratch"),
+            (config(1 << 20, 1), "checkpoint"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: (place == "scratch").then(|| dir.path().join("s")),
+                checkpoint: (place == "checkpoint").then(|| CheckpointAt {
+                    dir: dir.path().join("c"),
+                    start: crate::durable::Start::New,
+                    run: RunLabel::default(),
+                }),
+                memory: None,
+            };
+            let f = search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, A089484, "{place}");
+            assert_eq!(f.last, one.last, "{place}");
+        }
+    }
+
+    /// A line `key: N kB` of /proc/self/status, in bytes.
+    #[cfg(target_os = "linux")]
+    fn status_bytes(key: &str) -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+        let kb: u64 = line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .unwrap();
+        kb << 10
+    }
+
+    /// With the layers on disk, memory is bounded by the chunk and the buffers, not by the
+    /// size of a layer or of a segment: 4x4 to depth 24 in 2 segments (a segment of layer 24
+    /// holds about 10 million boards, 80 MB as indices and 13 MB encoded), in chunks of
+    /// 65,536 boards, with reads of 12 KiB, two segments merged at once and 256 KiB of each in
+    /// memory. Run in a child process (this test binary, this test alone), whose peak RSS
+    /// (`VmHWM`) grows by at most the plan (the chunk at `chunk_bytes_per_board`, the search's
+    /// `peak_bytes`: buffers, piece lists) plus 24 MiB (the files' write buffers, the
+    /// allocator's and the threads' slack).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer() {
+        const CHILD: &str = "NPUZZLE_TEST_BOUNDED_CHILD";
+        let name =
+            "bfs::frontier::tests::memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer";
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let c = config(1 << 16, 2);
+        if std::env::var_os(CHILD).is_some() {
+            let seed = space.rank(&Board::goal(space.shape())).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: Some(dir.path().to_path_buf()),
+                checkpoint: None,
+                memory: None,
+            };
+            let buffers = Buffers {
+                merge_read: 4 << 20,
+                out_limit: 256 << 10,
+                window: 2,
+                decode: 64 << 10,
+            };
+            let before = status_bytes("VmRSS:");
+            let f =
+                search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, |_| {}).unwrap();
+            let peak = status_bytes("VmHWM:");
+            println!(
+                "bounded: {before} {peak} {} {:?}",
+                f.peak_bytes, f.layer_sizes
+            );
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        let line = stdout
+            .lines()
+            .find_map(|l| l.split_once("bounded: ").map(|(_, rest)| rest))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let mut words = line.splitn(4, ' ');
+        let mut next = || words.next().unwrap().parse::<u64>().unwrap();
+        let (before, peak, peak_bytes) = (next(), next(), next());
+        let mut sizes = A089484.to_vec();
+        sizes.extend([3_098_270, 5_802_411, 10_783_780, 19_826_318]);
+        assert!(line.ends_with(&format!("{sizes:?}")), "{line}");
+        let plan = c.chunk as u64 * chunk_bytes_per_board(&space) + peak_bytes;
+        let grew = peak.saturating_sub(before);
+        assert!(
+            grew <= plan + (24 << 20),
+            "peak RSS grew by {grew} bytes, over the plan's {plan} and 24 MiB"
+        );
+    }
+
     /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
     #[test]
     fn three_by_three_to_the_end_is_complete() {
@@ -1575,7 +2020,7 @@ mod tests {
     /// `d - 1` and `d`, encoded from the segment's base.
     #[test]
     fn the_merge_gives_the_union_minus_both_layers() {
-        let runs = vec![
+        let runs = [
             vec![101u64, 104, 109, 130],
             vec![102, 104, 107, 109],
             vec![],
@@ -1584,20 +2029,52 @@ mod tests {
         ];
         let older = encode(&[102, 108, 140], 100);
         let newer = encode(&[103, 105, 106], 100);
-        let (bytes, n) = merge_segment(
-            runs.into_iter().map(Vec::into_iter).collect(),
-            Cursor::new(&older, 100),
-            Cursor::new(&newer, 100),
-            100,
-        );
-        assert_eq!(n, 5);
-        assert_eq!(bytes, encode(&[101, 104, 107, 109, 130], 100));
+        let part = |bytes: &[u8], count| Part {
+            base: 100,
+            end: 200,
+            count,
+            len: bytes.len() as u64,
+        };
+        // In memory, and spilled to a file every 2 bytes: the same segment.
+        let dir = tempfile::tempdir().unwrap();
+        for (limit, spill) in [(usize::MAX, None), (2, Some(dir.path()))] {
+            let mut out = Output::new(limit, spill);
+            let (mut old, mut new) = (
+                read_memory(&older, part(&older, 3)),
+                read_memory(&newer, part(&newer, 3)),
+            );
+            merge_segment(
+                runs.iter().cloned().map(Vec::into_iter).collect(),
+                &mut old,
+                &mut new,
+                100,
+                &mut out,
+            );
+            old.finish().unwrap();
+            new.finish().unwrap();
+            let segment = out.finish().unwrap();
+            assert_eq!(segment.count, 5);
+            assert_eq!(segment.spill.is_some(), spill.is_some());
+            let mut sink = Sink::memory(1000, 100, 10);
+            sink.push_segment(segment).unwrap();
+            let layer = sink.finish().unwrap();
+            let store::Store::Memory(bytes) = &layer.store else {
+                panic!("in memory")
+            };
+            assert_eq!(bytes[0], encode(&[101, 104, 107, 109, 130], 100));
+        }
         // Nothing to merge: an empty segment.
         let none: Vec<std::vec::IntoIter<u64>> = Vec::new();
-        assert_eq!(
-            merge_segment(none, Cursor::new(&older, 100), Cursor::new(&[], 0), 100),
-            (Vec::new(), 0)
+        let mut out = Output::new(usize::MAX, None);
+        merge_segment(
+            none,
+            &mut read_memory(&older, part(&older, 3)),
+            &mut read_memory(&[], part(&[], 0)),
+            100,
+            &mut out,
         );
+        let segment = out.finish().unwrap();
+        assert_eq!((segment.count, segment.bytes.len()), (0, 0));
     }
 
     /// The tournament yields every value of every source, ascending, for 0 to 9 sources
@@ -1643,9 +2120,21 @@ mod tests {
             let mut decoded = Vec::new();
             decode_sorted(&bytes, base, |x| decoded.push(x)).unwrap();
             assert_eq!(decoded, xs);
-            assert_eq!(Cursor::new(&bytes, base).collect::<Vec<_>>(), xs);
+            let part = Part {
+                base,
+                end: u64::MAX,
+                count: xs.len() as u64,
+                len: bytes.len() as u64,
+            };
+            assert_eq!(read_memory(&bytes, part).collect::<Vec<_>>(), xs);
         }
-        assert_eq!(Cursor::new(&[], 9).next(), None);
+        let empty = Part {
+            base: 9,
+            end: 10,
+            count: 0,
+            len: 0,
+        };
+        assert_eq!(read_memory(&[], empty).next(), None);
         // The writer of runs and layers writes the codec's bytes.
         let mut written = Vec::new();
         let mut previous = 0;
@@ -1663,16 +2152,36 @@ mod tests {
                 base: 0,
                 start: 1000,
                 len: a.len() as u64,
+                count: 2,
             },
             Piece {
                 segment: 1,
                 base: 100,
                 start: 1000 + a.len() as u64,
                 len: b.len() as u64,
+                count: 2,
             },
         ];
-        let read: Vec<u64> = PieceCursor::new(&bytes, 1000, &pieces).collect();
-        assert_eq!(read, [10, 12, 101, 150]);
+        let parts = PieceParts {
+            pieces: pieces.iter(),
+            span: 100,
+        };
+        let mut reader = Reader::new(Source::Memory(&bytes), parts.clone(), 0);
+        assert_eq!(reader.by_ref().collect::<Vec<_>>(), [10, 12, 101, 150]);
+        reader.finish().unwrap();
+        // The same from a file, 16 bytes at a time, with its CRC.
+        let mut file = tempfile::tempfile().unwrap();
+        let padded = [vec![7u8; 1000], bytes.clone(), vec![9u8; 5]].concat();
+        file.write_all(&padded).unwrap();
+        let source = Source::File {
+            file: &file,
+            from: 1000,
+            to: 1000 + bytes.len() as u64,
+            crc: crc32fast::hash(&bytes),
+        };
+        let mut reader = Reader::new(source, parts, 16);
+        assert_eq!(reader.by_ref().collect::<Vec<_>>(), [10, 12, 101, 150]);
+        reader.finish().unwrap();
     }
 
     /// The counting pass puts every value in its bucket, the buckets cut the index into
@@ -1756,8 +2265,15 @@ mod tests {
                     for (bytes, ps) in &buckets {
                         for p in ps {
                             let from = p.start as usize;
-                            let xs: Vec<u64> =
-                                Cursor::new(&bytes[from..from + p.len as usize], p.base).collect();
+                            let part = Part {
+                                base: p.base,
+                                end: (u64::from(p.segment) + 1) * plan.span,
+                                count: p.count,
+                                len: p.len,
+                            };
+                            let mut reader = read_memory(&bytes[from..from + p.len as usize], part);
+                            let xs: Vec<u64> = reader.by_ref().collect();
+                            reader.finish().unwrap();
                             assert!(!xs.is_empty());
                             assert!(xs.iter().all(|&x| x / plan.span == u64::from(p.segment)));
                             assert!(xs.is_sorted());

@@ -40,7 +40,11 @@ struct Saved {
     counts: Vec<u64>,
     /// `segments + 1` byte offsets.
     offsets: Vec<u64>,
+    /// CRC-32 of the whole file.
     crc: u32,
+    /// CRC-32 of each segment (empty in a state written before they were kept).
+    #[serde(default)]
+    crcs: Vec<u32>,
 }
 
 /// The search's state after a layer.
@@ -162,6 +166,7 @@ impl Checkpoint {
                 Store::Disk(LayerFile {
                     path: Some(path),
                     offsets,
+                    crcs,
                     crc,
                     ..
                 }) => Ok(Saved {
@@ -172,6 +177,7 @@ impl Checkpoint {
                     counts: layer.counts.clone(),
                     offsets: offsets.clone(),
                     crc: *crc,
+                    crcs: crcs.clone(),
                 }),
                 _ => Err(io::Error::other(
                     "a checkpointed layer must be a named file",
@@ -217,6 +223,13 @@ impl Checkpoint {
         states.sort_by_key(|(_, s)| std::cmp::Reverse(s.sizes.len()));
         for (path, state) in states {
             self.check_owner(&path, &state)?;
+            if let Err(field) = self.check_fields(&state) {
+                warnings.push(format!(
+                    "{} passed over: its fields disagree ({field})",
+                    path.display()
+                ));
+                continue;
+            }
             match (
                 self.open(&state.previous, state.span),
                 self.open(&state.current, state.span),
@@ -266,7 +279,84 @@ impl Checkpoint {
         }
     }
 
-    /// Opens a saved layer's file, checking its length and CRC.
+    /// Checks a state's fields against each other and against this search before any of them
+    /// sizes a buffer or indexes anything (a state whose CRC checks out may still be forged):
+    /// the span is this search's, the depths are at least 1 and their boards add up within
+    /// the space, the two layers are the files of the last two depths, each with a count per
+    /// segment (none above the boards the segment spans) adding up to its depth's boards,
+    /// offsets from 0 that never go back, between 1 and 10 bytes per board in every segment,
+    /// and a CRC per segment (or none, from before they were kept). The error names the field.
+    fn check_fields(&self, state: &State) -> Result<(), String> {
+        let span = self.size.div_ceil(self.segments as u64).max(1);
+        if state.span != span {
+            return Err(format!(
+                "span {} where this search's segments span {span}",
+                state.span
+            ));
+        }
+        let sizes = &state.sizes;
+        let depth = sizes.len().saturating_sub(1);
+        if depth == 0 || u32::try_from(depth).is_err() {
+            return Err(format!("{} depths", sizes.len()));
+        }
+        let total = sizes
+            .iter()
+            .try_fold(0u64, |t, &n| t.checked_add(n))
+            .filter(|&t| t <= self.size);
+        if total.is_none() || sizes.contains(&0) {
+            return Err(format!(
+                "layer sizes that are empty or add up past the {} boards of the space",
+                self.size
+            ));
+        }
+        for (saved, d) in [(&state.previous, depth - 1), (&state.current, depth)] {
+            let name = layer_name(d as u32);
+            let at = |what: String| format!("layer {name}: {what}");
+            if saved.file != name {
+                return Err(at(format!("named {:?}", saved.file)));
+            }
+            if saved.counts.len() != self.segments
+                || saved.offsets.len() != self.segments + 1
+                || !(saved.crcs.is_empty() || saved.crcs.len() == self.segments)
+            {
+                return Err(at(format!(
+                    "{} counts, {} offsets and {} CRCs for {} segments",
+                    saved.counts.len(),
+                    saved.offsets.len(),
+                    saved.crcs.len(),
+                    self.segments
+                )));
+            }
+            if saved.offsets[0] != 0 {
+                return Err(at("offsets that do not start at 0".into()));
+            }
+            let mut boards = 0u64;
+            for (s, &count) in saved.counts.iter().enumerate() {
+                let base = s as u64 * span;
+                let spanned = span.min(self.size.saturating_sub(base));
+                let (from, to) = (saved.offsets[s], saved.offsets[s + 1]);
+                let bytes = to.checked_sub(from);
+                let fits = bytes.is_some_and(|b| b >= count && b <= count.saturating_mul(10));
+                if count > spanned || !fits {
+                    return Err(at(format!(
+                        "segment {s}: {count} boards in bytes {from}..{to} of a span of \
+                         {spanned}"
+                    )));
+                }
+                boards += count;
+            }
+            if boards != sizes[d] {
+                return Err(at(format!(
+                    "{boards} boards in its segments, {} at depth {d}",
+                    sizes[d]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens a saved layer's file, checking its length, its CRC and its segments' CRCs (when
+    /// the state has them; else they are taken from the file as it checks out whole).
     fn open(&self, saved: &Saved, span: u64) -> io::Result<Layer> {
         // A plain name of this folder (a state, CRC and all, may still be forged: never a path
         // elsewhere), offsets from 0 that never go back, counts that add up.
@@ -298,13 +388,21 @@ impl Checkpoint {
             )));
         }
         let mut crc = crc32fast::Hasher::new();
+        let mut crcs = Vec::with_capacity(self.segments);
         let mut buffer = vec![0u8; 1 << 22];
-        loop {
-            let n = file.read(&mut buffer)?;
-            if n == 0 {
-                break;
+        for w in saved.offsets.windows(2) {
+            let mut segment = crc32fast::Hasher::new();
+            let mut left = w[1] - w[0];
+            while left > 0 {
+                let n = buffer
+                    .len()
+                    .min(usize::try_from(left).unwrap_or(usize::MAX));
+                file.read_exact(&mut buffer[..n])?;
+                segment.update(&buffer[..n]);
+                left -= n as u64;
             }
-            crc.update(&buffer[..n]);
+            crc.combine(&segment);
+            crcs.push(segment.finalize());
         }
         if crc.finalize() != saved.crc {
             return Err(invalid(format!(
@@ -312,14 +410,23 @@ impl Checkpoint {
                 path.display()
             )));
         }
+        if let Some(s) = (0..saved.crcs.len()).find(|&s| saved.crcs[s] != crcs[s]) {
+            return Err(invalid(format!(
+                "{}: segment {s}: its CRC-32 does not match its state's",
+                path.display()
+            )));
+        }
         Ok(Layer {
+            size: self.size,
             span,
             len: counted.unwrap_or(0),
             counts: saved.counts.clone(),
             store: Store::Disk(LayerFile {
                 file,
                 path: Some(path),
+                dir: self.dir.clone(),
                 offsets: saved.offsets.clone(),
+                crcs,
                 crc: saved.crc,
                 write_time: std::time::Duration::ZERO,
             }),
@@ -346,6 +453,7 @@ mod tests {
             counts,
             offsets,
             crc: crc32fast::hash(&[0u8; 10]),
+            crcs: Vec::new(),
         };
         let good = saved("layer-1.npl", vec![0, 4, 10], vec![1, 2]);
         assert_eq!(ck.open(&good, 50).unwrap().len, 3);

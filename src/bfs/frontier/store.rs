@@ -1,18 +1,19 @@
 //! Where the frontier search keeps a layer: its gap-encoded segments in memory, or one file
-//! per layer (segment after segment, their offsets and a CRC-32 over the file kept beside it
-//! in memory and in the search's state file), read back one segment at a time.
+//! per layer (segment after segment; their offsets, a CRC-32 per segment and one over the file
+//! kept beside it in memory and in the search's state file), read back through a fixed buffer
+//! and checked ([`Reader`]).
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::super::codec::Cursor;
+use super::super::codec::{Part, Reader, Source};
 use super::read_at;
 
 /// A sorted set of indices of a space of `size` boards, in gap-encoded segments of `span`
 /// indices each (segment `s` holds `s * span..(s + 1) * span`, encoded from `s * span`).
 pub(super) struct Layer {
+    pub size: u64,
     pub span: u64,
     pub counts: Vec<u64>,
     pub len: u64,
@@ -33,8 +34,12 @@ pub(super) struct LayerFile {
     /// Its name when it is a checkpoint's (kept until [`Layer::retire`]); `None` for an
     /// unnamed scratch file, gone when closed.
     pub path: Option<PathBuf>,
+    /// Its folder (for an unnamed file's errors).
+    pub dir: PathBuf,
     /// `segments + 1` offsets.
     pub offsets: Vec<u64>,
+    /// CRC-32 of each segment's bytes.
+    pub crcs: Vec<u32>,
     /// CRC-32 of the whole file.
     pub crc: u32,
     /// Time spent writing it: the writes, the checksum and, for a named file, the sync.
@@ -45,6 +50,7 @@ impl Layer {
     /// An empty layer in memory of `segments` segments over `size` boards.
     pub fn new(size: u64, segments: usize) -> Layer {
         Layer {
+            size,
             span: size.div_ceil(segments as u64).max(1),
             counts: vec![0; segments],
             len: 0,
@@ -84,17 +90,43 @@ impl Layer {
         }
     }
 
-    /// The bytes of `segment`: borrowed in memory, read from the file on disk.
-    pub fn segment(&self, segment: usize) -> io::Result<Cow<'_, [u8]>> {
+    /// Where it is, for an error: its file's name, or its folder for an unnamed file.
+    pub fn place(&self) -> String {
         match &self.store {
-            Store::Memory(s) => Ok(Cow::from(&s[segment][..])),
+            Store::Memory(_) => "in memory".into(),
+            Store::Disk(LayerFile {
+                path: Some(path), ..
+            }) => format!("file {}", path.display()),
+            Store::Disk(f) => format!("an unnamed scratch file in {}", f.dir.display()),
+        }
+    }
+
+    /// A reader of `segment`'s indices, ascending, checked against its count, its span and
+    /// (on disk) its CRC-32; a file is read `buffer` bytes at a time.
+    pub fn reader(&self, segment: usize, buffer: usize) -> Reader<'_, std::iter::Once<Part>> {
+        let base = self.base(segment);
+        let end = base.saturating_add(self.span).min(self.size);
+        let count = self.counts[segment];
+        let (source, len) = match &self.store {
+            Store::Memory(s) => (Source::Memory(&s[segment]), s[segment].len() as u64),
             Store::Disk(f) => {
                 let (from, to) = (f.offsets[segment], f.offsets[segment + 1]);
-                let mut bytes = vec![0u8; (to - from) as usize];
-                read_at(&f.file, &mut bytes, from)?;
-                Ok(Cow::from(bytes))
+                let source = Source::File {
+                    file: &f.file,
+                    from,
+                    to,
+                    crc: f.crcs[segment],
+                };
+                (source, to - from)
             }
-        }
+        };
+        let part = Part {
+            base,
+            end,
+            count,
+            len,
+        };
+        Reader::new(source, std::iter::once(part), buffer)
     }
 
     /// Frees `segment`'s memory (a layer being merged away; nothing on disk).
@@ -102,11 +134,6 @@ impl Layer {
         if let Store::Memory(s) = &mut self.store {
             s[segment] = Vec::new();
         }
-    }
-
-    /// The indices of `bytes`, segment `segment`'s, ascending.
-    pub fn cursor<'b>(&self, segment: usize, bytes: &'b [u8]) -> Cursor<'b> {
-        Cursor::new(bytes, self.base(segment))
     }
 
     /// Drops the layer, deleting its file when it is a checkpoint's.
@@ -129,6 +156,7 @@ impl Layer {
 
 /// A layer being written, segment after segment in index order.
 pub(super) struct Sink {
+    size: u64,
     span: u64,
     counts: Vec<u64>,
     len: u64,
@@ -140,16 +168,33 @@ enum SinkStore {
     Disk {
         out: Out,
         path: Option<PathBuf>,
+        dir: PathBuf,
         offsets: Vec<u64>,
+        crcs: Vec<u32>,
         crc: crc32fast::Hasher,
         write_time: std::time::Duration,
     },
 }
 
+/// A segment of the next layer, as the merge writes it: its last bytes in memory, and those
+/// before them in a scratch file of its own once they passed a limit (so that a segment of
+/// any size takes a fixed buffer).
+#[derive(Debug, Default)]
+pub(super) struct Segment {
+    /// Its boards.
+    pub count: u64,
+    /// Its bytes after those in `spill`.
+    pub bytes: Vec<u8>,
+    /// Its first bytes, if they passed the limit, and how many.
+    pub spill: Option<(File, u64)>,
+}
+
 impl Sink {
-    /// A layer of `segments` segments of `span` indices, in memory.
-    pub fn memory(span: u64, segments: usize) -> Sink {
+    /// A layer of `segments` segments of `span` indices of a space of `size` boards, in
+    /// memory.
+    pub fn memory(size: u64, span: u64, segments: usize) -> Sink {
         Sink {
+            size,
             span,
             counts: Vec::with_capacity(segments),
             len: 0,
@@ -160,7 +205,13 @@ impl Sink {
     /// The same in a file: an unnamed one in `dir`, or, with `name`, `dir/name` (created or
     /// truncated; a checkpoint's, kept until retired, written with direct I/O where the file
     /// system allows it: see [`Direct`]).
-    pub fn file(span: u64, segments: usize, dir: &Path, name: Option<&str>) -> io::Result<Sink> {
+    pub fn file(
+        size: u64,
+        span: u64,
+        segments: usize,
+        dir: &Path,
+        name: Option<&str>,
+    ) -> io::Result<Sink> {
         let (out, path) = match name {
             None => (
                 Out::Buffered(BufWriter::with_capacity(
@@ -195,13 +246,16 @@ impl Sink {
         let mut offsets = Vec::with_capacity(segments + 1);
         offsets.push(0);
         Ok(Sink {
+            size,
             span,
             counts: Vec::with_capacity(segments),
             len: 0,
             out: SinkStore::Disk {
                 out,
                 path,
+                dir: dir.to_path_buf(),
                 offsets,
+                crcs: Vec::with_capacity(segments),
                 crc: crc32fast::Hasher::new(),
                 write_time: std::time::Duration::ZERO,
             },
@@ -210,22 +264,62 @@ impl Sink {
 
     /// Appends the next segment: its bytes and its number of boards.
     pub fn push(&mut self, bytes: Vec<u8>, count: u64) -> io::Result<()> {
+        self.push_segment(Segment {
+            count,
+            bytes,
+            spill: None,
+        })
+    }
+
+    /// Appends the next segment as the merge wrote it (its spilled bytes copied in through a
+    /// buffer of [`SPILL_COPY`] bytes, then its bytes in memory), with its CRC-32.
+    pub fn push_segment(&mut self, segment: Segment) -> io::Result<()> {
+        let Segment {
+            count,
+            mut bytes,
+            spill,
+        } = segment;
         self.counts.push(count);
         self.len += count;
         match &mut self.out {
-            SinkStore::Memory(s) => s.push(bytes),
+            SinkStore::Memory(s) => {
+                if let Some((file, len)) = spill {
+                    // (A layer in memory has no folder to spill to; read back all the same.)
+                    let mut all = vec![0u8; len as usize];
+                    read_at(&file, &mut all, 0)?;
+                    all.extend_from_slice(&bytes);
+                    bytes = all;
+                }
+                s.push(bytes);
+            }
             SinkStore::Disk {
                 out,
                 offsets,
+                crcs,
                 crc,
                 write_time,
                 ..
             } => {
                 let started = std::time::Instant::now();
+                let mut segment_crc = crc32fast::Hasher::new();
+                let mut written = 0u64;
+                if let Some((file, len)) = spill {
+                    let mut buffer = vec![0u8; SPILL_COPY.min(len as usize)];
+                    while written < len {
+                        let n = buffer.len().min((len - written) as usize);
+                        read_at(&file, &mut buffer[..n], written)?;
+                        out.write_all(&buffer[..n])?;
+                        segment_crc.update(&buffer[..n]);
+                        written += n as u64;
+                    }
+                }
                 out.write_all(&bytes)?;
-                crc.update(&bytes);
+                segment_crc.update(&bytes);
+                written += bytes.len() as u64;
+                crc.combine(&segment_crc);
+                crcs.push(segment_crc.finalize());
                 *write_time += started.elapsed();
-                let end = offsets.last().copied().unwrap_or(0) + bytes.len() as u64;
+                let end = offsets.last().copied().unwrap_or(0) + written;
                 offsets.push(end);
             }
         }
@@ -239,7 +333,9 @@ impl Sink {
             SinkStore::Disk {
                 out,
                 path,
+                dir,
                 offsets,
+                crcs,
                 crc,
                 mut write_time,
             } => {
@@ -265,13 +361,16 @@ impl Sink {
                 Store::Disk(LayerFile {
                     file,
                     path,
+                    dir,
                     offsets,
+                    crcs,
                     crc: crc.finalize(),
                     write_time,
                 })
             }
         };
         Ok(Layer {
+            size: self.size,
             span: self.span,
             counts: self.counts,
             len: self.len,
@@ -279,6 +378,9 @@ impl Sink {
         })
     }
 }
+
+/// Bytes of the buffer a spilled segment is copied into its layer through.
+pub(super) const SPILL_COPY: usize = 1 << 20;
 
 /// Where a layer file's bytes go.
 enum Out {
@@ -405,7 +507,14 @@ mod tests {
             vec![4096, 4097, 3],
             vec![5 << 20, 1, (4 << 20) - 1, 777_777],
         ] {
-            let mut sink = Sink::file(1000, sizes.len(), dir.path(), Some("layer-1.npl")).unwrap();
+            let mut sink = Sink::file(
+                1000 * sizes.len() as u64,
+                1000,
+                sizes.len(),
+                dir.path(),
+                Some("layer-1.npl"),
+            )
+            .unwrap();
             let mut all = Vec::new();
             for (k, &n) in sizes.iter().enumerate() {
                 let bytes: Vec<u8> = (0..n).map(|i| (i * 31 + k * 7) as u8).collect();
@@ -423,7 +532,8 @@ mod tests {
             assert_eq!(f.crc, crc32fast::hash(&all));
             for s in 0..sizes.len() {
                 let from: usize = sizes[..s].iter().sum();
-                assert_eq!(&layer.segment(s).unwrap()[..], &all[from..from + sizes[s]]);
+                assert_eq!(f.crcs[s], crc32fast::hash(&all[from..from + sizes[s]]));
+                assert_eq!(f.offsets[s + 1] - f.offsets[s], sizes[s] as u64);
             }
             layer.retire().unwrap();
         }
