@@ -375,7 +375,7 @@ impl Checkpoint {
             )));
         }
         let path = self.dir.join(&saved.file);
-        let mut file = File::open(&path)?;
+        let mut file = crate::durable::open_regular(&path)?;
         let len = file.metadata()?.len();
         let expected = saved.offsets.last().copied().unwrap_or(0);
         if saved.counts.len() != self.segments
