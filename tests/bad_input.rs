@@ -1328,7 +1328,7 @@ fn analyze_cases() -> Vec<Case> {
             "hostfile_endless",
             &["--size", "2", "--processes", "2", "--hostfile", "/dev/zero"],
             2,
-            "hostfile /dev/zero is larger than 1048576 bytes",
+            "cannot read hostfile /dev/zero: not a regular file but a device",
         ),
         // An unknown flag.
         analyze(

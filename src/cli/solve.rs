@@ -1051,47 +1051,43 @@ fn batch_work(path: &Path, shape: Option<Shape>) -> HashMap<Shape, u64> {
     let Ok(lines) = batch_lines(path) else {
         return work;
     };
-    let mut csv = None;
+    let mut columns = Columns::default();
     for line in lines.map_while(Result::ok) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let is_csv = match csv {
-            Some(is_csv) => is_csv,
-            None => {
-                let header = csv_header(line);
-                csv = Some(header == Some(true));
-                if header.is_some() {
-                    continue;
-                }
-                false
-            }
+        let Some(line) = columns.board(line) else {
+            continue;
         };
-        if let Ok(board) = input::parse_flat(board_field(line, is_csv), shape) {
+        if let Ok(board) = input::parse_flat(line, shape) {
             *work.entry(board.shape()).or_insert(0) += 1;
         }
     }
     work
 }
 
-/// A batch's first line as a header: `Some(true)` for the header of a CSV whose first column
-/// is the board (`board,depth`, as `sample` writes it), `Some(false)` for a lone `board`
-/// column, `None` for a board.
-fn csv_header(line: &str) -> Option<bool> {
-    let first = line.split(',').next().unwrap_or("").trim();
-    first
-        .eq_ignore_ascii_case("board")
-        .then(|| line.contains(','))
+/// Where a batch's board is on its lines: the whole line, or, after a first line `board,...`
+/// (`sample`'s `board,depth`), the first field of a CSV. A lone `board` header is skipped too.
+#[derive(Default)]
+struct Columns {
+    /// Whether the lines are CSV; `None` before the first line.
+    csv: Option<bool>,
 }
 
-/// The board of a batch line: the whole line, or in a CSV batch ([`csv_header`]) its first
-/// field.
-fn board_field(line: &str, csv: bool) -> &str {
-    if csv {
-        line.split(',').next().unwrap_or("").trim()
-    } else {
-        line
+impl Columns {
+    /// The board of `line` (neither empty nor a comment), or `None` for the header.
+    fn board<'a>(&mut self, line: &'a str) -> Option<&'a str> {
+        let first = line.split(',').next().unwrap_or("").trim();
+        match self.csv {
+            None => {
+                let header = first.eq_ignore_ascii_case("board");
+                self.csv = Some(header && line.contains(','));
+                (!header).then_some(line)
+            }
+            Some(true) => Some(first),
+            Some(false) => Some(line),
+        }
     }
 }
 
@@ -1413,9 +1409,7 @@ fn read_chunks(
     mut to: impl FnMut(Result<Vec<Line>, CliError>) -> bool,
 ) {
     let mut pending = Vec::with_capacity(chunk);
-    // A CSV with a `board` column first (`sample`'s `board,depth`): its header is skipped and
-    // each line's first field is the board.
-    let mut csv = None;
+    let mut columns = Columns::default();
     for (i, line) in lines.enumerate() {
         let line = match line {
             Ok(line) => line,
@@ -1430,19 +1424,9 @@ fn read_chunks(
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let is_csv = match csv {
-            Some(is_csv) => is_csv,
-            None => {
-                // The first line: a header is skipped.
-                let header = csv_header(text);
-                csv = Some(header == Some(true));
-                if header.is_some() {
-                    continue;
-                }
-                false
-            }
+        let Some(text) = columns.board(text) else {
+            continue; // The header.
         };
-        let text = board_field(text, is_csv);
         let text = if text.len() == line.len() {
             line
         } else {
