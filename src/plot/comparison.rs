@@ -122,8 +122,6 @@ pub(super) fn render_comparison(
         .collect();
     let highest = points.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
 
-    let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
-
     // Legend: a line sample with a marker, then "3x3: 181,440 solvable boards, max depth 31".
     let labels: Vec<String> = series
         .iter()
@@ -142,8 +140,13 @@ pub(super) fn render_comparison(
         2 * PAD_PX + sample_w + 10 + text_w,
         2 * PAD_PX + row_h * labels.len() as i32 - (row_h - BOX_HEADER_PX as i32),
     );
+    // The legend goes in an upper corner of the plot when the axis need rise only a little for
+    // it, never past the data's range (shares end at 100 %, counts one and a half decades, a
+    // third on a linear axis, above the highest); otherwise in a band above the plot, so that
+    // it hides no line.
+    let (inside, _) = depth_layout(&body, x_range, max_depth)?;
     // Each segment occupies its x span up to its higher end (a conservative bound).
-    let radius_x = f64::from(MARKER_PX) * (x_range.1 - x_range.0) / f64::from(plot.width());
+    let radius_x = f64::from(MARKER_PX) * (x_range.1 - x_range.0) / f64::from(inside.width());
     let columns: Vec<Column> = points
         .iter()
         .flat_map(|pts| {
@@ -160,19 +163,21 @@ pub(super) fn render_comparison(
                 }))
         })
         .collect();
-    let (legend_left, legend_top) = place_box(plot, x_range, &columns, legend_size, MARKER_PX + 6);
-    // The legend may raise the axis a little, never past the data's range: shares end at
-    // 100 %, counts one and a half decades (a third on a linear axis) above the highest.
+    let (legend_left, legend_top) =
+        place_box(inside, x_range, &columns, legend_size, MARKER_PX + 6);
     let cap = match (by_counts, y_map) {
         (false, _) => y_map.pos(100.0).max(highest),
         (true, YMap::Log { .. }) => highest + 1.5,
         (true, YMap::Linear) => highest * 1.35,
     };
-    let needed = if legend_top.is_finite() {
-        legend_top.min(cap)
+    let in_plot = legend_top.is_finite() && legend_top <= cap;
+    let (body, needed) = if in_plot {
+        (body, legend_top)
     } else {
-        0.0
+        let band = legend_size.1 + 2 * INSET_PX;
+        (body.split_vertically(band).1, 0.0)
     };
+    let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
     let y_title = if by_counts {
         "boards at each depth"
     } else {
@@ -200,7 +205,14 @@ pub(super) fn render_comparison(
         )?;
     }
 
-    let (lx, ly) = (legend_left, plot.top + INSET_PX);
+    let (lx, ly) = if in_plot {
+        (legend_left, plot.top + INSET_PX)
+    } else {
+        (
+            plot.left + INSET_PX,
+            body.get_base_pixel().1 - legend_size.1 - INSET_PX,
+        )
+    };
     draw_box_frame(root, (lx, ly), legend_size)?;
     for (i, (label, s)) in labels.iter().zip(series).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
