@@ -481,7 +481,23 @@ impl DistanceTable {
             source,
         };
         // Not a FIFO or a device: a table is a regular file, opened without blocking.
-        let file = crate::durable::open_regular(&path).map_err(io_err)?;
+        let file = crate::durable::open_regular(&path).map_err(|e| {
+            // A folder whose table a later analysis without --table set aside into stale/.
+            let stale = path.with_file_name("stale").join("table.npt");
+            if e.kind() == io::ErrorKind::NotFound && stale.is_file() {
+                TableError::Invalid {
+                    path: name.clone(),
+                    why: format!(
+                        "no table here, but an older one is in {}: a later `analyze` without \
+                         --table set it aside; run the analysis again with --table (or give \
+                         that file, if its run is the one you want)",
+                        stale.display()
+                    ),
+                }
+            } else {
+                io_err(e)
+            }
+        })?;
         // SAFETY: the file is only read; a table is replaced by rename, never rewritten in
         // place, so the mapped bytes do not change under us. (A file truncated under the map
         // by someone else faults on access, SIGBUS: the binary reports it, see `mapped`.)

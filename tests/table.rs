@@ -650,3 +650,26 @@ fn a_table_truncated_under_a_batch_is_a_clean_error() {
         "{err}"
     );
 }
+
+/// Issue 50, the `stale/` trap: a plain `analyze` after an `analyze --table` sets the table
+/// aside and says so on stderr even with `--quiet`; `solve --table` on the folder then names
+/// `stale/` and `--table` instead of a bare "No such file or directory".
+#[test]
+fn a_table_set_aside_is_said_and_named() {
+    let (dir, _) = table_3x3();
+    let output = dir.path().display().to_string();
+    let (code, _, err) = npuzzle(&["analyze", "--size", "3", "--quiet", "--output", &output]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("warning: moved table.npt of an earlier run to") && err.contains("stale"),
+        "{err}"
+    );
+    let folder = dir.path().join("3x3").display().to_string();
+    let (code, _, err) = npuzzle(&["solve", "--table", &folder, "--board", "123456708"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("stale") && err.contains("--table") && !err.contains("No such file"),
+        "{err}"
+    );
+}

@@ -716,6 +716,14 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         "depth_histogram.png",
     ]);
     let (moved, replaced) = set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
+    if moved.contains(&"table.npt") {
+        // Said even with --quiet: `solve --table` and `sample` read it from here.
+        eprintln!(
+            "warning: moved table.npt of an earlier run to {}: this run has no --table \
+             (solve --table and sample read the folder's table.npt)",
+            super::shown(&dir.join("stale"))
+        );
+    }
     if !moved.is_empty() {
         let older = if replaced.is_empty() {
             String::new()
