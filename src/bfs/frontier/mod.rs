@@ -1088,6 +1088,15 @@ impl Buffers {
         readers * self.read_buffer(runs) as u64 + self.window as u64 * self.out_limit as u64
     }
 
+    /// What [`Buffers::merge_bytes`] takes past the part of [`RESERVE`] set aside for the
+    /// merge (the shipped read buffers, 64 MiB, and window, 128 MiB): the read buffers at their
+    /// least once the runs are many.
+    fn merge_bytes_past_reserve(&self, runs: usize) -> u64 {
+        let shipped = Buffers::SHIPPED;
+        let reserved = shipped.merge_read + shipped.window as u64 * shipped.out_limit as u64;
+        self.merge_bytes(runs).saturating_sub(reserved)
+    }
+
     /// Bytes the expansion of a layer holds besides the chunk: a decode buffer per thread.
     fn decode_bytes(&self) -> u64 {
         rayon::current_num_threads().max(1) as u64 * self.decode as u64
@@ -1519,24 +1528,40 @@ fn search_buffered<S: StateSpace>(
         // The runs hold about the next layer and the layer before again.
         let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
         let runs_bytes = next_bytes + previous_bytes;
+        // The chunk of this layer: the configured one, cut (under a budget) to what is left
+        // beside what grows with the layer, so that a budget stops a search only when even a
+        // chunk of MIN_CHUNK boards would not fit.
+        let mut chunk = config.chunk;
+        let least = MIN_CHUNK.min(config.chunk);
         if let Some(memory) = storage.memory {
-            let chunk = (config.chunk as u64).min(current.len);
-            // RESERVE holds the shipped buffers while the runs are few; past that the merge's
-            // read buffers (at their least) and the runs' piece lists grow with the runs.
-            let runs = current.len.div_ceil(config.chunk as u64) as usize;
-            let mut need = RESERVE
-                + chunk * per_board
-                + buffers
-                    .merge_bytes(runs)
-                    .saturating_sub(Buffers::SHIPPED.merge_bytes(0))
-                + pieces_bytes(runs, config.segments);
-            if layers_dir.is_none() {
-                need += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
+            // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
+            // the shipped buffers while the runs are few; past that the merge's read buffers
+            // (at their least) and the runs' piece lists grow with the runs.
+            let besides = |c: usize| {
+                let runs = current.len.div_ceil(c as u64) as usize;
+                let mut b = RESERVE
+                    + buffers.merge_bytes_past_reserve(runs)
+                    + pieces_bytes(runs, config.segments);
+                if layers_dir.is_none() {
+                    b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
+                }
+                if runs_dir.is_none() {
+                    b += runs_bytes;
+                }
+                b
+            };
+            // Smaller chunks make more runs, and more runs leave less for a chunk: a few
+            // rounds settle it (each run costs kilobytes, a chunk gigabytes).
+            for _ in 0..4 {
+                let fits = memory.saturating_sub(besides(chunk)) / per_board;
+                chunk = chunk.min(usize::try_from(fits).unwrap_or(usize::MAX));
+                if chunk < least {
+                    break;
+                }
             }
-            if runs_dir.is_none() {
-                need += runs_bytes;
-            }
-            if need > memory {
+            let need = besides(chunk.max(least))
+                + (chunk.max(least) as u64).min(current.len) * per_board;
+            if chunk < least || need > memory {
                 stopped = Some(format!(
                     "stopped before depth {}: it would need about {} of memory, over the \
                      budget of {}{}",
@@ -1570,7 +1595,7 @@ fn search_buffered<S: StateSpace>(
             }
         }
         let mut runs = Runs::new(runs_dir).map_err(scratch_fail)?;
-        let mut chunks = Chunks::new(&current, depth, config.chunk, buffers.decode);
+        let mut chunks = Chunks::new(&current, depth, chunk, buffers.decode);
         let mut count = 0u64;
         let layers =
             previous.bytes_in_memory() + current.bytes_in_memory() + buffers.decode_bytes();
@@ -1947,6 +1972,39 @@ mod tests {
             grew <= plan + (24 << 20),
             "peak RSS grew by {grew} bytes, over the plan's {plan} and 24 MiB"
         );
+    }
+
+    /// A budget that fits the configured chunk exactly leaves nothing for what grows with a
+    /// layer (piece lists, read buffers): the chunk shrinks to make room, and the search goes
+    /// on instead of stopping once a layer outgrows one chunk. 4x4 to depth 20, OEIS A089484.
+    #[test]
+    fn a_budget_cuts_the_chunk_of_a_large_layer_rather_than_stopping() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(space.shape())).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let memory = RESERVE + 2 * MIN_CHUNK as u64 * chunk_bytes_per_board(&space);
+        let storage = Storage {
+            scratch: Some(dir.path().to_path_buf()),
+            checkpoint: None,
+            memory: Some(memory),
+        };
+        let mut chunks = Vec::new();
+        let f = search_stored(
+            &space,
+            seed,
+            20,
+            &storage,
+            FrontierConfig::default(),
+            |r| chunks.push(r.chunks),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(f.stopped, None);
+        assert_eq!(f.layer_sizes, A089484);
+        assert_eq!(f.chunk, 2 * MIN_CHUNK);
+        // Layer 19 (1,000,000-odd boards) was cut in more chunks than 2 x MIN_CHUNK allows.
+        let layer_19 = A089484[19];
+        assert!(chunks[20] as u64 > layer_19.div_ceil(2 * MIN_CHUNK as u64), "{chunks:?}");
     }
 
     /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
