@@ -1559,8 +1559,8 @@ fn search_buffered<S: StateSpace>(
                     break;
                 }
             }
-            let need = besides(chunk.max(least))
-                + (chunk.max(least) as u64).min(current.len) * per_board;
+            let need =
+                besides(chunk.max(least)) + (chunk.max(least) as u64).min(current.len) * per_board;
             if chunk < least || need > memory {
                 stopped = Some(format!(
                     "stopped before depth {}: it would need about {} of memory, over the \
@@ -2002,9 +2002,12 @@ mod tests {
         assert_eq!(f.stopped, None);
         assert_eq!(f.layer_sizes, A089484);
         assert_eq!(f.chunk, 2 * MIN_CHUNK);
-        // Layer 19 (1,000,000-odd boards) was cut in more chunks than 2 x MIN_CHUNK allows.
+        // Layer 19 (859,744 boards) was cut in more chunks than 2 x MIN_CHUNK allows.
         let layer_19 = A089484[19];
-        assert!(chunks[20] as u64 > layer_19.div_ceil(2 * MIN_CHUNK as u64), "{chunks:?}");
+        assert!(
+            chunks[20] as u64 > layer_19.div_ceil(2 * MIN_CHUNK as u64),
+            "{chunks:?}"
+        );
     }
 
     /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
