@@ -33,8 +33,9 @@
 //! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
 //! (about 40 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
 //! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
-//! checked before each layer. A memory budget sets the chunk and stops the search cleanly
-//! before a layer that would not fit in it or on the disk.
+//! checked before each layer. A memory budget sets the chunk, cuts it further for a layer
+//! whose runs and buffers (or layers in memory) leave less room, and stops the search cleanly
+//! before a layer that would not fit even with a chunk of [`MIN_CHUNK`] boards, or on the disk.
 //!
 //! Integrity: every layer file and run file carries a CRC-32 per segment (per run and segment
 //! for the runs), and every read checks it, with the count of boards and the bounds of each
