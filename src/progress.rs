@@ -15,6 +15,11 @@ pub trait Progress: Sync {
     fn update(&self, done: u64, note: &str);
     /// The current task is finished.
     fn end(&self);
+    /// The current task's position and note between two of its steps (e.g. the nodes of one
+    /// long IDA* iteration so far): shown where a bar is drawn, but not logged as a line as
+    /// [`Progress::update`]s are. Called at most a few dozen times a second. Ignored by
+    /// default.
+    fn refresh(&self, _done: u64, _note: &str) {}
     /// Something the user should know that does not stop the work (e.g. a corrupt checkpoint
     /// passed over for an older one): one line, without a `warning:` prefix. Ignored by
     /// default.

@@ -25,8 +25,16 @@ fn npuzzle() -> (Command, TempDir) {
 
 /// Runs `solve` with `args` (and `stdin`), returns (exit code, stdout, stderr).
 fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    run_with_env(args, stdin, &[])
+}
+
+/// [`run`] with the variables `env` set as well.
+fn run_with_env(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> (i32, String, String) {
     let (mut cmd, _dir) = npuzzle();
     cmd.args(args);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
     if let Some(text) = stdin {
         cmd.write_stdin(text);
     }
@@ -825,4 +833,259 @@ fn solve_reads_every_board_notation_and_samples_csv() {
         Some("1"),
         "{out}"
     );
+}
+
+/// Moves as `solve` writes them, single-tile (`R D L`) or multi-tile (`R2 D U3`, in a batch
+/// `R2DU3`), as single-tile slides.
+fn slides(notation: &str) -> Vec<Direction> {
+    let mut moves = Vec::new();
+    let mut chars = notation.chars().filter(|c| !c.is_whitespace()).peekable();
+    while let Some(c) = chars.next() {
+        let dir = directions(&c.to_string())[0];
+        let mut count = 0usize;
+        while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+            count = 10 * count + d as usize;
+            chars.next();
+        }
+        moves.extend(std::iter::repeat_n(dir, count.max(1)));
+    }
+    moves
+}
+
+/// The depth of every board of `goal`'s shape (by lexicographic rank, 255 outside its
+/// component) in `metric`: the library's BFS from the goal, as `analyze --goal` runs it.
+fn depths_from(goal: &Board, metric: npuzzle::Metric) -> Vec<u8> {
+    use npuzzle::bfs::{LexSpace, StateMarks, StateSpace};
+    use npuzzle::distances::{DepthArray, from_goal};
+    let space = LexSpace::with_metric(goal.shape(), metric).unwrap();
+    let marks = StateMarks::new(space.size());
+    let depths = DepthArray::new(space.size());
+    from_goal(&space, &marks, goal, &depths, &npuzzle::NoProgress);
+    depths.to_vec()
+}
+
+/// Issue 50: `solve --goal G` searches toward any goal, with every algorithm and heuristic,
+/// in both metrics: toward a goal with its blank inside (the bound lowered by 2), one with
+/// its blank on another corner (the board flipped) and one of the other parity class with its
+/// blank on an edge, a batch of random boards of the goal's component gets, from each
+/// method, the depth of each board in the BFS from the goal, and every solution replays from
+/// its board to the goal.
+#[test]
+fn solve_toward_any_goal_has_the_depth_of_the_bfs_from_it() {
+    use npuzzle::Metric;
+    let stm = |a: &'static str, h: &'static str| (Metric::Stm, a, h);
+    let mut methods = vec![stm("bfs", ""), stm("ucs", "")];
+    for algorithm in ["idastar", "astar"] {
+        for heuristic in [
+            "manhattan",
+            "linear-conflict",
+            "walking-distance",
+            "pdb",
+            "exact",
+        ] {
+            methods.push(stm(algorithm, heuristic));
+        }
+    }
+    for heuristic in ["walking-distance", "pdb", "exact"] {
+        methods.push((Metric::Mtm, "idastar", heuristic));
+    }
+    for (seed, text) in [
+        (1u64, "1 2 3 / 4 0 5 / 6 7 8"),
+        (2, "0 8 7 / 6 5 4 / 3 2 1"),
+        (3, "2 1 3 / 4 5 6 / 7 0 8"),
+    ] {
+        let goal = board(3, 3, text);
+        let mut scrambler = npuzzle::random::Scrambler::new(seed);
+        let boards: Vec<Board> = (0..12).map(|_| scrambler.uniform(&goal)).collect();
+        let batch: String = boards
+            .iter()
+            .map(|b| {
+                let tiles: Vec<String> = b.tiles().map(|t| t.to_string()).collect();
+                tiles.join(" ") + "\n"
+            })
+            .collect();
+        let stm_depths = depths_from(&goal, Metric::Stm);
+        let mtm_depths = depths_from(&goal, Metric::Mtm);
+        for &(metric, algorithm, heuristic) in &methods {
+            let (name, depths) = match metric {
+                Metric::Stm => ("stm", &stm_depths),
+                Metric::Mtm => ("mtm", &mtm_depths),
+            };
+            let mut args = vec!["--batch", "-", "--goal", text, "--metric", name];
+            args.extend(["--algorithm", algorithm]);
+            if !heuristic.is_empty() {
+                args.extend(["--heuristic", heuristic]);
+            }
+            let (code, out, err) = run(&args, Some(&batch));
+            assert_eq!(code, 0, "{args:?}: {err}");
+            let rows: Vec<&str> = out.lines().skip(1).collect();
+            assert_eq!(rows.len(), boards.len(), "{args:?}: {out}");
+            for (b, row) in boards.iter().zip(rows) {
+                let fields: Vec<&str> = row.split(',').collect();
+                let depth = depths[b.rank() as usize];
+                assert_eq!(
+                    fields[1],
+                    depth.to_string(),
+                    "{args:?} {}: {row}",
+                    b.label()
+                );
+                let moves = slides(fields[5]);
+                assert_eq!(replay(b, &moves).as_ref(), Some(&goal), "{args:?}: {row}");
+            }
+        }
+    }
+}
+
+/// Issue 50: one board toward `--goal` prints the goal, the moves that reach it and how the
+/// search went; a board the goal cannot reach (the other parity class) is refused in one
+/// line with exit 2, as other bad input, while in a batch its row says `unsolvable`; a
+/// `--goal` that is not a board of the board's shape is refused in one line.
+#[test]
+fn one_board_toward_a_goal_and_the_goals_it_cannot_reach() {
+    let goal = board(3, 3, "1 2 3 4 0 5 6 7 8");
+    let start = board(3, 3, "8 6 7 2 5 4 3 0 1");
+    let depth = depths_from(&goal, npuzzle::Metric::Stm)[start.rank() as usize];
+    let (code, out, err) = run(
+        &["--board", "8 6 7 2 5 4 3 0 1", "--goal", "123495678"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("Start:\n8 6 7\n2 5 4\n3 . 1\n\nGoal:\n1 2 3\n4 . 5\n6 7 8\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("Minimum number of moves = {depth}\n")),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("Solution (blank moves): "))
+        .unwrap();
+    let moves = directions(&line["Solution (blank moves): ".len()..]);
+    assert_eq!(replay(&start, &moves), Some(goal.clone()));
+    assert!(
+        out.contains(
+            ", toward 123495678 (its bound less 2: the goal's blank is 2 moves from a corner)\n"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = run(
+        &["--board", "8 6 7 2 5 4 3 0 1", "--goal", "123495678", "-q"],
+        None,
+    );
+    assert_eq!((code, out), (0, format!("{depth}\n")));
+
+    // Every method of --compare finds the same length.
+    let args = [
+        "--board",
+        "8 6 7 2 5 4 3 0 1",
+        "--goal",
+        "123495678",
+        "--compare",
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nGoal:\n1 2 3\n4 . 5\n6 7 8\n"), "{out}");
+    assert!(
+        out.contains("Toward 123495678, whose blank is 2 moves from a corner, the heuristics' bounds are lowered by 2."),
+        "{out}"
+    );
+    let (code, out, err) = run(&[&args[..], &["-q"]].concat(), None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 14, "{out}");
+    assert!(out.lines().all(|l| l == depth.to_string()), "{out}");
+
+    // The other parity class: refused, in one line, with or without --quiet.
+    for quiet in [false, true] {
+        let mut args = vec![
+            "--board",
+            "1 2 3 4 5 6 7 8 0",
+            "--goal",
+            "2 1 3 4 5 6 7 8 0",
+        ];
+        if quiet {
+            args.push("-q");
+        }
+        let (code, out, err) = run(&args, None);
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("cannot reach --goal 213456789") && err.contains("parity"),
+            "{err}"
+        );
+    }
+    let (code, out, err) = run(
+        &["--batch", "-", "--goal", "2 1 3 4 5 6 7 8 0"],
+        Some("1 2 3 4 5 6 7 8 0\n1 2 3 4 5 6 7 0 8\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        ["1,unsolvable,0,0,0.000000,", "2,unsolvable,0,0,0.000000,"],
+        "{out}"
+    );
+    let (code, out, err) = run(
+        &["--batch", "-", "--goal", "2 1 3 4 5 6 7 8 0", "-q"],
+        Some("2 1 3 4 5 6 7 0 8\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.starts_with("1,1,") && row.ends_with(",R"), "{out}");
+
+    // A goal of another shape than the board's.
+    let (code, out, err) = run(&["--board", "1 2 3 4 5 6 7 0 8", "--goal", "1 2 3 0"], None);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        r#"error: --goal "1 2 3 0": expected 9 numbers for a 3x3 board, found 4"#
+    );
+}
+
+/// Issue 50: IDA* reports each bound as it starts, on stderr: with `NPUZZLE_PROGRESS=lines`
+/// one line per bound (the nodes so far, their rate, the time), increasing to the solution's
+/// length; stdout is the same as without progress (but for the measured time), and `--quiet`
+/// shows none.
+#[test]
+fn idastar_reports_each_bound_on_stderr() {
+    // A 4x4 board 36 moves from the goal, whose Manhattan distance is 24: seven bounds.
+    let tiles = "1 7 8 2 / 5 6 15 12 / 10 3 11 14 / 9 4 13 0";
+    let args = ["--board", tiles, "--heuristic", "manhattan"];
+    let lines = [("NPUZZLE_PROGRESS", "lines")];
+    let (code, plain, err) = run(&args, None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let (code, out, log) = run_with_env(&args, None, &lines);
+    assert_eq!(code, 0, "{log}");
+    let untimed = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with("Time: "))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(untimed(&out), untimed(&plain));
+    let length: u32 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Minimum number of moves = "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bounds: Vec<u32> = log
+        .lines()
+        .filter(|l| l.contains("  IDA*  "))
+        .map(|l| {
+            let bound = l.split("bound ").nth(1).unwrap_or_else(|| panic!("{l}"));
+            bound.split(':').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(bounds, [24, 26, 28, 30, 32, 34, 36], "{log}");
+    assert_eq!(length, 36);
+    assert!(
+        log.lines()
+            .skip(1)
+            .all(|l| l.contains(" nodes, ") && l.contains("/s, ")),
+        "{log}"
+    );
+    let (code, out, log) = run_with_env(&[&args[..], &["-q"]].concat(), None, &lines);
+    assert_eq!((code, out.as_str(), log.as_str()), (0, "36\n", ""));
 }

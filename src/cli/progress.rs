@@ -11,7 +11,8 @@ use npuzzle::Progress;
 
 /// Draws one bar per task on stderr, only when stderr is a terminal and not `--quiet`. With
 /// `NPUZZLE_PROGRESS=lines` (and not `--quiet`) every update is a plain line on stderr
-/// instead, with the seconds since the start, for logs and benchmarks. Tasks that run at the
+/// instead, with the seconds since the start, for logs and benchmarks (refreshes between
+/// updates, [`Progress::refresh`], are drawn on bars only). Tasks that run at the
 /// same time each report to their own [`Bars::sibling`], and their bars share the screen.
 pub struct Bars {
     enabled: bool,
@@ -138,6 +139,16 @@ impl Progress for Bars {
                 start.elapsed().as_secs_f64()
             );
         }
+        if let Ok(slot) = self.bar.lock()
+            && let Some(bar) = slot.as_ref()
+        {
+            bar.set_position(done);
+            bar.set_message(note.to_string());
+        }
+    }
+
+    fn refresh(&self, done: u64, note: &str) {
+        // Drawn on the bar only: a log of lines (NPUZZLE_PROGRESS=lines) keeps the steps.
         if let Ok(slot) = self.bar.lock()
             && let Some(bar) = slot.as_ref()
         {

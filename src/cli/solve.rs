@@ -19,10 +19,10 @@ use npuzzle::solve::heuristic::Oracle;
 use npuzzle::solve::pdb::{Partition, PatternDb};
 use npuzzle::solve::walking::WalkingDistance;
 use npuzzle::solve::{
-    self, Algorithm, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
+    self, Algorithm, Goal, Heuristic, HeuristicKind, Limits, Solution, SolveError, exact, input,
 };
 use npuzzle::table::DistanceTable;
-use npuzzle::{Board, Metric, Shape, analysis};
+use npuzzle::{Board, Metric, NoProgress, Shape, analysis};
 
 use crate::cli::board::BoardArgs;
 use crate::cli::progress::Bars;
@@ -30,8 +30,9 @@ use crate::cli::{CliError, MetricArg};
 
 /// Solve boards optimally (any N x N board, or R x C with --rows/--cols).
 ///
-/// The goal is tiles 1..n-1 in order with the blank last. Moves are named by the way the
-/// blank goes (U D L R). Unsolvable boards are recognised by parity, never searched.
+/// The goal is tiles 1..n-1 in order with the blank last, or the board --goal names. Moves
+/// are named by the way the blank goes (U D L R). Unsolvable boards are recognised by
+/// parity, never searched.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["file", "board", "batch"])))]
 pub struct SolveArgs {
@@ -65,10 +66,14 @@ pub struct SolveArgs {
     #[arg(long, value_enum, value_name = "METRIC")]
     pub metric: Option<MetricArg>,
 
-    /// With --table: the goal the moves must lead to, as `analyze --goal` takes it (a table
-    /// made for another goal is refused). Without it a table's own goal is used, and named
-    /// when it is not the standard one.
-    #[arg(long, value_name = "TILES", requires = "table")]
+    /// The board the moves must lead to, as `analyze --goal` takes it: its label
+    /// (123495678) or its tiles row by row, 0 or . for the blank ("1 2 3 / 4 0 5 / 6 7 8").
+    /// Searched with every algorithm and heuristic (a goal whose blank is not on a corner
+    /// lowers the bound by the blank's distance to the nearest corner: at most 2 on 3x3 and
+    /// 4x4). A board of the other parity class is refused (exit 2); in --batch its row says
+    /// `unsolvable`. With --table it must be the table's goal [default: the standard goal;
+    /// with --table, the table's own, named when it is not the standard one].
+    #[arg(long, value_name = "BOARD")]
     pub goal: Option<String>,
 
     /// Search algorithm [default: idastar].
@@ -339,10 +344,37 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         Source::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
         Source::Single(single) => {
             let board = read_board(single, config.shape)?;
+            let goal = match goal_of(&config, board.shape())? {
+                Some(goal) if !goal.reaches(&board) => {
+                    return Err(CliError::usage(format!(
+                        "the board cannot reach --goal {}: they are in different components \
+                         of the game graph ({})",
+                        goal.board().label(),
+                        if board.shape().is_grid() {
+                            "opposite parity classes"
+                        } else {
+                            "their tiles in another order along the line"
+                        }
+                    )));
+                }
+                Some(goal) => Some(goal),
+                // A table's own goal, when it is not the standard one.
+                None => heuristics
+                    .table
+                    .as_ref()
+                    .filter(|t| t.shape() == board.shape() && *t.goal() != Board::goal(t.shape()))
+                    .map(|t| Goal::new(t.goal())),
+            };
             if config.compare {
-                run_compare(&board, &mut heuristics, &mut out, config.quiet)
+                run_compare(
+                    &board,
+                    goal.as_ref(),
+                    &mut heuristics,
+                    &mut out,
+                    config.quiet,
+                )
             } else {
-                run_one(&config, &board, &mut heuristics, &mut out)
+                run_one(&config, &board, goal.as_ref(), &mut heuristics, &mut out)
             }
         }
     };
@@ -467,6 +499,19 @@ fn check_table(config: &Config, path: &Path, table: &DistanceTable) -> Result<()
         None => {}
     }
     Ok(())
+}
+
+/// `--goal` as a board of `shape` (the shape of the boards solved), or `None` without it.
+///
+/// # Errors
+/// A usage error naming `--goal` when it is not a board of `shape`.
+fn goal_of(config: &Config, shape: Shape) -> Result<Option<Goal>, CliError> {
+    let Some(text) = &config.goal else {
+        return Ok(None);
+    };
+    Board::parse_any(shape, text)
+        .map(|goal| Some(Goal::new(&goal)))
+        .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))
 }
 
 /// A failure while producing output: a reported error, or a failed write.
@@ -820,12 +865,13 @@ fn report_cache_event(event: &CacheEvent, db: &PatternDb) {
     }
 }
 
-/// Solves `board` by `algorithm` with `kind` in the run's metric, capping the memory of the
-/// storing searches.
+/// Solves `board` toward `goal` (the standard goal without one) by `algorithm` with `kind`
+/// in the run's metric, capping the memory of the storing searches; IDA* shows its bounds
+/// on the run's bars. From a distance table, its walk (to its goal, checked to be `goal`).
 fn solve_with(
     board: &Board,
-    algorithm: Algorithm,
-    kind: HeuristicKind,
+    goal: Option<&Goal>,
+    (algorithm, kind): (Algorithm, HeuristicKind),
     heuristics: &mut Heuristics,
     limits: Limits,
 ) -> Result<Result<Solution, SolveError>, CliError> {
@@ -838,12 +884,15 @@ fn solve_with(
         // BFS and UCS ignore it; any heuristic of the right shape will do.
         Heuristic::hamming(board.shape())
     };
-    Ok(solve::solve(
+    let standard = Goal::standard(board.shape());
+    Ok(solve::solve_toward(
         board,
+        goal.unwrap_or(&standard),
         heuristics.metric,
         algorithm,
         &heuristic,
         &limits,
+        heuristics.bars,
     ))
 }
 
@@ -886,14 +935,18 @@ fn default_limits(algorithm: Algorithm) -> Limits {
     }
 }
 
-/// One board: the boards from start to goal, then the summary.
+/// One board: the boards from start to goal, then the summary. `goal`: `--goal`'s (checked
+/// to be reachable), or a table's own when it is not the standard one; `None` for the
+/// standard goal.
 fn run_one(
     config: &Config,
     board: &Board,
+    goal: Option<&Goal>,
     heuristics: &mut Heuristics,
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     let (algorithm, kind) = config.method(board.shape());
+    let reached = goal.map_or_else(|| board.is_solvable(), |g| g.reaches(board));
     if board.shape().cells() > solve::pdb::MAX_CELLS
         && heuristics.table.is_none()
         && algorithm == Algorithm::IdaStar
@@ -901,7 +954,7 @@ fn run_one(
         && kind != HeuristicKind::Pdb
         && config.time_limit.is_none()
         && config.max_expanded.is_none()
-        && board.is_solvable()
+        && reached
     {
         let why = match config.metric {
             Metric::Stm => format!(
@@ -922,12 +975,13 @@ fn run_one(
         "No solution possible"
     };
     // Unsolvable boards are answered before any table is built.
-    if !board.is_solvable() {
+    if !reached {
         writeln!(out, "{unsolvable}")?;
         return Ok(());
     }
     let limits = config.limits(algorithm);
-    let solution = match solve_with(board, algorithm, kind, heuristics, limits)? {
+    let method = (algorithm, kind);
+    let solution = match solve_with(board, goal, method, heuristics, limits)? {
         Ok(s) => s,
         Err(SolveError::Unsolvable) => {
             writeln!(out, "{unsolvable}")?;
@@ -960,6 +1014,9 @@ fn run_one(
     }
     let mut current = board.clone();
     writeln!(out, "Start:\n{}", current.grid())?;
+    if let Some(goal) = goal {
+        writeln!(out, "\nGoal:\n{}", goal.board().grid())?;
+    }
     // One printed move per run of one direction in MTM (its notation), per slide in STM.
     for (i, (dir, tiles)) in solution
         .metric
@@ -1028,8 +1085,28 @@ fn run_one(
     {
         method = format!("{method} ({})", partition.name());
     }
+    if let Some(goal) = goal
+        && heuristics.table.is_none()
+    {
+        method.push_str(&toward_words(goal, algorithm, config.metric));
+    }
     writeln!(out, "Method: {method}")?;
     Ok(())
+}
+
+/// How a search went toward `goal`, for the `Method:` line: `, toward 123495678 (its bound
+/// less 2: the goal's blank is 2 moves from a corner)`.
+fn toward_words(goal: &Goal, algorithm: Algorithm, metric: Metric) -> String {
+    let slack = goal.slack(metric);
+    let mut words = format!(", toward {}", goal.board().label());
+    if slack > 0 && algorithm.uses_heuristic() {
+        let _ = write!(
+            words,
+            " (its bound less {slack}: the goal's blank is {slack} move{} from a corner)",
+            if slack == 1 { "" } else { "s" }
+        );
+    }
+    words
 }
 
 fn method_name(algorithm: Algorithm, kind: HeuristicKind) -> String {
@@ -1463,11 +1540,23 @@ fn solve_lines(
         .par_iter()
         .map(|(_, line)| input::parse_flat(line, config.shape))
         .collect();
+    // --goal, read once for each shape of board.
+    let mut goals: HashMap<Shape, Goal> = HashMap::new();
+    for board in parsed.iter().flatten() {
+        if !goals.contains_key(&board.shape())
+            && let Some(goal) = goal_of(config, board.shape())?
+        {
+            goals.insert(board.shape(), goal);
+        }
+    }
     // Unsolvable boards are answered before any table is built.
     let mut jobs = Vec::with_capacity(lines.len());
     for board in parsed.iter().flatten() {
         let (algorithm, kind) = config.method(board.shape());
-        let heuristic = if !board.is_solvable() {
+        let reached = goals
+            .get(&board.shape())
+            .map_or_else(|| board.is_solvable(), |g| g.reaches(board));
+        let heuristic = if !reached {
             None
         } else if algorithm.uses_heuristic() {
             Some(heuristics.get(board.shape(), kind)?)
@@ -1477,11 +1566,21 @@ fn solve_lines(
         };
         jobs.push((board, algorithm, heuristic));
     }
+    let standard: HashMap<Shape, Goal> = jobs
+        .iter()
+        .map(|j| j.0.shape())
+        .filter(|s| !goals.contains_key(s))
+        .map(|s| (s, Goal::standard(s)))
+        .collect();
     let solve_one =
         |&(board, algorithm, ref heuristic): &(&Board, Algorithm, Option<Heuristic>)| {
             heuristic.as_ref().map_or(Err(SolveError::Unsolvable), |h| {
                 let limits = config.limits(algorithm);
-                solve::solve(board, config.metric, algorithm, h, &limits)
+                let shape = board.shape();
+                let goal = goals.get(&shape).or_else(|| standard.get(&shape));
+                let goal = goal.expect("a goal for every shape");
+                let metric = config.metric;
+                solve::solve_toward(board, goal, metric, algorithm, h, &limits, &NoProgress)
             })
         };
     let results: Vec<Result<Solution, SolveError>> = if jobs.iter().any(|j| j.1.stores_boards()) {
@@ -1581,6 +1680,7 @@ fn skip_reason(shape: Shape, algorithm: Algorithm, kind: Option<HeuristicKind>) 
 /// gave up), or `unsolvable`.
 fn run_compare(
     board: &Board,
+    goal: Option<&Goal>,
     heuristics: &mut Heuristics,
     out: &mut impl Write,
     quiet: bool,
@@ -1588,8 +1688,13 @@ fn run_compare(
     let shape = board.shape();
     if !quiet {
         writeln!(out, "Board ({shape}):\n{}\n", board.grid())?;
+        if let Some(goal) = goal {
+            writeln!(out, "Goal:\n{}\n", goal.board().grid())?;
+        }
     }
-    if !board.is_solvable() {
+    let standard = Goal::standard(shape);
+    let goal = goal.unwrap_or(&standard);
+    if !goal.reaches(board) {
         writeln!(
             out,
             "{}",
@@ -1617,9 +1722,13 @@ fn run_compare(
             continue;
         }
         let kind_name = kind.map_or("-", HeuristicKind::name);
+        let limits = COMPARE_LIMITS;
+        let run_pair = |h: &Heuristic| {
+            solve::solve_toward(board, goal, metric, algorithm, h, &limits, &NoProgress)
+        };
         let result = match kind {
             Some(k) if algorithm.uses_heuristic() => match heuristics.get(shape, k) {
-                Ok(h) => solve::solve(board, metric, algorithm, &h, &COMPARE_LIMITS),
+                Ok(h) => run_pair(&h),
                 Err(e) if matches!(k, HeuristicKind::Exact | HeuristicKind::WalkingDistance) => {
                     if !missing.iter().any(|&(m, _)| m == k) {
                         missing.push((k, e.message));
@@ -1628,13 +1737,7 @@ fn run_compare(
                 }
                 Err(e) => return Err(e.into()),
             },
-            _ => solve::solve(
-                board,
-                metric,
-                algorithm,
-                &Heuristic::hamming(shape),
-                &COMPARE_LIMITS,
-            ),
+            _ => run_pair(&Heuristic::hamming(shape)),
         };
         if quiet {
             match &result {
@@ -1675,6 +1778,16 @@ fn run_compare(
         HumanCount(COMPARE_LIMITS.max_stored.unwrap_or(0))
     );
     writeln!(out, "\n{caps}")?;
+    let slack = goal.slack(metric);
+    if slack > 0 {
+        writeln!(
+            out,
+            "Toward {}, whose blank is {slack} move{} from a corner, the heuristics' bounds \
+             are lowered by {slack}.",
+            goal.board().label(),
+            if slack == 1 { "" } else { "s" }
+        )?;
+    }
     if metric == Metric::Mtm {
         writeln!(
             out,

@@ -22,6 +22,8 @@
 //! - [`cache`]: the only part of `solve` that touches files: pattern databases stored in a
 //!   cache folder with a checksum.
 //! - [`exact`]: the exact table (the BFS depths of `analyze`) and its walk downhill.
+//! - [`goal`]: solving toward any goal board ([`solve_toward`]): the board flipped and its
+//!   tiles renamed so that the heuristics of the standard goal serve.
 //! - [`input`]: reading boards: the assignment's file format, flat lists, batch lines.
 //! - [`random`]: reproducible random boards for tests and benchmarks.
 //!
@@ -42,6 +44,7 @@ pub mod cache;
 pub mod domain;
 mod estimator;
 pub mod exact;
+pub mod goal;
 pub mod heuristic;
 pub mod input;
 pub mod pattern_space;
@@ -58,8 +61,9 @@ use crate::board::{Board, Direction};
 use crate::metric::Metric;
 use crate::shape::Shape;
 
+pub use goal::Goal;
 pub use heuristic::Heuristic;
-pub use search::{astar, bfs, idastar, solve, ucs};
+pub use search::{astar, bfs, idastar, solve, solve_toward, ucs};
 
 /// A search algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -322,6 +326,14 @@ pub enum SolveError {
         /// The heuristic's shape.
         heuristic: Shape,
     },
+    /// The goal ([`solve_toward`]) is a board of another shape.
+    #[error("the goal is a {goal} board, the board is {board}")]
+    GoalShape {
+        /// The board's shape.
+        board: Shape,
+        /// The goal's shape.
+        goal: Shape,
+    },
     /// The heuristic bounds moves of another metric than the search's, or is not admissible
     /// in it.
     #[error(
@@ -436,6 +448,21 @@ pub(crate) mod tests {
         }
         cache.lock().unwrap().insert(shape, depth.clone());
         depth
+    }
+
+    /// The distance from `goal` of every board of `shape` (at most 12 cells) in `metric`,
+    /// indexed by rank (`u8::MAX` outside the goal's component): the library's BFS from the
+    /// goal, as `analyze --goal` runs it.
+    pub(crate) fn distances_from(shape: Shape, metric: Metric, goal: &Board) -> Vec<u8> {
+        use crate::bfs::{LexSpace, StateIndex, StateMarks, StateSpace};
+        use crate::distances::{DepthArray, from_goal};
+        let space = LexSpace::with_metric(shape, metric).expect("at most 12 cells");
+        let marks = StateMarks::new(space.size());
+        let depths = DepthArray::new(space.size());
+        from_goal(&space, &marks, goal, &depths, &crate::NoProgress);
+        (0..space.size())
+            .map(|i| depths.get(StateIndex(i)).unwrap_or(u8::MAX))
+            .collect()
     }
 
     #[test]

@@ -17,33 +17,71 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::mem::size_of;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use indicatif::HumanCount;
 
 use crate::board::{Board, Direction};
 use crate::metric::{self, Metric};
+use crate::progress::{NoProgress, Progress};
 use crate::shape::Shape;
 use crate::solve::estimator::{Estimator, Slide, positions};
+use crate::solve::goal::{Goal, Shifted};
 use crate::solve::heuristic::{Visitor, Zero};
 use crate::solve::{Algorithm, Heuristic, Limits, Solution, SolveError};
 
 /// The most cells BFS, UCS and A* can pack in a `u128` key.
 pub const MAX_STORED_CELLS: usize = 25;
 
-/// Solves `board` optimally in `metric` with `algorithm` (BFS and UCS ignore `heuristic`).
+/// Solves `board` optimally toward the standard goal in `metric` with `algorithm` (BFS and
+/// UCS ignore `heuristic`).
 ///
 /// # Errors
 /// [`SolveError::Unsolvable`] (found by parity, no search), [`SolveError::ShapeMismatch`],
 /// [`SolveError::MetricMismatch`] (A* and IDA* with a heuristic of another metric, or not
 /// admissible in it), [`SolveError::TooLarge`] (BFS, UCS, A* above 25 cells),
-/// [`SolveError::LimitReached`].
+/// [`SolveError::LimitReached`], [`SolveError::TimeUp`].
 pub fn solve(
     board: &Board,
     metric: Metric,
     algorithm: Algorithm,
     heuristic: &Heuristic,
     limits: &Limits,
+) -> Result<Solution, SolveError> {
+    let goal = Goal::standard(board.shape());
+    solve_toward(
+        board,
+        &goal,
+        metric,
+        algorithm,
+        heuristic,
+        limits,
+        &NoProgress,
+    )
+}
+
+/// Solves `board` optimally toward `goal` (any board of its shape) in `metric` with
+/// `algorithm`, `heuristic` being one made for the standard goal (BFS and UCS ignore it):
+/// the search runs on the board's image ([`Goal`]) and its moves are turned back, so that
+/// [`crate::solve::replay`] of them from `board` gives the goal. IDA* reports each new bound
+/// to `progress` (a task `IDA*` in nodes, the note `bound 48: 123,456,789 nodes, 25.1 M/s,
+/// 4.9 s`), and the same note every 2^20 nodes within a bound through
+/// [`Progress::refresh`]; the other algorithms report nothing.
+///
+/// # Errors
+/// As [`solve`]; [`SolveError::Unsolvable`] when the goal is in another component than the
+/// board ([`Goal::reaches`]), [`SolveError::GoalShape`] for a goal of another shape.
+pub fn solve_toward(
+    board: &Board,
+    goal: &Goal,
+    metric: Metric,
+    algorithm: Algorithm,
+    heuristic: &Heuristic,
+    limits: &Limits,
+    progress: &dyn Progress,
 ) -> Result<Solution, SolveError> {
     if algorithm.uses_heuristic() && heuristic.metric() != metric {
         return Err(SolveError::MetricMismatch {
@@ -52,12 +90,39 @@ pub fn solve(
             wanted: metric,
         });
     }
-    match algorithm {
-        Algorithm::Bfs => bfs(board, metric, limits),
-        Algorithm::Ucs => ucs(board, metric, limits),
-        Algorithm::AStar => astar(board, heuristic, limits),
-        Algorithm::IdaStar => idastar(board, heuristic, limits),
+    if board.shape() != goal.shape() {
+        return Err(SolveError::GoalShape {
+            board: board.shape(),
+            goal: goal.shape(),
+        });
     }
+    let image = goal.image(board);
+    let toward = Toward {
+        target: goal.target().permutation(),
+        slack: goal.slack(metric),
+    };
+    let mut solution = match algorithm {
+        Algorithm::Bfs => bfs_to(&image, toward, metric, limits),
+        Algorithm::Ucs => ucs_to(&image, toward, metric, limits),
+        Algorithm::AStar => astar_to(&image, toward, heuristic, limits),
+        Algorithm::IdaStar => idastar_to(&image, toward, heuristic, limits, progress),
+    }?;
+    goal.moves_back(&mut solution.moves);
+    Ok(solution)
+}
+
+/// Where a search goes: the internal permutation of its target (the standard goal, or the
+/// image of another goal, [`Goal::target`]), and by how much the heuristic's bound is lowered
+/// toward it ([`Goal::slack`]).
+#[derive(Debug, Clone, Copy)]
+struct Toward<'a> {
+    target: &'a [u8],
+    slack: u32,
+}
+
+/// The standard goal of `shape`'s internal permutation: `0, 1, ..., n - 1`.
+fn standard(shape: Shape) -> Vec<u8> {
+    (0..shape.cells() as u8).collect()
 }
 
 /// The blank's moves from each cell in one metric, as the searches use them.
@@ -130,13 +195,28 @@ fn may_follow<const MULTI: bool>(dir: Direction, came: u8) -> bool {
 /// # Errors
 /// As [`solve`].
 pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
+    let target = standard(board.shape());
+    let toward = Toward {
+        target: &target,
+        slack: 0,
+    };
+    bfs_to(board, toward, metric, limits)
+}
+
+/// [`bfs`] toward `toward.target`.
+fn bfs_to(
+    board: &Board,
+    toward: Toward,
+    metric: Metric,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check_solvable(board)?;
     let packer = Packer::new(board.shape(), Algorithm::Bfs)?;
     let moves = MoveSet::new(board.shape(), metric);
     let n = board.shape().cells();
     let blank_piece = (n - 1) as u8;
-    let goal = packer.pack(Board::goal(board.shape()).permutation());
+    let goal = packer.pack(toward.target);
     let start = packer.pack(board.permutation());
     let mut nodes = vec![BfsNode {
         key: start,
@@ -217,9 +297,25 @@ pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, S
 /// # Errors
 /// As [`solve`].
 pub fn ucs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
+    let target = standard(board.shape());
+    let toward = Toward {
+        target: &target,
+        slack: 0,
+    };
+    ucs_to(board, toward, metric, limits)
+}
+
+/// [`ucs`] toward `toward.target`.
+fn ucs_to(
+    board: &Board,
+    toward: Toward,
+    metric: Metric,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check_solvable(board)?;
-    best_first(board, metric, &Zero, limits, Algorithm::Ucs, started)
+    let search = (metric, limits, Algorithm::Ucs, started);
+    best_first(board, toward.target, &Zero, search)
 }
 
 /// A* with a closed set (Hart, Nilsson & Raphael 1968), in the heuristic's metric
@@ -234,15 +330,41 @@ pub fn astar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
+    let target = standard(board.shape());
+    let toward = Toward {
+        target: &target,
+        slack: 0,
+    };
+    astar_to(board, toward, heuristic, limits)
+}
+
+/// [`astar`] toward `toward.target`, the heuristic lowered by `toward.slack`.
+fn astar_to(
+    board: &Board,
+    toward: Toward,
+    heuristic: &Heuristic,
+    limits: &Limits,
+) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(&'a Board, Metric, &'a Limits, Instant);
+    struct Run<'a>(&'a Board, Toward<'a>, Metric, &'a Limits, Instant);
     impl Visitor<Result<Solution, SolveError>> for Run<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            best_first(self.0, self.1, estimator, self.2, Algorithm::AStar, self.3)
+            let Run(board, toward, metric, limits, started) = self;
+            let search = (metric, limits, Algorithm::AStar, started);
+            match toward.slack {
+                0 => best_first(board, toward.target, estimator, search),
+                slack => {
+                    let shifted = Shifted {
+                        inner: estimator,
+                        slack,
+                    };
+                    best_first(board, toward.target, &shifted, search)
+                }
+            }
         }
     }
-    heuristic.dispatch(Run(board, heuristic.metric(), limits, started))
+    heuristic.dispatch(Run(board, toward, heuristic.metric(), limits, started))
 }
 
 /// IDA* (Korf 1985), in the heuristic's metric ([`Heuristic::metric`]): depth-first searches
@@ -258,15 +380,57 @@ pub fn idastar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
+    let target = standard(board.shape());
+    let toward = Toward {
+        target: &target,
+        slack: 0,
+    };
+    idastar_to(board, toward, heuristic, limits, &NoProgress)
+}
+
+/// [`idastar`] toward `toward.target`, the heuristic lowered by `toward.slack`, reporting to
+/// `progress` (see [`solve_toward`]).
+fn idastar_to(
+    board: &Board,
+    toward: Toward,
+    heuristic: &Heuristic,
+    limits: &Limits,
+    progress: &dyn Progress,
+) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(&'a Board, Metric, &'a Limits, Instant);
+    struct Run<'a>(
+        &'a Board,
+        Toward<'a>,
+        Metric,
+        &'a Limits,
+        Instant,
+        &'a dyn Progress,
+    );
     impl Visitor<Result<Solution, SolveError>> for Run<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            ida_in(self.0, self.1, estimator, self.2, self.3)
+            let Run(board, toward, metric, limits, started, progress) = self;
+            let search = IdaSearch {
+                metric,
+                limits,
+                started,
+                target: toward.target,
+                progress,
+            };
+            match toward.slack {
+                0 => ida_in(board, estimator, search),
+                slack => {
+                    let shifted = Shifted {
+                        inner: estimator,
+                        slack,
+                    };
+                    ida_in(board, &shifted, search)
+                }
+            }
         }
     }
-    heuristic.dispatch(Run(board, heuristic.metric(), limits, started))
+    let run = Run(board, toward, heuristic.metric(), limits, started, progress);
+    heuristic.dispatch(run)
 }
 
 fn check(board: &Board, heuristic: &Heuristic) -> Result<(), SolveError> {
@@ -289,6 +453,27 @@ fn check_solvable(board: &Board) -> Result<(), SolveError> {
 
 /// Expansions between two looks at the clock.
 const CLOCK_EVERY: u64 = 1 << 14;
+/// Expansions between two reports of IDA*'s progress within one bound (a multiple of
+/// [`CLOCK_EVERY`]: about 25 a second at 25 million nodes a second).
+const REPORT_EVERY: u64 = 1 << 20;
+
+/// The note of IDA*'s progress: `bound 48: 123,456,789 nodes, 25.1 M/s, 4.9 s` (nodes
+/// expanded so far, over all bounds, and their rate since the start).
+fn bound_note(bound: u32, expanded: u64, elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs_f64();
+    let mut note = format!("bound {bound}: {} nodes", HumanCount(expanded));
+    if expanded > 0 && seconds > 0.0 {
+        let rate = expanded as f64 / seconds;
+        let _ = match rate {
+            r if r >= 1e9 => write!(note, ", {:.1} G/s", r / 1e9),
+            r if r >= 1e6 => write!(note, ", {:.1} M/s", r / 1e6),
+            r if r >= 1e3 => write!(note, ", {:.1} k/s", r / 1e3),
+            r => write!(note, ", {r:.0}/s"),
+        };
+    }
+    let _ = write!(note, ", {seconds:.1} s");
+    note
+}
 
 /// [`SolveError::LimitReached`] when `expanded` boards have been expanded and
 /// [`Limits::max_expanded`] allows no more: called before each expansion, so that a search
@@ -599,21 +784,20 @@ impl Buckets {
     }
 }
 
-/// A* with `estimator` (UCS with [`Zero`]) in `metric`.
+/// A* with `estimator` (UCS with [`Zero`]) toward `target` (an internal permutation), with
+/// the search's metric, limits, algorithm (for messages) and start.
 fn best_first<E: Estimator>(
     board: &Board,
-    metric: Metric,
+    target: &[u8],
     estimator: &E,
-    limits: &Limits,
-    algorithm: Algorithm,
-    started: Instant,
+    (metric, limits, algorithm, started): (Metric, &Limits, Algorithm, Instant),
 ) -> Result<Solution, SolveError> {
     let shape = board.shape();
     let packer = Packer::new(shape, algorithm)?;
     let moves = MoveSet::new(shape, metric);
     let n = shape.cells();
     let blank_piece = (n - 1) as u8;
-    let goal = packer.pack(Board::goal(shape).permutation());
+    let goal = packer.pack(target);
     let mut work = Work::new(board.permutation());
     let (h, memo) = estimator.start(&work.cells, &work.pos);
     let start = packer.pack(&work.cells);
@@ -736,33 +920,47 @@ struct Ida<'a, E: Estimator, const MULTI: bool> {
     started: Instant,
     /// The search stopped on the time limit.
     timed_out: bool,
+    /// The bound of the current iteration.
+    bound: u32,
     /// The smallest `f` above the current bound seen in this iteration.
     next_bound: u32,
     deepest: usize,
+    /// The target's internal permutation (the goal's image).
+    target: &'a [u8],
+    progress: &'a dyn Progress,
 }
 
-/// IDA* in `metric`: [`Ida::run`] compiled for it.
+/// What an IDA* search is asked, besides the board and the estimator.
+#[derive(Clone, Copy)]
+struct IdaSearch<'a> {
+    metric: Metric,
+    limits: &'a Limits,
+    started: Instant,
+    target: &'a [u8],
+    progress: &'a dyn Progress,
+}
+
+/// IDA* in `search.metric`: [`Ida::run`] compiled for it.
 fn ida_in<E: Estimator>(
     board: &Board,
-    metric: Metric,
     estimator: &E,
-    limits: &Limits,
-    started: Instant,
+    search: IdaSearch,
 ) -> Result<Solution, SolveError> {
-    match metric {
-        Metric::Stm => Ida::<E, false>::run(board, metric, estimator, limits, started),
-        Metric::Mtm => Ida::<E, true>::run(board, metric, estimator, limits, started),
+    match search.metric {
+        Metric::Stm => Ida::<E, false>::run(board, estimator, search),
+        Metric::Mtm => Ida::<E, true>::run(board, estimator, search),
     }
 }
 
 impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
-    fn run(
-        board: &Board,
-        metric: Metric,
-        estimator: &E,
-        limits: &Limits,
-        started: Instant,
-    ) -> Result<Solution, SolveError> {
+    fn run(board: &Board, estimator: &E, search: IdaSearch) -> Result<Solution, SolveError> {
+        let IdaSearch {
+            metric,
+            limits,
+            started,
+            target,
+            progress,
+        } = search;
         let work = Work::new(board.permutation());
         let (h, memo) = estimator.start(&work.cells, &work.pos);
         let moves = MoveSet::new(board.shape(), metric);
@@ -777,35 +975,16 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
             time_limit: limits.time_limit,
             started,
             timed_out: false,
+            bound: h,
             next_bound: u32::MAX,
             deepest: 0,
+            target,
+            progress,
         };
-        let blank = board.blank();
-        let mut bound = h;
-        loop {
-            ida.next_bound = u32::MAX;
-            ida.generated += 1;
-            match ida.search(blank, 0, h, memo, bound, NO_MOVE) {
-                Flow::Found => break,
-                Flow::Stopped if ida.timed_out => {
-                    return Err(SolveError::TimeUp {
-                        seconds: limits.time_limit.map_or(0, |l| l.as_secs()),
-                        expanded: ida.expanded,
-                        bound,
-                    });
-                }
-                Flow::Stopped => {
-                    return Err(SolveError::LimitReached {
-                        expanded: ida.expanded,
-                        stored: 0,
-                    });
-                }
-                Flow::Exhausted if ida.next_bound == u32::MAX => {
-                    return Err(SolveError::Unsolvable);
-                }
-                Flow::Exhausted => bound = ida.next_bound,
-            }
-        }
+        progress.begin("IDA*", 0, "nodes");
+        let iterated = ida.iterate(board.blank(), h, memo, limits);
+        progress.end();
+        iterated?;
         let frames = ida.deepest as u64 + 1;
         Ok(Solution {
             metric,
@@ -820,6 +999,60 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
         })
     }
 
+    /// The iterations from the start (blank on `blank`, bound `h` and memo `memo`), each
+    /// bound reported as it begins, until the goal is found (on `self.path`) or a limit
+    /// stops them.
+    fn iterate(
+        &mut self,
+        blank: usize,
+        h: u32,
+        memo: E::Memo,
+        limits: &Limits,
+    ) -> Result<(), SolveError> {
+        let mut bound = h;
+        loop {
+            self.bound = bound;
+            let note = bound_note(bound, self.expanded, self.started.elapsed());
+            self.progress.update(self.expanded, &note);
+            self.next_bound = u32::MAX;
+            self.generated += 1;
+            match self.search(blank, 0, h, memo, bound, NO_MOVE) {
+                Flow::Found => return Ok(()),
+                Flow::Stopped if self.timed_out => {
+                    return Err(SolveError::TimeUp {
+                        seconds: limits.time_limit.map_or(0, |l| l.as_secs()),
+                        expanded: self.expanded,
+                        bound,
+                    });
+                }
+                Flow::Stopped => {
+                    return Err(SolveError::LimitReached {
+                        expanded: self.expanded,
+                        stored: 0,
+                    });
+                }
+                Flow::Exhausted if self.next_bound == u32::MAX => {
+                    return Err(SolveError::Unsolvable);
+                }
+                Flow::Exhausted => bound = self.next_bound,
+            }
+        }
+    }
+
+    /// Every [`CLOCK_EVERY`] expansions: the progress within the bound (every
+    /// [`REPORT_EVERY`]), and whether the time limit has passed (then `timed_out`). Out of
+    /// line, so that the search's loop keeps only the counter's test.
+    #[cold]
+    #[inline(never)]
+    fn on_clock(&mut self) -> bool {
+        if self.expanded % REPORT_EVERY == 0 {
+            let note = bound_note(self.bound, self.expanded, self.started.elapsed());
+            self.progress.refresh(self.expanded, &note);
+        }
+        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l);
+        self.timed_out
+    }
+
     /// Searches below the board in `self.work` (blank on `blank`, `g` moves from the start,
     /// bound `h`, `g + h <= bound`), never undoing the move `came`.
     fn search(
@@ -832,23 +1065,13 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
         came: u8,
     ) -> Flow {
         self.expanded += 1;
-        if h == 0
-            && self
-                .work
-                .cells
-                .iter()
-                .enumerate()
-                .all(|(i, &p)| p as usize == i)
-        {
+        if h == 0 && self.work.cells[..] == *self.target {
             return Flow::Found;
         }
         if self.expanded >= self.max_expanded {
             return Flow::Stopped;
         }
-        if self.expanded % CLOCK_EVERY == 0
-            && self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
-        {
-            self.timed_out = true;
+        if self.expanded % CLOCK_EVERY == 0 && self.on_clock() {
             return Flow::Stopped;
         }
         self.deepest = self.deepest.max(g as usize);
