@@ -167,8 +167,16 @@ fn two_runs_write_identical_bytes_and_plot_regenerates_the_chart() {
     // nothing is written.
     for (flag, file, what) in [
         ("--compare", a.path().join("2x4"), "was FILE forgotten?"),
-        ("--compare", a.path().join("c.jpg"), "must end in .png"),
-        ("--output", a.path().join("c"), "must end in .png"),
+        (
+            "--compare",
+            a.path().join("c.jpg"),
+            "must be a .png or .svg file",
+        ),
+        (
+            "--output",
+            a.path().join("c"),
+            "must be a .png or .svg file",
+        ),
     ] {
         npuzzle()
             .args(["plot", flag])
@@ -188,6 +196,116 @@ fn two_runs_write_identical_bytes_and_plot_regenerates_the_chart() {
         .assert()
         .code(2)
         .stderr(one_line().and(predicate::str::contains("give one DIR")));
+}
+
+/// The `<text>` elements of an SVG (parsed as XML, so it must be well formed): their words
+/// (no-break spaces read as spaces) and `text-anchor`.
+fn svg_texts(svg: &str) -> Vec<(String, String)> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let text = n.text().unwrap_or("").trim_matches('\n');
+            let anchor = n.attribute("text-anchor").unwrap_or("start");
+            (text.replace('\u{a0}', " "), anchor.to_string())
+        })
+        .collect()
+}
+
+/// Issue 50: `plot --output FILE.svg` and `plot --compare FILE.svg` write SVG charts for
+/// papers: well-formed, their words as `<text>` elements, the same bytes every time; the PNG
+/// stays the default; any other extension is a usage error naming both.
+#[test]
+fn plot_draws_svg_charts() {
+    let tmp = tempfile::tempdir().unwrap();
+    analyze(tmp.path(), &["--rows", "2", "--cols", "3", "--quiet"]).success();
+    analyze(tmp.path(), &["--size", "2", "--quiet"]).success();
+    let dir = tmp.path().join("2x3");
+    let png = fs::read(dir.join("depth_histogram.png")).unwrap();
+
+    let chart = tmp.path().join("chart.svg");
+    npuzzle()
+        .args(["plot", "--output"])
+        .arg(&chart)
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("chart.svg"));
+    let svg = fs::read(&chart).unwrap();
+    let texts = svg_texts(std::str::from_utf8(&svg).unwrap());
+    let words: Vec<&str> = texts.iter().map(|(t, _)| t.as_str()).collect();
+    for expected in [
+        "2x3 sliding puzzle: 360 solvable boards, God's number 21",
+        "depth (moves from the goal)",
+        "share of solvable boards (%)",
+        "hardest board (21 moves)",
+    ] {
+        assert!(words.contains(&expected), "{expected:?} in {words:?}");
+    }
+    // The depth axis: every other depth to 20, and the radius, 21.
+    let depths: Vec<&str> = texts
+        .iter()
+        .filter(|(t, anchor)| anchor == "middle" && t.parse::<u32>().is_ok())
+        .map(|(t, _)| t.as_str())
+        .collect();
+    assert_eq!(
+        depths,
+        [
+            "0", "2", "4", "6", "8", "10", "12", "14", "16", "18", "20", "21"
+        ]
+    );
+    // The hardest board, row by row, as summary.json gives it.
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    for row in summary["hardest"]["boards"][0]["grid"].as_array().unwrap() {
+        let row = row.as_str().unwrap();
+        assert!(words.contains(&row), "{row:?} in {words:?}");
+    }
+    // The same bytes again; the folder's PNG untouched.
+    npuzzle()
+        .args(["plot", "--output"])
+        .arg(&chart)
+        .arg(dir.join("summary.json"))
+        .assert()
+        .success();
+    assert!(
+        fs::read(&chart).unwrap() == svg,
+        "two SVGs of one run differ"
+    );
+    assert!(fs::read(dir.join("depth_histogram.png")).unwrap() == png);
+
+    let compare = tmp.path().join("compare.SVG");
+    npuzzle()
+        .args(["plot", "--compare"])
+        .arg(&compare)
+        .arg(&dir)
+        .arg(tmp.path().join("2x2"))
+        .assert()
+        .success();
+    let texts = svg_texts(&fs::read_to_string(&compare).unwrap());
+    let words: Vec<&str> = texts.iter().map(|(t, _)| t.as_str()).collect();
+    for expected in [
+        "Depth distributions compared",
+        "2x3: 360 solvable boards, max depth 21",
+        "2x2: 12 solvable boards, max depth 6",
+    ] {
+        assert!(words.contains(&expected), "{expected:?} in {words:?}");
+    }
+
+    for flag in ["--output", "--compare"] {
+        let pdf = tmp.path().join("chart.pdf");
+        npuzzle()
+            .args(["plot", flag])
+            .arg(&pdf)
+            .arg(&dir)
+            .assert()
+            .code(2)
+            .stderr(one_line().and(predicate::str::contains(
+                "chart.pdf: the chart's file must be a .png or .svg file",
+            )));
+        assert!(!pdf.exists());
+    }
 }
 
 #[test]

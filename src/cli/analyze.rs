@@ -319,10 +319,11 @@ pub struct PlotArgs {
     #[arg(value_name = "DIR", required = true)]
     dirs: Vec<PathBuf>,
     /// Instead, draw the depth distributions of all the given folders on one chart, to FILE
-    /// (a .png).
+    /// (a .png, or a .svg for an SVG with text as text).
     #[arg(long, value_name = "FILE")]
     compare: Option<PathBuf>,
-    /// Draw the one folder's chart to FILE (a .png) instead of DIR/depth_histogram.png.
+    /// Draw the one folder's chart to FILE (a .png, or a .svg for an SVG with text as text)
+    /// instead of DIR/depth_histogram.png.
     #[arg(long, value_name = "FILE", conflicts_with = "compare")]
     output: Option<PathBuf>,
     /// The metric of the results to draw: a folder of the other metric is replaced by its
@@ -1024,13 +1025,11 @@ fn results_in(dir: &Path, metric: Option<Metric>) -> Result<(PathBuf, Summary), 
     }
 }
 
-/// Checks that `file`, given to `flag`, names a chart npuzzle can write (a `.png`): a usage
-/// error otherwise, saying what it must be (and, for a folder, that FILE may be missing).
+/// Checks that `file`, given to `flag`, names a chart npuzzle can write (a `.png` or a `.svg`,
+/// [`plot::ChartFormat`]): a usage error otherwise, saying what it must be (and, for a folder,
+/// that FILE may be missing).
 fn chart_file(flag: &str, file: &Path) -> Result<(), CliError> {
-    let png = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if png && !file.is_dir() {
+    if plot::ChartFormat::of(file).is_some() && !file.is_dir() {
         return Ok(());
     }
     let hint = if file.is_dir() {
@@ -1039,7 +1038,7 @@ fn chart_file(flag: &str, file: &Path) -> Result<(), CliError> {
         String::new()
     };
     Err(CliError::usage(format!(
-        "{flag} {}: the chart's file must end in .png{hint}",
+        "{flag} {}: the chart's file must be a .png or .svg file{hint}",
         super::shown(file)
     )))
 }

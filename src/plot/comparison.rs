@@ -6,9 +6,9 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::layout::{
-    Align, Area, BOX_HEADER_PX, Column, DrawResult, INSET_PX, PAD_PX, SANS, TEXT, TickedAxis, YMap,
-    chart_builder, depth_layout, draw_axes, draw_box_frame, draw_text, font, place_box, share,
-    text_size, titled,
+    Align, Area, BOX_HEADER_PX, Canvas, Column, DrawResult, INSET_PX, PAD_PX, SANS, TEXT,
+    TickedAxis, YMap, chart_builder, depth_layout, draw_axes, draw_box_frame, draw_text, font,
+    place_box, share, text_size, titled,
 };
 use super::{DepthSeries, Scale};
 
@@ -31,8 +31,8 @@ const MARKER_PX: i32 = 4;
 const DASH_PX: u32 = 8;
 
 /// Draws the line through `points` (in pixels) in `color`: solid, or dashed for a partial run.
-fn draw_line(
-    root: &Area<'_>,
+fn draw_line<C: Canvas>(
+    root: &Area<C>,
     points: Vec<(i32, i32)>,
     color: RGBColor,
     dashed: bool,
@@ -80,12 +80,13 @@ pub(super) struct ComparisonTexts {
     pub(super) legend: Vec<String>,
 }
 
-/// Draws the comparison chart of `series` (whose totals are `totals`) on `root`, a white bitmap.
-pub(super) fn render_comparison(
+/// Draws the comparison chart of `series` (whose totals are `totals`) on `root`, a white bitmap
+/// or SVG.
+pub(super) fn render_comparison<C: Canvas>(
     series: &[DepthSeries],
     totals: &[u64],
     scale: Scale,
-    root: &Area<'_>,
+    root: &Area<C>,
 ) -> Result<ComparisonTexts, Box<dyn std::error::Error>> {
     let any_partial = series.iter().any(|s| s.partial);
     let title = if any_partial {

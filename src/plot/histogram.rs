@@ -7,8 +7,8 @@ use indicatif::HumanCount;
 use plotters::prelude::*;
 
 use super::layout::{
-    Align, Area, Axes, BOX_HEADER_PX, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO, MUTED,
-    NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, YMap, chart_builder, depth_layout,
+    Align, Area, Axes, BOX_HEADER_PX, Canvas, Column, DrawResult, FRAME, GRID_PX, INSET_PX, MONO,
+    MUTED, NOTE_PX, PAD_PX, PlotRect, SANS, TEXT, TickedAxis, YMap, chart_builder, depth_layout,
     draw_axes, draw_axis_note, draw_box_frame, draw_text, font, place_box, share, text_size,
     titled,
 };
@@ -159,7 +159,7 @@ impl HardestBox {
         })
     }
 
-    fn draw(&self, root: &Area<'_>, (x, y): (i32, i32)) -> DrawResult {
+    fn draw<C: Canvas>(&self, root: &Area<C>, (x, y): (i32, i32)) -> DrawResult {
         draw_box_frame(root, (x, y), self.size)?;
         draw_text(
             root,
@@ -245,9 +245,9 @@ struct Bars {
 }
 
 /// Draws the bars: each depth with boards at least [`MIN_BAR_PX`] tall.
-fn draw_bars(
-    root: &Area<'_>,
-    cc: &ChartContext<BitMapBackend, Axes>,
+fn draw_bars<C: Canvas>(
+    root: &Area<C>,
+    cc: &ChartContext<C, Axes>,
     counts: &[u64],
     columns: &[Column],
 ) -> Drawn<Bars> {
@@ -281,8 +281,8 @@ fn draw_bars(
 /// to the bar. The text may reach into the margin right of the plot, so that it stays centred on
 /// the last bar. Nothing is written when the bar is tall enough to read. Returns the note and
 /// its box.
-fn draw_last_bar_note(
-    root: &Area<'_>,
+fn draw_last_bar_note<C: Canvas>(
+    root: &Area<C>,
     plot: PlotRect,
     bars: &[Option<PixelBox>],
     true_height: i32,
@@ -364,11 +364,12 @@ pub(super) fn depth_title(goal: Option<&str>) -> String {
     }
 }
 
-/// Draws the depth histogram of `chart` (`total` boards counted) on `root`, a white bitmap.
-pub(super) fn render_histogram(
+/// Draws the depth histogram of `chart` (`total` boards counted) on `root`, a white bitmap or
+/// SVG.
+pub(super) fn render_histogram<C: Canvas>(
     chart: &DepthChart,
     total: u64,
-    root: &Area<'_>,
+    root: &Area<C>,
 ) -> Drawn<HistogramLayout> {
     let max_depth = chart.counts.len() - 1;
     let title = histogram_title(chart, total);

@@ -1,5 +1,5 @@
 //! What both charts share: sizes, colours and fonts, the axes and their ticks, the layout of
-//! boxes on the plot, the common chart frame, and the atomic PNG write.
+//! boxes on the plot, the common chart frame, and the atomic PNG and SVG writes.
 
 use std::error::Error as StdError;
 use std::path::Path;
@@ -10,7 +10,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-pub(super) use super::text::{Align, Font, draw_text, text_size};
+pub(super) use super::text::{Align, Canvas, Font, draw_text, text_size};
 use super::text::{Family, draw_text_upwards};
 use super::{PlotError, Scale};
 
@@ -64,8 +64,8 @@ const PLOTTERS_FAMILY: &str = "sans-serif";
 /// What drawing returns: plotters' errors are boxed.
 pub(super) type DrawResult = Result<(), Box<dyn StdError>>;
 
-/// A drawing area in pixels.
-pub(super) type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+/// A drawing area in pixels, on the backend `C` (a bitmap or an SVG).
+pub(super) type Area<C> = DrawingArea<C, Shift>;
 
 /// The coordinates of both charts: depth and share, each with explicit ticks.
 pub(super) type Axes = Cartesian2d<TickedAxis, TickedAxis>;
@@ -112,31 +112,63 @@ impl Ranged for TickedAxis {
 /// renames it over `path`.
 pub(super) fn write_png_atomically(
     path: &Path,
-    draw: impl FnOnce(&Area<'_>) -> Result<(), Box<dyn StdError>>,
+    draw: impl FnOnce(&Area<BitMapBackend<'_>>) -> Result<(), Box<dyn StdError>>,
 ) -> Result<(), PlotError> {
-    let io_error = |source| PlotError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let draw_error = |message: String| PlotError::Draw {
-        path: path.to_path_buf(),
-        message,
-    };
-    let (rgb, ()) = render_rgb(draw).map_err(|e| draw_error(e.to_string()))?;
-    let mut tmp = crate::durable::temp_beside(path).map_err(io_error)?;
-    {
+    let (rgb, ()) = render_rgb(draw).map_err(|e| draw_error(path, &*e))?;
+    write_atomically(path, |out| {
         use image::ImageEncoder;
-        let mut out = std::io::BufWriter::new(&mut tmp);
-        image::codecs::png::PngEncoder::new(&mut out)
+        image::codecs::png::PngEncoder::new(out)
             .write_image(&rgb, WIDTH, HEIGHT, image::ColorType::Rgb8)
             .map_err(|e| match e {
-                image::ImageError::IoError(source) => io_error(source),
-                other => draw_error(other.to_string()),
-            })?;
-        std::io::Write::flush(&mut out).map_err(io_error)?;
+                image::ImageError::IoError(source) => io_error(path, source),
+                other => draw_error(path, &other),
+            })
+    })
+}
+
+/// Draws a chart by `draw` as an SVG document in memory ([`render_svg`]), writes it into a
+/// fresh temporary file next to `path` (through the file's own handle, as
+/// [`write_png_atomically`]), then renames it over `path`.
+pub(super) fn write_svg_atomically(
+    path: &Path,
+    draw: impl FnOnce(&Area<SVGBackend<'_>>) -> Result<(), Box<dyn StdError>>,
+) -> Result<(), PlotError> {
+    let (svg, ()) = render_svg(draw).map_err(|e| draw_error(path, &*e))?;
+    write_atomically(path, |out| {
+        std::io::Write::write_all(out, svg.as_bytes()).map_err(|e| io_error(path, e))
+    })
+}
+
+/// Writes `path` by `write` into a fresh temporary file next to it (buffered, through the
+/// file's own handle), then renames it over `path`.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&mut crate::durable::TempFile>) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let mut tmp = crate::durable::temp_beside(path).map_err(|e| io_error(path, e))?;
+    {
+        let mut out = std::io::BufWriter::new(&mut tmp);
+        write(&mut out)?;
+        std::io::Write::flush(&mut out).map_err(|e| io_error(path, e))?;
     }
-    crate::durable::commit(tmp, path).map_err(io_error)?;
+    crate::durable::commit(tmp, path).map_err(|e| io_error(path, e))?;
     Ok(())
+}
+
+/// The chart at `path` could not be written.
+fn io_error(path: &Path, source: std::io::Error) -> PlotError {
+    PlotError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The chart at `path` could not be drawn or encoded.
+fn draw_error(path: &Path, e: &dyn StdError) -> PlotError {
+    PlotError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -176,8 +208,8 @@ pub(super) fn depth_ticks(max_depth: usize, min_gap: f64) -> Vec<f64> {
 /// The plotting area that a depth chart on `body` with x range `x_range` leaves (measured on a
 /// probe chart: building one draws nothing), and its depth ticks ([`depth_ticks`]), spaced
 /// so that their labels fit.
-pub(super) fn depth_layout(
-    body: &Area<'_>,
+pub(super) fn depth_layout<C: Canvas>(
+    body: &Area<C>,
     x_range: (f64, f64),
     max_depth: usize,
 ) -> Result<(PlotRect, Vec<f64>), Box<dyn StdError>> {
@@ -426,8 +458,8 @@ pub(super) fn font(family: Family, px: f64, color: &RGBColor) -> Font {
 }
 
 /// Draws the white, framed background of a box.
-pub(super) fn draw_box_frame(
-    root: &Area<'_>,
+pub(super) fn draw_box_frame<C: Canvas>(
+    root: &Area<C>,
     (x, y): (i32, i32),
     (w, h): (i32, i32),
 ) -> DrawResult {
@@ -451,7 +483,7 @@ const MARGIN_LEFT_PX: i32 = 10;
 const X_LABEL_AREA_PX: i32 = 58;
 
 /// Margins and label areas shared by both charts.
-pub(super) fn chart_builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'b, BitMapBackend<'b>> {
+pub(super) fn chart_builder<'a, 'b, C: Canvas>(area: &'a Area<C>) -> ChartBuilder<'a, 'b, C> {
     let mut builder = ChartBuilder::on(area);
     builder
         .margin_left(MARGIN_LEFT_PX)
@@ -473,7 +505,7 @@ const TICK_LABEL_GAP_PX: i32 = 6;
 /// Draws a chart on a fresh white bitmap in memory by `draw`: returns the RGB pixels (row by
 /// row, 3 bytes each, [`WIDTH`] x [`HEIGHT`]) and what `draw` returns.
 pub(super) fn render_rgb<T>(
-    draw: impl FnOnce(&Area<'_>) -> Result<T, Box<dyn StdError>>,
+    draw: impl FnOnce(&Area<BitMapBackend<'_>>) -> Result<T, Box<dyn StdError>>,
 ) -> Result<(Vec<u8>, T), Box<dyn StdError>> {
     let mut buffer = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     let out = {
@@ -486,6 +518,22 @@ pub(super) fn render_rgb<T>(
     Ok((buffer, out))
 }
 
+/// Draws a chart on a fresh white SVG document in memory by `draw`, [`WIDTH`] x [`HEIGHT`]
+/// pixels: returns the document and what `draw` returns.
+pub(super) fn render_svg<T>(
+    draw: impl FnOnce(&Area<SVGBackend<'_>>) -> Result<T, Box<dyn StdError>>,
+) -> Result<(String, T), Box<dyn StdError>> {
+    let mut svg = String::new();
+    let out = {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let out = draw(&root)?;
+        root.present()?;
+        out
+    };
+    Ok((svg, out))
+}
+
 /// The colour of pixel `(x, y)` of an RGB bitmap from [`render_rgb`].
 #[cfg(test)]
 pub(super) fn pixel(rgb: &[u8], (x, y): (i32, i32)) -> RGBColor {
@@ -494,7 +542,7 @@ pub(super) fn pixel(rgb: &[u8], (x, y): (i32, i32)) -> RGBColor {
 }
 
 /// Draws the title centred at the top of `root`; returns the area below it.
-pub(super) fn titled<'a>(root: &Area<'a>, title: &str) -> Result<Area<'a>, Box<dyn StdError>> {
+pub(super) fn titled<C: Canvas>(root: &Area<C>, title: &str) -> Result<Area<C>, Box<dyn StdError>> {
     draw_text(
         root,
         title,
@@ -507,7 +555,7 @@ pub(super) fn titled<'a>(root: &Area<'a>, title: &str) -> Result<Area<'a>, Box<d
 
 /// Writes `note` in small muted text right-aligned under the plot `plot`, on the line of the x
 /// axis title (e.g. that tiny bars are drawn taller than their value).
-pub(super) fn draw_axis_note(root: &Area<'_>, plot: PlotRect, note: &str) -> DrawResult {
+pub(super) fn draw_axis_note<C: Canvas>(root: &Area<C>, plot: PlotRect, note: &str) -> DrawResult {
     draw_text(
         root,
         note,
@@ -519,21 +567,22 @@ pub(super) fn draw_axis_note(root: &Area<'_>, plot: PlotRect, note: &str) -> Dra
 
 /// Draws the axes with their tick marks, the light horizontal grid, the tick labels (`x_ticks`
 /// as whole depths, `y`'s labels) and the axis titles (`x_title` under the depths).
-pub(super) fn draw_axes(
-    root: &Area<'_>,
-    chart: &mut ChartContext<BitMapBackend, Axes>,
+pub(super) fn draw_axes<C: Canvas>(
+    root: &Area<C>,
+    chart: &mut ChartContext<C, Axes>,
     (x_ticks, x_title): (&[f64], &str),
     y: &YAxis,
 ) -> DrawResult {
     // plotters draws the lines and tick marks; its labels are left empty (its text drawing
-    // spaces letters unevenly) and drawn here instead.
+    // spaces letters unevenly) and drawn here instead. They are transparent too, so that an
+    // SVG holds no empty `<text>` elements.
     let no_label = |_: &f64| String::new();
     chart
         .configure_mesh()
         .disable_x_mesh()
         .bold_line_style(GRID.stroke_width(1))
         .axis_style(AXIS.stroke_width(1))
-        .label_style((PLOTTERS_FAMILY, TICK_LABEL_PX))
+        .label_style(TextStyle::from((PLOTTERS_FAMILY, TICK_LABEL_PX)).color(&TRANSPARENT))
         .x_label_formatter(&no_label)
         .y_label_formatter(&no_label)
         .draw()?;

@@ -1,22 +1,27 @@
-//! Charts of depth distributions, drawn to PNG files with [`plotters`].
+//! Charts of depth distributions, drawn to PNG or SVG files with [`plotters`].
 //!
 //! - [`write_depth_histogram`]: one board shape, the share of its solvable boards at each BFS
 //!   depth as bars, with the hardest boards printed as small grids in a box on the chart.
 //! - [`write_depth_comparison`]: several shapes on one chart, one coloured line each.
 //!
-//! Both draw a 1000x600 RGB PNG and write it atomically (a temporary file in the target's folder,
-//! renamed over the target once complete), and both are deterministic: the same input gives the
-//! same bytes.
+//! Both draw a 1000x600 chart, a PNG or an SVG as the file's name says ([`ChartFormat`]), and
+//! write it atomically (a temporary file in the target's folder, renamed over the target once
+//! complete), and both are deterministic: the same input gives the same bytes. The PNG and the
+//! SVG are drawn by the same code (generic over plotters' drawing backend), so they have the
+//! same layout.
 //!
-//! Text is drawn with the DejaVu fonts embedded in the binary (`src/plot/DejaVuSans*.ttf`,
-//! licence in `src/plot/LICENSE-DejaVu.txt`), so no system font or fontconfig is needed. It is
-//! laid out by `text.rs` (fractional advances and kerning) and rasterized with `ab_glyph`, not
-//! by plotters, whose glyph placement spaced letters unevenly; plotters draws the shapes.
+//! Text is measured and laid out with the DejaVu fonts embedded in the binary
+//! (`src/plot/DejaVuSans*.ttf`, licence in `src/plot/LICENSE-DejaVu.txt`), so no system font or
+//! fontconfig is needed. On a PNG it is laid out by `text.rs` (fractional advances and kerning)
+//! and rasterized with `ab_glyph`, not by plotters, whose glyph placement spaced letters
+//! unevenly; on an SVG each text is a `<text>` element naming the font (`DejaVu Sans`, then the
+//! viewer's sans-serif), at the place the same layout gives. plotters draws the shapes.
 //!
 //! Files:
 //! - `mod.rs`: the public API (types, errors, the two `write_*` functions) and the input checks.
-//! - `layout.rs`: what both charts share: sizes, colours, fonts, axes, box layout, atomic write.
-//! - `text.rs`: chart text measured, laid out and rasterized (with `ab_glyph`).
+//! - `layout.rs`: what both charts share: sizes, colours, fonts, axes, box layout, atomic writes.
+//! - `text.rs`: chart text measured, laid out, and rasterized (with `ab_glyph`) or written as
+//!   SVG text.
 //! - `histogram.rs`: the depth histogram, with its box of hardest boards.
 //! - `comparison.rs`: the comparison chart, one coloured line per board shape.
 
@@ -29,7 +34,34 @@ use std::path::{Path, PathBuf};
 
 use comparison::render_comparison;
 use histogram::render_histogram;
-use layout::{ensure_fonts, write_png_atomically};
+use layout::{ensure_fonts, write_png_atomically, write_svg_atomically};
+
+/// The file format of a chart, chosen by the file's extension ([`ChartFormat::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartFormat {
+    /// A 1000x600 RGB PNG.
+    Png,
+    /// A 1000x600 SVG (width and height in pixels, `viewBox="0 0 1000 600"`): the shapes as
+    /// SVG elements and every text as a `<text>` element (selectable, scalable) in the font
+    /// family `DejaVu Sans, sans-serif` (the grids of boards in `DejaVu Sans Mono,
+    /// monospace`), laid out as on the PNG.
+    Svg,
+}
+
+impl ChartFormat {
+    /// The format of a chart file named `path`: [`ChartFormat::Png`] for a `.png` extension,
+    /// [`ChartFormat::Svg`] for `.svg` (in any case), `None` for any other or none.
+    pub fn of(path: &Path) -> Option<ChartFormat> {
+        let extension = path.extension()?.to_str()?;
+        if extension.eq_ignore_ascii_case("png") {
+            Some(ChartFormat::Png)
+        } else if extension.eq_ignore_ascii_case("svg") {
+            Some(ChartFormat::Svg)
+        } else {
+            None
+        }
+    }
+}
 
 /// The y axis of a depth chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -124,7 +156,7 @@ pub enum PlotError {
     /// The embedded fonts could not be read or registered with plotters (should not happen).
     #[error("the embedded DejaVu font could not be loaded")]
     Font,
-    /// Plotters failed to draw or to encode the PNG (the message is plotters' error).
+    /// Plotters failed to draw, or the PNG could not be encoded (the message is their error).
     #[error("could not draw {}: {message}", path.display())]
     Draw {
         /// The chart that was being drawn.
@@ -132,8 +164,8 @@ pub enum PlotError {
         /// What went wrong.
         message: String,
     },
-    /// The PNG could not be written: the folder does not exist or is not writable, or the final
-    /// rename failed.
+    /// The chart could not be written: the folder does not exist or is not writable, or the
+    /// final rename failed.
     #[error("could not write {}: {source}", path.display())]
     Io {
         /// The chart that was being written.
@@ -144,7 +176,8 @@ pub enum PlotError {
     },
 }
 
-/// Draws a bar chart of the depth distribution to `path`, a 1000x600 RGB PNG.
+/// Draws a bar chart of the depth distribution to `path`, a 1000x600 SVG when `path` ends in
+/// `.svg` ([`ChartFormat::of`]), else a 1000x600 RGB PNG.
 ///
 /// The title gives the board, the number of solvable boards and God's number (the largest
 /// depth, `counts.len() - 1`); with another goal ([`DepthChart::goal`]), the farthest boards
@@ -160,8 +193,9 @@ pub enum PlotError {
 /// depth, when its bar is too small to read, is written centred above it with a leader line
 /// down to it.
 ///
-/// The PNG is rendered to a temporary file in the folder of `path` and then renamed over `path`,
-/// so `path` is either left as it was or holds the complete new chart. Same input, same bytes.
+/// The chart is drawn in memory, written to a temporary file in the folder of `path` and then
+/// renamed over `path`, so `path` is either left as it was or holds the complete new chart.
+/// Same input, same bytes. The SVG has the PNG's layout, its texts as `<text>` elements.
 ///
 /// # Errors
 /// [`PlotError::NoData`] if `counts` is empty or all zero; [`PlotError::Io`] if the folder of
@@ -169,10 +203,16 @@ pub enum PlotError {
 pub fn write_depth_histogram(chart: &DepthChart, path: &Path) -> Result<(), PlotError> {
     let total = checked_total(chart.board, chart.counts)?;
     ensure_fonts()?;
-    write_png_atomically(path, |root| render_histogram(chart, total, root).map(drop))
+    match ChartFormat::of(path) {
+        Some(ChartFormat::Svg) => {
+            write_svg_atomically(path, |root| render_histogram(chart, total, root).map(drop))
+        }
+        _ => write_png_atomically(path, |root| render_histogram(chart, total, root).map(drop)),
+    }
 }
 
-/// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 RGB PNG.
+/// Draws the depth distributions of several boards on one chart to `path`, a 1000x600 SVG when
+/// `path` ends in `.svg` ([`ChartFormat::of`]), else a 1000x600 RGB PNG.
 ///
 /// Each series is normalized to shares (%) of its solvable boards, or, when any series is
 /// partial, drawn as counts (a partial run's shares of the few boards it found would tower
@@ -200,9 +240,14 @@ pub fn write_depth_comparison(
         .map(|s| checked_total(s.board, s.counts))
         .collect::<Result<Vec<_>, _>>()?;
     ensure_fonts()?;
-    write_png_atomically(path, |root| {
-        render_comparison(series, &totals, scale, root).map(drop)
-    })
+    match ChartFormat::of(path) {
+        Some(ChartFormat::Svg) => write_svg_atomically(path, |root| {
+            render_comparison(series, &totals, scale, root).map(drop)
+        }),
+        _ => write_png_atomically(path, |root| {
+            render_comparison(series, &totals, scale, root).map(drop)
+        }),
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -225,7 +270,7 @@ fn checked_total(board: &str, counts: &[u64]) -> Result<u64, PlotError> {
 #[cfg(test)]
 mod tests {
     use super::histogram::{BAR, HistogramLayout, aligned_grid};
-    use super::layout::{depth_ticks, linear_axis, pixel, render_rgb};
+    use super::layout::{depth_ticks, linear_axis, pixel, render_rgb, render_svg};
     use super::*;
     use plotters::style::RGBColor;
 
@@ -685,6 +730,236 @@ mod tests {
         assert_eq!(a, b, "two renders of the same data differ");
         // Only the two charts are left in the folder: the temporary files were renamed.
         assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 2);
+    }
+
+    /// An SVG's `<text>` elements: (text, with no-break spaces as spaces; attributes).
+    fn svg_texts(svg: &str) -> Vec<(String, std::collections::HashMap<String, String>)> {
+        let doc = roxmltree::Document::parse(svg).expect("well-formed XML");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| {
+                // plotters writes each text on a line of its own.
+                let text = n
+                    .text()
+                    .unwrap_or("")
+                    .trim_matches('\n')
+                    .replace('\u{a0}', " ");
+                let attributes = n
+                    .attributes()
+                    .map(|a| (a.name().to_string(), a.value().to_string()))
+                    .collect();
+                (text, attributes)
+            })
+            .collect()
+    }
+
+    /// The `<text>` element reading `text`, the only one.
+    fn svg_text<'a>(
+        texts: &'a [(String, std::collections::HashMap<String, String>)],
+        text: &str,
+    ) -> &'a std::collections::HashMap<String, String> {
+        svg_text_anchored(texts, text, None)
+    }
+
+    /// The `<text>` element reading `text`, the only one with `anchor` as its `text-anchor`
+    /// (any, for `None`).
+    fn svg_text_anchored<'a>(
+        texts: &'a [(String, std::collections::HashMap<String, String>)],
+        text: &str,
+        anchor: Option<&str>,
+    ) -> &'a std::collections::HashMap<String, String> {
+        let found: Vec<_> = texts
+            .iter()
+            .filter(|(t, a)| {
+                t == text
+                    && anchor.is_none_or(|h| a.get("text-anchor").map(String::as_str) == Some(h))
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{text:?} {anchor:?} in {texts:?}");
+        &found[0].1
+    }
+
+    /// The SVG of a histogram has the PNG's layout (the same bars, pixel for pixel; the
+    /// labels at the same places) and its words as `<text>` elements, not as drawn pixels.
+    #[test]
+    fn svg_histogram_has_the_png_layout_with_text_as_text() {
+        let hardest = ["10 1 2\n. 3 4".to_string()];
+        let chart = DepthChart {
+            board: "2x3",
+            goal: None,
+            counts: &COUNTS_2X3,
+            hardest: &hardest,
+            partial: false,
+            scale: Scale::Linear,
+        };
+        let (_, png) = render_chart(&chart);
+        ensure_fonts().expect("fonts");
+        let (svg, layout) =
+            render_svg(|root| histogram::render_histogram(&chart, 360, root)).expect("render");
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let root = doc.root_element();
+        assert_eq!(
+            (
+                root.tag_name().name(),
+                root.attribute("width"),
+                root.attribute("height")
+            ),
+            ("svg", Some("1000"), Some("600"))
+        );
+        // The bars: 22 rectangles in the bars' colour, where the PNG has its bars.
+        let bars: Vec<[i32; 4]> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some("#4C78A8"))
+            .map(|n| {
+                let a = |k| {
+                    n.attribute(k)
+                        .expect("attribute")
+                        .parse::<i32>()
+                        .expect("i32")
+                };
+                let (x, y) = (a("x"), a("y"));
+                [x, y, x + a("width") - 1, y + a("height") - 1]
+            })
+            .collect();
+        let expected: Vec<[i32; 4]> = png.bars.iter().map(|b| b.expect("a bar")).collect();
+        assert_eq!(bars, expected);
+        assert_eq!(layout.bars, png.bars);
+        // No text drawn as pixels (plotters' SVG backend writes a pixel as a 1x1 rectangle).
+        assert!(!svg.contains(r#"width="1" height="1""#));
+
+        let texts = svg_texts(&svg);
+        assert!(texts.iter().all(|(t, _)| !t.is_empty()), "{texts:?}");
+        let title = svg_text(
+            &texts,
+            "2x3 sliding puzzle: 360 solvable boards, God's number 21",
+        );
+        assert_eq!(title["font-family"], "DejaVu Sans, sans-serif");
+        // 24 px from descender to ascender: DejaVu's em is 2048 of its 2384 units.
+        assert_eq!(title["font-size"], "20.62");
+        assert_eq!(
+            (title["x"].as_str(), title["text-anchor"].as_str()),
+            ("500", "middle")
+        );
+        svg_text(&texts, "depth (moves from the goal)");
+        let y_title = svg_text(&texts, "share of solvable boards (%)");
+        assert!(
+            y_title["transform"].starts_with("rotate(270, "),
+            "{y_title:?}"
+        );
+        // Depths 0, 2, ..., 20 and the last, 21, each centred under its bar.
+        let depths: Vec<String> = (0..=20)
+            .step_by(2)
+            .chain([21])
+            .map(|d| d.to_string())
+            .collect();
+        for depth in &depths {
+            let label = svg_text_anchored(&texts, depth, Some("middle"));
+            let [left, _, right, bottom] = png.bars[depth.parse::<usize>().unwrap()].unwrap();
+            let x: i32 = label["x"].parse().unwrap();
+            let y: i32 = label["y"].parse().unwrap();
+            assert!(
+                (x - (left + right + 1) / 2).abs() <= 1,
+                "{depth}: {x} {left}..{right}"
+            );
+            // The label's box 6 px under the plot (8 under the bars' last row), its baseline
+            // 12 px lower as on the PNG (round(ascent) at 15 px): plotters puts it 0.76 em
+            // (9.8 px) under the anchor, so the anchor is 2 px under the box's top.
+            assert_eq!(y, bottom + 10, "{depth}");
+        }
+        // Shares up to 12.2 %: the y axis ticks every 2 %, right-aligned left of the plot.
+        for share in ["0", "2", "4", "6", "8", "10", "12", "14"] {
+            svg_text_anchored(&texts, share, Some("end"));
+        }
+        // The box of the hardest board: its header, its grid in the monospaced font with its
+        // columns kept (no-break spaces where a viewer would merge spaces).
+        svg_text(&texts, "hardest board (21 moves)");
+        let row = svg_text(&texts, " .  3  4");
+        assert_eq!(row["font-family"], "DejaVu Sans Mono, monospace");
+        assert!(svg.contains(">\n\u{a0}. \u{a0}3 \u{a0}4\n</text>"), "{svg}");
+        svg_text(&texts, "10  1  2");
+    }
+
+    #[test]
+    fn svg_keeps_the_spaces_of_aligned_columns() {
+        use super::text::kept_spaces;
+        assert_eq!(kept_spaces("8 6 7"), "8 6 7");
+        assert_eq!(kept_spaces("10  1"), "10 \u{a0}1");
+        assert_eq!(kept_spaces(" .  2"), "\u{a0}. \u{a0}2");
+        assert_eq!(kept_spaces("a "), "a\u{a0}");
+        assert_eq!(kept_spaces(""), "");
+    }
+
+    #[test]
+    fn chart_formats_follow_the_extension() {
+        for (name, format) in [
+            ("a.png", Some(ChartFormat::Png)),
+            ("dir/a.PNG", Some(ChartFormat::Png)),
+            ("a.svg", Some(ChartFormat::Svg)),
+            ("a.Svg", Some(ChartFormat::Svg)),
+            ("a.pdf", None),
+            ("a", None),
+            ("svg", None),
+            ("a.svg.tmp", None),
+        ] {
+            assert_eq!(ChartFormat::of(Path::new(name)), format, "{name}");
+        }
+    }
+
+    /// `.svg` files are SVG documents, written atomically, the same bytes every time; the
+    /// comparison chart's legend is text too.
+    #[test]
+    fn svg_files_are_deterministic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let hardest = hardest_3x3();
+        let chart = DepthChart {
+            board: "3x3",
+            goal: None,
+            counts: &COUNTS_3X3,
+            hardest: &hardest,
+            partial: false,
+            scale: Scale::Log,
+        };
+        let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.SVG"));
+        write_depth_histogram(&chart, &a).expect("first render");
+        write_depth_histogram(&chart, &b).expect("second render");
+        let (a, b) = (
+            std::fs::read_to_string(&a).expect("read a"),
+            std::fs::read_to_string(&b).expect("read b"),
+        );
+        assert!(a.starts_with("<svg "), "{}", &a[..40]);
+        assert_eq!(a, b, "two renders of the same data differ");
+        let texts = svg_texts(&a);
+        svg_text(&texts, "boards at each depth, log scale");
+        for count in ["1", "10", "100", "1,000", "10,000"] {
+            svg_text_anchored(&texts, count, Some("end"));
+        }
+        let series = [
+            DepthSeries {
+                board: "2x3",
+                counts: &COUNTS_2X3,
+                goal: None,
+                partial: false,
+            },
+            DepthSeries {
+                board: "3x3",
+                counts: &COUNTS_3X3,
+                goal: None,
+                partial: false,
+            },
+        ];
+        let c = dir.path().join("c.svg");
+        write_depth_comparison(&series, Scale::Log, &c).expect("comparison");
+        let svg = std::fs::read_to_string(&c).expect("read c");
+        let texts = svg_texts(&svg);
+        svg_text(&texts, "Depth distributions compared");
+        svg_text(&texts, "2x3: 360 solvable boards, max depth 21");
+        svg_text(&texts, "3x3: 181,440 solvable boards, max depth 31");
+        // Only the three charts are left in the folder: the temporary files were renamed.
+        assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 3);
+        // A comparison of the same series in a PNG is still a PNG.
+        let png = dir.path().join("c.png");
+        write_depth_comparison(&series, Scale::Log, &png).expect("png");
+        assert!(is_png(&png));
     }
 
     #[test]

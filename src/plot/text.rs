@@ -1,5 +1,5 @@
-//! Chart text: the embedded DejaVu fonts laid out at fractional pen positions and rasterized
-//! with [`ab_glyph`].
+//! Chart text: the embedded DejaVu fonts measured and laid out at fractional pen positions,
+//! then rasterized with [`ab_glyph`] on a bitmap or written as SVG `<text>` elements.
 //!
 //! plotters' own text drawing (its `ab_glyph` backend) puts each glyph's bitmap at the pen
 //! position truncated to a whole pixel and drops the glyph's left side bearing, so the gaps
@@ -13,11 +13,18 @@
 //! A font size is `ab_glyph`'s [`PxScale`]: the pixel height from the font's descender to its
 //! ascender, the scale plotters uses too, so the text keeps its size. A text's box is that
 //! tall, as wide as its advances, with the baseline `round(ascent)` pixels below its top.
+//!
+//! On an SVG ([`Canvas`] for `SVGBackend`) the same boxes are laid out with the same
+//! measurements, and each text is one `<text>` element (selectable, scalable) in the font
+//! family `DejaVu Sans` (or `DejaVu Sans Mono`), anchored at the point the layout gives (its
+//! start, middle or end), its baseline where the bitmap's is (to within half a pixel).
 
 use std::sync::OnceLock;
 
 use ab_glyph::{Font as _, FontRef, Glyph, OutlinedGlyph, PxScale, PxScaleFont, ScaleFont, point};
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::layout::{Area, DrawResult};
 
@@ -111,28 +118,219 @@ pub(super) fn text_size(text: &str, font: &Font) -> (i32, i32) {
 
 /// Draws `text` on `root` with the point `(x, y)` (pixels) at `align` (horizontal, vertical)
 /// of its box.
-pub(super) fn draw_text(
-    root: &Area<'_>,
+pub(super) fn draw_text<C: Canvas>(
+    root: &Area<C>,
     text: &str,
     font: &Font,
-    (x, y): (i32, i32),
-    (h, v): (Align, Align),
+    point: (i32, i32),
+    align: (Align, Align),
 ) -> DrawResult {
-    let (w, ht) = text_size(text, font);
-    let (left, top) = (x - h.offset(w), y - v.offset(ht));
-    blit(root, text, font, |bx, by| (left + bx, top + by))
+    C::put_text(root, text, font, point, align)
 }
 
-/// Draws `text` turned a quarter left (reading upwards), its box centred on `(x, y)`.
-pub(super) fn draw_text_upwards(
-    root: &Area<'_>,
+/// Draws `text` turned a quarter left (reading upwards), its box centred on `centre`
+/// (pixels).
+pub(super) fn draw_text_upwards<C: Canvas>(
+    root: &Area<C>,
     text: &str,
     font: &Font,
-    (x, y): (i32, i32),
+    centre: (i32, i32),
 ) -> DrawResult {
-    let (w, ht) = text_size(text, font);
-    let (left, bottom) = (x - ht / 2, y + w / 2);
-    blit(root, text, font, |bx, by| (left + by, bottom - bx))
+    C::put_text_upwards(root, text, font, centre)
+}
+
+/// A plotters backend the charts are drawn on, and how chart text goes on it: as pixels on a
+/// bitmap (rasterized here, see the module), as `<text>` elements on an SVG. Both place the
+/// text's box (see [`text_size`]) the same way.
+pub(super) trait Canvas: DrawingBackend<ErrorType: 'static> + Sized {
+    /// Draws `text` on `root` with the point `(x, y)` (pixels) at `align` (horizontal,
+    /// vertical) of its box.
+    fn put_text(
+        root: &DrawingArea<Self, Shift>,
+        text: &str,
+        font: &Font,
+        point: (i32, i32),
+        align: (Align, Align),
+    ) -> DrawResult;
+
+    /// Draws `text` turned a quarter left (reading upwards), its box centred on `centre`
+    /// (pixels).
+    fn put_text_upwards(
+        root: &DrawingArea<Self, Shift>,
+        text: &str,
+        font: &Font,
+        centre: (i32, i32),
+    ) -> DrawResult;
+}
+
+impl Canvas for BitMapBackend<'_> {
+    fn put_text(
+        root: &Area<Self>,
+        text: &str,
+        font: &Font,
+        (x, y): (i32, i32),
+        (h, v): (Align, Align),
+    ) -> DrawResult {
+        let (w, ht) = text_size(text, font);
+        let (left, top) = (x - h.offset(w), y - v.offset(ht));
+        blit(root, text, font, |bx, by| (left + bx, top + by))
+    }
+
+    fn put_text_upwards(
+        root: &Area<Self>,
+        text: &str,
+        font: &Font,
+        (x, y): (i32, i32),
+    ) -> DrawResult {
+        let (w, ht) = text_size(text, font);
+        let (left, bottom) = (x - ht / 2, y + w / 2);
+        blit(root, text, font, |bx, by| (left + by, bottom - bx))
+    }
+}
+
+/// The font family an SVG names for [`Family::Sans`]: the embedded font, which the layout
+/// measured, then the viewer's own sans-serif (where the texts may be a little wider or
+/// narrower than their boxes).
+pub(super) const SVG_SANS: &str = "DejaVu Sans, sans-serif";
+/// The font family an SVG names for [`Family::Mono`], as [`SVG_SANS`].
+pub(super) const SVG_MONO: &str = "DejaVu Sans Mono, monospace";
+
+/// plotters' SVG backend writes a text's `font-size` as the size it is given divided by this
+/// (it takes sizes as descender-to-ascender heights, as here, for a typical font).
+const PLOTTERS_SVG_SIZE_RATIO: f64 = 1.24;
+
+/// plotters' SVG backend puts a top-anchored text's baseline this many ems below the anchor
+/// (`dy="0.76em"`).
+const PLOTTERS_SVG_TOP_DY: f64 = 0.76;
+
+impl Canvas for SVGBackend<'_> {
+    fn put_text(
+        root: &Area<Self>,
+        text: &str,
+        font: &Font,
+        (x, y): (i32, i32),
+        (h, v): (Align, Align),
+    ) -> DrawResult {
+        let (_, ht) = text_size(text, font);
+        let top = y - v.offset(ht);
+        let anchor = match h {
+            Align::Start => HPos::Left,
+            Align::Center => HPos::Center,
+            Align::End => HPos::Right,
+        };
+        let svg = SvgFont::of(font)?;
+        let y = (f64::from(top) + svg.top_to_anchor).round() as i32;
+        svg_text(root, text, font, &svg, (x, y), anchor, FontTransform::None)
+    }
+
+    fn put_text_upwards(
+        root: &Area<Self>,
+        text: &str,
+        font: &Font,
+        (x, y): (i32, i32),
+    ) -> DrawResult {
+        // Turned a quarter left, the top of the box is its left side.
+        let (_, ht) = text_size(text, font);
+        let svg = SvgFont::of(font)?;
+        let x = (f64::from(x - ht / 2) + svg.top_to_anchor).round() as i32;
+        svg_text(
+            root,
+            text,
+            font,
+            &svg,
+            (x, y),
+            HPos::Center,
+            FontTransform::Rotate270,
+        )
+    }
+}
+
+/// A chart font as an SVG gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SvgFont {
+    /// The size to give plotters for the `font-size` of the font's em, in pixels to a
+    /// hundredth (`20.62` for 24 pixels from descender to ascender).
+    plotters_size: f64,
+    /// From the top of a text's box to the point plotters anchors a top-aligned text at, so
+    /// that its baseline is where the bitmap's is (`round(ascent)` below the top), in pixels.
+    top_to_anchor: f64,
+}
+
+impl SvgFont {
+    /// The SVG form of `font`.
+    ///
+    /// # Errors
+    /// When the embedded fonts cannot be read.
+    fn of(font: &Font) -> Result<SvgFont, Box<dyn std::error::Error>> {
+        let scaled = font
+            .scaled()
+            .ok_or("the embedded DejaVu font could not be read")?;
+        let per_em = scaled
+            .font()
+            .units_per_em()
+            .unwrap_or(scaled.font().height_unscaled());
+        let em = (f64::from(per_em * scaled.h_scale_factor()) * 100.0).round() / 100.0;
+        // The size plotters divides back to exactly `em` (written as, e.g., `20.62`).
+        let mut size = em * PLOTTERS_SVG_SIZE_RATIO;
+        for _ in 0..8 {
+            let written = size / PLOTTERS_SVG_SIZE_RATIO;
+            if written == em {
+                break;
+            }
+            size = if written < em {
+                size.next_up()
+            } else {
+                size.next_down()
+            };
+        }
+        Ok(SvgFont {
+            plotters_size: size,
+            top_to_anchor: f64::from(scaled.ascent().round()) - PLOTTERS_SVG_TOP_DY * em,
+        })
+    }
+}
+
+/// Writes `text` as an SVG `<text>` element at `anchor` (horizontally at `h` of the text,
+/// vertically plotters' top anchor), turned by `turn`.
+fn svg_text(
+    root: &Area<SVGBackend<'_>>,
+    text: &str,
+    font: &Font,
+    svg: &SvgFont,
+    anchor: (i32, i32),
+    h: HPos,
+    turn: FontTransform,
+) -> DrawResult {
+    let family = match font.family {
+        Family::Sans => SVG_SANS,
+        Family::Mono => SVG_MONO,
+    };
+    let desc = FontDesc::new(
+        FontFamily::Name(family),
+        svg.plotters_size,
+        FontStyle::Normal,
+    )
+    .transform(turn);
+    let style = TextStyle::from(desc)
+        .color(&font.color)
+        .pos(Pos::new(h, VPos::Top));
+    root.draw_text(&kept_spaces(text), &style, anchor)?;
+    Ok(())
+}
+
+/// `text` with the spaces an SVG viewer would drop or merge (leading, trailing, or after
+/// another space: the aligned columns of a board's grid) made no-break spaces, which keep
+/// their width; single spaces between words stay plain (for copying).
+pub(super) fn kept_spaces(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let merged = i == 0 || i + 1 == chars.len() || chars[i - 1] == ' ';
+            if c == ' ' && merged { '\u{a0}' } else { c }
+        })
+        .collect()
 }
 
 /// The glyphs of `text` positioned on a baseline `baseline` pixels below the box's top, their
@@ -205,7 +403,7 @@ fn rasterize(font: &PxScaleFont<&'static Face>, text: &str) -> Bitmap {
 
 /// Rasterizes `text` and blends it onto `root`, the box's pixel `(bx, by)` going to `place`.
 fn blit(
-    root: &Area<'_>,
+    root: &Area<BitMapBackend<'_>>,
     text: &str,
     font: &Font,
     place: impl Fn(i32, i32) -> (i32, i32),
