@@ -2005,7 +2005,7 @@ mod tests {
         // Layer 19 (859,744 boards) was cut in more chunks than 2 x MIN_CHUNK allows.
         let layer_19 = A089484[19];
         assert!(
-            chunks[20] as u64 > layer_19.div_ceil(2 * MIN_CHUNK as u64),
+            chunks[20] > layer_19.div_ceil(2 * MIN_CHUNK as u64),
             "{chunks:?}"
         );
     }
