@@ -18,7 +18,7 @@
 #   NO_BUILD=1 NPUZZLE=/path/to/npuzzle scripts/bench.sh 3x3  # benchmark another binary
 #   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (about 130 s)
 #   scripts/bench.sh check table mtm   # only the named figures (quick re-checks)
-#   scripts/bench.sh check --update    # measure, then rewrite figures.csv and the README's block
+#   scripts/bench.sh check --update    # measure, then rewrite figures.csv and docs/performance.md's block
 #
 # The machines are shared, noisy, 2-core VMs: every time printed is a median over the runs, and the
 # ratios against the C baselines (built and run side by side, in the same run) are what count, not
@@ -48,7 +48,7 @@
 #   108, 1 antipode (OEIS A346736); 2x7 wall <= 600 s and peak RSS <= 12 GB (issue 21; aim 360 s),
 #   7x2 wall <= 30 min and peak RSS <= 14 GB. summary.json
 #   and depths.csv are copied to output/bench/2x7/ (output/bench/7x2/) to be committed.
-# check [FIGURE...] [--update]: the guard of every performance figure the README advertises. Each
+# check [FIGURE...] [--update]: the guard of every advertised performance figure. Each
 #   figure is a ratio of two sides measured in the same run, alternately, in rounds (3; RUNS=N for
 #   N), so that the shared machine's speed cancels; scripts/figures.py compares the ratios of the
 #   medians with the committed values in output/bench/figures.csv and prints, per figure, the two
@@ -57,10 +57,10 @@
 #   hypervisor stole and the CPU time other processes took (another user's work slows npuzzle's
 #   two threads more than a one-threaded C baseline, which no ratio cancels). Exit 1 when a figure
 #   is more than 15 % worse than its committed value (larger for time ratios, smaller for rates),
-#   breaks its bound (`cluster`'s is reported only), or has wrong outputs; and when the README
-#   block between `<!-- figures:begin -->` and `<!-- figures:end -->` is not what figures.csv
-#   renders (`README`). `--update` writes the measured values into figures.csv (with the date and
-#   commit) and renders the README block anew, instead of holding them to the old values (a figure
+#   breaks its bound (`cluster`'s is reported only), or has wrong outputs; and when the block of
+#   docs/performance.md between `<!-- figures:begin -->` and `<!-- figures:end -->` is not what
+#   figures.csv renders (`page`). `--update` writes the measured values into figures.csv (with the
+#   date and commit) and renders the page's block anew, instead of holding them to the old values (a figure
 #   whose outputs are wrong keeps its row, and fails). About 130 s on 2 cores. The figures:
 #   3x3      the whole `analyze --size 3` / bfs3x3.c -o edges.csv, as `3x3` above (4 x the rounds
 #            runs each); depth counts equal to the C program's
