@@ -6,7 +6,7 @@
 #     nodes.csv against nodes.csv, depths.csv, summary.json; 2x3 graph.graphml (read_graphml);
 #   - R/igraph: the original analysis on 3x3 and 2x3 edges.csv; 2x3 graph.graphml (read_graph);
 #   - Graphviz: 2x3 graph.dot counted by gc, attributes read by gvpr, rendered by dot -Tpng;
-#     the committed pictures under output/ are what `npuzzle draw` writes today;
+#     the committed pictures under output/examples/ are what `npuzzle draw` writes today;
 #   - DuckDB (same virtual environment): a build with `--features parquet`, 3x3 edges.parquet
 #     and nodes.parquet against edges.csv, nodes.csv and depths.csv (scripts/check_parquet.py).
 #
@@ -61,8 +61,9 @@ echo "gc: $nodes vertices, $edges edges; gvpr: $reach boards with a depth, goal 
 dot -Tpng -Gsize=12,12 "$dot" -o "$tmp/graph.png"
 echo "dot -Tpng: rendered $(stat -c %s "$tmp/graph.png") bytes"
 for f in 2x2/game_graph.dot 3x3/goal_neighbourhood_r2.dot; do
-  if ! cmp -s "output/$f" "$out/$f"; then
-    echo "MISMATCH: output/$f is not what 'npuzzle draw' writes now; regenerate it" >&2
+  if ! cmp -s "output/examples/$f" "$out/$f"; then
+    echo "MISMATCH: output/examples/$f is not what 'npuzzle draw' writes now; regenerate it" \
+      "(npuzzle draw ... --output output/examples)" >&2
     exit 1
   fi
   [ -s "$out/${f%.dot}.png" ] || { echo "MISSING: ${f%.dot}.png was not rendered" >&2; exit 1; }

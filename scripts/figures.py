@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The advertised performance figures: output/bench/figures.csv, and the README block rendered from it.
+"""The advertised performance figures: output/bench/figures.csv, and the block of docs/performance.md
+rendered from it.
 
-    python3 scripts/figures.py render            # the README block, from figures.csv, on stdout
-    python3 scripts/figures.py readme            # exit 1 unless README.md's block is that rendering
+    python3 scripts/figures.py render            # the page's block, from figures.csv, on stdout
+    python3 scripts/figures.py page              # exit 1 unless docs/performance.md's block is that rendering
     python3 scripts/figures.py compare MEASURED  # measured figures against figures.csv, PASS/FAIL lines
     python3 scripts/figures.py update MEASURED --date D --commit C
                                                  # compare, then write the measured values into
-                                                 # figures.csv and README.md's block
+                                                 # figures.csv and docs/performance.md's block
     python3 scripts/figures.py boards N SEED ROWS COLS FILE
                                                  # N random solvable boards, one a line
 
@@ -32,7 +33,7 @@ MEASURED (written by bench.sh): tab-separated lines `figure value wall sides wro
 `compare` fails a figure (and exits with the number of failures, naming each) when its outputs
 were wrong, when it is more than 15 % worse than its committed value (worse = larger for `lower`,
 smaller for `higher`), when a `ratio` or `wall` bound is broken, or when it has no row in
-figures.csv; the README block counts as a figure (`README`) when it is not the rendering.
+figures.csv; the page's block counts as a figure (`page`) when it is not the rendering.
 `update` takes the new values whatever the 15 % rule says, but keeps the row of a figure whose
 outputs were wrong; it exits with the number of figures wrong or out of bounds.
 """
@@ -45,7 +46,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV_PATH = os.path.join(ROOT, "output", "bench", "figures.csv")
-README_PATH = os.path.join(ROOT, "README.md")
+PAGE_PATH = os.path.join(ROOT, "docs", "performance.md")
 COLUMNS = ["figure", "what", "value", "better", "must", "must_on", "date", "commit", "note"]
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
 TOLERANCE = 0.15
@@ -79,7 +80,7 @@ def number(text):
 
 
 def shown(text):
-    """A value as the README shows it: thousands separated."""
+    """A value as the page shows it: thousands separated."""
     v = float(text)
     return f"{round(v):,}" if abs(v) >= 1000 else text
 
@@ -114,26 +115,26 @@ def render(rows):
     return "\n".join(lines) + "\n"
 
 
-def readme_block():
-    text = open(README_PATH).read()
+def page_block():
+    text = open(PAGE_PATH).read()
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
         return text, None, None
     return text, start, end + len(END) + 1
 
 
-def readme_ok(rows):
-    text, start, end = readme_block()
+def page_ok(rows):
+    text, start, end = page_block()
     return start is not None and text[start:end] == render(rows)
 
 
-def write_readme(rows):
-    text, start, end = readme_block()
+def write_page(rows):
+    text, start, end = page_block()
     if start is None:
-        sys.exit(f"{README_PATH}: no {BEGIN} ... {END} block")
-    with open(README_PATH + ".tmp", "w") as f:
+        sys.exit(f"{PAGE_PATH}: no {BEGIN} ... {END} block")
+    with open(PAGE_PATH + ".tmp", "w") as f:
         f.write(text[:start] + render(rows) + text[end:])
-    os.replace(README_PATH + ".tmp", README_PATH)
+    os.replace(PAGE_PATH + ".tmp", PAGE_PATH)
 
 
 def read_measured(path):
@@ -146,9 +147,9 @@ def read_measured(path):
     return measured
 
 
-def compare(rows, measured, readme=True):
+def compare(rows, measured, page=True):
     """Prints one verdict a figure; returns {name: [(kind, why), ...]} of the failing ones, kind
-    one of `wrong`, `worse` (the 15 % rule), `must`, `missing`, `readme`."""
+    one of `wrong`, `worse` (the 15 % rule), `must`, `missing`, `page`."""
     committed = {row["figure"]: row for row in rows}
     failed = {}
     for m in measured:
@@ -191,13 +192,13 @@ def compare(rows, measured, readme=True):
             print(f"{'':20}FAIL: {w}")
         if why:
             failed[name] = why
-    if readme:
-        if readme_ok(rows):
-            print(f"PASS {'README':<14} the figures block is what output/bench/figures.csv renders")
+    if page:
+        if page_ok(rows):
+            print(f"PASS {'page':<14} the figures block is what output/bench/figures.csv renders")
         else:
-            print(f"FAIL {'README':<14} the figures block of README.md is not what output/bench/figures.csv"
+            print(f"FAIL {'page':<14} the figures block of docs/performance.md is not what output/bench/figures.csv"
                   " renders (python3 scripts/figures.py render; scripts/bench.sh check --update rewrites it)")
-            failed["README"] = [("readme", "README block")]
+            failed["page"] = [("page", "docs/performance.md block")]
     return failed
 
 
@@ -238,10 +239,10 @@ def main(argv):
     if cmd == "render" and not args:
         sys.stdout.write(render(read_rows()))
         return 0
-    if cmd == "readme" and not args:
-        if readme_ok(read_rows()):
+    if cmd == "page" and not args:
+        if page_ok(read_rows()):
             return 0
-        print(f"README.md's figures block is not what {CSV_PATH} renders", file=sys.stderr)
+        print(f"docs/performance.md's figures block is not what {CSV_PATH} renders", file=sys.stderr)
         return 1
     if cmd == "compare" and len(args) == 1:
         failed = compare(read_rows(), read_measured(args[0]))
@@ -252,7 +253,7 @@ def main(argv):
         # The new values replace the committed ones whatever the 15 % rule says; a figure whose
         # outputs were wrong keeps its row, and fails, as does a broken bound.
         rows, measured = read_rows(), read_measured(args[0])
-        failed = compare(rows, measured, readme=False)
+        failed = compare(rows, measured, page=False)
         by_name = {row["figure"]: row for row in rows}
         for m in measured:
             if not any(kind in ("wrong", "missing") for kind, _ in failed.get(m["figure"], [])):
@@ -260,8 +261,8 @@ def main(argv):
                     value=number(m["value"]), date=args[2], commit=args[4],
                     note=os.environ.get("FIGURES_NOTE", "scripts/bench.sh check --update"))
         write_rows(rows)
-        write_readme(rows)
-        print(f"wrote {os.path.relpath(CSV_PATH, ROOT)} and the README block")
+        write_page(rows)
+        print(f"wrote {os.path.relpath(CSV_PATH, ROOT)} and the block of docs/performance.md")
         bad = [name for name, why in failed.items() if any(kind != "worse" for kind, _ in why)]
         if bad:
             print(f"FAILED (outputs wrong, no row, or a bound broken; rows with wrong outputs kept): {' '.join(bad)}")

@@ -35,7 +35,9 @@
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
 //!   choice of engine, and the whole analysis of one board.
-//! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json`.
+//! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json` (with
+//!   its provenance, [`export::Provenance`]: the version, the git commit `build.rs` records,
+//!   and the command line the caller gives).
 //! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
 //! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
 //!   each vertex drawn as its board.

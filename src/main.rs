@@ -10,9 +10,22 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use npuzzle::board::printable;
 
+/// `npuzzle --version`'s long form: the version and the git commit of the build
+/// ([`npuzzle::export::BUILD_COMMIT`]), as `summary.json` records them.
+fn long_version() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let version = env!("CARGO_PKG_VERSION");
+        match npuzzle::export::BUILD_COMMIT {
+            Some(commit) => format!("{version} (commit {commit})"),
+            None => format!("{version} (not built from a git checkout)"),
+        }
+    });
+    &TEXT
+}
+
 /// Maps the whole state space of sliding-tile puzzles and solves single boards optimally.
 #[derive(Parser)]
-#[command(name = "npuzzle", version, about)]
+#[command(name = "npuzzle", version, long_version = long_version(), about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

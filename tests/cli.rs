@@ -119,10 +119,19 @@ fn analyze_3x3_writes_consistent_outputs() {
 fn two_runs_write_identical_bytes_and_plot_regenerates_the_chart() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
-    analyze(a.path(), &["--rows", "2", "--cols", "4", "--quiet"])
-        .success()
-        .stdout(predicate::str::is_empty());
-    analyze(b.path(), &["--rows", "2", "--cols", "4", "--quiet"]).success();
+    // The same command, run in two folders (summary.json records the command line).
+    let run = |dir: &Path| {
+        npuzzle()
+            .current_dir(dir)
+            .args([
+                "analyze", "--rows", "2", "--cols", "4", "--quiet", "--output", ".",
+            ])
+            .assert()
+            .success()
+            .stdout(predicate::str::is_empty());
+    };
+    run(a.path());
+    run(b.path());
     let files = [
         "edges.csv",
         "nodes.csv",
@@ -835,27 +844,12 @@ fn temporary_files(dir: &Path) -> Vec<String> {
 #[test]
 fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
     let tmp = tempfile::tempdir().unwrap();
-    let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
     let ranks = [
         "--size", "3", "--edges", "ranks", "--nodes", "ranks", "--quiet",
     ];
     let labels = [
         "--size", "3", "--edges", "labels", "--nodes", "labels", "--quiet",
     ];
-    analyze(&old, &ranks).success();
-    analyze(&new, &labels).success();
-    let versions = |name: &str| {
-        let read = |dir: &Path| fs::read(dir.join("3x3").join(name)).unwrap();
-        [read(&old), read(&new)]
-    };
-    let names = [
-        "edges.csv",
-        "nodes.csv",
-        "depths.csv",
-        "hardest.txt",
-        "summary.json",
-    ];
-    let whole: Vec<[Vec<u8>; 2]> = names.iter().map(|n| versions(n)).collect();
     let out = tmp.path().join("run");
     let dir = out.join("3x3");
     let bin = assert_cmd::cargo::cargo_bin("npuzzle");
@@ -868,6 +862,22 @@ fn interrupted_runs_leave_whole_outputs_and_no_temporary_files() {
             .spawn()
             .unwrap()
     };
+    let names = [
+        "edges.csv",
+        "nodes.csv",
+        "depths.csv",
+        "hardest.txt",
+        "summary.json",
+    ];
+    // The whole outputs of each command where the interrupted runs write (summary.json records
+    // the command line).
+    let mut whole: Vec<[Vec<u8>; 2]> = vec![[Vec::new(), Vec::new()]; names.len()];
+    for (i, args) in [ranks, labels].iter().enumerate() {
+        assert!(start(args).wait().unwrap().success());
+        for (versions, name) in whole.iter_mut().zip(names) {
+            versions[i] = fs::read(dir.join(name)).unwrap();
+        }
+    }
     let mut interrupted = 0;
     for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
         for delay_ms in [5, 20, 40, 80, 120, 200, 300] {
@@ -1181,4 +1191,65 @@ fn random_boards_feed_solve_batch() {
         .assert()
         .code(2)
         .stderr(one_line().and(predicate::str::contains("--goal")));
+}
+
+/// Issue 50: summary.json says which npuzzle wrote it, from which commit, and for which
+/// command, as typed (arguments quoted as a shell reads them back), in its last field; and
+/// `npuzzle --version` says the same version and commit.
+#[test]
+fn summary_json_records_the_version_commit_and_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "analyze",
+        "--rows",
+        "2",
+        "--cols",
+        "3",
+        "--goal",
+        "1 2 3 / 4 0 5",
+        "--output",
+        "my results",
+        "--quiet",
+    ];
+    npuzzle()
+        .current_dir(tmp.path())
+        .args(args)
+        .assert()
+        .success();
+    let text =
+        fs::read_to_string(tmp.path().join("my results/2x3-goal-123465/summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let provenance = &summary["npuzzle"];
+    assert_eq!(provenance["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        provenance["command"],
+        "npuzzle analyze --rows 2 --cols 3 --goal '1 2 3 / 4 0 5' --output 'my results' --quiet"
+    );
+    assert!(
+        text.find("\"npuzzle\": {") > text.find("\"depth_counts\""),
+        "the provenance comes last: {text}"
+    );
+    // A short hash, "-dirty" when the build's tree had changes; null outside git.
+    let commit = provenance["commit"].as_str();
+    if let Some(commit) = commit {
+        let hash = commit.strip_suffix("-dirty").unwrap_or(commit);
+        assert!(
+            hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+            "{commit}"
+        );
+    } else {
+        assert!(provenance["commit"].is_null(), "{provenance}");
+    }
+    let version = npuzzle().arg("--version").assert().success();
+    let expected = match commit {
+        Some(commit) => format!("npuzzle {} (commit {commit})\n", env!("CARGO_PKG_VERSION")),
+        None => format!(
+            "npuzzle {} (not built from a git checkout)\n",
+            env!("CARGO_PKG_VERSION")
+        ),
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&version.get_output().stdout),
+        expected
+    );
 }

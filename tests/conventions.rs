@@ -112,6 +112,98 @@ fn the_man_page_is_roff_and_lists_the_subcommands() {
     }
 }
 
+/// Issue 50: `npuzzle man` is more than `--help`. After the options and subcommands come
+/// EXAMPLES (the README's main command first), FILES (the output folder, the cache, the
+/// checkpoints), EXIT STATUS (the codes the binary returns, two of them checked here on the
+/// spot) and ENVIRONMENT (the variables meant for users, not the debug builds' test hooks),
+/// then SEE ALSO, before VERSION; a subcommand's page points to it.
+#[test]
+fn the_man_page_has_examples_files_exit_status_and_environment() {
+    let page = stdout_of(&["man"]);
+    let order = [
+        "SUBCOMMANDS",
+        "EXAMPLES",
+        "FILES",
+        "EXIT STATUS",
+        "ENVIRONMENT",
+        "SEE ALSO",
+        "VERSION",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|s| {
+            // roff quotes a heading of two words: `.SH "EXIT STATUS"`.
+            let heading = if s.contains(' ') {
+                format!("\"{s}\"")
+            } else {
+                s.to_string()
+            };
+            page.find(&format!("\n.SH {heading}\n"))
+                .unwrap_or_else(|| panic!("no section {s}: {page}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{order:?}: {at:?}");
+    let section = |i: usize| &page[at[i]..at[i + 1]];
+    let examples = section(1);
+    assert!(
+        examples.contains(".TP\n\\fBnpuzzle analyze \\-\\-size 3\\fR\n"),
+        "{examples}"
+    );
+    assert!(examples.contains("npuzzle solve"), "{examples}");
+    let files = section(2);
+    for file in [
+        "output/<R>x<C>/",
+        "summary.json",
+        "table.npt",
+        "stale/",
+        "$NPUZZLE_CACHE",
+        "frontier.0.ckpt",
+        "process\\-<P>.0.ckpt",
+    ] {
+        assert!(files.contains(file), "no {file} in FILES: {files}");
+    }
+    let status = section(3);
+    let codes: Vec<&str> = status
+        .lines()
+        .filter_map(|l| l.strip_prefix("\\fB")?.strip_suffix("\\fR"))
+        .collect();
+    assert_eq!(codes, ["0", "1", "2", "129, 130, 143"], "{status}");
+    let environment = section(4);
+    for name in [
+        "NPUZZLE_CACHE",
+        "XDG_CACHE_HOME",
+        "NPUZZLE_PROGRESS",
+        "RAYON_NUM_THREADS",
+        "NPUZZLE_CLUSTER_KEY",
+    ] {
+        assert!(environment.contains(name), "no {name}: {environment}");
+    }
+    for hook in [
+        "NPUZZLE_CLAIMS",
+        "NPUZZLE_KILL_AFTER_STEP",
+        "NPUZZLE_FAKE_DISK_FREE",
+    ] {
+        assert!(!page.contains(hook), "the test hook {hook} is on the page");
+    }
+    // Two of the codes, as the binary returns them.
+    let tmp = tempfile::tempdir().unwrap();
+    let code = |args: &[&str]| {
+        npuzzle()
+            .current_dir(tmp.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(code(&["analyze", "--size", "0"]).status.code(), Some(2));
+    let unwritable = code(&["analyze", "--size", "2", "--output", "/dev/null"]);
+    assert_eq!(unwritable.status.code(), Some(1));
+    let sub = stdout_of(&["man", "analyze"]);
+    assert!(
+        sub.contains(".SH \"SEE ALSO\"\n.TP\n\\fBnpuzzle(1)\\fR\n"),
+        "{sub}"
+    );
+}
+
 #[test]
 fn a_subcommand_has_its_own_page() {
     let page = stdout_of(&["man", "analyze"]);

@@ -1,5 +1,5 @@
-//! The README's performance figures: the block between `<!-- figures:begin -->` and
-//! `<!-- figures:end -->` must be what `scripts/figures.py render` makes of
+//! The advertised performance figures: the block of `docs/performance.md` between
+//! `<!-- figures:begin -->` and `<!-- figures:end -->` must be what `scripts/figures.py render` makes of
 //! `output/bench/figures.csv`, the file `scripts/bench.sh check` holds its measurements to, and
 //! that file must have a row for every figure the check measures. No benchmark runs here; the
 //! rendering lives in scripts/figures.py only (the test that needs it is skipped, with a note on
@@ -11,6 +11,8 @@ use std::process::Command;
 
 const BEGIN: &str = "<!-- figures:begin -->";
 const END: &str = "<!-- figures:end -->";
+/// The page that shows the figures (the README links to it).
+const PAGE: &str = "docs/performance.md";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,33 +22,33 @@ fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The README's block, markers and the newline after the end marker included.
-fn readme_block() -> String {
-    let readme = read(&root().join("README.md"));
-    let begin = readme
+/// The page's block, markers and the newline after the end marker included.
+fn page_block() -> String {
+    let page = read(&root().join(PAGE));
+    let begin = page
         .find(BEGIN)
-        .unwrap_or_else(|| panic!("README.md has no {BEGIN} marker"));
+        .unwrap_or_else(|| panic!("{PAGE} has no {BEGIN} marker"));
     let end = begin
-        + readme[begin..]
+        + page[begin..]
             .find(END)
-            .unwrap_or_else(|| panic!("README.md has no {END} after {BEGIN}"))
+            .unwrap_or_else(|| panic!("{PAGE} has no {END} after {BEGIN}"))
         + END.len();
-    let end = if readme[end..].starts_with('\n') {
+    let end = if page[end..].starts_with('\n') {
         end + 1
     } else {
         end
     };
-    readme[begin..end].to_string()
+    page[begin..end].to_string()
 }
 
 #[test]
-fn the_readme_block_is_the_rendering_of_figures_csv() {
+fn the_performance_page_block_is_the_rendering_of_figures_csv() {
     let script = root().join("scripts/figures.py");
     let out = match Command::new("python3").arg(&script).arg("render").output() {
         Ok(out) => out,
         Err(e) => {
             eprintln!(
-                "skipped: python3 not found ({e}), so the README's figures block is not compared"
+                "skipped: python3 not found ({e}), so {PAGE}'s figures block is not compared"
             );
             return;
         }
@@ -59,9 +61,9 @@ fn the_readme_block_is_the_rendering_of_figures_csv() {
     );
     let rendered = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
-        readme_block(),
+        page_block(),
         rendered,
-        "README.md's figures block is not what output/bench/figures.csv renders: \
+        "{PAGE}'s figures block is not what output/bench/figures.csv renders: \
          `scripts/bench.sh check --update` rewrites both, or paste `python3 scripts/figures.py render`"
     );
 }

@@ -279,10 +279,21 @@ fn the_cli_says_the_metric_everywhere() {
         &output,
         "--quiet",
     ]);
-    assert_eq!(
-        std::fs::read(mtm.join("summary.json")).unwrap(),
-        first,
-        "deterministic"
+    // The same figures; the provenance records each run's own command line.
+    let figures = |json: &[u8]| {
+        let mut v: serde_json::Value = serde_json::from_slice(json).unwrap();
+        let command = v.as_object_mut().unwrap().remove("npuzzle").unwrap()["command"].clone();
+        (serde_json::to_string_pretty(&v).unwrap(), command)
+    };
+    let (again, command) = figures(&std::fs::read(mtm.join("summary.json")).unwrap());
+    let (before, _) = figures(&first);
+    assert_eq!(again, before, "deterministic");
+    assert!(
+        command
+            .as_str()
+            .unwrap()
+            .starts_with("npuzzle analyze --size 3 --metric multi-tile"),
+        "{command}"
     );
     let report = run(&["analyze", "--size", "3", "--output", &output]);
     assert!(report.contains("metric       single-tile (stm"), "{report}");

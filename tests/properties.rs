@@ -414,7 +414,7 @@ fn histogram(depths: &HashMap<Vec<u8>, u8>) -> Vec<u64> {
 /// The oracle is right where published figures exist: the 3x3 depth distribution is OEIS
 /// A089473 (181,440 boards, radius 31, 2 antipodes; Reinefeld 1993), the 2x2 puzzle has 12
 /// reachable boards and radius 6, and 2x3 has 360 with radius 21 and one antipode
-/// (`4 5 . / 1 2 3`, the README's `output/2x3`).
+/// (`4 5 . / 1 2 3`, the README's `output/examples/2x3`).
 #[test]
 fn oracle_matches_published_counts() {
     use npuzzle::published::A089473;

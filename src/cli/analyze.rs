@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::analysis::{self, Options};
 use npuzzle::bfs::cluster::{CheckpointEvery, Cluster, ClusterError};
-use npuzzle::export::{self, BoardFormat, Summary};
+use npuzzle::export::{self, BoardFormat, Provenance, Summary};
 use npuzzle::{Board, Shape, plot};
 
 use super::board::BoardArgs;
@@ -558,6 +558,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         }
     };
     let mut summary = Summary::of(&result);
+    summary.npuzzle = Some(Provenance::of_this_build(super::arguments()));
     if let Some(l) = &limited {
         summary.limit(l.complete, l.max_depth_searched);
     }

@@ -20,6 +20,16 @@ pub fn shown(path: &Path) -> String {
     npuzzle::board::printable(&path.display().to_string())
 }
 
+/// The arguments after the program's name, as given (an argument that is not UTF-8 with its
+/// bad bytes replaced): what `summary.json` records as the command
+/// ([`npuzzle::export::Provenance`]).
+pub fn arguments() -> Vec<String> {
+    std::env::args_os()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// What went wrong, as the exit code tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {

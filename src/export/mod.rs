@@ -376,6 +376,75 @@ pub struct Summary {
     /// Only for a depth-limited search: the depth limit asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth_searched: Option<u32>,
+    /// Which npuzzle wrote the summary, and the command that asked for it (the last field, so
+    /// that the figures above read the same whichever command wrote them); absent from
+    /// summaries written before it was recorded, and from [`Summary::of`] until the caller
+    /// gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npuzzle: Option<Provenance>,
+}
+
+/// The git commit this build of npuzzle was made from: its short hash, with `-dirty` when a
+/// tracked file differed from it; `None` when it was not built from a git checkout (a crate
+/// from a registry, no `git` on the build machine). Set by the build script (`build.rs`).
+pub const BUILD_COMMIT: Option<&str> = option_env!("NPUZZLE_COMMIT");
+
+/// Where a `summary.json` comes from: `"npuzzle": {"version": "0.1.0", "commit": "b717cc4",
+/// "command": "npuzzle analyze --size 3"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// npuzzle's version (its `Cargo.toml`'s), e.g. `0.1.0`.
+    pub version: String,
+    /// The git commit it was built from ([`BUILD_COMMIT`]); `null` when not built from git.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The command line that wrote the summary, as a shell reads it: the program named
+    /// `npuzzle`, each argument after it quoted where the shell needs it
+    /// (`npuzzle solve --board '8 6 7 2 5 4 3 0 1'`).
+    pub command: String,
+}
+
+impl Provenance {
+    /// The provenance of a summary written by this build of npuzzle for the command whose
+    /// arguments after the program's name are `args`.
+    ///
+    /// ```
+    /// let p = npuzzle::export::Provenance::of_this_build(["analyze", "--goal", "1 2 3 / 4 0 5"]);
+    /// assert_eq!(p.command, "npuzzle analyze --goal '1 2 3 / 4 0 5'");
+    /// assert_eq!(p.version, env!("CARGO_PKG_VERSION"));
+    /// ```
+    pub fn of_this_build<I, S>(args: I) -> Provenance
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Provenance {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: BUILD_COMMIT.map(str::to_string),
+            command: command_line(args),
+        }
+    }
+}
+
+/// `npuzzle` and `args` as one line a POSIX shell splits back into the same words: each
+/// argument quoted where it needs it (shlex: single quotes, or double quotes around a single
+/// quote), the words separated by one space.
+pub fn command_line<I, S>(args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut line = String::from("npuzzle");
+    for arg in args {
+        let arg = arg.as_ref();
+        line.push(' ');
+        // Quoting fails on a NUL byte only, which no argument of a process can hold.
+        match shlex::try_quote(arg) {
+            Ok(quoted) => line.push_str(&quoted),
+            Err(_) => line.push_str(arg),
+        }
+    }
+    line
 }
 
 /// The mean of a depth distribution (`counts[d]` boards at depth `d`), or `None` when it is
@@ -459,6 +528,7 @@ impl Summary {
             median_depth: median_depth(&d.layer_sizes),
             complete: None,
             max_depth_searched: None,
+            npuzzle: None,
         }
     }
 

@@ -4,6 +4,20 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The text of the `summary.json` at `path` without its last field, the provenance
+/// (`"npuzzle": {"version", "commit", "command"}`), which must be there: the figures, which
+/// two runs of different command lines (a distributed run and one machine's, a resumed run and
+/// a whole one) must write byte for byte alike.
+#[allow(dead_code)]
+pub fn summary_figures(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap();
+    let at = text
+        .find(",\n  \"npuzzle\": {\n")
+        .unwrap_or_else(|| panic!("{}: no provenance at the end: {text}", path.display()));
+    assert!(text.ends_with("\n  }\n}\n"), "{}: {text}", path.display());
+    format!("{}\n}}\n", &text[..at])
+}
+
 /// Something done to a copy of a checkpoint folder.
 pub type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
 
