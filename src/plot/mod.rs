@@ -275,7 +275,7 @@ mod tests {
     use plotters::style::RGBColor;
 
     /// The published 3x3, 2x3, 2x4 and 2x5 depth counts (OEIS A089473, A090034, A090035,
-    /// A090036; also output/2x4, output/2x5).
+    /// A090036; also output/examples/2x4, output/examples/2x5).
     use crate::published::{
         A089473 as COUNTS_3X3, A090034 as COUNTS_2X3, A090035 as COUNTS_2X4, A090036 as COUNTS_2X5,
     };
