@@ -295,11 +295,16 @@ proptest! {
                 Ok(board) => {
                     let got = board.shape();
                     assert_valid(&board, got)?;
-                    // The numbers read are exactly the board's tiles.
+                    // The numbers read are exactly the board's tiles: one a number, or one a
+                    // digit when the board is written as one run of digits (`01`, `123456780`).
                     let numbers = npuzzle::board::parse_numbers(&text).unwrap();
                     let tiles: Vec<u64> = board.tiles().collect();
+                    let digits = npuzzle::board::compact_tiles(&text);
                     if numbers.len() == tiles.len() {
                         prop_assert_eq!(numbers, tiles);
+                    } else if let Some(digits) = digits.filter(|d| d.len() == tiles.len()) {
+                        prop_assert_eq!(numbers.len(), 1);
+                        prop_assert_eq!(digits, tiles);
                     } else {
                         // The assignment format: the size line, then the tiles.
                         prop_assert_eq!(numbers.len(), tiles.len() + 1);
