@@ -35,6 +35,9 @@
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
 //!   choice of engine, and the whole analysis of one board.
+//! - [`geometry`]: the whole game graph's eccentricities, diameter, radius, centre,
+//!   periphery, mean distance and distance table, from one BFS per orbit of blank cells under
+//!   the rectangle's symmetries (tile relabellings are automorphisms); pair counts in `u128`.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json` (with
 //!   its provenance, [`export::Provenance`]: the version, the git commit `build.rs` records,
 //!   and the command line the caller gives).
@@ -97,6 +100,7 @@ pub mod distances;
 pub mod drawing;
 pub mod durable;
 pub mod export;
+pub mod geometry;
 pub mod graph;
 pub mod interop;
 pub mod metric;

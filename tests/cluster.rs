@@ -1118,3 +1118,65 @@ fn the_shipped_sizes_on_a_board_that_crosses_them() {
     let (dir, reference) = beside_one_process(&board, "3x4", 2, 1, &["--table"]);
     same_files(&dir.path().join("p0").join("3x4"), &reference);
 }
+
+/// Issue 51: `analyze --all-pairs` over 2 processes on loopback: one distributed BFS per orbit
+/// of blank cells, each on the same addresses (process 0 listens on one fixed port, again for
+/// every orbit), writes the geometry files of one machine.
+#[test]
+fn all_pairs_runs_distributed() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = ["--rows", "2", "--cols", "3"];
+    let one = dir.path().join("one");
+    assert!(
+        command(&board, &one, &["--all-pairs"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let hosts = dir.path().join("hosts");
+    fs::write(&hosts, format!("127.0.0.1:{port}\n127.0.0.1:0\n")).unwrap();
+    let started: Vec<Child> = (0..2)
+        .map(|i| {
+            command(&board, &dir.path().join(format!("p{i}")), &["--all-pairs"])
+                .args([
+                    "--processes",
+                    "2",
+                    "--process",
+                    &i.to_string(),
+                    "--workers",
+                    "1",
+                ])
+                .arg("--hostfile")
+                .arg(&hosts)
+                .args(["--connect-timeout", "30"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (i, mut child) in started.into_iter().enumerate() {
+        assert!(child.wait().unwrap().success(), "process {i}");
+    }
+    let (a, b) = (one.join("2x3/geometry"), dir.path().join("p0/2x3/geometry"));
+    for name in ["eccentricity.csv", "distance_table.csv"] {
+        assert_eq!(
+            fs::read(a.join(name)).unwrap(),
+            fs::read(b.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        support::summary_figures(&a.join("summary.json")),
+        support::summary_figures(&b.join("summary.json"))
+    );
+    assert!(
+        !dir.path().join("p1/2x3/geometry").exists(),
+        "process 1 writes nothing"
+    );
+}

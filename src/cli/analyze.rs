@@ -100,6 +100,14 @@ pub struct AnalyzeArgs {
     /// before it, keeping the depths it finished ("complete": false).
     #[arg(long, value_name = "BYTES", requires = "max_depth", value_parser = parse_bytes)]
     memory: Option<u64>,
+    /// Instead of the distances from one goal, the whole game graph's geometry: every
+    /// board's eccentricity, the diameter, the radius, the centre and periphery, the mean
+    /// distance and the distance table (pairs of boards at each distance), from one BFS per
+    /// orbit of blank cells (3 for 3x3 and 4x4, 4 for 3x4 and 2x7). Written to
+    /// DIR/<R>x<C>/geometry/: eccentricity.csv, distance_table.csv, summary.json,
+    /// distances_by_cell.png. With --max-depth, each BFS to that depth (partial).
+    #[arg(long, conflicts_with_all = ["goal", "edges", "nodes", "table", "search_components"])]
+    all_pairs: bool,
     #[command(flatten)]
     scale: ScaleArgs,
     #[command(flatten)]
@@ -121,6 +129,17 @@ pub struct ScaleArgs {
 }
 
 impl ScaleArgs {
+    /// The scale asked for by a flag, if any.
+    fn asked(&self) -> Option<plot::Scale> {
+        if self.log_scale {
+            Some(plot::Scale::Log)
+        } else if self.linear_scale {
+            Some(plot::Scale::Linear)
+        } else {
+            None
+        }
+    }
+
     /// The scale asked for; without a flag, [`plot::Scale::auto`] for these distributions
     /// (each its counts and whether it is partial).
     fn scale<'a>(&self, series: impl IntoIterator<Item = (&'a [u64], bool)>) -> plot::Scale {
@@ -408,6 +427,9 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
         None => Board::goal(shape),
     };
+    if args.all_pairs {
+        return all_pairs(&args, shape, started);
+    }
     let edges = match (args.max_depth, args.edges) {
         (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
             return Err(CliError::usage(
@@ -755,6 +777,50 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// `analyze --all-pairs`: its flags checked, then [`super::geometry::run`].
+fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), CliError> {
+    let metric = Metric::from(args.metric);
+    if args.cluster.checkpoint.is_some() {
+        return Err(CliError::usage(
+            "--all-pairs runs one BFS per orbit of blank cells and keeps no checkpoint: run \
+             it without --checkpoint",
+        ));
+    }
+    let cluster = args.cluster.cluster(args.max_depth.is_some())?;
+    if cluster.is_some() && args.max_depth.is_some() {
+        return Err(CliError::usage(
+            "--max-depth runs on one machine: run without --processes and --workers",
+        ));
+    }
+    if let Some(scratch) = args.scratch.as_ref().filter(|_| args.max_depth.is_some()) {
+        std::fs::create_dir_all(scratch)
+            .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
+    }
+    let limited = args.max_depth.map(|depth| {
+        (
+            depth,
+            npuzzle::bfs::frontier::Storage {
+                scratch: args.scratch.clone(),
+                checkpoint: None,
+                memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
+            },
+        )
+    });
+    let dir = args
+        .output
+        .join(format!("{shape}{}", super::metric_suffix(metric)));
+    super::geometry::run(super::geometry::Request {
+        shape,
+        metric,
+        dir,
+        quiet: args.quiet,
+        limited,
+        cluster,
+        scale: args.scale.asked(),
+        started,
+    })
 }
 
 /// Every file `analyze` may write into a results folder.

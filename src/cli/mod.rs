@@ -6,6 +6,7 @@ pub mod board;
 pub mod conventions;
 pub mod draw;
 pub mod export;
+pub mod geometry;
 pub mod progress;
 pub mod random;
 pub mod sample;

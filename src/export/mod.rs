@@ -8,6 +8,7 @@
 //! deterministic: large files are formatted in parallel in fixed rank chunks and written in
 //! rank order. Boards are labelled as in the original R analysis ([`crate::board`]).
 
+pub mod geometry;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 

@@ -47,8 +47,9 @@ fn draw_line<C: Canvas>(
 }
 
 /// The legend's line for `series` (whose counts add up to `total`): "3x3: 181,440 solvable
-/// boards, max depth 31", its goal when it is not the standard one, "partial" when it is.
-fn legend_label(series: &DepthSeries, total: u64) -> String {
+/// boards, max depth 31" (`words.counted` for "solvable boards"), its goal when it is not the
+/// standard one, "partial" when it is.
+fn legend_label(series: &DepthSeries, total: u64, words: &Words) -> String {
     let goal = series
         .goal
         .map_or(String::new(), |g| format!(" from goal {g}"));
@@ -61,11 +62,36 @@ fn legend_label(series: &DepthSeries, total: u64) -> String {
         )
     } else {
         format!(
-            "{}{goal}: {} solvable boards, max depth {max_depth}",
+            "{}{goal}: {} {}, {} {max_depth}",
             series.board,
-            HumanCount(total)
+            HumanCount(total),
+            words.counted,
+            words.deepest
         )
     }
+}
+
+/// The words of a comparison chart that depend on what it compares.
+#[derive(Debug, Clone, Copy)]
+pub struct Words<'a> {
+    /// The title, e.g. "Depth distributions compared".
+    pub title: &'a str,
+    /// What each series counts, for the legend and the y axis, e.g. "solvable boards".
+    pub counted: &'a str,
+    /// The x axis title, e.g. "depth (moves from the goal)".
+    pub x_title: &'a str,
+    /// What the legend calls a series' last depth, e.g. "max depth".
+    pub deepest: &'a str,
+}
+
+impl Words<'static> {
+    /// The words of [`super::write_depth_comparison`].
+    pub const DEPTHS: Words<'static> = Words {
+        title: "Depth distributions compared",
+        counted: "solvable boards",
+        x_title: "depth (moves from the goal)",
+        deepest: "max depth",
+    };
 }
 
 /// The comparison chart's words (for the tests): the title, the y axis title, the legend.
@@ -86,15 +112,16 @@ pub(super) fn render_comparison<C: Canvas>(
     series: &[DepthSeries],
     totals: &[u64],
     scale: Scale,
+    words: &Words,
     root: &Area<C>,
 ) -> Result<ComparisonTexts, Box<dyn std::error::Error>> {
     let any_partial = series.iter().any(|s| s.partial);
     let title = if any_partial {
-        "Depth distributions compared (dashed: partial runs)"
+        format!("{} (dashed: partial runs)", words.title)
     } else {
-        "Depth distributions compared"
+        words.title.to_string()
     };
-    let body = titled(root, title)?;
+    let body = titled(root, &title)?;
     let max_depth = series.iter().map(|s| s.counts.len() - 1).max().unwrap_or(0);
     let x_range = (-0.5, max_depth as f64 + 0.5);
     // Complete runs are compared by shares of their boards; with a partial run among them,
@@ -127,7 +154,7 @@ pub(super) fn render_comparison<C: Canvas>(
     let labels: Vec<String> = series
         .iter()
         .zip(totals)
-        .map(|(s, &total)| legend_label(s, total))
+        .map(|(s, &total)| legend_label(s, total, words))
         .collect();
     let label_style = font(SANS, BOX_HEADER_PX, &TEXT);
     let sample_w = 30;
@@ -180,22 +207,17 @@ pub(super) fn render_comparison<C: Canvas>(
     };
     let (plot, x_ticks) = depth_layout(&body, x_range, max_depth)?;
     let y_title = if by_counts {
-        "boards at each depth"
+        "boards at each depth".to_string()
     } else {
-        "share of solvable boards (%)"
+        format!("share of {} (%)", words.counted)
     };
-    let y_axis = y_map.axis(highest, needed, y_title);
+    let y_axis = y_map.axis(highest, needed, &y_title);
 
     let mut cc = chart_builder(&body).build_cartesian_2d(
         TickedAxis::new(x_range.0..x_range.1, x_ticks.clone()),
         TickedAxis::new(0.0..y_axis.top, y_axis.ticks.clone()),
     )?;
-    draw_axes(
-        root,
-        &mut cc,
-        (&x_ticks, "depth (moves from the goal)"),
-        &y_axis,
-    )?;
+    draw_axes(root, &mut cc, (&x_ticks, words.x_title), &y_axis)?;
     for (i, (pts, s)) in points.iter().zip(series).enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let pixels = pts.iter().map(|p| cc.backend_coord(p)).collect();
@@ -240,7 +262,7 @@ pub(super) fn render_comparison<C: Canvas>(
         )?;
     }
     Ok(ComparisonTexts {
-        title: title.to_string(),
+        title,
         y_title: y_axis.title,
         legend: labels,
     })

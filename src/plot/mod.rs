@@ -26,6 +26,7 @@
 //! - `comparison.rs`: the comparison chart, one coloured line per board shape.
 
 mod comparison;
+pub use comparison::Words;
 mod histogram;
 mod layout;
 mod text;
@@ -232,6 +233,21 @@ pub fn write_depth_comparison(
     scale: Scale,
     path: &Path,
 ) -> Result<(), PlotError> {
+    write_comparison(series, scale, &Words::DEPTHS, path)
+}
+
+/// [`write_depth_comparison`] with other words: `words` gives the title, what each series
+/// counts (the legend's and the y axis's "solvable boards") and the x axis title. Used for the
+/// distance distributions by blank cell of `analyze --all-pairs` ([`crate::geometry`]).
+///
+/// # Errors
+/// As [`write_depth_comparison`].
+pub fn write_comparison(
+    series: &[DepthSeries],
+    scale: Scale,
+    words: &Words,
+    path: &Path,
+) -> Result<(), PlotError> {
     if series.is_empty() {
         return Err(PlotError::NoData("no series to compare".to_string()));
     }
@@ -242,10 +258,10 @@ pub fn write_depth_comparison(
     ensure_fonts()?;
     match ChartFormat::of(path) {
         Some(ChartFormat::Svg) => write_svg_atomically(path, |root| {
-            render_comparison(series, &totals, scale, root).map(drop)
+            render_comparison(series, &totals, scale, words, root).map(drop)
         }),
         _ => write_png_atomically(path, |root| {
-            render_comparison(series, &totals, scale, root).map(drop)
+            render_comparison(series, &totals, scale, words, root).map(drop)
         }),
     }
 }
@@ -555,9 +571,10 @@ mod tests {
         ];
         let totals: Vec<u64> = series.iter().map(|s| s.counts.iter().sum()).collect();
         ensure_fonts().expect("fonts");
-        let (_, texts) =
-            render_rgb(|root| comparison::render_comparison(&series, &totals, Scale::Log, root))
-                .expect("render");
+        let (_, texts) = render_rgb(|root| {
+            comparison::render_comparison(&series, &totals, Scale::Log, &Words::DEPTHS, root)
+        })
+        .expect("render");
         assert_eq!(
             texts.title,
             "Depth distributions compared (dashed: partial runs)"
@@ -573,7 +590,13 @@ mod tests {
             ]
         );
         let (_, texts) = render_rgb(|root| {
-            comparison::render_comparison(&series[..1], &totals[..1], Scale::Linear, root)
+            comparison::render_comparison(
+                &series[..1],
+                &totals[..1],
+                Scale::Linear,
+                &Words::DEPTHS,
+                root,
+            )
         })
         .expect("render");
         assert_eq!(texts.title, "Depth distributions compared");
