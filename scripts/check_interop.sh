@@ -5,6 +5,11 @@
 #   - networkx (fresh virtual environment, scripts/requirements.txt): 3x3 and 2x3 edges.csv and
 #     nodes.csv against nodes.csv, depths.csv, summary.json; 2x3 graph.graphml (read_graphml);
 #   - R/igraph: the original analysis on 3x3 and 2x3 edges.csv; 2x3 graph.graphml (read_graph);
+#   - the whole graph's geometry (`analyze --all-pairs`) against igraph's eccentricity, radius,
+#     diameter, mean_distance and distance_table on 2x3 and 2x4 (both metrics), and against
+#     networkx's eccentricity, diameter, radius, center, periphery and
+#     average_shortest_path_length on 2x3 (both metrics; on 2x4 the bounding algorithm's
+#     diameter, radius, center and periphery);
 #   - Graphviz: 2x3 graph.dot counted by gc, attributes read by gvpr, rendered by dot -Tpng;
 #     the committed pictures under output/examples/ are what `npuzzle draw` writes today;
 #   - DuckDB (same virtual environment): a build with `--features parquet`, 3x3 edges.parquet
@@ -45,6 +50,22 @@ step "networkx"
 step "R/igraph"
 Rscript scripts/igraph_check.R "$out/3x3"
 Rscript scripts/igraph_check.R --graphml "$out/2x3"
+
+step "the whole graph's geometry: igraph and networkx on 2x3 and 2x4, both metrics"
+for shape in "2 3" "2 4"; do
+  read -r rows cols <<<"$shape"
+  for metric in stm mtm; do
+    npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --output "$out" --quiet
+    npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --all-pairs --output "$out" --quiet
+    dir="$out/${rows}x${cols}$([ "$metric" = mtm ] && echo -mtm)"
+    Rscript scripts/igraph_geometry.R "$dir"
+    if [ "$shape" = "2 3" ]; then
+      "$python" scripts/check_geometry_networkx.py --all "$dir"
+    else
+      "$python" scripts/check_geometry_networkx.py "$dir"
+    fi
+  done
+done
 
 step "Graphviz"
 dot="$out/2x3/graph.dot"

@@ -86,6 +86,9 @@
 //!   checksummed state);
 //!   [`drawing`] returns DOT text, and the binary runs Graphviz on it.
 //! - The same inputs give the same output bytes (parallel work is merged in rank order).
+//! - [`geometry::cell_orbits`] partitions the cells (each in exactly one orbit); every board
+//!   with its blank in one orbit has the same eccentricity and distance distribution, whose
+//!   sum is its component's size.
 //! - Every solution returned by [`solve`] is optimal in its metric (a heuristic is used only
 //!   in a metric where it is admissible, [`solve::HeuristicKind::admissible_in`]), and
 //!   unsolvable boards are recognised by parity before any search.
