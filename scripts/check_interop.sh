@@ -8,8 +8,8 @@
 #   - the whole graph's geometry (`analyze --all-pairs`) against igraph's eccentricity, radius,
 #     diameter, mean_distance and distance_table on 2x3 and 2x4 (both metrics), and against
 #     networkx's eccentricity, diameter, radius, center, periphery and
-#     average_shortest_path_length on 2x3 (both metrics; on 2x4 the bounding algorithm's
-#     diameter, radius, center and periphery);
+#     average_shortest_path_length on 2x3 (both metrics; on 2x4 the eccentricity and mean
+#     distance of one random board per blank cell);
 #   - Graphviz: 2x3 graph.dot counted by gc, attributes read by gvpr, rendered by dot -Tpng;
 #     the committed pictures under output/examples/ are what `npuzzle draw` writes today;
 #   - DuckDB (same virtual environment): a build with `--features parquet`, 3x3 edges.parquet
@@ -62,7 +62,7 @@ for shape in "2 3" "2 4"; do
     if [ "$shape" = "2 3" ]; then
       "$python" scripts/check_geometry_networkx.py --all "$dir"
     else
-      "$python" scripts/check_geometry_networkx.py "$dir"
+      "$python" scripts/check_geometry_networkx.py "$dir"   # one random board per cell
     fi
   done
 done
