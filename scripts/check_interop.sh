@@ -57,7 +57,7 @@ for shape in "2 3" "2 4"; do
   for metric in stm mtm; do
     npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --output "$out" --quiet
     npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --all-pairs --output "$out" --quiet
-    dir="$out/${rows}x${cols}$([ "$metric" = mtm ] && echo -mtm)"
+    case $metric in mtm) dir="$out/${rows}x${cols}-mtm" ;; *) dir="$out/${rows}x${cols}" ;; esac
     Rscript scripts/igraph_geometry.R "$dir"
     if [ "$shape" = "2 3" ]; then
       "$python" scripts/check_geometry_networkx.py --all "$dir"
