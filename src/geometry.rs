@@ -53,18 +53,20 @@ pub fn all_pairs(
     })
 }
 
+/// Cells as the reports name them: `cell 4`, `cells 0, 2, 6, 8`.
+pub fn cells_text(cells: &[usize]) -> String {
+    let list: Vec<String> = cells.iter().map(usize::to_string).collect();
+    let noun = if cells.len() == 1 { "cell" } else { "cells" };
+    format!("{noun} {}", list.join(", "))
+}
+
 /// One line naming a BFS of [`Geometry::new`]: `BFS 2 of 3: blank on cells 1, 3, 5, 7, from
 /// 1 2 3 / 0 4 5 / 6 7 8`.
 pub fn orbit_note(index: usize, orbits: usize, cells: &[usize], start: &Board) -> String {
     format!(
-        "BFS {} of {orbits}: blank on {} {}, from {}",
+        "BFS {} of {orbits}: blank on {}, from {}",
         index + 1,
-        if cells.len() == 1 { "cell" } else { "cells" },
-        cells
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
+        cells_text(cells),
         start
             .grid()
             .lines()

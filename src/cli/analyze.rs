@@ -143,13 +143,18 @@ impl ScaleArgs {
     /// The scale asked for; without a flag, [`plot::Scale::auto`] for these distributions
     /// (each its counts and whether it is partial).
     fn scale<'a>(&self, series: impl IntoIterator<Item = (&'a [u64], bool)>) -> plot::Scale {
-        if self.log_scale {
-            plot::Scale::Log
-        } else if self.linear_scale {
-            plot::Scale::Linear
-        } else {
-            plot::Scale::auto(series)
+        self.asked().unwrap_or_else(|| plot::Scale::auto(series))
+    }
+}
+
+/// A depth-limited analysis's error as the command line reports it: flags that cannot work
+/// and a board beyond the index are usage errors, as without `--max-depth`.
+pub(super) fn limited_error(e: analysis::AnalyzeError) -> CliError {
+    match e {
+        analysis::AnalyzeError::Refused(_) | analysis::AnalyzeError::TooLarge(_) => {
+            CliError::usage(e)
         }
+        e => CliError::runtime(e),
     }
 }
 
@@ -541,14 +546,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
             };
             let (result, l) = analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
-                .map_err(|e| match e {
-                    // Flags that cannot work, a board beyond the index: usage errors, as
-                    // without --max-depth.
-                    analysis::AnalyzeError::Refused(_) | analysis::AnalyzeError::TooLarge(_) => {
-                        CliError::usage(e)
-                    }
-                    e => CliError::runtime(e),
-                })?;
+                .map_err(limited_error)?;
             limited = Some(l);
             result
         }

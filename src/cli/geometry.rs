@@ -90,11 +90,7 @@ pub fn run(request: Request) -> Result<(), CliError> {
             }
             (None, Some((depth, storage))) => {
                 let (a, l) = analysis::analyze_limited(start, metric, *depth, storage, &bars)
-                    .map_err(|e| match e {
-                        analysis::AnalyzeError::Refused(_)
-                        | analysis::AnalyzeError::TooLarge(_) => CliError::usage(e),
-                        e => CliError::runtime(e),
-                    })?;
+                    .map_err(super::analyze::limited_error)?;
                 if let Some(why) = l.stopped {
                     limited_notes.push(format!("BFS {} of {orbits}: {why}", i + 1));
                 }
@@ -145,15 +141,7 @@ pub fn run(request: Request) -> Result<(), CliError> {
 
 /// The label of an orbit's series: `blank on cells 0, 2, 6, 8`.
 fn cells_label(cells: &[usize]) -> String {
-    format!(
-        "blank on {} {}",
-        if cells.len() == 1 { "cell" } else { "cells" },
-        cells
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+    format!("blank on {}", geometry::cells_text(cells))
 }
 
 /// Draws the per-orbit distance distributions on one chart, one line per orbit.
