@@ -8,6 +8,10 @@ pub use crate::bfs::{DepthArray, UNREACHABLE};
 use crate::board::Board;
 use crate::progress::{Interrupted, Progress};
 
+/// The layers of at most the asked number of boards, board by board: each its depth and its
+/// boards' indices ([`bfs::Layers::listed`]).
+pub type Listed = Vec<(u32, Vec<StateIndex>)>;
+
 /// The result of the BFS from the goal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Distances {
@@ -65,7 +69,7 @@ pub fn from_goal_marked<S: StateSpace>(
     visit: &impl OnVisit,
     progress: &dyn Progress,
     (marking, listed): (Marking, u64),
-) -> Result<(Distances, Vec<(u32, Vec<StateIndex>)>), Interrupted> {
+) -> Result<(Distances, Listed), Interrupted> {
     let seed = space
         .rank(goal)
         .expect("the goal lies in the space searched");
