@@ -107,6 +107,10 @@ pub enum AnalyzeError {
     /// The memory plan let the run through, but an array could not be allocated.
     #[error(transparent)]
     OutOfMemory(#[from] bfs::OutOfMemory),
+    /// The progress sink asked to stop ([`Progress::stop_requested`]) and the BFS did, after
+    /// a layer; nothing was kept.
+    #[error(transparent)]
+    Interrupted(#[from] crate::progress::Interrupted),
 }
 
 /// The engine that runs a shape.
@@ -951,8 +955,8 @@ fn analyze_parity(
         false => (bfs::Marking::Frontier, 0),
     };
     let (distances, listed) = match &depths {
-        Some(d) => distances::from_goal_marked(&space, &marks, goal, d, progress, marking),
-        None => distances::from_goal_marked(&space, &marks, goal, &(), progress, marking),
+        Some(d) => distances::from_goal_marked(&space, &marks, goal, d, progress, marking)?,
+        None => distances::from_goal_marked(&space, &marks, goal, &(), progress, marking)?,
     };
     let reachable = distances.reachable();
     let mut components = Components::default();
@@ -1006,8 +1010,8 @@ fn analyze_lex(
         false => None,
     };
     let distances = match &per_board {
-        Some((depths, _)) => distances::from_goal(&space, &marks, goal, depths, progress),
-        None => distances::from_goal(&space, &marks, goal, &(), progress),
+        Some((depths, _)) => distances::from_goal(&space, &marks, goal, depths, progress)?,
+        None => distances::from_goal(&space, &marks, goal, &(), progress)?,
     };
     let reachable = distances.reachable();
     let search = per_board.is_some() || options.search_components;
@@ -1063,7 +1067,7 @@ pub fn depth_table(
     }
     let marks = StateMarks::try_new(space.size())?;
     let depths = DepthArray::try_new(space.size())?;
-    distances::from_goal(&space, &marks, &Board::goal(shape), &depths, progress);
+    distances::from_goal(&space, &marks, &Board::goal(shape), &depths, progress)?;
     Ok(depths.to_vec())
 }
 

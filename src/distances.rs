@@ -6,7 +6,11 @@
 use crate::bfs::{self, Marking, OnVisit, StateIndex, StateMarks, StateSpace};
 pub use crate::bfs::{DepthArray, UNREACHABLE};
 use crate::board::Board;
-use crate::progress::Progress;
+use crate::progress::{Interrupted, Progress};
+
+/// The layers of at most the asked number of boards, board by board: each its depth and its
+/// boards' indices ([`bfs::Layers::listed`]).
+pub type Listed = Vec<(u32, Vec<StateIndex>)>;
 
 /// The result of the BFS from the goal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +38,10 @@ impl Distances {
 /// `progress` (boards reached so far out of the space's size) and each board's depth to
 /// `visit`.
 ///
+/// # Errors
+/// [`Interrupted`] when `progress` asks to stop ([`Progress::stop_requested`], asked after
+/// each layer); the marks and `visit`'s results are then incomplete.
+///
 /// # Panics
 /// When `goal` is not in `space`.
 pub fn from_goal<S: StateSpace>(
@@ -42,12 +50,15 @@ pub fn from_goal<S: StateSpace>(
     goal: &Board,
     visit: &impl OnVisit,
     progress: &dyn Progress,
-) -> Distances {
-    from_goal_marked(space, marks, goal, visit, progress, (Marking::Frontier, 0)).0
+) -> Result<Distances, Interrupted> {
+    from_goal_marked(space, marks, goal, visit, progress, (Marking::Frontier, 0)).map(|d| d.0)
 }
 
 /// [`from_goal`] leaving `marking` in the marks, with the layers of at most `listed` boards
 /// board by board ([`bfs::Layers::listed`]).
+///
+/// # Errors
+/// [`Interrupted`], as [`from_goal`].
 ///
 /// # Panics
 /// When `goal` is not in `space`, or under [`Marking::Depths`] when the space has no sides.
@@ -58,7 +69,7 @@ pub fn from_goal_marked<S: StateSpace>(
     visit: &impl OnVisit,
     progress: &dyn Progress,
     (marking, listed): (Marking, u64),
-) -> (Distances, Vec<(u32, Vec<StateIndex>)>) {
+) -> Result<(Distances, Listed), Interrupted> {
     let seed = space
         .rank(goal)
         .expect("the goal lies in the space searched");
@@ -72,13 +83,16 @@ pub fn from_goal_marked<S: StateSpace>(
         let size = indicatif::HumanCount(size);
         progress.update(reached, &format!("depth {depth}: {size} boards"));
     };
-    let layers = bfs::run_with(space, marks, seed, visit, on_layer, tuning);
+    let layers = bfs::run_until(space, marks, seed, visit, on_layer, tuning, || {
+        progress.stop_requested()
+    });
     progress.end();
+    let layers = layers.ok_or(Interrupted)?;
     let mut antipodes: Vec<Board> = layers.last.iter().map(|&i| space.unrank(i)).collect();
     antipodes.sort_by_cached_key(Board::rank);
     let distances = Distances {
         layer_sizes: layers.sizes,
         antipodes,
     };
-    (distances, layers.listed)
+    Ok((distances, layers.listed))
 }

@@ -61,6 +61,10 @@
 //!   table; in the multi-tile metric walking distance, the domain-abstraction databases of
 //!   [`solve::domain`] and the MTM exact table; reading boards as users write them.
 //!
+//!
+//! Outside this crate, `python/` is the Python package (PyO3, its own crate and workspace,
+//! not built by `cargo test` here): bindings only, every computation one of this library's.
+//!
 //! # Invariants
 //!
 //! - A board is a permutation of `0..n` where value `v` is the piece whose goal cell is `v`

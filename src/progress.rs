@@ -27,7 +27,20 @@ pub trait Progress: Sync {
     /// A line about how the work will run (e.g. the memory and disk a search plans to use),
     /// shown where the progress is. Ignored by default.
     fn note(&self, _line: &str) {}
+    /// Whether the caller wants the work stopped (e.g. a Python user pressed Ctrl-C): the
+    /// whole-space BFS asks after each layer ([`crate::distances::from_goal_marked`]), and a
+    /// work that stops returns [`Interrupted`] (the analysis,
+    /// [`crate::analysis::AnalyzeError::Interrupted`]), having written nothing. Called from
+    /// one thread at a time, at most once a layer; `false` by default (never stop).
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
+
+/// Work stopped because its [`Progress`] asked ([`Progress::stop_requested`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
 
 /// A [`Progress`] that ignores everything.
 #[derive(Debug, Default, Clone, Copy)]

@@ -860,7 +860,7 @@ fn depths_from(goal: &Board, metric: npuzzle::Metric) -> Vec<u8> {
     let space = LexSpace::with_metric(goal.shape(), metric).unwrap();
     let marks = StateMarks::new(space.size());
     let depths = DepthArray::new(space.size());
-    from_goal(&space, &marks, goal, &depths, &npuzzle::NoProgress);
+    from_goal(&space, &marks, goal, &depths, &npuzzle::NoProgress).expect("never stopped");
     depths.to_vec()
 }
 

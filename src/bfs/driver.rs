@@ -181,9 +181,26 @@ pub fn run_with<S: StateSpace>(
     marks: &StateMarks,
     seed: StateIndex,
     visit: &impl OnVisit,
-    mut on_layer: impl FnMut(u32, u64, u64),
+    on_layer: impl FnMut(u32, u64, u64),
     tuning: Tuning,
 ) -> Layers {
+    run_until(space, marks, seed, visit, on_layer, tuning, || false)
+        .expect("a run that is never stopped finishes")
+}
+
+/// [`run_with`] that asks `stop()` after each layer (once `on_layer` has seen it) and, when it
+/// says `true`, returns `None` at once: the marks are then left half-made (the caller drops
+/// them). A layer is the unit: a stop waits for the layer being built (3x4's largest take
+/// about 0.3 s on 2 cores).
+pub fn run_until<S: StateSpace>(
+    space: &S,
+    marks: &StateMarks,
+    seed: StateIndex,
+    visit: &impl OnVisit,
+    mut on_layer: impl FnMut(u32, u64, u64),
+    tuning: Tuning,
+    stop: impl Fn() -> bool,
+) -> Option<Layers> {
     let Tuning {
         list_limit,
         pull_ratio,
@@ -270,16 +287,19 @@ pub fn run_with<S: StateSpace>(
             if let Some(from) = pulled_from {
                 settle(marks, marking, from);
             }
-            return Layers {
+            return Some(Layers {
                 sizes,
                 last: current.unwrap_or_default(),
                 listed: lists,
-            };
+            });
         }
         depth += 1;
         reached += next_size;
         sizes.push(next_size);
         on_layer(depth, next_size, reached);
+        if stop() {
+            return None;
+        }
         list = next_list.map(|mut l| {
             l.par_sort_unstable();
             l

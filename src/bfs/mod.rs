@@ -41,7 +41,7 @@ mod parity;
 mod step;
 
 pub use depths::{DepthArray, UNREACHABLE};
-pub use driver::{Claims, Layers, Tuning, list_limit, run, run_with};
+pub use driver::{Claims, Layers, Tuning, list_limit, run, run_until, run_with};
 pub use step::Marking;
 
 pub use lex::LexSpace;

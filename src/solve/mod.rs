@@ -459,7 +459,7 @@ pub(crate) mod tests {
         let space = LexSpace::with_metric(shape, metric).expect("at most 12 cells");
         let marks = StateMarks::new(space.size());
         let depths = DepthArray::new(space.size());
-        from_goal(&space, &marks, goal, &depths, &crate::NoProgress);
+        from_goal(&space, &marks, goal, &depths, &crate::NoProgress).expect("never stopped");
         (0..space.size())
             .map(|i| depths.get(StateIndex(i)).unwrap_or(u8::MAX))
             .collect()

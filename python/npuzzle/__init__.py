@@ -1,0 +1,57 @@
+"""npuzzle from Python: the whole state space of sliding-tile puzzles, exact distance tables
+and optimal solutions, with numpy arrays.
+
+Every figure comes from npuzzle's Rust library (the engine of the ``npuzzle`` command line);
+this package converts arguments and results, and releases the GIL while the work runs.
+
+- :func:`analyze` maps the whole state space (``npuzzle analyze``): ``.depth_counts`` (numpy
+  uint64, index = depth), the radius, the hardest boards, the components, the summary.
+- :class:`DistanceTable` (``DistanceTable.open(path)``) answers any board from a
+  ``table.npt``: ``.depth(board)``, ``.depths(boards)`` on an ``(N, cells)`` uint8 array,
+  ``.solve(board)``, ``.sample(depth, count, seed)``.
+- :func:`solve` finds an optimal solution of one board (``npuzzle solve``).
+- :class:`Board` reads every notation the command line reads.
+- :func:`game_graph` gives the game graph of up to 10 cells as numpy arrays of ranks, and
+  ``to_networkx()`` / ``to_igraph()``; :func:`random_boards` the boards of ``npuzzle random``.
+
+Errors: ``ValueError`` for bad boards and arguments, ``MemoryError`` when a run does not fit,
+``OSError`` for files, :class:`DamagedFileError` for damaged tables, ``KeyboardInterrupt``
+when Ctrl-C stops a long :func:`analyze`.
+
+See docs/python.md in the repository for a worked example.
+"""
+
+from ._npuzzle import (
+    UNREACHABLE,
+    Analysis,
+    Board,
+    DamagedFileError,
+    DistanceTable,
+    GameGraph,
+    Solution,
+    __version__,
+    analyze,
+    game_graph,
+    random_boards,
+    solve,
+)
+
+# The whole graph's geometry (eccentricities, diameter, radius, mean distance: the
+# `--all-pairs` analysis of the geometry issue) is to be exposed here once its library API
+# lands, e.g. `npuzzle.geometry(rows, cols, *, metric="stm", max_depth=None)` over
+# `npuzzle::geometry`; it is not part of this package yet.
+
+__all__ = [
+    "UNREACHABLE",
+    "Analysis",
+    "Board",
+    "DamagedFileError",
+    "DistanceTable",
+    "GameGraph",
+    "Solution",
+    "__version__",
+    "analyze",
+    "game_graph",
+    "random_boards",
+    "solve",
+]

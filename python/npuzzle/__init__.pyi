@@ -1,0 +1,236 @@
+"""Type stubs of the npuzzle package (the native module npuzzle._npuzzle, re-exported)."""
+
+import os
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+#: The depth :meth:`DistanceTable.depths` gives a board the table's goal cannot reach (255).
+UNREACHABLE: int
+
+#: A board as the functions take it: a Board, any notation the CLI reads, or its tiles row by
+#: row (flat, or one sequence a row), 0 for the blank.
+BoardLike = Union["Board", str, Sequence[int], Sequence[Sequence[int]], npt.NDArray[np.integer]]
+
+class DamagedFileError(Exception):
+    """A distance table (or checkpoint) that is not one, or is damaged; the message names the
+    file and the fault."""
+
+class Board:
+    """One board: its tiles row by row, 0 for the blank.
+
+    ``Board(board, rows=None, cols=None)`` reads a label (``"123456789"``), tiles row by row
+    with 0 or ``.`` for the blank (``"1 2 3 / 4 0 5 / 6 7 8"``, the grid of hardest.txt), a
+    run of digits (``"123405678"``), or a sequence of tiles. Raises ``ValueError`` with the
+    CLI's message for anything that is not a board."""
+
+    def __init__(
+        self, board: BoardLike, rows: Optional[int] = None, cols: Optional[int] = None
+    ) -> None: ...
+    @staticmethod
+    def goal(rows: int, cols: int) -> Board:
+        """The goal: tiles in order, the blank last."""
+    @staticmethod
+    def unrank(rows: int, cols: int, rank: int) -> Board:
+        """The board of lexicographic rank ``rank`` (``0 <= rank < cells!``)."""
+    def rank(self) -> int:
+        """The lexicographic rank among all ``cells!`` boards (0 for the goal)."""
+    def neighbours(self, metric: str = "stm") -> list[Board]:
+        """The boards one move away (U D L R order of the blank's move)."""
+    def is_solvable(self) -> bool:
+        """Whether the standard goal can be reached (parity rule)."""
+    @property
+    def rows(self) -> int: ...
+    @property
+    def cols(self) -> int: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def blank(self) -> int:
+        """The blank's cell, row-major from 0."""
+    @property
+    def tiles(self) -> tuple[int, ...]:
+        """Tiles row by row, 0 for the blank."""
+    @property
+    def label(self) -> str:
+        """The R-analysis label (``"123456789"``, ``"1-2-...-10"`` from 10 cells on)."""
+    def to_numpy(self) -> npt.NDArray[np.uint8]:
+        """Tiles, shape ``(cells,)``, dtype uint8."""
+    def to_list(self) -> list[list[int]]:
+        """Tiles as one list a row."""
+    def __str__(self) -> str:
+        """The grid the CLI prints (blank as ``.``)."""
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Analysis:
+    """The result of :func:`analyze`."""
+
+    @property
+    def depth_counts(self) -> npt.NDArray[np.uint64]:
+        """Boards at each depth, shape ``(radius + 1,)``, dtype uint64, index = depth (moves)."""
+    @property
+    def radius(self) -> int:
+        """The largest depth in moves (God's number from the standard goal)."""
+    @property
+    def hardest(self) -> list[Board]:
+        """The boards at the largest depth (when few enough to list), by rank."""
+    @property
+    def hardest_count(self) -> int: ...
+    @property
+    def components(self) -> dict[str, Any]:
+        """``{"count", "sizes": [{"size", "count"}], "found_by"}`` as in summary.json."""
+    @property
+    def summary(self) -> dict[str, Any]:
+        """summary.json as a dict."""
+    @property
+    def boards(self) -> int:
+        """``cells!``"""
+    @property
+    def edges(self) -> int: ...
+    @property
+    def reachable(self) -> int: ...
+    @property
+    def mean_depth(self) -> Optional[float]: ...
+    @property
+    def median_depth(self) -> Optional[int]: ...
+    @property
+    def complete(self) -> bool:
+        """False for a ``max_depth`` run stopped at its limit."""
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def goal(self) -> Board: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def output(self) -> Optional[os.PathLike[str]]:
+        """The results folder written, or None."""
+    @property
+    def written(self) -> list[str]: ...
+    def to_pandas(self) -> Any:
+        """pandas DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
+    def to_polars(self) -> Any:
+        """polars DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
+
+def analyze(
+    rows: int,
+    cols: int,
+    *,
+    goal: Optional[BoardLike] = None,
+    metric: str = "stm",
+    max_depth: Optional[int] = None,
+    threads: Optional[int] = None,
+    table: bool = False,
+    output: Optional[Union[str, os.PathLike[str]]] = None,
+    progress: bool = True,
+) -> Analysis:
+    """Maps the whole state space of ``rows`` x ``cols`` (``npuzzle analyze``).
+
+    Raises ValueError (bad arguments), MemoryError (does not fit), OSError (files),
+    KeyboardInterrupt (Ctrl-C: stops after the BFS layer, writes nothing)."""
+
+class Solution:
+    """An optimal solution."""
+
+    @property
+    def moves(self) -> str:
+        """The blank's moves as the CLI writes them (``"R D L"``, ``"R2 D U3"`` in MTM)."""
+    @property
+    def length(self) -> int:
+        """The fewest moves in the metric."""
+    @property
+    def expanded(self) -> int: ...
+    @property
+    def generated(self) -> Optional[int]: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def metric(self) -> str: ...
+    def boards(self) -> list[Board]:
+        """The boards from the start to the goal, one per single-tile slide."""
+    def __len__(self) -> int: ...
+
+def solve(
+    board: BoardLike,
+    *,
+    metric: str = "stm",
+    heuristic: Optional[str] = None,
+    time_limit: Optional[float] = None,
+) -> Optional[Solution]:
+    """An optimal solution toward the standard goal, or None when it cannot be reached.
+
+    Raises ValueError (bad board, metric or heuristic), TimeoutError (time_limit),
+    MemoryError."""
+
+class DistanceTable:
+    """A memory-mapped distance table (table.npt)."""
+
+    @staticmethod
+    def open(path: Union[str, os.PathLike[str]]) -> DistanceTable:
+        """Opens and checks (header, length, checksum) a table.npt or a folder holding one.
+
+        Raises OSError, DamagedFileError."""
+    def depth(self, board: BoardLike) -> Optional[int]:
+        """Moves from ``board`` to the table's goal; None when unreachable."""
+    def depths(
+        self, boards: Union[npt.NDArray[np.uint8], Sequence[Sequence[int]]]
+    ) -> npt.NDArray[np.uint8]:
+        """Depths of an ``(N, cells)`` uint8 array of boards: shape ``(N,)``, uint8, 255 for
+        unreachable. Parallel, GIL released, no copy of a C-contiguous input.
+
+        Raises TypeError (dtype), ValueError (shape, a row not a board), DamagedFileError."""
+    def solve(self, board: BoardLike) -> Optional[Solution]:
+        """A shortest solution by walking the table; None when unreachable."""
+    def sample(self, depth: int, count: int, seed: int = 0) -> npt.NDArray[np.uint8]:
+        """``count`` boards uniformly at exactly ``depth``: shape ``(count, cells)``, uint8."""
+    @property
+    def path(self) -> os.PathLike[str]: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def cells(self) -> int: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def goal(self) -> Board: ...
+    @property
+    def radius(self) -> int: ...
+    @property
+    def depth_counts(self) -> npt.NDArray[np.uint64]: ...
+
+class GameGraph:
+    """The whole game graph of up to 10 cells, vertices = ranks ``0..cells!``."""
+
+    @property
+    def edges(self) -> npt.NDArray[np.uint64]:
+        """Shape ``(E, 2)``, dtype uint64: ranks, as edges.csv with ``--edges ranks``."""
+    @property
+    def boards(self) -> int: ...
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def metric(self) -> str: ...
+    def board(self, rank: int) -> Board: ...
+    def to_networkx(self) -> Any:
+        """networkx.Graph on nodes ``0..cells!`` (ImportError without networkx)."""
+    def to_igraph(self) -> Any:
+        """igraph.Graph (ImportError without python-igraph)."""
+
+def game_graph(rows: int, cols: int, *, metric: str = "stm") -> GameGraph:
+    """The game graph of ``rows`` x ``cols`` (at most 10 cells; ValueError above)."""
+
+def random_boards(
+    rows: int,
+    cols: int,
+    count: int,
+    *,
+    seed: int = 0,
+    moves: Optional[int] = None,
+    goal: Optional[BoardLike] = None,
+) -> npt.NDArray[np.uint8]:
+    """The boards of ``npuzzle random``: shape ``(count, cells)``, uint8."""

@@ -1,0 +1,648 @@
+//! `npuzzle.analyze`: the library's whole analysis (`npuzzle::analysis`), its result as a
+//! Python object with numpy arrays, and, when asked, the files the CLI writes
+//! (`npuzzle::export`, `npuzzle::table`, `npuzzle::plot`).
+//!
+//! The work runs on a thread of its own with the GIL released; the calling thread waits for
+//! it and checks for signals every 100 ms. On Ctrl-C it sets the flag that
+//! [`Bars::stop_requested`] reports, the BFS stops after its layer
+//! ([`npuzzle::analysis::AnalyzeError::Interrupted`]) and `KeyboardInterrupt` is raised: no
+//! file has been written yet then (the outputs are written after the analysis, each to a
+//! temporary name renamed over the old one).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use numpy::PyArray1;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use npuzzle::analysis::{self, AnalyzeError, Options};
+use npuzzle::export::{self, BoardFormat, Provenance, Summary};
+use npuzzle::{Board, Metric, Progress, Shape};
+
+use crate::board::{PyBoard, board_arg};
+use crate::{metric_of, os_error, shape_of, value_error};
+
+/// Boards above this many cells export no edges or nodes (as the CLI's default).
+const DEFAULT_EXPORT_CELLS: usize = 10;
+
+/// How often the waiting thread checks for signals.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// The progress of a run: indicatif bars on stderr when `show` (drawn only where stderr is a
+/// terminal), the plan's notes and the warnings as lines; and the stop flag the waiting
+/// thread sets on Ctrl-C.
+pub(crate) struct Bars<'a> {
+    show: bool,
+    bar: Mutex<Option<ProgressBar>>,
+    stop: &'a AtomicBool,
+}
+
+impl<'a> Bars<'a> {
+    pub(crate) fn new(show: bool, stop: &'a AtomicBool) -> Bars<'a> {
+        Bars {
+            show,
+            bar: Mutex::new(None),
+            stop,
+        }
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
+        if let Ok(bar) = self.bar.lock()
+            && let Some(bar) = bar.as_ref()
+        {
+            f(bar);
+        }
+    }
+}
+
+impl Progress for Bars<'_> {
+    fn begin(&self, task: &str, total: u64, unit: &str) {
+        if !self.show {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(
+            (total > 0).then_some(total),
+            ProgressDrawTarget::stderr(),
+        );
+        let template = if total > 0 {
+            format!("{task:>10} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit} ({{eta}}) {{msg}}")
+        } else {
+            format!("{task:>10} {{spinner}} {{human_pos}} {unit} {{msg}}")
+        };
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        if let Ok(mut slot) = self.bar.lock() {
+            if let Some(old) = slot.take() {
+                old.finish_and_clear();
+            }
+            *slot = Some(bar);
+        }
+    }
+
+    fn update(&self, done: u64, note: &str) {
+        self.refresh(done, note);
+    }
+
+    fn refresh(&self, done: u64, note: &str) {
+        let note = note.to_string();
+        self.with_bar(|bar| {
+            bar.set_position(done);
+            bar.set_message(note);
+        });
+    }
+
+    fn end(&self) {
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        if self.show {
+            eprintln!("warning: {message}");
+        }
+    }
+
+    fn note(&self, line: &str) {
+        if self.show {
+            eprintln!("note: {line}");
+        }
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `work` on a thread of its own, the GIL released, while this thread checks for
+/// signals every [`SIGNAL_CHECK`]; on a signal whose handler raises (Ctrl-C:
+/// `KeyboardInterrupt`) it sets the flag `work` is given and waits for `work` to return.
+/// Returns what `work` returned, and the exception the signal raised, if one did.
+pub(crate) fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<(T, Option<PyErr>)> {
+    let stop = AtomicBool::new(false);
+    // Set by the worker when `work` has returned.
+    let finished = (Mutex::new(false), Condvar::new());
+    let mut raised = None;
+    let joined = std::thread::scope(|scope| {
+        let (stop, finished) = (&stop, &finished);
+        let worker = scope.spawn(move || {
+            let result = work(stop);
+            if let Ok(mut done) = finished.0.lock() {
+                *done = true;
+            }
+            finished.1.notify_all();
+            result
+        });
+        loop {
+            let done = py.detach(|| {
+                let Ok(guard) = finished.0.lock() else {
+                    return true;
+                };
+                finished
+                    .1
+                    .wait_timeout_while(guard, SIGNAL_CHECK, |done| !*done)
+                    .map_or(true, |(done, _)| *done)
+            });
+            if done {
+                break;
+            }
+            if raised.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                stop.store(true, Ordering::Relaxed);
+                raised = Some(e);
+            }
+        }
+        py.detach(move || worker.join())
+    });
+    match joined {
+        Ok(result) => Ok((result, raised)),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "the analysis panicked (a bug: please report it)",
+        )),
+    }
+}
+
+/// The exception of an analysis that failed: `raised` (the signal's) when it was interrupted.
+fn analyze_error(e: AnalyzeError, shape: Shape, raised: Option<PyErr>) -> PyErr {
+    match e {
+        AnalyzeError::Interrupted(_) => {
+            raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
+        }
+        AnalyzeError::TooLarge(m) if analysis::Engine::for_shape(shape).is_some() => {
+            PyMemoryError::new_err(m)
+        }
+        AnalyzeError::TooLarge(m) | AnalyzeError::Refused(m) => value_error(m),
+        AnalyzeError::OutOfMemory(e) => PyMemoryError::new_err(e.to_string()),
+        AnalyzeError::Storage(m) => os_error(std::io::ErrorKind::Other, m),
+    }
+}
+
+/// What an analysis writes, decided before it runs (the CLI's defaults).
+struct Outputs {
+    dir: PathBuf,
+    /// edges.csv and nodes.csv (labels), up to 10 cells.
+    graph: bool,
+    table: bool,
+}
+
+/// The result of :func:`analyze`: the depth distribution from the goal, the hardest boards,
+/// the components and the summary, as ``summary.json`` holds them.
+#[pyclass(name = "Analysis", module = "npuzzle", frozen)]
+pub struct PyAnalysis {
+    summary: Summary,
+    shape: Shape,
+    goal: Board,
+    metric: Metric,
+    hardest: Vec<Board>,
+    output: Option<PathBuf>,
+    written: Vec<String>,
+}
+
+#[pymethods]
+impl PyAnalysis {
+    /// Boards at each depth from the goal: numpy array, dtype uint64, index = depth (moves);
+    /// ``depth_counts[0] == 1`` (the goal). The rows of ``depths.csv``.
+    #[getter]
+    fn depth_counts<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        PyArray1::from_vec(py, self.summary.depth_counts.clone())
+    }
+
+    /// The goal's eccentricity: the largest depth, in moves (God's number from the standard
+    /// goal); for a partial run (``max_depth``), the last depth searched.
+    #[getter]
+    fn radius(&self) -> u32 {
+        self.summary.max_depth
+    }
+
+    /// The boards at the largest depth (all of them when the layer is small enough to list,
+    /// else none; ``hardest_count`` says how many there are), by rank.
+    #[getter]
+    fn hardest(&self) -> Vec<PyBoard> {
+        self.hardest.iter().cloned().map(PyBoard::new).collect()
+    }
+
+    /// How many boards lie at the largest depth.
+    #[getter]
+    fn hardest_count(&self) -> u64 {
+        self.summary.hardest.count
+    }
+
+    /// The connected components: ``{"count": ..., "sizes": [{"size": ..., "count": ...}],
+    /// "found_by": "search" or "theorem"}`` (as in ``summary.json``).
+    #[getter]
+    fn components<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let all = self.summary_dict(py)?;
+        all.get_item("components")
+    }
+
+    /// Everything ``summary.json`` holds, as a dict.
+    #[getter]
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.summary_dict(py)
+    }
+
+    /// All boards of the shape, ``cells!``.
+    #[getter]
+    fn boards(&self) -> u64 {
+        self.summary.boards
+    }
+
+    /// Undirected edges of the whole game graph in the metric.
+    #[getter]
+    fn edges(&self) -> u64 {
+        self.summary.edges
+    }
+
+    /// Boards reached from the goal (the goal's component; for a partial run, those found).
+    #[getter]
+    fn reachable(&self) -> u64 {
+        self.summary.counted()
+    }
+
+    /// Mean depth over the boards reached, in moves (``None`` for a partial run).
+    #[getter]
+    fn mean_depth(&self) -> Option<f64> {
+        self.summary.mean_depth
+    }
+
+    /// Median depth (``None`` for a partial run).
+    #[getter]
+    fn median_depth(&self) -> Option<u32> {
+        self.summary.median_depth
+    }
+
+    /// ``False`` for a ``max_depth`` run that stopped at its limit (the counts are those up to
+    /// it); ``True`` otherwise.
+    #[getter]
+    fn complete(&self) -> bool {
+        !self.summary.is_partial()
+    }
+
+    /// ``(rows, cols)``.
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.shape.rows(), self.shape.cols())
+    }
+
+    /// The goal the depths are measured from.
+    #[getter]
+    fn goal(&self) -> PyBoard {
+        PyBoard::new(self.goal.clone())
+    }
+
+    /// ``"stm"`` or ``"mtm"``.
+    #[getter]
+    fn metric(&self) -> &'static str {
+        self.metric.name()
+    }
+
+    /// The folder the files went to (``output/<R>x<C>...``), or ``None`` without ``output``.
+    #[getter]
+    fn output(&self) -> Option<PathBuf> {
+        self.output.clone()
+    }
+
+    /// The names of the files written into :attr:`output`.
+    #[getter]
+    fn written(&self) -> Vec<String> {
+        self.written.clone()
+    }
+
+    /// The depth distribution as a pandas DataFrame: columns ``depth``, ``count``,
+    /// ``fraction`` (``depths.csv``'s). Raises ``ImportError`` without pandas.
+    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let pandas = py.import("pandas")?;
+        pandas.call_method1("DataFrame", (self.columns(py)?,))
+    }
+
+    /// The depth distribution as a polars DataFrame (columns as :meth:`to_pandas`). Raises
+    /// ``ImportError`` without polars.
+    fn to_polars<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let polars = py.import("polars")?;
+        polars.call_method1("DataFrame", (self.columns(py)?,))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Analysis({} {}, goal {}, radius {}, {} boards reached{})",
+            self.summary.board,
+            self.metric.name(),
+            self.summary.goal,
+            self.summary.max_depth,
+            self.summary.counted(),
+            if self.summary.is_partial() {
+                ", partial"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+impl PyAnalysis {
+    fn summary_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = serde_json::to_string(&self.summary)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        py.import("json")?.call_method1("loads", (text,))
+    }
+
+    /// `depth`, `count` and `fraction` as numpy columns in a dict.
+    fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let counts = &self.summary.depth_counts;
+        let total = self.summary.counted().max(1) as f64;
+        let columns = PyDict::new(py);
+        let depths: Vec<u32> = (0..counts.len() as u32).collect();
+        columns.set_item("depth", PyArray1::from_vec(py, depths))?;
+        columns.set_item("count", PyArray1::from_vec(py, counts.clone()))?;
+        let fractions: Vec<f64> = counts.iter().map(|&c| c as f64 / total).collect();
+        columns.set_item("fraction", PyArray1::from_vec(py, fractions))?;
+        Ok(columns)
+    }
+}
+
+/// The results folder of a run, as the CLI names it: `<R>x<C>`, `-goal-<label>` for another
+/// goal, `-mtm` in the multi-tile metric.
+fn folder_name(shape: Shape, goal: &Board, metric: Metric) -> String {
+    let mut folder = if *goal == Board::goal(shape) {
+        shape.to_string()
+    } else {
+        format!("{shape}-goal-{}", goal.label())
+    };
+    if metric == Metric::Mtm {
+        folder.push_str("-mtm");
+    }
+    folder
+}
+
+/// The command line of the CLI that makes the same files (for `summary.json`'s provenance).
+fn equivalent_command(
+    shape: Shape,
+    goal: &Board,
+    metric: Metric,
+    max_depth: Option<u32>,
+    table: bool,
+    output: &Path,
+) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "analyze".into(),
+        "--rows".into(),
+        shape.rows().to_string(),
+        "--cols".into(),
+        shape.cols().to_string(),
+    ];
+    if *goal != Board::goal(shape) {
+        args.extend(["--goal".into(), goal.label()]);
+    }
+    if metric == Metric::Mtm {
+        args.extend(["--metric".into(), "mtm".into()]);
+    }
+    if let Some(d) = max_depth {
+        args.extend(["--max-depth".into(), d.to_string()]);
+    }
+    if table {
+        args.push("--table".into());
+    }
+    args.extend(["--output".into(), output.display().to_string()]);
+    args
+}
+
+/// Writes the files of `result` into `outputs.dir`; returns their names.
+fn write_outputs(
+    result: &analysis::Analysis,
+    summary: &Summary,
+    outputs: &Outputs,
+    progress: &dyn Progress,
+) -> PyResult<Vec<String>> {
+    let dir = &outputs.dir;
+    let export_err = |e: export::ExportError| os_error(e.source.kind(), e.to_string());
+    let mut written = Vec::new();
+    if outputs.graph {
+        export::write_edges(
+            &dir.join("edges.csv"),
+            result.shape,
+            result.metric,
+            BoardFormat::Labels,
+            progress,
+        )
+        .map_err(export_err)?;
+        written.push("edges.csv".to_string());
+        export::write_nodes(
+            &dir.join("nodes.csv"),
+            result,
+            BoardFormat::Labels,
+            progress,
+        )
+        .map_err(export_err)?;
+        written.push("nodes.csv".to_string());
+    }
+    if outputs.table {
+        npuzzle::table::write(&dir.join("table.npt"), result).map_err(crate::table::table_error)?;
+        written.push("table.npt".to_string());
+    }
+    export::write_depths(&dir.join("depths.csv"), summary).map_err(export_err)?;
+    export::write_hardest(&dir.join("hardest.txt"), summary).map_err(export_err)?;
+    export::write_summary(&dir.join("summary.json"), summary).map_err(export_err)?;
+    written.extend(["depths.csv", "hardest.txt", "summary.json"].map(String::from));
+    // The chart, as `npuzzle analyze` draws it.
+    let grids: Vec<String> = summary
+        .hardest
+        .boards
+        .iter()
+        .map(|b| b.grid.join("\n"))
+        .collect();
+    let name = match summary.metric() {
+        Metric::Stm => summary.board.clone(),
+        m => format!("{} ({} metric)", summary.board, m.long_name()),
+    };
+    let chart = npuzzle::plot::DepthChart {
+        board: &name,
+        goal: (!summary.from_standard_goal()).then_some(summary.goal.as_str()),
+        counts: &summary.depth_counts,
+        hardest: &grids,
+        partial: summary.is_partial(),
+        scale: npuzzle::plot::Scale::auto([(&summary.depth_counts[..], summary.is_partial())]),
+    };
+    npuzzle::plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png"))
+        .map_err(|e| os_error(std::io::ErrorKind::Other, e))?;
+    written.push("depth_histogram.png".to_string());
+    Ok(written)
+}
+
+/// Maps the whole state space of the ``rows`` x ``cols`` puzzle: a BFS from the goal over
+/// every board (the library's engine, the CLI's ``npuzzle analyze``), then the components.
+///
+/// Args:
+///     rows, cols: the shape (at least 2 cells; up to 14 cells in 24 GB; with ``max_depth``,
+///         up to 20).
+///     goal: the board distances are measured from (any notation :class:`Board` reads);
+///         default the standard goal.
+///     metric: ``"stm"`` (a move slides one tile) or ``"mtm"`` (1 to k tiles of a row or
+///         column).
+///     max_depth: search only depths ``0..max_depth`` (frontier search, for boards too large
+///         to map whole); the result then says whether it was ``complete``.
+///     threads: worker threads (default: every core).
+///     table: also write ``table.npt`` (needs ``output``), for :meth:`DistanceTable.open`.
+///     output: a folder: the files of ``npuzzle analyze --output DIR`` go to
+///         ``DIR/<R>x<C>[-goal-<label>][-mtm]/`` (``depths.csv``, ``hardest.txt``,
+///         ``summary.json``, ``depth_histogram.png``; ``edges.csv`` and ``nodes.csv`` up to
+///         10 cells; ``table.npt`` with ``table``). Without it nothing is written.
+///     progress: progress bars on stderr (drawn where stderr is a terminal).
+///
+/// Returns:
+///     :class:`Analysis`.
+///
+/// Raises:
+///     ValueError: a bad shape, goal, metric or combination of arguments.
+///     MemoryError: the run does not fit in the memory available (the message says what
+///         does), or an allocation failed.
+///     OSError: the output folder or a file cannot be written.
+///     KeyboardInterrupt: Ctrl-C; the BFS stops after the layer it is building (well within
+///         a second up to 3x4) and nothing is written.
+#[pyfunction]
+#[pyo3(signature = (rows, cols, *, goal=None, metric="stm", max_depth=None, threads=None, table=false, output=None, progress=true))]
+#[allow(clippy::too_many_arguments)]
+fn analyze(
+    py: Python<'_>,
+    rows: usize,
+    cols: usize,
+    goal: Option<&Bound<'_, PyAny>>,
+    metric: &str,
+    max_depth: Option<u32>,
+    threads: Option<usize>,
+    table: bool,
+    output: Option<PathBuf>,
+    progress: bool,
+) -> PyResult<PyAnalysis> {
+    let shape = shape_of(rows, cols)?;
+    let metric = metric_of(metric)?;
+    let goal = match goal {
+        Some(g) => board_arg(g, Some(shape)).map_err(|e| value_error(format!("goal: {e}")))?,
+        None => Board::goal(shape),
+    };
+    if table && max_depth.is_some() {
+        return Err(value_error(
+            "table=True needs the whole state space: run without max_depth",
+        ));
+    }
+    if table && output.is_none() {
+        return Err(value_error(
+            "table=True writes table.npt into the results folder: give output=DIR",
+        ));
+    }
+    let from_marks = analysis::table_from_marks(shape, metric);
+    if table && shape.cells() > analysis::SEARCH_CELLS && !from_marks {
+        return Err(value_error(format!(
+            "a table {} is made from every board's depth, up to {} cells; {shape} has {}",
+            match metric {
+                Metric::Mtm => "in the multi-tile metric",
+                Metric::Stm => "of a one-row board",
+            },
+            analysis::SEARCH_CELLS,
+            shape.cells()
+        )));
+    }
+    if threads == Some(0) {
+        return Err(value_error("threads must be at least 1"));
+    }
+    let outputs = output.as_ref().map(|o| Outputs {
+        dir: o.join(folder_name(shape, &goal, metric)),
+        graph: max_depth.is_none() && shape.cells() <= DEFAULT_EXPORT_CELLS,
+        table,
+    });
+    let options = Options {
+        per_board: outputs.as_ref().is_some_and(|o| o.graph) || (table && !from_marks),
+        metric,
+        table,
+        search_components: false,
+    };
+    match max_depth {
+        None => {
+            analysis::plan(shape, options, analysis::available_memory())
+                .map_err(|e| analyze_error(e, shape, None))?;
+        }
+        Some(_) => analysis::plan_limited(shape).map_err(value_error)?,
+    }
+    let pool = match threads {
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        ),
+        None => None,
+    };
+    if let Some(o) = &outputs {
+        export::prepare_dir(&o.dir).map_err(|e| os_error(e.source.kind(), e.to_string()))?;
+    }
+    let command = output
+        .as_ref()
+        .map(|o| equivalent_command(shape, &goal, metric, max_depth, table, o));
+    let (done, raised) = run_interruptible(py, |stop| {
+        let bars = Bars::new(progress, stop);
+        let work = || -> Result<(analysis::Analysis, Option<analysis::Limited>), AnalyzeError> {
+            match max_depth {
+                None => analysis::analyze_unchecked(&goal, options, &bars).map(|a| (a, None)),
+                Some(depth) => {
+                    let storage = npuzzle::bfs::frontier::Storage {
+                        scratch: None,
+                        checkpoint: None,
+                        memory: Some(analysis::available_memory()),
+                    };
+                    analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
+                        .map(|(a, l)| (a, Some(l)))
+                }
+            }
+        };
+        let analyzed = match &pool {
+            Some(pool) => pool.install(work),
+            None => work(),
+        };
+        // The files, on the same thread (the interrupt stops the BFS only).
+        analyzed.map(|(result, limited)| {
+            let mut summary = Summary::of(&result);
+            if let Some(l) = &limited {
+                summary.limit(l.complete, l.max_depth_searched);
+            }
+            if let Some(command) = &command {
+                summary.npuzzle = Some(Provenance::of_this_build(command));
+            }
+            let written = outputs
+                .as_ref()
+                .map(|o| match &pool {
+                    Some(pool) => pool.install(|| write_outputs(&result, &summary, o, &bars)),
+                    None => write_outputs(&result, &summary, o, &bars),
+                })
+                .transpose();
+            (result.distances.antipodes.clone(), summary, written)
+        })
+    })?;
+    let (hardest, summary, written) = done.map_err(|e| analyze_error(e, shape, raised))?;
+    let written = written?.unwrap_or_default();
+    Ok(PyAnalysis {
+        summary,
+        shape,
+        goal,
+        metric,
+        hardest,
+        output: outputs.map(|o| o.dir),
+        written,
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyAnalysis>()?;
+    m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,312 @@
+"""The Python package against the CLI built from the same tree: the same figures, the same
+files, the same errors (issue 52)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import npuzzle
+
+# Every shape of 2 to 10 cells, and 3x4.
+SHAPES = sorted(
+    {(r, c) for r in range(1, 11) for c in range(1, 11) if 2 <= r * c <= 10} | {(3, 4)},
+    key=lambda s: (s[0] * s[1], s),
+)
+
+
+def read_depths_csv(path):
+    with open(path, newline="") as f:
+        return [int(row["count"]) for row in csv.DictReader(f)]
+
+
+def cli_analyze(cli, tmp_path, rows, cols, *flags):
+    """Runs `npuzzle analyze` into tmp_path/cli; returns its results folder."""
+    out = tmp_path / "cli"
+    cli("analyze", "--rows", rows, "--cols", cols, "--output", out, "--quiet", *flags)
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]
+    return folder
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES, ids=[f"{r}x{c}" for r, c in SHAPES])
+def test_depth_counts_equal_the_clis_depths_csv(cli, tmp_path, rows, cols):
+    folder = cli_analyze(cli, tmp_path, rows, cols, "--edges", "none", "--nodes", "none")
+    expected = read_depths_csv(folder / "depths.csv")
+    result = npuzzle.analyze(rows, cols, progress=False)
+    assert result.depth_counts.dtype == np.uint64
+    assert result.depth_counts.tolist() == expected
+    summary = json.loads((folder / "summary.json").read_text())
+    assert result.radius == summary["max_depth"] == len(expected) - 1
+    assert result.components == summary["components"]
+    assert [b.label for b in result.hardest] == [h["board"] for h in summary["hardest"]["boards"]]
+    assert result.hardest_count == summary["hardest"]["count"]
+    mine = dict(result.summary)
+    summary.pop("npuzzle", None), mine.pop("npuzzle", None)
+    assert mine == summary
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 3), (2, 4), (1, 6), (3, 4)])
+def test_multi_tile_depth_counts_equal_the_clis(cli, tmp_path, rows, cols):
+    folder = cli_analyze(cli, tmp_path, rows, cols, "--metric", "mtm", "--edges", "none", "--nodes", "none")
+    result = npuzzle.analyze(rows, cols, metric="mtm", progress=False)
+    assert result.depth_counts.tolist() == read_depths_csv(folder / "depths.csv")
+
+
+def test_goal_and_partial_runs_equal_the_clis(cli, tmp_path):
+    folder = cli_analyze(cli, tmp_path, 3, 3, "--goal", "123495678", "--edges", "none", "--nodes", "none")
+    result = npuzzle.analyze(3, 3, goal="1 2 3 / 4 0 5 / 6 7 8", progress=False)
+    assert result.depth_counts.tolist() == read_depths_csv(folder / "depths.csv")
+    assert result.radius == 30 and result.hardest_count == 148
+    partial = npuzzle.analyze(4, 4, max_depth=12, progress=False)
+    limited = cli_analyze(cli, tmp_path / "limited", 4, 4, "--max-depth", "12")
+    assert partial.depth_counts.tolist() == read_depths_csv(limited / "depths.csv")
+    assert not partial.complete
+
+
+def test_the_files_written_are_the_clis(cli, tmp_path):
+    folder = cli_analyze(cli, tmp_path, 2, 3)
+    result = npuzzle.analyze(2, 3, output=tmp_path / "py", progress=False)
+    assert result.output == tmp_path / "py" / "2x3"
+    for name in ["edges.csv", "nodes.csv", "depths.csv", "hardest.txt"]:
+        assert (result.output / name).read_bytes() == (folder / name).read_bytes(), name
+    assert sorted(result.written) == sorted(
+        ["edges.csv", "nodes.csv", "depths.csv", "hardest.txt", "summary.json", "depth_histogram.png"]
+    )
+    summary = json.loads((result.output / "summary.json").read_text())
+    assert summary["npuzzle"]["command"].startswith("npuzzle analyze --rows 2 --cols 3")
+
+
+def test_table_is_the_clis_and_depths_equal_solve_lengths(cli, tmp_path):
+    # The same table.npt, byte for byte, from the package and from the CLI.
+    result = npuzzle.analyze(3, 4, table=True, output=tmp_path / "py", progress=False)
+    assert "table.npt" in result.written
+    folder = cli_analyze(cli, tmp_path, 3, 4, "--table")
+    assert (result.output / "table.npt").read_bytes() == (folder / "table.npt").read_bytes()
+    table = npuzzle.DistanceTable.open(result.output)
+    assert table.shape == (3, 4) and table.radius == 53 and table.metric == "stm"
+    assert table.depth_counts.tolist() == result.depth_counts.tolist()
+    # Random boards: the CLI's `random`, the package's random_boards; their depths against
+    # `solve --table --batch`'s lengths.
+    count = 3000
+    text = cli("random", "--rows", 3, "--cols", 4, "--count", count, "--seed", 11).stdout
+    boards = npuzzle.random_boards(3, 4, count, seed=11)
+    assert boards.shape == (count, 12) and boards.dtype == np.uint8
+    assert [" / ".join(" ".join(map(str, r)) for r in b.reshape(3, 4).tolist()) for b in boards] == text.splitlines()
+    batch = tmp_path / "boards.txt"
+    batch.write_text(text)
+    solved = cli("solve", "--table", folder, "--rows", 3, "--cols", 4, "--batch", batch).stdout
+    lengths = [int(row["moves"]) for row in csv.DictReader(solved.splitlines())]
+    depths = table.depths(boards)
+    assert depths.dtype == np.uint8 and depths.shape == (count,)
+    assert depths.tolist() == lengths
+    # One at a time, a solution, and a non-contiguous view (read through a copy).
+    assert table.depth(npuzzle.Board(text.splitlines()[0], 3, 4)) == lengths[0]
+    solution = table.solve(boards[1])
+    assert solution.length == lengths[1] and solution.boards()[-1] == npuzzle.Board.goal(3, 4)
+    assert table.depths(boards[::2]).tolist() == lengths[::2]
+    assert table.depths(boards[:5].tolist()).tolist() == lengths[:5]
+    # The other parity class is unreachable.
+    odd = npuzzle.Board("2 1 3 4 / 5 6 7 8 / 9 10 11 0")
+    assert table.depth(odd) is None
+    assert table.depths(odd.to_numpy()[None, :]).tolist() == [npuzzle.UNREACHABLE]
+    # sample: the boards of `npuzzle sample`.
+    sampled = cli("sample", "--table", folder, "--depth", 40, "--count", 20, "--seed", 3).stdout
+    rows = [row["board"] for row in csv.DictReader(sampled.splitlines())]
+    mine = table.sample(40, 20, seed=3)
+    assert mine.shape == (20, 12)
+    assert [str(npuzzle.Board(r, 3, 4)) for r in rows] == [str(npuzzle.Board(b.tolist(), 3, 4)) for b in mine]
+    assert set(table.depths(mine).tolist()) == {40}
+
+
+def test_multi_tile_table_depths_equal_solve_lengths(cli, tmp_path):
+    folder = cli_analyze(cli, tmp_path, 3, 3, "--metric", "mtm", "--table", "--edges", "none", "--nodes", "none")
+    table = npuzzle.DistanceTable.open(folder / "table.npt")
+    assert table.metric == "mtm"
+    text = cli("random", "--size", 3, "--count", 300, "--seed", 5).stdout
+    batch = tmp_path / "boards.txt"
+    batch.write_text(text)
+    solved = cli("solve", "--table", folder, "--batch", batch).stdout
+    lengths = [int(row["moves"]) for row in csv.DictReader(solved.splitlines())]
+    assert table.depths(npuzzle.random_boards(3, 3, 300, seed=5)).tolist() == lengths
+
+
+def test_to_networkx_equals_the_exported_edge_list(cli, tmp_path):
+    folder = cli_analyze(cli, tmp_path, 2, 4, "--edges", "ranks", "--nodes", "none")
+    with open(folder / "edges.csv", newline="") as f:
+        exported = [(int(r["from"]), int(r["to"])) for r in csv.DictReader(f)]
+    graph = npuzzle.game_graph(2, 4)
+    assert graph.edges.dtype == np.uint64 and graph.edges.shape == (len(exported), 2)
+    assert [tuple(e) for e in graph.edges.tolist()] == exported
+    assert graph.boards == 40320
+    # The ranks are those of Board.
+    a, b = graph.edges[100]
+    assert graph.board(int(b)) in graph.board(int(a)).neighbours()
+    try:
+        import networkx as nx
+    except ImportError:
+        pytest.skip("skipped: networkx is not installed (pip install networkx)")
+    g = graph.to_networkx()
+    assert isinstance(g, nx.Graph)
+    assert g.number_of_nodes() == 40320
+    assert {frozenset(e) for e in g.edges()} == {frozenset(e) for e in exported}
+    assert nx.number_connected_components(g) == 2
+    radius = max(nx.single_source_shortest_path_length(g, 0).values())
+    assert radius == npuzzle.analyze(2, 4, progress=False).radius == 36
+
+
+def test_boards_read_every_notation_the_cli_reads(cli):
+    b = npuzzle.Board("8 6 7 / 2 5 4 / 3 0 1")
+    assert b.shape == (3, 3) and b.tiles == (8, 6, 7, 2, 5, 4, 3, 0, 1)
+    same = [
+        npuzzle.Board("8 6 7 2 5 4 3 0 1"),
+        npuzzle.Board("867254301"),
+        npuzzle.Board(b.label),
+        npuzzle.Board(str(b)),
+        npuzzle.Board("8 6 7\n2 5 4\n3 . 1"),
+        npuzzle.Board([8, 6, 7, 2, 5, 4, 3, 0, 1]),
+        npuzzle.Board([[8, 6, 7], [2, 5, 4], [3, 0, 1]]),
+        npuzzle.Board(np.array([8, 6, 7, 2, 5, 4, 3, 0, 1], dtype=np.uint8)),
+        npuzzle.Board(b),
+    ]
+    assert all(s == b for s in same)
+    assert len({b, *same}) == 1
+    assert npuzzle.Board.unrank(3, 3, b.rank()) == b
+    assert npuzzle.Board.goal(3, 3).rank() == 0
+    assert b.is_solvable()
+    assert not npuzzle.Board("1 2 3 / 4 5 6 / 8 7 0").is_solvable()
+    assert len(b.neighbours()) == 3 and len(b.neighbours("mtm")) == 4
+    assert all(b in n.neighbours() for n in b.neighbours())
+    assert npuzzle.Board("1 2 3 0 / 4 5 6 7").shape == (2, 4)
+    assert npuzzle.Board("1 2 3 4 5 0", rows=2, cols=3).shape == (2, 3)
+    # str() is the grid the CLI prints (hardest.txt's).
+    assert str(b) == "8 6 7\n2 5 4\n3 . 1"
+
+
+def test_solve_matches_the_cli(cli):
+    for text in ["8 6 7 2 5 4 3 0 1", "0 1 3 4 2 5 7 8 6"]:
+        solution = npuzzle.solve(text)
+        out = cli("solve", "--board", text, "--quiet").stdout.split()
+        assert solution.length == int(out[0]), out
+        assert solution.boards()[-1] == npuzzle.Board.goal(3, 3)
+    assert npuzzle.solve("8 6 7 2 5 4 3 0 1").length == 31
+    assert npuzzle.solve("8 6 7 2 5 4 3 0 1", metric="mtm").length == 20
+    assert npuzzle.solve("8 6 7 2 5 4 3 0 1", heuristic="manhattan").length == 31
+    assert npuzzle.solve("1 2 3 / 4 5 6 / 8 7 0") is None
+
+
+def cli_error(cli, *args):
+    done = cli(*args, check=False)
+    assert done.returncode != 0
+    line = done.stderr.strip()
+    assert line.startswith("error: ")
+    return line[len("error: "):]
+
+
+def test_bad_input_raises_the_documented_exceptions(cli, tmp_path):
+    # Bad boards and arguments: ValueError, with the CLI's message.
+    for text in ["1 2 3 / 4 4 5 / 6 7 0", "1 2 3 4 5", "1 2 x 0"]:
+        with pytest.raises(ValueError) as e:
+            npuzzle.Board(text)
+        assert str(e.value).split(": ", 1)[1] in cli_error(cli, "solve", "--board", text)
+    with pytest.raises(ValueError):
+        npuzzle.analyze(3, 3, metric="diagonal", progress=False)
+    with pytest.raises(ValueError):
+        npuzzle.analyze(0, 3, progress=False)
+    with pytest.raises(ValueError):
+        npuzzle.analyze(5, 5, progress=False)  # beyond every index
+    with pytest.raises(ValueError):
+        npuzzle.analyze(3, 3, goal="1 2 3", progress=False)
+    with pytest.raises(ValueError):
+        npuzzle.analyze(3, 3, table=True, progress=False)  # table.npt needs output=
+    with pytest.raises(ValueError):
+        npuzzle.solve("8 6 7 2 5 4 3 0 1", heuristic="psychic")
+    with pytest.raises(ValueError):
+        npuzzle.solve("8 6 7 2 5 4 3 0 1", metric="mtm", heuristic="manhattan")
+    with pytest.raises(ValueError):
+        npuzzle.game_graph(3, 4)
+    # A run that does not fit: MemoryError, with the CLI's message.
+    with pytest.raises(MemoryError) as e:
+        npuzzle.analyze(4, 4, progress=False)
+    # (the same words, up to the memory available, which changes from one moment to the next)
+    words = str(e.value).split(" of memory")[0]
+    assert words in cli_error(cli, "analyze", "--size", 4, "--output", tmp_path / "x")
+    # Files: OSError; damaged tables: DamagedFileError.
+    with pytest.raises(FileNotFoundError):
+        npuzzle.DistanceTable.open(tmp_path / "missing.npt")
+    junk = tmp_path / "junk.npt"
+    junk.write_bytes(b"not a table at all")
+    with pytest.raises(npuzzle.DamagedFileError):
+        npuzzle.DistanceTable.open(junk)
+    result = npuzzle.analyze(3, 3, table=True, output=tmp_path / "t", progress=False)
+    good = (result.output / "table.npt").read_bytes()
+    truncated = tmp_path / "truncated.npt"
+    truncated.write_bytes(good[:-10])
+    with pytest.raises(npuzzle.DamagedFileError):
+        npuzzle.DistanceTable.open(truncated)
+    flipped = tmp_path / "flipped.npt"
+    flipped.write_bytes(good[:-100] + bytes([good[-100] ^ 0x55]) + good[-99:])
+    with pytest.raises(npuzzle.DamagedFileError) as e:
+        npuzzle.DistanceTable.open(flipped)
+    assert "checksum" in str(e.value)
+    assert issubclass(npuzzle.DamagedFileError, Exception)
+    # depths: the dtype, the columns, and a row that is not a board.
+    table = npuzzle.DistanceTable.open(result.output)
+    with pytest.raises(TypeError):
+        table.depths(np.zeros((2, 9), dtype=np.int64))
+    with pytest.raises(ValueError):
+        table.depths(np.zeros((2, 8), dtype=np.uint8))
+    boards = npuzzle.random_boards(3, 3, 4)
+    boards[2, 0] = boards[2, 1]
+    with pytest.raises(ValueError) as e:
+        table.depths(boards)
+    assert "boards[2]" in str(e.value)
+    with pytest.raises(ValueError):
+        table.depth("1 2 3 / 4 5 0")
+
+
+INTERRUPTED = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    import npuzzle
+    sent = []
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Timer(float(sys.argv[2]), interrupt).start()
+    try:
+        npuzzle.analyze(3, 4, table=True, output=sys.argv[1], progress=False)
+        print("finished")
+    except KeyboardInterrupt:
+        print("interrupted after %.3f s" % (time.monotonic() - sent[0]))
+    """
+)
+
+
+def test_an_interrupt_stops_analyze_within_a_second_leaving_no_file(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, str(out), "0.4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    words = done.stdout.split()
+    assert words[0] == "interrupted", done.stdout
+    assert float(words[2]) < 1.0, done.stdout
+    # The results folder was made before the run; nothing is in it, no temporary file either.
+    left = [str(p.relative_to(out)) for p in out.rglob("*")]
+    assert left == ["3x4"], left
+
+
+def test_typed_package():
+    root = Path(npuzzle.__file__).parent
+    assert (root / "py.typed").exists() and (root / "__init__.pyi").exists()
+    assert npuzzle.DistanceTable.depths.__doc__ and "uint8" in npuzzle.DistanceTable.depths.__doc__
+    assert "MemoryError" in npuzzle.analyze.__doc__

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The Python package's checks (issue 52), a step of .ci/run: a fresh virtual environment with
+# maturin, numpy, pytest and networkx from PyPI; the package built into it from ./python
+# (release, `pip install ./python`, the README's command); its pytest suite run against the
+# release binary of this tree, the oracle. About 4 minutes from a clean target/, 1 after.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS=0
+
+# The CLI the tests compare against, and the package, share target/ (and Cargo.lock's
+# versions): the library is compiled once for both.
+export CARGO_TARGET_DIR=$PWD/target
+cargo build --release --locked --quiet
+
+# The package's crate: formatted and lint-free as the root's (scripts/check.sh).
+(cd python && cargo fmt -- --check && cargo clippy --locked --all-targets --quiet -- -D warnings)
+
+python=${PYTHON:-python3}
+venv=$(mktemp -d)
+trap 'rm -rf "$venv"' EXIT
+"$python" -m venv "$venv"
+export PATH=$venv/bin:$PATH  # maturin, for pip's build of ./python
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9,<2" numpy pytest networkx
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+echo "python package built and installed in ${SECONDS} s"
+status=0
+NPUZZLE_BIN=$PWD/target/release/npuzzle "$venv/bin/python" -m pytest python/tests -q -rs -p no:cacheprovider ||
+  status=$?
+echo "python package checked in ${SECONDS} s"
+exit "$status"
