@@ -51,7 +51,7 @@ use rayon::prelude::*;
 
 pub use crate::analysis::rare_limit;
 use crate::analysis::{Analysis, IndexLayout, TableMarks};
-use crate::bfs::{Parity, ParitySpace, Sides, StateIndex, StateSpace};
+use crate::bfs::{Held, Parity, ParitySpace, Sides, StateIndex, StateSpace, WithHeld};
 use crate::board::{Board, Direction};
 use crate::durable::TempFile;
 use crate::metric::{self, Metric};
@@ -79,6 +79,13 @@ pub enum Codes {
 
 /// A code that no finished table holds (a [`Codes::Marks`] field of `1`).
 const CORRUPT: u8 = u8::MAX;
+
+/// The code of a walk whose board's code is not read yet ([`DistanceTable::walk_held`]).
+const UNREAD: u8 = u8::MAX - 1;
+
+/// The most moves across a row a blank has in the parity layout (the multi-tile metric on a
+/// board of at most 20 cells: at most 9 rows below or above it).
+const MAX_ACROSS: usize = 9;
 
 /// Walks that go down a table together ([`DistanceTable::solve_many`]): enough for the
 /// memory reads of one round of steps (about two a walk, at random over the table) to
@@ -108,6 +115,60 @@ struct Walk {
     /// The neighbours located this round (the first `found`): index and the blank's cell.
     next: [(u64, u8); MAX_WALK_CELLS],
     found: usize,
+}
+
+/// The depth class one move closer than `code` (`code < modulus`), without a division.
+#[inline(always)]
+fn below(code: u8, modulus: u8) -> u8 {
+    match code {
+        0 => modulus - 1,
+        _ => code - 1,
+    }
+}
+
+/// The index of the board whose blank moves from `blank` to `to` along its row, from the
+/// board of `index` (parity layout: the tile sequence is unchanged).
+#[inline(always)]
+fn flat(index: u64, blank: usize, to: usize) -> u64 {
+    (index + to as u64).wrapping_sub(blank as u64)
+}
+
+/// One board's walk down a table in the parity layout ([`DistanceTable::walk_held`]).
+struct HeldWalk<const M: usize, const C: usize> {
+    /// Its place in the group.
+    k: usize,
+    /// The board.
+    held: Held<M, C>,
+    /// Its index and depth class.
+    index: u64,
+    code: u8,
+    /// Moves made.
+    steps: u32,
+    /// The blank's cell before the last move (`usize::MAX` at the start).
+    from: usize,
+    /// Its moves across located this round (the first `found`): index and the blank's cell.
+    next: [(u64, u8); MAX_ACROSS],
+    found: usize,
+}
+
+/// [`DistanceTable::walk_held`] for the table's shape, as [`crate::bfs::with_held`] runs it.
+struct HeldWalks<'a, F> {
+    table: &'a DistanceTable,
+    group: &'a [&'a [u8]],
+    step: F,
+}
+
+impl<F: FnMut(usize, Direction, usize, usize)> WithHeld for HeldWalks<'_, F> {
+    type Out = Vec<Result<Option<u32>, TableError>>;
+
+    fn run<const M: usize, const C: usize>(self) -> Self::Out {
+        #[cfg(target_arch = "x86_64")]
+        if crate::bfs::x86_64_v3() {
+            // SAFETY: the processor has the features `walk_held_v3` is compiled for.
+            return unsafe { self.table.walk_held_v3::<M, C>(self.group, self.step) };
+        }
+        self.table.walk_held::<M, C>(self.group, self.step)
+    }
 }
 
 /// Why a table could not be written, read or used. Each message is one line.
@@ -724,36 +785,37 @@ impl DistanceTable {
     }
 
     /// [`DistanceTable::solve`] of each of `boards`, in order. The walks go down the table
-    /// together, 16 at a time, so that the memory reads of one walk's step overlap
+    /// together, [`WALKS`] at a time, so that the memory reads of one walk's step overlap
     /// those of the others (a walk step's reads are random over the whole table).
     pub fn solve_many(&self, boards: &[Board]) -> Vec<Result<Option<Vec<Direction>>, TableError>> {
         let cols = self.shape.cols();
-        let mut out = Vec::with_capacity(boards.len());
-        for group in boards.chunks(WALKS) {
-            let mut moves: Vec<Vec<Direction>> = vec![Vec::new(); group.len()];
-            // (A board of another shape is not walked: its cells say nothing here.)
-            let cells: Vec<&[u8]> = group
-                .iter()
-                .map(|board| match board.shape() == self.shape {
-                    true => board.permutation(),
-                    false => &[],
-                })
-                .collect();
-            let lengths = self.walk(&cells, |k, dir, blank, to| {
-                moves[k].extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
-            });
-            for ((board, length), moves) in group.iter().zip(lengths).zip(moves) {
-                out.push(match board.shape() == self.shape {
+        let mut moves: Vec<Vec<Direction>> = vec![Vec::new(); boards.len()];
+        // (A board of another shape is not walked: its cells say nothing here.)
+        let cells: Vec<&[u8]> = boards
+            .iter()
+            .map(|board| match board.shape() == self.shape {
+                true => board.permutation(),
+                false => &[],
+            })
+            .collect();
+        let lengths = self.walk(&cells, |k, dir, blank, to| {
+            moves[k].extend(std::iter::repeat_n(dir, metric::passed(cols, blank, to)));
+        });
+        boards
+            .iter()
+            .zip(lengths)
+            .zip(moves)
+            .map(
+                |((board, length), moves)| match board.shape() == self.shape {
                     true => length.map(|walked| walked.map(|_| moves)),
                     false => Err(TableError::WrongBoard(format!(
                         "the table is for {} boards, the board is {}",
                         self.shape,
                         board.shape()
                     ))),
-                });
-            }
-        }
-        out
+                },
+            )
+            .collect()
     }
 
     /// The depth of the board whose internal permutation is `cells` ([`Board::permutation`],
@@ -771,10 +833,7 @@ impl DistanceTable {
     /// [`DistanceTable::depth_of`] of each of `boards` (internal permutations of the table's
     /// shape), in order, walked together as in [`DistanceTable::solve_many`].
     pub fn depths_of(&self, boards: &[&[u8]]) -> Vec<Result<Option<u32>, TableError>> {
-        boards
-            .chunks(WALKS)
-            .flat_map(|group| self.walk(group, |_, _, _, _| {}))
-            .collect()
+        self.walk(boards, |_, _, _, _| {})
     }
 
     /// The index of the board `cells` in the table, `None` outside it (the other class in
@@ -810,22 +869,202 @@ impl DistanceTable {
     }
 
     /// Walks each board of `group` (internal permutations; an empty one is skipped and
-    /// answered `Ok(None)`) to the goal, all of them a step at a time in turn: first every
-    /// walk's neighbours are located and their codes prefetched, then every walk takes the
-    /// first of its neighbours one move closer ([`Metric::targets`] order). Calls
-    /// `step(k, direction, from, to)` for each move of the blank of board `k`; returns each
-    /// board's number of moves, `None` when the goal cannot reach it.
+    /// answered `Ok(None)`) to the goal, [`WALKS`] of them a step at a time in turn: first
+    /// every walk's neighbours are located and their codes prefetched, then every walk takes
+    /// a neighbour one move closer. In the parity layout ([`DistanceTable::walk_held`]) a walk
+    /// moves along its row first; in the lexicographic one it takes the first such neighbour
+    /// in [`Metric::targets`] order. Calls `step(k, direction, from, to)` for each move of the
+    /// blank of board `k`; returns each board's number of moves, `None` when the goal cannot
+    /// reach it.
     fn walk(
         &self,
         group: &[&[u8]],
-        step: impl FnMut(usize, Direction, usize, usize),
+        mut step: impl FnMut(usize, Direction, usize, usize),
     ) -> Vec<Result<Option<u32>, TableError>> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::bfs::x86_64_v3() {
-            // SAFETY: the processor has the features `walk_v3` is compiled for.
-            return unsafe { self.walk_v3(group, step) };
+        if self.space.is_some() {
+            return crate::bfs::with_held(
+                self.shape,
+                HeldWalks {
+                    table: self,
+                    group,
+                    step,
+                },
+            );
         }
-        self.walk_steps(group, step)
+        let mut results = Vec::with_capacity(group.len());
+        for (g, walks) in group.chunks(WALKS).enumerate() {
+            let step = |k, dir, from, to| step(g * WALKS + k, dir, from, to);
+            #[cfg(target_arch = "x86_64")]
+            if crate::bfs::x86_64_v3() {
+                // SAFETY: the processor has the features `walk_v3` is compiled for.
+                results.extend(unsafe { self.walk_v3(walks, step) });
+                continue;
+            }
+            results.extend(self.walk_steps(walks, step));
+        }
+        results
+    }
+
+    /// [`DistanceTable::walk`] in the parity layout, for `M` tiles and `C` columns: each walk
+    /// holds its board as a tile sequence with Lehmer digits ([`Held`]), so a neighbour's
+    /// index is a closed form on `C` tiles (or `index ± k` along the row) rather than a
+    /// ranking. [`WALKS`] walks are in flight, a new board taking the place of each that
+    /// ends. In a round each walk first moves along its row while a move there goes down
+    /// (those codes share the board's cache line, already read), then locates and prefetches
+    /// its moves across; then each takes the first of those that goes down. The move back is
+    /// never looked at (it goes up).
+    #[inline(always)]
+    fn walk_held<const M: usize, const C: usize>(
+        &self,
+        boards: &[&[u8]],
+        mut step: impl FnMut(usize, Direction, usize, usize),
+    ) -> Vec<Result<Option<u32>, TableError>> {
+        let modulus = self.modulus();
+        let goal = Held::<M, C>::new(self.goal.permutation()).index();
+        let radius = self.layers.len() as u32;
+        // Each blank cell's moves along its row and across it, in [`Metric::targets`] order.
+        let mut moves =
+            [([0u8; MAX_WALK_CELLS], 0usize, [0u8; MAX_WALK_CELLS], 0usize); MAX_WALK_CELLS];
+        let mut targets = [0usize; MAX_WALK_CELLS];
+        for (blank, (along, a, across, c)) in moves.iter_mut().enumerate().take(M + 1) {
+            let count = self.metric.targets_into(self.shape, blank, &mut targets);
+            for &to in &targets[..count] {
+                match to / C == blank / C {
+                    true => (along[*a], *a) = (to as u8, *a + 1),
+                    false => (across[*c], *c) = (to as u8, *c + 1),
+                }
+            }
+        }
+        let mut results: Vec<Result<Option<u32>, TableError>> =
+            (0..boards.len()).map(|_| Ok(None)).collect();
+        let mut walks: Vec<HeldWalk<M, C>> = Vec::with_capacity(WALKS);
+        let mut unstarted = boards.iter().enumerate();
+        loop {
+            // New walks: located and prefetched, their codes read in the second half.
+            while walks.len() < WALKS {
+                let Some((k, cells)) = unstarted.next() else {
+                    break;
+                };
+                if let Some(index) = self.index_of(cells) {
+                    self.prefetch(index);
+                    walks.push(HeldWalk {
+                        k,
+                        held: Held::new(cells),
+                        index,
+                        code: UNREAD,
+                        steps: 0,
+                        from: usize::MAX,
+                        next: [(0, 0); MAX_ACROSS],
+                        found: 0,
+                    });
+                }
+            }
+            if walks.is_empty() {
+                break;
+            }
+            for walk in &mut walks {
+                walk.found = 0;
+                if walk.code >= modulus {
+                    continue;
+                }
+                while walk.index != goal && walk.steps < radius {
+                    let blank = walk.held.blank();
+                    let want = below(walk.code, modulus);
+                    let (along, count, ..) = &moves[blank];
+                    let down = along[..*count]
+                        .iter()
+                        .map(|&to| usize::from(to))
+                        .find(|&to| {
+                            to != walk.from
+                                && self.class_with(flat(walk.index, blank, to), to as u64)
+                                    == Some(want)
+                        });
+                    let Some(to) = down else {
+                        break;
+                    };
+                    walk.held.go(to);
+                    step(walk.k, metric::direction(C, blank, to), blank, to);
+                    walk.index = flat(walk.index, blank, to);
+                    walk.from = blank;
+                    walk.code = want;
+                    walk.steps += 1;
+                }
+                if walk.index == goal {
+                    continue;
+                }
+                let (.., across, count) = &moves[walk.held.blank()];
+                for &to in &across[..*count] {
+                    let to = usize::from(to);
+                    if to != walk.from {
+                        let index = walk.held.neighbour(to);
+                        self.prefetch(index);
+                        walk.next[walk.found] = (index, to as u8);
+                        walk.found += 1;
+                    }
+                }
+            }
+            walks.retain_mut(|walk| {
+                if walk.code == UNREAD {
+                    // A new walk's first code.
+                    return match self.class_at(walk.index) {
+                        Some(code) => {
+                            walk.code = code;
+                            true
+                        }
+                        None => {
+                            // Only the board's permutation says a board cannot be solved,
+                            // never a code.
+                            let cells = boards[walk.k];
+                            if self.reachable(cells) {
+                                results[walk.k] =
+                                    Err(self.damaged(cells, "a solvable board marked unreachable"));
+                            }
+                            false
+                        }
+                    };
+                }
+                if walk.index == goal {
+                    // The goal's code is depth 0, and the layer of the walk's length holds
+                    // boards: a walk that does not end so went astray on a damaged code.
+                    let layer = self.layers.get(walk.steps as usize).copied().unwrap_or(0);
+                    results[walk.k] = match walk.code == 0 && layer > 0 {
+                        true => Ok(Some(walk.steps)),
+                        false => Err(self.damaged(
+                            boards[walk.k],
+                            &format!("its walk of {} steps ends out of step", walk.steps),
+                        )),
+                    };
+                    return false;
+                }
+                // (A code no table holds has no way down.)
+                let want = (walk.code < modulus).then(|| below(walk.code, modulus));
+                let down = want.and_then(|want| {
+                    walk.next[..walk.found]
+                        .iter()
+                        .find(|&&(index, to)| self.class_with(index, u64::from(to)) == Some(want))
+                });
+                walk.steps += 1;
+                let Some(&(index, to)) = down.filter(|_| walk.steps <= radius) else {
+                    let here = self
+                        .space
+                        .as_ref()
+                        .map(|space| space.unrank(StateIndex(walk.index)).label())
+                        .unwrap_or_default();
+                    results[walk.k] = Err(
+                        self.damaged(boards[walk.k], &format!("no way down from board {here}"))
+                    );
+                    return false;
+                };
+                let (blank, to) = (walk.held.blank(), usize::from(to));
+                walk.held.go(to);
+                step(walk.k, metric::direction(C, blank, to), blank, to);
+                walk.from = blank;
+                walk.index = index;
+                walk.code = want.unwrap_or(CORRUPT);
+                true
+            });
+        }
+        results
     }
 
     /// [`DistanceTable::walk`] compiled for x86-64-v3 (`popcnt` for the ranks, among others).
@@ -957,6 +1196,17 @@ impl DistanceTable {
             });
         }
         results
+    }
+
+    /// [`DistanceTable::walk_held`] compiled for x86-64-v3 (`popcnt` for the first ranks).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,fma,movbe")]
+    unsafe fn walk_held_v3<const M: usize, const C: usize>(
+        &self,
+        group: &[&[u8]],
+        step: impl FnMut(usize, Direction, usize, usize),
+    ) -> Vec<Result<Option<u32>, TableError>> {
+        self.walk_held::<M, C>(group, step)
     }
 
     /// Whether the goal can reach the board `cells` (an internal permutation of the table's

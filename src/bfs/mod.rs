@@ -48,6 +48,7 @@ pub use lex::LexSpace;
 pub(crate) use marks::advise_huge_pages;
 pub(crate) use marks::try_zeroed;
 pub use marks::{DONE, OutOfMemory, StateMarks, UNSEEN};
+pub(crate) use parity::{Held, WithHeld, with_held};
 pub use parity::{Parity, ParitySpace};
 
 use crate::board::Board;

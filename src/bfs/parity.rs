@@ -801,6 +801,46 @@ impl<const M: usize> Sequence<M> {
         self.rank.wrapping_add(delta as u64)
     }
 
+    /// [`Sequence::moved_right`] applied: the tile at `i` moves to `i + C - 1`.
+    #[inline(always)]
+    fn apply_right<const C: usize>(&mut self, i: usize) {
+        let rank = self.moved_right::<C>(i);
+        let t: [u8; C] = self.u.perm[i..i + C].try_into().unwrap();
+        let d: [u8; C] = self.u.digits[i..i + C].try_into().unwrap();
+        let e = t[0];
+        let mut below = 0u8;
+        for k in 0..C - 1 {
+            let x = t[k + 1];
+            below += u8::from(x < e);
+            self.u.perm[i + k] = x;
+            self.u.digits[i + k] = d[k + 1] + u8::from(e < x);
+        }
+        self.u.perm[i + C - 1] = e;
+        self.u.digits[i + C - 1] = d[0] - below;
+        self.u.parity ^= ((C - 1) & 1) as u8;
+        self.rank = rank;
+    }
+
+    /// [`Sequence::moved_left`] applied: the tile at `i + C - 1` moves to `i`.
+    #[inline(always)]
+    fn apply_left<const C: usize>(&mut self, i: usize) {
+        let rank = self.moved_left::<C>(i);
+        let t: [u8; C] = self.u.perm[i..i + C].try_into().unwrap();
+        let d: [u8; C] = self.u.digits[i..i + C].try_into().unwrap();
+        let e = t[C - 1];
+        let mut below = 0u8;
+        for k in 0..C - 1 {
+            let x = t[k];
+            below += u8::from(x < e);
+            self.u.perm[i + k + 1] = x;
+            self.u.digits[i + k + 1] = d[k] - u8::from(e < x);
+        }
+        self.u.perm[i] = e;
+        self.u.digits[i] = d[C - 1] + below;
+        self.u.parity ^= ((C - 1) & 1) as u8;
+        self.rank = rank;
+    }
+
     /// Rank of the sequence after the tile at `i + C - 1` moves left to `i` (the `C - 1`
     /// tiles between move right one place). `i + C <= M`.
     #[inline(always)]
@@ -820,6 +860,106 @@ impl<const M: usize> Sequence<M> {
         delta += (i64::from(d[C - 1]) + below - i64::from(d[0])) * w[0] as i64;
         self.rank.wrapping_add(delta as u64)
     }
+}
+
+/// A board of a [`ParitySpace`] held by a walk from neighbour to neighbour (a distance
+/// table's walk down to the goal, [`crate::table`]): its tile sequence with Lehmer digits,
+/// rank and parity, and its blank's cell. A neighbour's index is then the kernel's closed
+/// form on `C` tiles (one vertical move) or `index ± k` (along the row), not a ranking of the
+/// whole board. `M` tiles, `C` columns, as [`with_held`] chooses them.
+#[derive(Clone, Copy)]
+pub(crate) struct Held<const M: usize, const C: usize> {
+    seq: Sequence<M>,
+    blank: usize,
+}
+
+impl<const M: usize, const C: usize> Held<M, C> {
+    /// The board whose internal permutation is `cells` (`M + 1` values, the blank `M`).
+    #[inline(always)]
+    pub(crate) fn new(cells: &[u8]) -> Self {
+        debug_assert_eq!(cells.len(), M + 1);
+        let mut seq = Sequence::<M>::default();
+        let (mut seen, mut i, mut blank) = (0u32, 0usize, 0usize);
+        for (cell, &v) in cells.iter().enumerate() {
+            if usize::from(v) == M {
+                blank = cell;
+                continue;
+            }
+            let digit = u32::from(v) - (seen & ((1u32 << v) - 1)).count_ones();
+            seen |= 1 << v;
+            seq.u.perm[i] = v;
+            seq.u.digits[i] = digit as u8;
+            seq.u.parity ^= (digit & 1) as u8;
+            seq.rank += u64::from(digit) * Sequence::<M>::WEIGHTS[i];
+            i += 1;
+        }
+        Held { seq, blank }
+    }
+
+    /// The board's index in its class ([`ParitySpace::locate`]).
+    #[inline(always)]
+    pub(crate) fn index(&self) -> u64 {
+        (self.seq.rank >> 1) * (M as u64 + 1) + self.blank as u64
+    }
+
+    /// The blank's cell.
+    #[inline(always)]
+    pub(crate) fn blank(&self) -> usize {
+        self.blank
+    }
+
+    /// The index of the board after the blank moves to `to`, in its row or its column (one
+    /// move of either metric).
+    #[inline(always)]
+    pub(crate) fn neighbour(&self, to: usize) -> u64 {
+        let n = M as u64 + 1;
+        let rank = if to + C == self.blank {
+            self.seq.moved_right::<C>(to)
+        } else if to == self.blank + C {
+            self.seq.moved_left::<C>(self.blank)
+        } else if to / C == self.blank / C {
+            self.seq.rank
+        } else {
+            // Several rows at once (the multi-tile metric): one row at a time.
+            let mut far = *self;
+            far.go(to);
+            return far.index();
+        };
+        (rank >> 1) * n + to as u64
+    }
+
+    /// Moves the blank to `to`, in its row or its column.
+    #[inline(always)]
+    pub(crate) fn go(&mut self, to: usize) {
+        if to / C == self.blank / C {
+            self.blank = to;
+            return;
+        }
+        while self.blank > to {
+            // The tile above drops into the blank: from `blank - C` right to `blank - 1`.
+            self.blank -= C;
+            self.seq.apply_right::<C>(self.blank);
+        }
+        while self.blank < to {
+            // The tile below rises: from `blank + C - 1` left to `blank`.
+            self.seq.apply_left::<C>(self.blank);
+            self.blank += C;
+        }
+    }
+}
+
+/// Something to run with a grid's `M` (tiles) and `C` (columns) as constants: a walk over
+/// [`Held`] boards compiled for each shape, as the kernel is.
+pub(crate) trait WithHeld {
+    /// What the run returns.
+    type Out;
+    /// The run for `M` tiles and `C` columns.
+    fn run<const M: usize, const C: usize>(self) -> Self::Out;
+}
+
+/// Runs `job` for the tiles and columns of `shape`, a grid [`ParitySpace`] admits.
+pub(crate) fn with_held<W: WithHeld>(shape: Shape, job: W) -> W::Out {
+    with_grid!(shape, M, C => job.run::<M, C>())
 }
 
 impl StateSpace for ParitySpace {
@@ -1027,6 +1167,66 @@ mod tests {
                     .collect();
                 assert_eq!(fast, slow, "{shape} index {}", i.0);
             }
+        }
+    }
+
+    /// A walk's held board ([`Held`]) against ranking from scratch: on random boards of both
+    /// classes of large and small grids, every move of both metrics (one row and several),
+    /// the neighbour's index is the locate of the slid board, and after the move the held
+    /// board (digits, parity, rank) is the one built from the slid cells; a walk of 200
+    /// random moves stays so.
+    #[test]
+    fn held_boards_match_reranking() {
+        struct Check(Shape, u64);
+        impl WithHeld for Check {
+            type Out = ();
+            fn run<const M: usize, const C: usize>(self) {
+                let Check(shape, seed) = self;
+                let mut rng = crate::solve::random::SplitMix64::new(seed);
+                let mut targets = [0usize; 32];
+                for parity in [Parity::Even, Parity::Odd] {
+                    let space = ParitySpace::new(shape, parity).unwrap();
+                    for _ in 0..200 {
+                        let start = space.unrank(StateIndex(rng.below(space.size())));
+                        let mut cells = start.permutation().to_vec();
+                        let mut held = Held::<M, C>::new(&cells);
+                        for _ in 0..200 {
+                            let at = space.locate(&cells).unwrap().0;
+                            assert_eq!(held.index(), at, "{shape}");
+                            let count = Metric::Mtm.targets_into(shape, held.blank(), &mut targets);
+                            for &to in &targets[..count] {
+                                let mut next = cells.clone();
+                                crate::metric::slide(&mut next, held.blank(), to, C);
+                                let want = space.locate(&next).unwrap().0;
+                                assert_eq!(held.neighbour(to), want, "{shape} to {to}");
+                                let mut moved = held;
+                                moved.go(to);
+                                let fresh = Held::<M, C>::new(&next);
+                                assert_eq!(moved.index(), want);
+                                assert_eq!(moved.seq.u, fresh.seq.u, "{shape} to {to}");
+                                assert_eq!(moved.seq.rank, fresh.seq.rank);
+                            }
+                            let to = targets[rng.below(count as u64) as usize];
+                            crate::metric::slide(&mut cells, held.blank(), to, C);
+                            held.go(to);
+                        }
+                    }
+                }
+            }
+        }
+        for (r, c) in [
+            (2, 2),
+            (3, 3),
+            (3, 4),
+            (4, 3),
+            (4, 4),
+            (2, 7),
+            (7, 2),
+            (4, 5),
+            (2, 10),
+        ] {
+            let shape = Shape::new(r, c).unwrap();
+            with_held(shape, Check(shape, (r * 31 + c) as u64));
         }
     }
 

@@ -60,6 +60,7 @@ use store::{Layer, Segment, Sink};
 
 use super::codec::{Part, ReadError, Reader, Source, encode_sorted, push_gap};
 use super::{Lanes, StateIndex, StateSpace};
+use crate::progress::{NoProgress, Progress};
 
 /// Segments per layer (by index range) of [`FrontierConfig::default`].
 pub const SEGMENTS: usize = 1024;
@@ -168,6 +169,10 @@ pub enum FrontierError {
     /// The memory budget cannot hold one chunk's buffers.
     #[error("{0}")]
     Budget(String),
+    /// The caller asked to stop ([`Progress::stop_requested`]), between two chunks: the
+    /// layer being built is dropped (a checkpoint keeps the layers it saved).
+    #[error("interrupted")]
+    Interrupted,
     /// A layer or a run read back does not check out (its CRC-32, its count of boards, its
     /// bounds: a disk error, or a file changed under the search), or could not be read: names
     /// the layer or the run, where it is, and the segment.
@@ -1225,7 +1230,15 @@ pub fn search_with<S: StateSpace>(
         checkpoint: None,
         memory: None,
     };
-    search_stored(space, seed, max_depth, &storage, config, on_layer, |_| {})
+    search_stored(
+        space,
+        seed,
+        max_depth,
+        &storage,
+        config,
+        on_layer,
+        &NoProgress,
+    )
 }
 
 /// Where a search keeps its layers, and whether it saves its state to resume from.
@@ -1342,14 +1355,16 @@ pub struct CheckpointAt {
 
 /// [`search_with`], with the layers where `storage` says, saving the search's state after
 /// each layer into a checkpoint folder, and resuming from it. Warnings (a damaged checkpoint
-/// slot passed over) go to `warn`. A resumed search gives the same result as an unbroken one,
-/// and may go deeper than the search it resumes.
+/// slot passed over) go to `progress` ([`Progress::warn`]), which is asked before each chunk of
+/// a layer is expanded whether to stop ([`Progress::stop_requested`]). A resumed search gives the same result as an unbroken one, and may
+/// go deeper than the search it resumes.
 ///
 /// # Errors
 /// [`FrontierError::Scratch`] when a folder fails; [`FrontierError::Checkpoint`] for a
 /// checkpoint of another search; [`FrontierError::NothingToResume`] (also for a checkpoint
 /// deeper than `max_depth`); [`FrontierError::Read`] for a layer or a run that does not check
-/// out when read back; [`FrontierError::Budget`].
+/// out when read back; [`FrontierError::Budget`]; [`FrontierError::Interrupted`] when `progress`
+/// asked to stop.
 pub fn search_stored<S: StateSpace>(
     space: &S,
     seed: StateIndex,
@@ -1357,7 +1372,7 @@ pub fn search_stored<S: StateSpace>(
     storage: &Storage,
     config: FrontierConfig,
     on_layer: impl FnMut(LayerReport),
-    warn: impl FnMut(&str),
+    progress: &dyn Progress,
 ) -> Result<Frontier, FrontierError> {
     search_buffered(
         space,
@@ -1367,7 +1382,7 @@ pub fn search_stored<S: StateSpace>(
         config,
         &Buffers::SHIPPED,
         on_layer,
-        warn,
+        progress,
     )
 }
 
@@ -1381,7 +1396,7 @@ fn search_buffered<S: StateSpace>(
     config: FrontierConfig,
     buffers: &Buffers,
     mut on_layer: impl FnMut(LayerReport),
-    mut warn: impl FnMut(&str),
+    progress: &dyn Progress,
 ) -> Result<Frontier, FrontierError> {
     let config = config.within(space, storage.memory)?;
     let size = space.size();
@@ -1449,7 +1464,7 @@ fn search_buffered<S: StateSpace>(
                 _ => checkpoint_fail(e),
             })?;
             for w in &warnings {
-                warn(w);
+                progress.warn(w);
             }
             match loaded {
                 Some(r) => resumed = Some(r),
@@ -1601,6 +1616,9 @@ fn search_buffered<S: StateSpace>(
         let layers =
             previous.bytes_in_memory() + current.bytes_in_memory() + buffers.decode_bytes();
         while let Some(boards) = chunks.next_chunk()? {
+            if progress.stop_requested() {
+                return Err(FrontierError::Interrupted);
+            }
             runs.add(plan.run(boards)).map_err(scratch_fail)?;
             count += 1;
             peak = peak.max(layers + runs.bytes_in_memory());
@@ -1890,7 +1908,8 @@ mod tests {
                 }),
                 memory: None,
             };
-            let f = search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, |_| {}).unwrap();
+            let f =
+                search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, &NoProgress).unwrap();
             assert_eq!(f.layer_sizes, A089484, "{place}");
             assert_eq!(f.last, one.last, "{place}");
         }
@@ -1941,8 +1960,8 @@ mod tests {
                 decode: 64 << 10,
             };
             let before = status_bytes("VmRSS:");
-            let f =
-                search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, |_| {}).unwrap();
+            let f = search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, &NoProgress)
+                .unwrap();
             let peak = status_bytes("VmHWM:");
             println!(
                 "bounded: {before} {peak} {} {:?}",
@@ -1997,7 +2016,7 @@ mod tests {
             &storage,
             FrontierConfig::default(),
             |r| chunks.push(r.chunks),
-            |_| {},
+            &NoProgress,
         )
         .unwrap();
         assert_eq!(f.stopped, None);
