@@ -790,6 +790,9 @@ pub fn analyze_limited(
     let scratch_error = |e: bfs::frontier::FrontierError| match e {
         bfs::frontier::FrontierError::NothingToResume(m)
         | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
+        bfs::frontier::FrontierError::Interrupted => {
+            AnalyzeError::Interrupted(crate::progress::Interrupted)
+        }
         e => AnalyzeError::Storage(e.to_string()),
     };
     let (frontier, labels, components) = match Engine::for_shape(shape) {
@@ -890,9 +893,7 @@ fn search_from<S: StateSpace>(
     let config = bfs::frontier::FrontierConfig::default().within(space, storage.memory)?;
     progress.note(&frontier_plan(space, storage, config));
     let f =
-        bfs::frontier::search_stored(space, seed, max_depth, storage, config, report, |line| {
-            progress.warn(line)
-        })?;
+        bfs::frontier::search_stored(space, seed, max_depth, storage, config, report, progress)?;
     let boards = f.last.iter().map(|&i| space.unrank(i)).collect();
     Ok((f, boards))
 }

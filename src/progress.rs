@@ -28,10 +28,12 @@ pub trait Progress: Sync {
     /// shown where the progress is. Ignored by default.
     fn note(&self, _line: &str) {}
     /// Whether the caller wants the work stopped (e.g. a Python user pressed Ctrl-C): the
-    /// whole-space BFS asks after each layer ([`crate::distances::from_goal_marked`]), and a
-    /// work that stops returns [`Interrupted`] (the analysis,
+    /// whole-space BFS asks after each layer ([`crate::distances::from_goal_marked`]), the
+    /// frontier search before each chunk of a layer ([`crate::bfs::frontier::search_stored`]),
+    /// and a work that stops returns [`Interrupted`] (the analysis,
     /// [`crate::analysis::AnalyzeError::Interrupted`]), having written nothing. Called from
-    /// one thread at a time, at most once a layer; `false` by default (never stop).
+    /// one thread at a time, at most once a layer or a chunk; `false` by default (never
+    /// stop).
     fn stop_requested(&self) -> bool {
         false
     }
