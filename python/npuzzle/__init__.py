@@ -13,6 +13,8 @@ this package converts arguments and results, and releases the GIL while the work
 - :class:`Board` reads every notation the command line reads.
 - :func:`game_graph` gives the game graph of up to 10 cells as numpy arrays of ranks, and
   ``to_networkx()`` / ``to_igraph()``; :func:`random_boards` the boards of ``npuzzle random``.
+- :func:`all_pairs` gives the whole game graph's geometry (``npuzzle analyze --all-pairs``):
+  each board's eccentricity, the diameter, the radius, the mean distance, the distance table.
 
 Errors: ``ValueError`` for bad boards and arguments, ``MemoryError`` when a run does not fit,
 ``OSError`` for files, :class:`DamagedFileError` for damaged tables, ``KeyboardInterrupt``
@@ -28,18 +30,15 @@ from ._npuzzle import (
     DamagedFileError,
     DistanceTable,
     GameGraph,
+    Geometry,
     Solution,
     __version__,
+    all_pairs,
     analyze,
     game_graph,
     random_boards,
     solve,
 )
-
-# The whole graph's geometry (eccentricities, diameter, radius, mean distance: the
-# `--all-pairs` analysis of the geometry issue) is to be exposed here once its library API
-# lands, e.g. `npuzzle.geometry(rows, cols, *, metric="stm", max_depth=None)` over
-# `npuzzle::geometry`; it is not part of this package yet.
 
 __all__ = [
     "UNREACHABLE",
@@ -48,8 +47,10 @@ __all__ = [
     "DamagedFileError",
     "DistanceTable",
     "GameGraph",
+    "Geometry",
     "Solution",
     "__version__",
+    "all_pairs",
     "analyze",
     "game_graph",
     "random_boards",

@@ -234,3 +234,51 @@ def random_boards(
     goal: Optional[BoardLike] = None,
 ) -> npt.NDArray[np.uint8]:
     """The boards of ``npuzzle random``: shape ``(count, cells)``, uint8."""
+
+class Geometry:
+    """The whole game graph's geometry (:func:`all_pairs`), igraph's definitions; moves."""
+
+    @property
+    def diameter(self) -> Optional[int]: ...
+    @property
+    def radius(self) -> Optional[int]: ...
+    @property
+    def mean_distance(self) -> Optional[float]:
+        """Mean over the unordered pairs in one component (igraph's ``mean_distance``)."""
+    @property
+    def eccentricity(self) -> npt.NDArray[np.uint32]:
+        """Shape ``(rows, cols)``, uint32: the eccentricity of the boards with the blank there."""
+    @property
+    def mean_distances(self) -> npt.NDArray[np.float64]:
+        """Shape ``(rows, cols)``, float64: their mean distance to the rest of the component."""
+    @property
+    def distance_table(self) -> list[int]:
+        """``pairs[d]``: unordered pairs at distance ``d``, ``d = 0..diameter`` (ints)."""
+    @property
+    def connected_pairs(self) -> Optional[int]: ...
+    @property
+    def unconnected_pairs(self) -> Optional[int]: ...
+    @property
+    def centre(self) -> Optional[tuple[list[int], int]]:
+        """``(blank cells, boards)`` of least eccentricity."""
+    @property
+    def periphery(self) -> Optional[tuple[list[int], int]]:
+        """``(blank cells, boards)`` whose eccentricity is the diameter."""
+    @property
+    def shape(self) -> tuple[int, int]: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The figures of ``geometry/summary.json`` (``npuzzle analyze --all-pairs``)."""
+
+def all_pairs(
+    rows: int,
+    cols: int,
+    *,
+    metric: str = "stm",
+    threads: Optional[int] = None,
+    progress: bool = True,
+) -> Geometry:
+    """Eccentricities, diameter, radius, mean distance, distance table: one BFS per orbit of
+    blank cells. ValueError, MemoryError, KeyboardInterrupt as :func:`analyze`."""

@@ -174,8 +174,24 @@ pub(crate) fn run_interruptible<T: Send>(
     }
 }
 
+/// A pool of `threads` worker threads, `None` for rayon's global pool (every core).
+///
+/// # Errors
+/// `ValueError` for 0 threads; `RuntimeError` when the threads cannot be started.
+pub(crate) fn pool_of(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
+    match threads {
+        Some(0) => Err(value_error("threads must be at least 1")),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(Some)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+        None => Ok(None),
+    }
+}
+
 /// The exception of an analysis that failed: `raised` (the signal's) when it was interrupted.
-fn analyze_error(e: AnalyzeError, shape: Shape, raised: Option<PyErr>) -> PyErr {
+pub(crate) fn analyze_error(e: AnalyzeError, shape: Shape, raised: Option<PyErr>) -> PyErr {
     match e {
         AnalyzeError::Interrupted(_) => {
             raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
@@ -553,9 +569,6 @@ fn analyze(
             shape.cells()
         )));
     }
-    if threads == Some(0) {
-        return Err(value_error("threads must be at least 1"));
-    }
     let outputs = output.as_ref().map(|o| Outputs {
         dir: o.join(folder_name(shape, &goal, metric)),
         graph: max_depth.is_none() && shape.cells() <= DEFAULT_EXPORT_CELLS,
@@ -574,15 +587,7 @@ fn analyze(
         }
         Some(_) => analysis::plan_limited(shape).map_err(value_error)?,
     }
-    let pool = match threads {
-        Some(n) => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
-        ),
-        None => None,
-    };
+    let pool = pool_of(threads)?;
     if let Some(o) = &outputs {
         export::prepare_dir(&o.dir).map_err(|e| os_error(e.source.kind(), e.to_string()))?;
     }

@@ -1,6 +1,7 @@
 //! The native module `npuzzle._npuzzle`, re-exported by the package `npuzzle`
 //! (`python/npuzzle/__init__.py`). A thin layer: every figure comes from the library crate
-//! (`npuzzle::analysis`, `::table`, `::solve`, `::board`, `::random`, `::graph`); this crate
+//! (`npuzzle::analysis`, `::table`, `::solve`, `::board`, `::random`, `::graph`,
+//! `::geometry`); this crate
 //! only converts arguments and results, releases the GIL around the work, and turns the
 //! library's errors into Python exceptions:
 //!
@@ -16,6 +17,8 @@
 //! - `table.rs`: `DistanceTable` (memory-mapped `table.npt`), `depths` on numpy arrays.
 //! - `solve.rs`: `solve` and its `Solution`.
 //! - `graph.rs`: `game_graph`, `random_boards`.
+//! - `geometry.rs`: `all_pairs` and its `Geometry` (eccentricities, diameter, radius, mean
+//!   distance, distance table).
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyMemoryError, PyOSError, PyValueError};
@@ -23,6 +26,7 @@ use pyo3::prelude::*;
 
 mod analyze;
 mod board;
+mod geometry;
 mod graph;
 mod solve;
 mod table;
@@ -79,5 +83,6 @@ fn _npuzzle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     table::register(m)?;
     solve::register(m)?;
     graph::register(m)?;
+    geometry::register(m)?;
     Ok(())
 }

@@ -280,7 +280,12 @@ INTERRUPTED = textwrap.dedent(
         os.kill(os.getpid(), signal.SIGINT)
     threading.Timer(float(sys.argv[2]), interrupt).start()
     try:
-        npuzzle.analyze(3, 4, table=True, output=sys.argv[1], progress=False)
+        if sys.argv[3] == "table":
+            npuzzle.analyze(3, 4, table=True, output=sys.argv[1], progress=False)
+        elif sys.argv[3] == "frontier":
+            npuzzle.analyze(4, 4, max_depth=60, output=sys.argv[1], progress=False)
+        else:
+            npuzzle.all_pairs(3, 4, progress=False)
         print("finished")
     except KeyboardInterrupt:
         print("interrupted after %.3f s" % (time.monotonic() - sent[0]))
@@ -288,21 +293,71 @@ INTERRUPTED = textwrap.dedent(
 )
 
 
-def test_an_interrupt_stops_analyze_within_a_second_leaving_no_file(tmp_path):
+@pytest.mark.parametrize("run", ["table", "frontier", "all_pairs"])
+def test_an_interrupt_stops_analyze_within_a_second_leaving_no_file(tmp_path, run):
+    """The whole-space BFS (3x4 with its table), the frontier search (4x4 to depth 60, its
+    layers in memory) and the all-pairs BFS (3x4) each stop within a second of Ctrl-C."""
     out = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED, str(out), "0.4"],
+        [sys.executable, "-c", INTERRUPTED, str(out), "0.4", run],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     words = done.stdout.split()
     assert words[0] == "interrupted", done.stdout
     assert float(words[2]) < 1.0, done.stdout
     # The results folder was made before the run; nothing is in it, no temporary file either.
-    left = [str(p.relative_to(out)) for p in out.rglob("*")]
-    assert left == ["3x4"], left
+    left = [str(p.relative_to(out)) for p in out.rglob("*")] if out.exists() else []
+    assert left == {"table": ["3x4"], "frontier": ["4x4"], "all_pairs": []}[run], left
+
+
+@pytest.mark.parametrize(
+    "rows,cols,metric", [(2, 3, "stm"), (2, 3, "mtm"), (3, 3, "stm"), (2, 4, "mtm"), (1, 5, "stm")]
+)
+def test_all_pairs_equals_the_clis_geometry(cli, tmp_path, rows, cols, metric):
+    out = tmp_path / "cli"
+    cli("analyze", "--rows", rows, "--cols", cols, "--metric", metric, "--all-pairs", "--output", out, "--quiet")
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]
+    summary = json.loads((folder / "geometry" / "summary.json").read_text())
+    summary.pop("npuzzle", None)
+    g = npuzzle.all_pairs(rows, cols, metric=metric, progress=False)
+    assert g.summary == summary
+    assert (g.diameter, g.radius, g.mean_distance) == (
+        summary["diameter"],
+        summary["radius"],
+        summary["mean_distance"],
+    )
+    assert g.distance_table == summary["pairs"]
+    assert g.unconnected_pairs == summary["unconnected_pairs"]
+    assert g.centre == (summary["centre"]["cells"], summary["centre"]["boards"])
+    # Each cell's eccentricity as eccentricity.csv lists it, laid out as the board.
+    with open(folder / "geometry" / "eccentricity.csv", newline="") as f:
+        rows_csv = list(csv.DictReader(f))
+    assert g.eccentricity.dtype == np.uint32 and g.eccentricity.shape == (rows, cols)
+    assert g.eccentricity.ravel().tolist() == [int(r["eccentricity"]) for r in rows_csv]
+    assert int(g.eccentricity.max()) == g.diameter and int(g.eccentricity.min()) == g.radius
+    # Every pair counted once: the pairs at each distance and the unconnected ones make
+    # all n!(n!-1)/2 unordered pairs.
+    boards = summary["boards"]
+    assert sum(g.distance_table) + g.unconnected_pairs == boards * (boards - 1) // 2
+
+
+def test_all_pairs_of_the_8_puzzle():
+    """The 8-puzzle's game graph (two components of 9!/2 boards): diameter 31, the depth of
+    the two antipodes of the standard goal (Reinefeld 1993; OEIS A089473, 31 terms after
+    depth 0), reached from every board whose blank is not in the centre; radius 30, the
+    boards with the blank in the centre (their farthest are at 30, as a centre-blank goal's)."""
+    g = npuzzle.all_pairs(3, 3, progress=False)
+    assert (g.diameter, g.radius) == (31, 30)
+    assert g.eccentricity.tolist() == [[31, 31, 31], [31, 30, 31], [31, 31, 31]]
+    assert g.centre == ([4], 40320)
+    assert g.periphery == ([0, 1, 2, 3, 5, 6, 7, 8], 8 * 40320)
+    with pytest.raises(ValueError):
+        npuzzle.all_pairs(3, 3, metric="nope")
+    with pytest.raises(ValueError):
+        npuzzle.all_pairs(0, 3)
 
 
 def test_typed_package():
