@@ -38,6 +38,13 @@
 //! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]),
 //! its header and length checked and, unless asked not to, its checksum.
 //!
+//! **The walk** ([`DistanceTable::depths_of`], [`DistanceTable::solve_many`]) keeps 16
+//! boards going down together, so that the random reads of their codes overlap. In the
+//! parity layout each walk holds its board's tile sequence with its Lehmer digits
+//! (`bfs::Held`): a move along the row is `index ± k` and its code lies in the cache
+//! line already read, so a walk takes such moves first; a vertical move's index is the BFS
+//! kernel's closed form on one row of tiles, and only those codes are prefetched and read.
+//!
 //! **Random boards at one depth** ([`DistanceTable::sample`]): a board of a layer listed in
 //! the file is drawn from its list; a board of a larger layer by rejection: a uniform index,
 //! kept when its code says `d mod 3` (or `d mod 4`) and its walk is `d` steps long. Both are uniform over the
@@ -785,7 +792,7 @@ impl DistanceTable {
     }
 
     /// [`DistanceTable::solve`] of each of `boards`, in order. The walks go down the table
-    /// together, [`WALKS`] at a time, so that the memory reads of one walk's step overlap
+    /// together, 16 at a time, so that the memory reads of one walk's step overlap
     /// those of the others (a walk step's reads are random over the whole table).
     pub fn solve_many(&self, boards: &[Board]) -> Vec<Result<Option<Vec<Direction>>, TableError>> {
         let cols = self.shape.cols();
