@@ -18,8 +18,8 @@ const SAMPLE: u64 = if cfg!(debug_assertions) {
 
 /// Checks `space`'s [`Lanes`](super::Lanes) and [`Sides`](super::Sides) against its kernel
 /// ([`StateSpace::expand`], [`StateSpace::expand_across`] and
-/// [`StateSpace::expand_off_lanes`]) on every board of a space of at most [`SAMPLE`] boards,
-/// else on [`SAMPLE`] boards spread over it; a space without either passes at once. Costs a
+/// [`StateSpace::expand_off_lanes`]) on every board of a space of at most `SAMPLE` boards,
+/// else on `SAMPLE` boards spread over it; a space without either passes at once. Costs a
 /// few kernel calls per board checked (milliseconds).
 ///
 /// For each board `i` checked, with `N(i)` its neighbours by [`StateSpace::expand`]:

@@ -39,7 +39,7 @@
 //!
 //! Integrity: every layer file and run file carries a CRC-32 per segment (per run and segment
 //! for the runs), and every read checks it, with the count of boards and the bounds of each
-//! segment ([`super::codec::Reader`]): a disk error is a one-line error naming the file and
+//! segment (`codec::Reader`): a disk error is a one-line error naming the file and
 //! the segment ([`FrontierError::Read`]), never a wrong count. With a checkpoint folder the
 //! state after each layer is saved there, and a killed search resumes (`resume.rs`), its state
 //! checked field by field first.
