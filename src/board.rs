@@ -305,6 +305,17 @@ impl Board {
         s
     }
 
+    /// The tiles row by row, `0` for the blank, rows separated by ` / ` (`1 2 3 / 4 5 6 / 7 8
+    /// 0`): as `npuzzle random` and `sample` print boards and `solve --batch` reads them.
+    pub fn rows_line(&self) -> String {
+        let tiles: Vec<String> = self.tiles().map(|t| t.to_string()).collect();
+        let rows: Vec<String> = tiles
+            .chunks(self.shape().cols())
+            .map(|row| row.join(" "))
+            .collect();
+        rows.join(" / ")
+    }
+
     /// The board as a grid, one row per line (no trailing newline), numbers right-aligned,
     /// the blank as `.`.
     pub fn grid(&self) -> String {

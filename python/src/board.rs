@@ -153,17 +153,6 @@ pub(crate) fn board_arg(obj: &Bound<'_, PyAny>, shape: Option<Shape>) -> PyResul
     Ok(board)
 }
 
-/// `board`'s tiles row by row, `0` for the blank, rows separated by ` / ` (as `npuzzle random`
-/// and `npuzzle sample` print them, and `solve --batch` reads them).
-pub(crate) fn rows_line(board: &Board) -> String {
-    let tiles: Vec<String> = board.tiles().map(|t| t.to_string()).collect();
-    let rows: Vec<String> = tiles
-        .chunks(board.shape().cols())
-        .map(|row| row.join(" "))
-        .collect();
-    rows.join(" / ")
-}
-
 #[pymethods]
 impl PyBoard {
     #[new]
@@ -290,7 +279,7 @@ impl PyBoard {
     }
 
     fn __repr__(&self) -> String {
-        format!("Board({:?})", rows_line(&self.board))
+        format!("Board({:?})", self.board.rows_line())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -312,7 +301,7 @@ impl PyBoard {
 
     fn __getnewargs__(&self) -> (String, usize, usize) {
         (
-            rows_line(&self.board),
+            self.board.rows_line(),
             self.board.shape().rows(),
             self.board.shape().cols(),
         )

@@ -51,7 +51,7 @@ pub fn run(args: &RandomArgs) -> Result<(), CliError> {
                 Some(k) => scrambler.walk(&goal, k),
                 None => scrambler.uniform(&goal),
             };
-            writeln!(out, "{}", rows(&board))?;
+            writeln!(out, "{}", board.rows_line())?;
         }
         out.flush()
     };
@@ -60,14 +60,4 @@ pub fn run(args: &RandomArgs) -> Result<(), CliError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::runtime(format!("cannot write the output: {e}"))),
     }
-}
-
-/// `board`'s tiles row by row, `0` for the blank, rows separated by ` / `.
-fn rows(board: &Board) -> String {
-    let tiles: Vec<String> = board.tiles().map(|t| t.to_string()).collect();
-    let rows: Vec<String> = tiles
-        .chunks(board.shape().cols())
-        .map(|row| row.join(" "))
-        .collect();
-    rows.join(" / ")
 }
