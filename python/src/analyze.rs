@@ -9,6 +9,7 @@
 //! file has been written yet then (the outputs are written after the analysis, each to a
 //! temporary name renamed over the old one).
 
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -16,7 +17,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use numpy::PyArray1;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyUserWarning};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -434,13 +435,14 @@ fn equivalent_command(
     args
 }
 
-/// Writes the files of `result` into `outputs.dir`; returns their names.
+/// Writes the files of `result` into `outputs.dir`; returns their names, and those of the
+/// files of an earlier run moved to `stale/` ([`export::set_aside_stale`]).
 fn write_outputs(
     result: &analysis::Analysis,
     summary: &Summary,
     outputs: &Outputs,
     progress: &dyn Progress,
-) -> PyResult<Vec<String>> {
+) -> PyResult<(Vec<String>, Vec<&'static str>)> {
     let dir = &outputs.dir;
     let export_err = |e: export::ExportError| os_error(e.source.kind(), e.to_string());
     let mut written = Vec::new();
@@ -493,7 +495,12 @@ fn write_outputs(
     npuzzle::plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png"))
         .map_err(|e| os_error(std::io::ErrorKind::Other, e))?;
     written.push("depth_histogram.png".to_string());
-    Ok(written)
+    // As `npuzzle analyze`: an earlier run's outputs that this one did not rewrite go to
+    // stale/, so that nothing beside the new summary.json describes another run.
+    let names: Vec<&str> = written.iter().map(String::as_str).collect();
+    let (moved, _) =
+        export::set_aside_stale(dir, &names).map_err(|e| os_error(std::io::ErrorKind::Other, e))?;
+    Ok((written, moved))
 }
 
 /// Maps the whole state space of the ``rows`` x ``cols`` puzzle: a BFS from the goal over
@@ -513,7 +520,9 @@ fn write_outputs(
 ///     output: a folder: the files of ``npuzzle analyze --output DIR`` go to
 ///         ``DIR/<R>x<C>[-goal-<label>][-mtm]/`` (``depths.csv``, ``hardest.txt``,
 ///         ``summary.json``, ``depth_histogram.png``; ``edges.csv`` and ``nodes.csv`` up to
-///         10 cells; ``table.npt`` with ``table``). Without it nothing is written.
+///         10 cells; ``table.npt`` with ``table``). Without it nothing is written. As with
+///         the CLI, the files of an earlier run there that this run does not write are moved
+///         to ``stale/`` (a ``UserWarning`` names them), so that none describes another run.
 ///     progress: progress bars on stderr (drawn where stderr is a terminal).
 ///
 /// Returns:
@@ -634,7 +643,21 @@ fn analyze(
         })
     })?;
     let (hardest, summary, written) = done.map_err(|e| analyze_error(e, shape, raised))?;
-    let written = written?.unwrap_or_default();
+    let (written, moved) = written?.unwrap_or_default();
+    if let (false, Some(o)) = (moved.is_empty(), &outputs) {
+        let message = format!(
+            "moved {} of an earlier run to {} (this run does not write {})",
+            moved.join(", "),
+            export::shown(&o.dir.join("stale")),
+            if moved.len() == 1 { "it" } else { "them" }
+        );
+        PyErr::warn(
+            py,
+            &py.get_type::<PyUserWarning>(),
+            &CString::new(message)?,
+            1,
+        )?;
+    }
     Ok(PyAnalysis {
         summary,
         shape,

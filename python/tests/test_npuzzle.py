@@ -82,6 +82,16 @@ def test_the_files_written_are_the_clis(cli, tmp_path):
     assert summary["npuzzle"]["command"].startswith("npuzzle analyze --rows 2 --cols 3")
 
 
+def test_an_earlier_runs_outputs_are_set_aside_as_the_cli_does(tmp_path):
+    first = npuzzle.analyze(3, 3, table=True, output=tmp_path, progress=False)
+    assert (first.output / "table.npt").exists()
+    with pytest.warns(UserWarning, match="moved table.npt of an earlier run"):
+        second = npuzzle.analyze(3, 3, output=tmp_path, progress=False)
+    assert not (second.output / "table.npt").exists()
+    assert (second.output / "stale" / "table.npt").exists()
+    assert sorted(p.name for p in second.output.iterdir() if p.is_file()) == sorted(second.written)
+
+
 def test_table_is_the_clis_and_depths_equal_solve_lengths(cli, tmp_path):
     # The same table.npt, byte for byte, from the package and from the CLI.
     result = npuzzle.analyze(3, 4, table=True, output=tmp_path / "py", progress=False)

@@ -737,7 +737,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         "summary.json",
         "depth_histogram.png",
     ]);
-    let (moved, replaced) = set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
+    let (moved, replaced) = export::set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
     if moved.contains(&"table.npt") {
         // Said even with --quiet: `solve --table` and `sample` read it from here.
         eprintln!(
@@ -819,66 +819,6 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
         scale: args.scale.asked(),
         started,
     })
-}
-
-/// Every file `analyze` may write into a results folder.
-pub const OUTPUTS: [&str; 9] = [
-    "table.npt",
-    "edges.csv",
-    "edges.parquet",
-    "nodes.csv",
-    "nodes.parquet",
-    "depths.csv",
-    "hardest.txt",
-    "summary.json",
-    "depth_histogram.png",
-];
-
-/// Moves the outputs of an earlier run that this one did not rewrite (any of [`OUTPUTS`] not in
-/// `written`) into `dir/stale/`, replacing older stale copies, so that no file beside the new
-/// `summary.json` describes another run; returns their names, and those of them that replaced
-/// an older copy (for the report). Files that are not `analyze` outputs are left alone.
-///
-/// # Errors
-/// The I/O error of a move, naming the file; `stale` that is a symbolic link or not a folder
-/// (never followed: the files would land elsewhere).
-fn set_aside_stale(
-    dir: &Path,
-    written: &[&str],
-) -> Result<(Vec<&'static str>, Vec<&'static str>), String> {
-    let (mut moved, mut replaced) = (Vec::new(), Vec::new());
-    let stale = dir.join("stale");
-    for name in OUTPUTS {
-        let path = dir.join(name);
-        if written.contains(&name) || !path.is_file() {
-            continue;
-        }
-        match std::fs::symlink_metadata(&stale) {
-            Ok(m) if !m.is_dir() => {
-                return Err(format!(
-                    "{} is not a folder (a symbolic link is not followed): move it away to \
-                     let {} be set aside there",
-                    super::shown(&stale),
-                    super::shown(&path)
-                ));
-            }
-            _ => {}
-        }
-        if std::fs::symlink_metadata(stale.join(name)).is_ok() {
-            replaced.push(name);
-        }
-        std::fs::create_dir_all(&stale)
-            .and_then(|()| std::fs::rename(&path, stale.join(name)))
-            .map_err(|e| {
-                format!(
-                    "cannot move {} to {}: {e}",
-                    super::shown(&path),
-                    super::shown(&stale)
-                )
-            })?;
-        moved.push(name);
-    }
-    Ok((moved, replaced))
 }
 
 /// Average bytes of one `edges.csv` row (for the size note).

@@ -18,7 +18,7 @@ use std::path::Path;
 /// A path as the reports print it: control and invisible characters escaped
 /// ([`npuzzle::board::printable`]), so that a folder's name cannot drive the terminal.
 pub fn shown(path: &Path) -> String {
-    npuzzle::board::printable(&path.display().to_string())
+    npuzzle::export::shown(path)
 }
 
 /// The arguments after the program's name, as given (an argument that is not UTF-8 with its

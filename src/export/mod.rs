@@ -109,6 +109,66 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
     Ok(())
 }
 
+/// `path` as messages show it: its bad bytes and control characters escaped
+/// ([`crate::board::printable`]).
+pub fn shown(path: &Path) -> String {
+    crate::board::printable(&path.display().to_string())
+}
+
+/// Every file `analyze` may write into a results folder.
+pub const OUTPUTS: [&str; 9] = [
+    "table.npt",
+    "edges.csv",
+    "edges.parquet",
+    "nodes.csv",
+    "nodes.parquet",
+    "depths.csv",
+    "hardest.txt",
+    "summary.json",
+    "depth_histogram.png",
+];
+
+/// Moves the outputs of an earlier run that this one did not rewrite (any of [`OUTPUTS`] not in
+/// `written`) into `dir/stale/` (`npuzzle analyze` and the Python package's `analyze`), replacing older stale copies, so that no file beside the new
+/// `summary.json` describes another run; returns their names, and those of them that replaced
+/// an older copy (for the report). Files that are not `analyze` outputs are left alone.
+///
+/// # Errors
+/// The I/O error of a move, naming the file; `stale` that is a symbolic link or not a folder
+/// (never followed: the files would land elsewhere).
+pub fn set_aside_stale(
+    dir: &Path,
+    written: &[&str],
+) -> Result<(Vec<&'static str>, Vec<&'static str>), String> {
+    let (mut moved, mut replaced) = (Vec::new(), Vec::new());
+    let stale = dir.join("stale");
+    for name in OUTPUTS {
+        let path = dir.join(name);
+        if written.contains(&name) || !path.is_file() {
+            continue;
+        }
+        match std::fs::symlink_metadata(&stale) {
+            Ok(m) if !m.is_dir() => {
+                return Err(format!(
+                    "{} is not a folder (a symbolic link is not followed): move it away to \
+                     let {} be set aside there",
+                    shown(&stale),
+                    shown(&path)
+                ));
+            }
+            _ => {}
+        }
+        if std::fs::symlink_metadata(stale.join(name)).is_ok() {
+            replaced.push(name);
+        }
+        std::fs::create_dir_all(&stale)
+            .and_then(|()| std::fs::rename(&path, stale.join(name)))
+            .map_err(|e| format!("cannot move {} to {}: {e}", shown(&path), shown(&stale)))?;
+        moved.push(name);
+    }
+    Ok((moved, replaced))
+}
+
 /// Formats ranks `0..end` in parallel chunks with `format_chunk` and writes them in rank
 /// order to `out`, pipelined: one batch is written while the next is formatted. Reports
 /// progress per batch.
