@@ -53,6 +53,9 @@
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
 //!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
 //!   any board without searching.
+//! - [`serve`]: `npuzzle serve`'s page (HTML, CSS and JavaScript inside the binary) and its
+//!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
+//!   folder or built in memory) or the solver, each request bounded in size and time.
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -117,6 +120,7 @@ pub mod progress;
 pub mod published;
 pub mod random;
 pub mod rank;
+pub mod serve;
 pub mod shape;
 pub mod solve;
 pub mod table;

@@ -59,6 +59,9 @@ enum Command {
     /// Random boards without a table: uniform over the boards that can reach the goal, or
     /// the goal scrambled by K random moves; one a line, as `solve --batch` reads them.
     Random(cli::random::RandomArgs),
+    /// Serve a page on a local address to play any board with its exact distance, watch
+    /// optimal solutions, and explore the depth distribution and the game graph.
+    Serve(cli::serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
     Completions(cli::conventions::CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write every page to a folder.
@@ -281,6 +284,7 @@ fn main() -> ExitCode {
         Command::Pdb(args) => cli::solve::build_databases(&args),
         Command::Sample(args) => cli::sample::run(&args),
         Command::Random(args) => cli::random::run(&args),
+        Command::Serve(args) => cli::serve::run(&args),
         Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
         Command::Man(args) => cli::conventions::man(&args, Cli::command()),
     };

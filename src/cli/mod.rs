@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod progress;
 pub mod random;
 pub mod sample;
+pub mod serve;
 pub mod solve;
 
 use std::fmt;

@@ -1,0 +1,616 @@
+//! The answers of `npuzzle serve`'s JSON API, without HTTP: each a function of parsed
+//! arguments returning a serde value, or a [`Refusal`] (the CLI's one-line message, status 400).
+//!
+//! Where a shape's answers come from ([`Source`]): a distance table (`table.npt`, the CLI's
+//! `analyze --table`) found in the served folder, or built in memory on first use for a shape
+//! of at most [`Limits::build_cells`] cells; otherwise the solver (IDA* with the CLI's default
+//! heuristic, under the time limit of each request).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::analysis::{self, Options};
+use crate::board::{Board, Direction};
+use crate::metric::Metric;
+use crate::progress::NoProgress;
+use crate::random::Scrambler;
+use crate::shape::Shape;
+use crate::solve::{self, Algorithm, Heuristic, HeuristicKind, SolveError};
+use crate::table::DistanceTable;
+
+/// A request the API refuses: a bad board or parameter, or work beyond its bounds. The
+/// message is one line, as the CLI's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refusal(pub String);
+
+fn refuse(message: impl ToString) -> Refusal {
+    Refusal(message.to_string())
+}
+
+/// The bounds of the API.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Build a distance table in memory for shapes of at most this many cells (9: 3x3 in
+    /// about 0.1 s; 12: 3x4 in about 3 s and 61 MB).
+    pub build_cells: usize,
+    /// The longest a search of one request may run (the solver's shapes, `compare`).
+    pub time_limit: Duration,
+    /// The most cells of a shape the API answers (the solver's reach).
+    pub max_cells: usize,
+    /// The most boards one `sample` request returns.
+    pub max_samples: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            build_cells: 9,
+            time_limit: Duration::from_secs(5),
+            max_cells: 16,
+            max_samples: 100,
+        }
+    }
+}
+
+/// Where a shape's distances come from.
+#[derive(Clone)]
+pub enum Source {
+    /// A distance table, and the file it was read from (`None`: built in memory).
+    Table(Arc<DistanceTable>, Option<PathBuf>),
+    /// The solver.
+    Solver,
+}
+
+/// The answers, with the tables found or built so far (shared by the server's threads).
+pub struct Answers {
+    limits: Limits,
+    /// Tables by shape and metric: those of the served folder, then those built.
+    tables: Mutex<HashMap<(Shape, Metric), Arc<DistanceTable>>>,
+    /// Where each table of the folder was read from.
+    paths: HashMap<(Shape, Metric), PathBuf>,
+}
+
+/// `GET /api/shape`: what the page needs to draw a shape.
+#[derive(Debug, Serialize)]
+pub struct ShapeInfo {
+    /// Rows and columns.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// `stm` or `mtm`.
+    pub metric: &'static str,
+    /// The goal's tiles, row by row, `0` for the blank.
+    pub goal: Vec<u64>,
+    /// `table` or `solver`.
+    pub source: &'static str,
+    /// One sentence for the page: where the answers come from.
+    pub source_note: String,
+    /// Boards at each depth from the goal (a table's layers), when known.
+    pub depth_counts: Option<Vec<u64>>,
+    /// The largest depth (God's number of the shape from this goal), when known.
+    pub radius: Option<u32>,
+}
+
+/// One move of a board: the cell the blank goes to, and the board's distance after it.
+#[derive(Debug, Serialize)]
+pub struct Move {
+    /// The blank's cell after the move (row-major, from 0).
+    pub to: usize,
+    /// The distance of the board after the move (`None`: unknown, or unreachable).
+    pub distance: Option<u32>,
+}
+
+/// `GET /api/board`: a board, its distance and its moves.
+#[derive(Debug, Serialize)]
+pub struct BoardAnswer {
+    /// Its tiles, row by row, `0` for the blank.
+    pub tiles: Vec<u64>,
+    /// Its label (`123456780`).
+    pub label: String,
+    /// Its distance to the goal in the metric (`None`: the goal cannot reach it).
+    pub distance: Option<u32>,
+    /// Every move, in [`Metric::targets`] order.
+    pub moves: Vec<Move>,
+}
+
+/// `GET /api/solve`: an optimal solution as the blank's cells, one per move of the metric.
+#[derive(Debug, Serialize)]
+pub struct SolveAnswer {
+    /// The blank's cell after each move.
+    pub path: Vec<usize>,
+    /// Its length in the metric.
+    pub length: usize,
+    /// Its moves in the metric's notation (`R D L`, `R2 D U3`).
+    pub moves: String,
+    /// `table` or the solver's method.
+    pub method: String,
+    /// Wall time of the answer, in seconds.
+    pub seconds: f64,
+}
+
+/// `GET /api/graph`: the boards within `radius` moves of one, and the moves between them.
+#[derive(Debug, Serialize)]
+pub struct GraphAnswer {
+    /// The boards; `steps` is the distance from the centre board (0, 1 or 2).
+    pub nodes: Vec<GraphNode>,
+    /// Pairs of node ids one move apart.
+    pub edges: Vec<[usize; 2]>,
+}
+
+/// A board of [`GraphAnswer`].
+#[derive(Debug, Serialize)]
+pub struct GraphNode {
+    /// Its index in `nodes`.
+    pub id: usize,
+    /// Its tiles.
+    pub tiles: Vec<u64>,
+    /// Its distance to the goal.
+    pub distance: Option<u32>,
+    /// Moves from the centre board.
+    pub steps: usize,
+}
+
+/// One row of `GET /api/compare`, as `solve --compare` prints it.
+#[derive(Debug, Serialize)]
+pub struct CompareRow {
+    /// `BFS`, `uniform-cost`, `A* + manhattan`, ...
+    pub algorithm: String,
+    /// The solution's length, `None` when the run gave up.
+    pub length: Option<usize>,
+    /// Boards expanded.
+    pub expanded: Option<u64>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Why there is no length (the run gave up, or was not run).
+    pub error: Option<String>,
+}
+
+/// `GET /api/compare`.
+#[derive(Debug, Serialize)]
+pub struct CompareAnswer {
+    /// One row per algorithm.
+    pub rows: Vec<CompareRow>,
+}
+
+impl Answers {
+    /// The answers of a server for the tables in `dir` (each `<R>x<C>[-mtm]/table.npt` for the
+    /// standard goal, its checksum verified once), building others as `limits` allows.
+    ///
+    /// # Errors
+    /// A [`Refusal`] naming `dir` when it cannot be read, or a table of it that is damaged.
+    pub fn new(dir: Option<&Path>, limits: Limits) -> Result<Answers, Refusal> {
+        let mut tables = HashMap::new();
+        let mut paths = HashMap::new();
+        if let Some(dir) = dir {
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| refuse(format!("{}: {e}", crate::export::shown(dir))))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path().join("table.npt"))
+                .filter(|p| p.is_file())
+                .collect();
+            found.sort();
+            for path in found {
+                let table = DistanceTable::open(&path, true).map_err(refuse)?;
+                if *table.goal() != Board::goal(table.shape()) {
+                    continue;
+                }
+                let key = (table.shape(), table.metric());
+                paths.insert(key, path);
+                tables.insert(key, Arc::new(table));
+            }
+        }
+        Ok(Answers {
+            limits,
+            tables: Mutex::new(tables),
+            paths,
+        })
+    }
+
+    /// The bounds in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The shape `rows` x `cols` if the API answers it.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for a shape that is not one, or beyond [`Limits::max_cells`].
+    pub fn shape(&self, rows: usize, cols: usize) -> Result<Shape, Refusal> {
+        let shape = Shape::new(rows, cols).map_err(refuse)?;
+        if shape.cells() > self.limits.max_cells || shape.rows() < 2 || shape.cols() < 2 {
+            return Err(refuse(format!(
+                "{shape}: the page plays boards of 2 to {} rows and columns and at most {} cells",
+                self.limits.max_cells / 2,
+                self.limits.max_cells
+            )));
+        }
+        Ok(shape)
+    }
+
+    /// The source of `shape`'s answers in `metric`: its table (built now if allowed).
+    ///
+    /// # Errors
+    /// A [`Refusal`] when building the table fails.
+    pub fn source(&self, shape: Shape, metric: Metric) -> Result<Source, Refusal> {
+        let mut tables = self
+            .tables
+            .lock()
+            .map_err(|_| refuse("a table build failed"))?;
+        if let Some(t) = tables.get(&(shape, metric)) {
+            return Ok(Source::Table(
+                t.clone(),
+                self.paths.get(&(shape, metric)).cloned(),
+            ));
+        }
+        if shape.cells() > self.limits.build_cells {
+            return Ok(Source::Solver);
+        }
+        // Built under the lock: one build of a shape at a time, the others wait for it.
+        let goal = Board::goal(shape);
+        let options = Options {
+            // Where the BFS's marks are not the table, it is made from every board's depth.
+            per_board: !analysis::table_from_marks(shape, metric),
+            metric,
+            table: true,
+            search_components: false,
+        };
+        let analysis = analysis::analyze_unchecked(&goal, options, &NoProgress).map_err(refuse)?;
+        // Written to a temporary folder, mapped, and the folder removed at once: the mapping
+        // outlives the file, and nothing is left behind however the server ends.
+        let scratch = tempfile::Builder::new()
+            .prefix("npuzzle-serve-")
+            .tempdir()
+            .map_err(|e| refuse(format!("a temporary folder for a table: {e}")))?;
+        let path = scratch.path().join("table.npt");
+        crate::table::write(&path, &analysis).map_err(refuse)?;
+        let table = Arc::new(DistanceTable::open(&path, false).map_err(refuse)?);
+        drop(scratch);
+        tables.insert((shape, metric), table.clone());
+        Ok(Source::Table(table, None))
+    }
+
+    /// `GET /api/shape`.
+    ///
+    /// # Errors
+    /// As [`Answers::source`].
+    pub fn shape_info(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
+        let source = self.source(shape, metric)?;
+        let (depth_counts, source_note) = match &source {
+            Source::Table(t, path) => (
+                Some(t.layers().to_vec()),
+                match path {
+                    Some(p) => format!(
+                        "Distances from the distance table {} (analyze --table).",
+                        crate::export::shown(p)
+                    ),
+                    None => format!(
+                        "Distances from a distance table of all {} boards built for this page.",
+                        indicatif::HumanCount(t.layers().iter().sum::<u64>())
+                    ),
+                },
+            ),
+            Source::Solver => (
+                None,
+                format!(
+                    "Distances from the solver (IDA*), each within {:.0} s; no table of {shape} \
+                     here (npuzzle analyze --table makes one where it fits).",
+                    self.limits.time_limit.as_secs_f64()
+                ),
+            ),
+        };
+        Ok(ShapeInfo {
+            rows: shape.rows(),
+            cols: shape.cols(),
+            metric: metric.name(),
+            goal: Board::goal(shape).tiles().collect(),
+            source: match source {
+                Source::Table(..) => "table",
+                Source::Solver => "solver",
+            },
+            radius: depth_counts
+                .as_ref()
+                .map(|c| c.len().saturating_sub(1) as u32),
+            depth_counts,
+            source_note,
+        })
+    }
+
+    /// A board of `shape` from `text`, in any notation the CLI reads.
+    ///
+    /// # Errors
+    /// A [`Refusal`] with the CLI's message for a malformed board.
+    pub fn board(&self, shape: Shape, text: &str) -> Result<Board, Refusal> {
+        if text.len() > 1024 {
+            return Err(refuse("a board of at most 1,024 characters is expected"));
+        }
+        Board::parse_any(shape, text).map_err(refuse)
+    }
+
+    /// The distances of `boards` (all of `table`'s shape) from `table`.
+    fn distances(table: &DistanceTable, boards: &[Board]) -> Result<Vec<Option<u32>>, Refusal> {
+        let cells: Vec<&[u8]> = boards.iter().map(Board::permutation).collect();
+        table
+            .depths_of(&cells)
+            .into_iter()
+            .map(|d| d.map_err(refuse))
+            .collect()
+    }
+
+    /// The solver's answer for `board` by `deadline` (`None`: the goal cannot reach it).
+    fn search(
+        &self,
+        board: &Board,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<Option<solve::Solution>, Refusal> {
+        let (algorithm, kind) = match solve::default_method(board.shape(), metric) {
+            // The pattern databases take minutes to build: the page's solver uses the
+            // heuristics that need no tables.
+            (a, HeuristicKind::Pdb | HeuristicKind::Exact | HeuristicKind::WalkingDistance)
+                if metric == Metric::Stm =>
+            {
+                (a, HeuristicKind::LinearConflict)
+            }
+            other => other,
+        };
+        let heuristic = Heuristic::without_tables(kind, board.shape())
+            .ok_or_else(|| refuse(format!("no solver for {} in this metric", board.shape())))?;
+        let limits = solve::Limits {
+            time_limit: Some(deadline.saturating_duration_since(Instant::now())),
+            ..solve::Limits::NONE
+        };
+        match solve::solve(board, metric, algorithm, &heuristic, &limits) {
+            Ok(s) => Ok(Some(s)),
+            Err(SolveError::Unsolvable) => Ok(None),
+            Err(e) => Err(refuse(e)),
+        }
+    }
+
+    /// `GET /api/board`: `board`'s distance and each move's.
+    ///
+    /// # Errors
+    /// A [`Refusal`] when a search passes the time limit, or a table is damaged.
+    pub fn board_answer(&self, board: &Board, metric: Metric) -> Result<BoardAnswer, Refusal> {
+        let shape = board.shape();
+        let source = self.source(shape, metric)?;
+        let deadline = Instant::now() + self.limits.time_limit;
+        let targets = metric.targets(shape, board.blank());
+        let distances = match source {
+            Source::Table(table, _) => {
+                let mut boards = vec![board.clone()];
+                boards.extend(targets.iter().filter_map(|&to| board.slid(to)));
+                Self::distances(&table, &boards)?
+            }
+            // One search: the board's distance, and its solution's first move one closer (the
+            // other moves' distances would cost a search each).
+            Source::Solver => match self.search(board, metric, deadline)? {
+                Some(s) => {
+                    let d = s.length() as u32;
+                    let first = blank_path(board, metric, &s.moves).first().copied();
+                    std::iter::once(Some(d))
+                        .chain(
+                            targets
+                                .iter()
+                                .map(|&to| (Some(to) == first).then(|| d.saturating_sub(1))),
+                        )
+                        .collect()
+                }
+                None => vec![None; targets.len() + 1],
+            },
+        };
+        Ok(BoardAnswer {
+            tiles: board.tiles().collect(),
+            label: board.label(),
+            distance: distances[0],
+            moves: targets
+                .iter()
+                .zip(&distances[1..])
+                .map(|(&to, &distance)| Move { to, distance })
+                .collect(),
+        })
+    }
+
+    /// `GET /api/solve`: an optimal solution of `board`.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for a board the goal cannot reach, or a search past the time limit.
+    pub fn solve(&self, board: &Board, metric: Metric) -> Result<SolveAnswer, Refusal> {
+        let started = Instant::now();
+        let (moves, method) = match self.source(board.shape(), metric)? {
+            Source::Table(table, _) => (table.solve(board).map_err(refuse)?, "table".to_string()),
+            Source::Solver => (
+                self.search(board, metric, started + self.limits.time_limit)?
+                    .map(|s| s.moves),
+                "IDA*".to_string(),
+            ),
+        };
+        let moves = moves.ok_or_else(|| {
+            refuse("No solution possible: the board is in the other parity class from the goal")
+        })?;
+        Ok(SolveAnswer {
+            path: blank_path(board, metric, &moves),
+            length: metric.length(&moves),
+            moves: metric.notation(&moves, " "),
+            method,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// `GET /api/sample`: `count` boards drawn uniformly at `depth` (as `npuzzle sample`).
+    ///
+    /// # Errors
+    /// A [`Refusal`] without a table, for a depth with no boards, or too many boards asked.
+    pub fn sample(
+        &self,
+        shape: Shape,
+        metric: Metric,
+        depth: u32,
+        count: u64,
+        seed: u64,
+    ) -> Result<Vec<Vec<u64>>, Refusal> {
+        if count > self.limits.max_samples {
+            return Err(refuse(format!(
+                "count {count}: at most {} boards a request",
+                self.limits.max_samples
+            )));
+        }
+        let Source::Table(table, _) = self.source(shape, metric)? else {
+            return Err(refuse(format!(
+                "sampling by depth needs a distance table of {shape}: npuzzle analyze --table"
+            )));
+        };
+        let boards = table.sample(depth, count, seed).map_err(refuse)?;
+        Ok(boards.iter().map(|b| b.tiles().collect()).collect())
+    }
+
+    /// `GET /api/random`: a board drawn uniformly among those the goal reaches.
+    pub fn random(&self, shape: Shape, seed: u64) -> Vec<u64> {
+        Scrambler::new(seed)
+            .uniform(&Board::goal(shape))
+            .tiles()
+            .collect()
+    }
+
+    /// `GET /api/graph`: the boards within `radius` (1 or 2) moves of `board`.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for another radius, or as [`Answers::board_answer`].
+    pub fn graph(
+        &self,
+        board: &Board,
+        metric: Metric,
+        radius: usize,
+    ) -> Result<GraphAnswer, Refusal> {
+        if !(1..=2).contains(&radius) {
+            return Err(refuse(format!("radius {radius}: 1 or 2 is expected")));
+        }
+        let shape = board.shape();
+        let mut boards = vec![board.clone()];
+        let mut steps = vec![0usize];
+        let mut index: HashMap<Board, usize> = HashMap::from([(board.clone(), 0)]);
+        let mut edges = std::collections::BTreeSet::new();
+        let mut start = 0;
+        for step in 1..=radius {
+            let end = boards.len();
+            for from in start..end {
+                for to in metric.targets(shape, boards[from].blank()) {
+                    let Some(next) = boards[from].slid(to) else {
+                        continue;
+                    };
+                    let id = match index.get(&next) {
+                        Some(&id) => id,
+                        None => {
+                            index.insert(next.clone(), boards.len());
+                            boards.push(next);
+                            steps.push(step);
+                            boards.len() - 1
+                        }
+                    };
+                    edges.insert([from.min(id), from.max(id)]);
+                }
+            }
+            start = end;
+        }
+        let distances = match self.source(shape, metric)? {
+            Source::Table(table, _) => Self::distances(&table, &boards)?,
+            // A search per board would pass the time limit: the graph's shape only.
+            Source::Solver => vec![None; boards.len()],
+        };
+        Ok(GraphAnswer {
+            nodes: boards
+                .iter()
+                .enumerate()
+                .map(|(id, b)| GraphNode {
+                    id,
+                    tiles: b.tiles().collect(),
+                    distance: distances[id],
+                    steps: steps[id],
+                })
+                .collect(),
+            edges: edges.into_iter().collect(),
+        })
+    }
+
+    /// `GET /api/compare`: BFS, uniform-cost, A* and IDA* on `board`, as `solve --compare`
+    /// runs them, each within the time limit.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for a board the goal cannot reach.
+    pub fn compare(&self, board: &Board, metric: Metric) -> Result<CompareAnswer, Refusal> {
+        if !board.is_solvable() {
+            return Err(refuse(
+                "No solution possible: the board is in the other parity class from the goal",
+            ));
+        }
+        let shape = board.shape();
+        let kind = match metric {
+            Metric::Stm => HeuristicKind::Manhattan,
+            Metric::Mtm => HeuristicKind::WalkingDistance,
+        };
+        let heuristic = Heuristic::without_tables(kind, shape)
+            .or_else(|| Heuristic::without_tables(HeuristicKind::Hamming, shape))
+            .ok_or_else(|| refuse("no heuristic for this board"))?;
+        let name = heuristic.kind().name();
+        let mut rows = Vec::new();
+        for (algorithm, label) in [
+            (Algorithm::Bfs, "BFS".to_string()),
+            (Algorithm::Ucs, "uniform-cost".to_string()),
+            (Algorithm::AStar, format!("A* + {name}")),
+            (Algorithm::IdaStar, format!("IDA* + {name}")),
+        ] {
+            let limits = solve::Limits {
+                max_expanded: Some(5_000_000),
+                max_stored: Some(2_000_000),
+                time_limit: Some(self.limits.time_limit),
+            };
+            let started = Instant::now();
+            let result = solve::solve(board, metric, algorithm, &heuristic, &limits);
+            let seconds = started.elapsed().as_secs_f64();
+            rows.push(match result {
+                Ok(s) => CompareRow {
+                    algorithm: label,
+                    length: Some(s.length()),
+                    expanded: Some(s.expanded),
+                    seconds,
+                    error: None,
+                },
+                Err(e) => CompareRow {
+                    algorithm: label,
+                    length: None,
+                    expanded: None,
+                    seconds,
+                    error: Some(match e {
+                        SolveError::LimitReached { .. } | SolveError::TimeUp { .. } => {
+                            "gave up".to_string()
+                        }
+                        e => e.to_string(),
+                    }),
+                },
+            });
+        }
+        Ok(CompareAnswer { rows })
+    }
+}
+
+/// The blank's cell after each move of `moves` (single-tile slides) from `board`: one cell
+/// per slide in the single-tile metric, one per run of a direction in the multi-tile metric.
+fn blank_path(board: &Board, metric: Metric, moves: &[Direction]) -> Vec<usize> {
+    let shape = board.shape();
+    let mut blank = board.blank();
+    let mut path: Vec<usize> = Vec::with_capacity(moves.len());
+    for (k, &dir) in moves.iter().enumerate() {
+        blank = dir.step(shape, blank).unwrap_or(blank);
+        let continues = metric == Metric::Mtm && k > 0 && moves[k - 1] == dir;
+        match (continues, path.last_mut()) {
+            (true, Some(last)) => *last = blank,
+            _ => path.push(blank),
+        }
+    }
+    path
+}
