@@ -2,7 +2,7 @@
 # The page of `npuzzle serve` in a real browser (issue 53), a step of .ci/run: headless
 # Chromium and its driver (Debian's chromium and chromium-driver), Selenium and pytest from
 # PyPI in a fresh virtual environment, the tests of scripts/browser/ against the release binary
-# on loopback. Their screenshots go to output/bench/serve-53/. Without Chromium or its driver
+# on loopback (screenshots: NPUZZLE_SHOTS, below). Without Chromium or its driver
 # it says `skipped:` and passes, as the Graphviz tests do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check selenium pytest
-CHROMIUM=$chromium CHROMEDRIVER=$driver NPUZZLE_BIN=$PWD/target/release/npuzzle \
+# The screenshots go to a temporary folder unless NPUZZLE_SHOTS names one (the committed ones:
+# NPUZZLE_SHOTS=output/bench/serve-53).
+shots=${NPUZZLE_SHOTS:-$venv/shots}
+CHROMIUM=$chromium CHROMEDRIVER=$driver NPUZZLE_BIN=$PWD/target/release/npuzzle NPUZZLE_SHOTS=$shots \
   "$venv/bin/python" -m pytest scripts/browser -q -rs -p no:cacheprovider
 echo "browser tests passed in ${SECONDS} s"
