@@ -1031,16 +1031,7 @@ impl DistanceTable {
                     };
                 }
                 if walk.index == goal {
-                    // The goal's code is depth 0, and the layer of the walk's length holds
-                    // boards: a walk that does not end so went astray on a damaged code.
-                    let layer = self.layers.get(walk.steps as usize).copied().unwrap_or(0);
-                    results[walk.k] = match walk.code == 0 && layer > 0 {
-                        true => Ok(Some(walk.steps)),
-                        false => Err(self.damaged(
-                            boards[walk.k],
-                            &format!("its walk of {} steps ends out of step", walk.steps),
-                        )),
-                    };
+                    results[walk.k] = self.arrived(boards[walk.k], walk.steps, walk.code);
                     return false;
                 }
                 // (A code no table holds has no way down.)
@@ -1085,7 +1076,8 @@ impl DistanceTable {
         self.walk_steps(group, step)
     }
 
-    /// [`DistanceTable::walk`]'s body.
+    /// [`DistanceTable::walk`]'s body in the lexicographic layout (one-row and one-column
+    /// boards; the parity layout's walk is [`DistanceTable::walk_held`]).
     #[inline(always)]
     fn walk_steps(
         &self,
@@ -1137,16 +1129,9 @@ impl DistanceTable {
                     .metric
                     .targets_into(self.shape, walk.blank, &mut targets);
                 for &to in &targets[..count] {
-                    let index = if to.abs_diff(walk.blank) < cols && self.space.is_some() {
-                        // Along the row the tile sequence is unchanged: the parity index
-                        // moves with the blank.
-                        Some(walk.index + to as u64 - walk.blank as u64)
-                    } else {
-                        let mut next = walk.cells;
-                        metric::slide(&mut next[..n], walk.blank, to, cols);
-                        self.index_of(&next[..n])
-                    };
-                    if let Some(index) = index {
+                    let mut next = walk.cells;
+                    metric::slide(&mut next[..n], walk.blank, to, cols);
+                    if let Some(index) = self.index_of(&next[..n]) {
                         self.prefetch(index);
                         walk.next[walk.found] = (index, to as u8);
                         walk.found += 1;
@@ -1156,16 +1141,7 @@ impl DistanceTable {
             // Every walk's step down, or its end.
             walks.retain_mut(|walk| {
                 if walk.cells == goal {
-                    // The goal's code is depth 0, and the layer of the walk's length holds
-                    // boards: a walk that does not end so went astray on a damaged code.
-                    let layer = self.layers.get(walk.steps as usize).copied().unwrap_or(0);
-                    results[walk.k] = match walk.code == 0 && layer > 0 {
-                        true => Ok(Some(walk.steps)),
-                        false => Err(self.damaged(
-                            &group[walk.k][..n],
-                            &format!("its walk of {} steps ends out of step", walk.steps),
-                        )),
-                    };
+                    results[walk.k] = self.arrived(&group[walk.k][..n], walk.steps, walk.code);
                     return false;
                 }
                 // (A code no table holds has no way down.)
@@ -1173,8 +1149,6 @@ impl DistanceTable {
                 let down = want.and_then(|want| {
                     walk.next[..walk.found]
                         .iter()
-                        // (In the parity layout, the only one with sides, a board's index
-                        // is its blank's cell modulo the cells.)
                         .find(|&&(index, to)| self.class_with(index, u64::from(to)) == Some(want))
                 });
                 walk.steps += 1;
@@ -1232,6 +1206,20 @@ impl DistanceTable {
         }
         Board::from_permutation(self.shape, cells.to_vec())
             .is_ok_and(|board| Parity::of(&board) == Parity::of(&self.goal))
+    }
+
+    /// The answer of a walk from `cells` that reached the goal after `steps` moves on code
+    /// `code`: the goal's code is depth 0, and the layer of the walk's length holds boards; a
+    /// walk that does not end so went astray on a damaged code.
+    fn arrived(&self, cells: &[u8], steps: u32, code: u8) -> Result<Option<u32>, TableError> {
+        let layer = self.layers.get(steps as usize).copied().unwrap_or(0);
+        match code == 0 && layer > 0 {
+            true => Ok(Some(steps)),
+            false => Err(self.damaged(
+                cells,
+                &format!("its walk of {steps} steps ends out of step"),
+            )),
+        }
     }
 
     /// The error of a walk from `cells` that fails its checks (`why`): the table is damaged.
