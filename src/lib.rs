@@ -55,7 +55,8 @@
 //!   any board without searching.
 //! - [`serve`]: `npuzzle serve`'s page (HTML, CSS and JavaScript inside the binary) and its
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
-//!   folder or built in memory) or the solver, each request bounded in size and time.
+//!   folder or built in memory) or the solver, each request bounded in size and time. Cargo
+//!   feature `serve`, on by default (the Python package builds without it).
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -120,6 +121,7 @@ pub mod progress;
 pub mod published;
 pub mod random;
 pub mod rank;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod shape;
 pub mod solve;

@@ -61,6 +61,7 @@ enum Command {
     Random(cli::random::RandomArgs),
     /// Serve a page on a local address to play any board with its exact distance, watch
     /// optimal solutions, and explore the depth distribution and the game graph.
+    #[cfg(feature = "serve")]
     Serve(cli::serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell) to stdout.
     Completions(cli::conventions::CompletionsArgs),
@@ -284,6 +285,7 @@ fn main() -> ExitCode {
         Command::Pdb(args) => cli::solve::build_databases(&args),
         Command::Sample(args) => cli::sample::run(&args),
         Command::Random(args) => cli::random::run(&args),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => cli::serve::run(&args),
         Command::Completions(args) => cli::conventions::completions(&args, Cli::command()),
         Command::Man(args) => cli::conventions::man(&args, Cli::command()),

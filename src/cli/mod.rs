@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod progress;
 pub mod random;
 pub mod sample;
+#[cfg(feature = "serve")]
 pub mod serve;
 pub mod solve;
 
