@@ -18,20 +18,22 @@ pub(super) struct Held {
     pub depths: Option<DepthArray>,
 }
 
-/// Boards per work item of a dense scan (2,048 words of marks); every block of a deal is a
-/// multiple of it, so no item straddles two blocks.
+/// Boards per work item of a dense scan (2,048 words of marks). A deal's blocks are powers of
+/// two: a multiple of it, or a smaller block (set by the run) that is then the item, so no
+/// item straddles two blocks.
 pub(super) const ITEM: u64 = 1 << 16;
 
 /// How a space's index `0..size` is dealt among the processes: in blocks of `block` boards (a
-/// multiple of [`ITEM`]), block `b` to process `b % peers`, about 16 blocks per process.
+/// power of two, at least [`ITEM`] unless the run sets a smaller one), block `b` to process
+/// `b % peers`, about 16 blocks per process.
 ///
 /// Contiguous ranges would give the process holding the boards whose first tiles are small
 /// most of the early layers and the others most of the late ones, and every layer waits for
 /// the busiest; dealt blocks spread the layers. Smaller blocks would spread them further but
 /// send more neighbours away (a vertical move changes the index by up to a few times
-/// `(cells - 2)!`): 3x4 over 2 processes x 1 worker on loopback, alternating, measured
-/// 15.12/15.94/14.75 s contiguous against 13.42/15.72/13.82 s with blocks of 2^22 boards (and
-/// 14.67 s with 2^16 in a noisier run), for about twice the indices sent.
+/// `(cells - 2)!`). Blocks of a power of two make a board's block and offset a shift and a
+/// mask; blocks sized for an equal share each (a division per lookup) measured slower. The
+/// measurements: `output/bench/3x4-cluster/report.txt`.
 ///
 /// Process `me` numbers its boards locally: its `k`-th block holds local indices
 /// `k * block..(k + 1) * block`.
@@ -44,11 +46,11 @@ pub(super) struct Deal {
     /// Boards per work item of a dense scan: [`ITEM`], or the block when smaller (no item
     /// straddles two blocks).
     pub item: u64,
-    /// `log2(block)` when `block` is a power of two (shifts instead of divisions).
-    shift: Option<u32>,
-    /// `peers`, for a division by a multiply and a shift: [`Deal::locate`] runs for every
-    /// neighbour, twice (its prefetch, then its route); without the 64-bit `div`, 3x4 over 2
-    /// processes x 1 worker took about 2 % less time.
+    /// `log2(block)`: a board's block and its offset in it are a shift and a mask.
+    shift: u32,
+    /// `peers`, for a division by a multiply and a shift instead of a 64-bit `div`:
+    /// [`Deal::locate`] runs for every neighbour, twice (its prefetch, then its route); what
+    /// it saved: `output/bench/3x4-cluster/report.txt`.
     by_peers: StrengthReducedU64,
 }
 
@@ -70,21 +72,28 @@ impl Deal {
     }
 
     /// [`Deal::new`] with blocks of `block` boards when given (a power of two of at least 32,
-    /// [`super::Tuning::block`]), else of the deal's own choice.
+    /// as [`super::Tuning::check`] requires), else of the deal's own choice.
+    ///
+    /// # Panics
+    /// When `block` is not a power of two.
     pub fn with_block(size: u64, peers: usize, me: usize, block: Option<u64>) -> Deal {
         let peers = peers.max(1) as u64;
-        // About 16 blocks per process, a power of two of at least one item (and no more
-        // than a contiguous share).
-        let contiguous = size.div_ceil(peers).div_ceil(ITEM).max(1) * ITEM;
+        // About 16 blocks per process: the power of two at or below a sixteenth of a
+        // process's share, and at least one item (so never more than a contiguous share
+        // rounded up to whole items).
         let sixteenth = (size / (16 * peers)).max(ITEM);
-        let block = block.unwrap_or_else(|| (1u64 << sixteenth.ilog2()).min(contiguous));
+        let block = block.unwrap_or(1u64 << sixteenth.ilog2());
+        assert!(
+            block.is_power_of_two(),
+            "a deal's block is a power of two, not {block}"
+        );
         Deal {
             size,
             peers,
             me: me as u64,
             block,
             item: block.min(ITEM),
-            shift: block.is_power_of_two().then(|| block.trailing_zeros()),
+            shift: block.trailing_zeros(),
             by_peers: StrengthReducedU64::new(peers),
         }
     }
@@ -99,12 +108,11 @@ impl Deal {
         off == 0 || off == self.block - 1
     }
 
+    /// `(i / block, i % block)`, by a shift and a mask: for a global index its block and
+    /// its offset there, for a local one the process's block number `k` and the offset.
     #[inline(always)]
     fn split(&self, i: u64) -> (u64, u64) {
-        match self.shift {
-            Some(s) => (i >> s, i & (self.block - 1)),
-            None => (i / self.block, i % self.block),
-        }
+        (i >> self.shift, i & (self.block - 1))
     }
 
     /// The process holding board `i`, and `i`'s local index there.
@@ -229,5 +237,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The deal's own block is a power of two of at least one item and at most a contiguous
+    /// share rounded up to whole items; on large spaces, 16 to 32 blocks per process.
+    #[test]
+    fn the_deals_own_block_is_a_power_of_two_within_a_share() {
+        for size in [
+            0,
+            1,
+            ITEM - 1,
+            ITEM,
+            17 * ITEM + 3,
+            1 << 30,
+            239_500_800,
+            43_589_145_600,
+        ] {
+            for peers in 1..=9usize {
+                let d = Deal::new(size, peers, 0);
+                let share = size.div_ceil(peers as u64).div_ceil(ITEM).max(1) * ITEM;
+                assert!(d.block.is_power_of_two(), "size {size}, {peers} peers");
+                assert!(
+                    d.block >= ITEM && d.block <= share,
+                    "size {size}, {peers} peers"
+                );
+                if size >= 32 * ITEM * peers as u64 {
+                    let blocks = size.div_ceil(d.block) / peers as u64;
+                    assert!((16..=32).contains(&blocks), "size {size}, {peers} peers");
+                }
+            }
+        }
+    }
+
+    /// A block that is not a power of two is refused where the deal is made.
+    #[test]
+    #[should_panic(expected = "power of two")]
+    fn a_block_not_a_power_of_two_is_refused() {
+        let _ = Deal::with_block(1 << 20, 2, 0, Some(96));
     }
 }
