@@ -91,10 +91,10 @@ pub const TABLE_WINDOW: u64 = 16 << 20;
 /// counted: a bound, seldom reached).
 ///
 /// It sets the window: 64 work items of 65,536 boards on a dense layer. Windows cost a
-/// send, a claim of what arrived and a wake of timely's network threads each: 3x4 over 2
-/// processes x 1 worker, alternating, medians of 5-6: 4.23 s with 8 MB, 4.00 s with 32 MB,
-/// 3.92 s with 128 MB, 3.91 s with 256 MB, 3.99 s with 1 GB (the last window's lists are
-/// claimed at the layer's end, after every other process has finished its own).
+/// send, a claim of what arrived and a wake of timely's network threads each, so longer
+/// windows cost less, until the last window's lists, claimed at the layer's end after every
+/// other process has finished its own, grow too long: on 3x4 over loopback 128 and 256 MB
+/// measured best, 8 MB and 1 GB worse (`output/bench/3x4-cluster/report.txt`).
 pub const SEND_BUDGET: usize = 128 << 20;
 
 /// The sizes of a run's buffers and blocks. [`Tuning::default`] is what ships, in every build
@@ -192,8 +192,8 @@ pub enum Bind {
     /// When several processes of the run share this host (the same host in the hostfile)
     /// and all their workers fit its cores: each worker thread on a core of its own. Two
     /// processes of one worker on a 2-core machine otherwise lose time whenever the
-    /// scheduler puts both on one core (3x4 on loopback, 2 processes x 1 worker,
-    /// alternating, medians of 5: 4.66 s bound against 5.06 s; see `docs/cluster.md`).
+    /// scheduler puts both on one core (measured in `output/bench/3x4-cluster/report.txt`;
+    /// see `docs/cluster.md`).
     #[default]
     Auto,
     /// Never: the operating system places the threads.

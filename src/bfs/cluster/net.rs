@@ -98,11 +98,10 @@ const ACK: u8 = 3;
 /// How a process writes its lists of indices to another: chosen by the sender for each
 /// receiver, and named by each chunk's kind, so the receiver needs no agreement to read them.
 ///
-/// 3x4 over loopback, 2 processes x 1 worker: as found, 0.70 bytes per board expanded;
-/// sorted, about 0.22. Sorting costs the sender a radix sort of each window's lists and the
-/// receiver a varint decode serial with its claims (3x4 on loopback, against unbound
-/// processes sending as found, alternating, medians of 8: 4.04 s against 3.56 s, one machine
-/// 3.20 s), which a network link slower than memory repays.
+/// Lists as found take about three times the bytes of sorted ones. Sorting costs the sender
+/// a radix sort of each window's lists and the receiver a varint decode serial with its
+/// claims, which a network link slower than memory repays, and a copy in memory does not
+/// (both measured on 3x4 over loopback: `output/bench/3x4-cluster/report.txt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Wire {
     /// Each index in the fewest whole bytes that hold the receiver's share ([`pack`]), in the
@@ -549,10 +548,9 @@ fn index_bits(held: u64) -> u32 {
 /// to 8, each index below `2^(8 width)`), in the order given.
 ///
 /// [`Wire::AsFound`], to a process on the same host: neither sorted nor gap-encoded
-/// ([`super::super::codec`]). 3x4 over 2 processes x 1 worker on loopback sends 0.70 bytes
-/// per board expanded instead of 0.22, and takes about 5 % less time (alternating, medians of
-/// 6: 5.16 s against 5.40 s sorted; one machine 4.05 s). The sort costs the sender a radix
-/// sort of every list, and the receiver a varint decode, serial with its claims.
+/// ([`super::super::codec`]): about three times the bytes, copied in memory, and less time
+/// than the sort costs the sender (a radix sort of every list) and the receiver (a varint
+/// decode, serial with its claims); see [`Wire`].
 pub(super) fn pack(indices: impl Iterator<Item = u64>, width: usize, out: &mut Vec<u8>) {
     for i in indices {
         debug_assert!(
