@@ -26,8 +26,11 @@
 //!   distance table gathered by process 0 into a [`bfs::cluster::MarksSink`]), the
 //!   depth-limited frontier search ([`bfs::frontier`]: layers in memory or on disk, a memory
 //!   budget, resumable checkpoints), [`bfs::DepthArray`] and the gap
-//!   encoding of sorted index lists ([`bfs::codec`]). The engine imports nothing above it but
-//!   [`durable`], [`board`], [`shape`] and [`rank`].
+//!   encoding of sorted index lists ([`bfs::codec`]). Outside its tests the engine imports
+//!   only [`durable`], [`board`], [`shape`], [`rank`], [`metric`], [`moves`] (the
+//!   lexicographic space's kernel, and `with_cells!`) and [`progress`] (the frontier search's
+//!   and the distributed driver's reports); its tests also take [`published`],
+//!   [`components`] and [`solve`].
 //! - [`durable`]: below the engine and the exporters: files written to a temporary name,
 //!   synced and renamed, the temporary-file sweep on a signal, and the checksummed checkpoint
 //!   container (one CRC-32 over header and body).
