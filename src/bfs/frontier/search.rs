@@ -9,12 +9,15 @@ use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
 use super::disk::{damage_hook, disk_free};
 use super::expand::Plan;
 use super::merge::merge;
-use super::resume::{Checkpoint, layer_name};
+use super::resume::{Checkpoint, Resumed, layer_name};
 use super::runs::{Runs, pieces_bytes};
 use super::store::{self, Layer, Sink};
-use super::{Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage};
+use super::{
+    CheckpointAt, Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage,
+};
 use crate::bfs::codec::encode_sorted;
 use crate::bfs::{StateIndex, StateSpace};
+use crate::durable::folder::Held;
 use crate::progress::{NoProgress, Progress};
 
 /// [`search_with`] with [`FrontierConfig::default`].
@@ -123,123 +126,36 @@ fn search_buffered<S: StateSpace>(
 ) -> Result<Frontier, FrontierError> {
     let config = config.within(space, storage.memory)?;
     let size = space.size();
-    let per_board = chunk_bytes_per_board(space);
-    // Where the layers and the runs go.
-    let layers_dir: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
-        (Some(c), _) => Some(&c.dir),
-        (None, Some(s)) => Some(s),
-        (None, None) => None,
-    };
-    let runs_dir = storage.scratch.as_deref().or(layers_dir);
-    let scratch_fail = |source| FrontierError::Scratch {
-        path: runs_dir.map(Path::to_path_buf).unwrap_or_default(),
-        source,
-    };
-    let checkpoint = storage.checkpoint.as_ref().map(|c| {
-        (
-            c,
-            Checkpoint::new(&c.dir, c.run.clone(), size, config.segments),
-        )
-    });
-    let checkpoint_fail = |source| FrontierError::Scratch {
-        path: storage
-            .checkpoint
-            .as_ref()
-            .map(|c| c.dir.clone())
-            .unwrap_or_default(),
-        source,
-    };
-    if let Some(dir) = runs_dir {
-        std::fs::create_dir_all(dir).map_err(scratch_fail)?;
-    }
-    let sink = |depth: u32, span: u64| -> Result<Sink, FrontierError> {
-        match (&checkpoint, layers_dir) {
-            (Some((c, _)), _) => Sink::file(
-                size,
-                span,
-                config.segments,
-                &c.dir,
-                Some(&layer_name(depth)),
-            )
-            .map_err(checkpoint_fail),
-            (None, Some(dir)) => {
-                Sink::file(size, span, config.segments, dir, None).map_err(scratch_fail)
-            }
-            (None, None) => Ok(Sink::memory(size, span, config.segments)),
-        }
-    };
-    let mut resumed = None;
+    let places = Places::new(storage, size, config.segments);
     // The folder's lock, held until the search returns.
-    let _held = checkpoint
-        .as_ref()
-        .map(|(at, ck)| ck.prepare(at.start))
-        .transpose()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::WouldBlock => {
-                FrontierError::Checkpoint(e.to_string())
-            }
-            _ => checkpoint_fail(e),
-        })?;
-    if let Some((at, ck)) = &checkpoint {
-        if at.start.resumes() {
-            let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
-                std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
-                _ => checkpoint_fail(e),
-            })?;
-            for w in &warnings {
-                progress.warn(w);
-            }
-            match loaded {
-                Some(r) => resumed = Some(r),
-                None => {
-                    return Err(FrontierError::NothingToResume(format!(
-                        "--resume: {} holds no checkpoint of this search that checks out \
-                         (run without --resume to start afresh)",
-                        at.dir.display(),
-                    )));
-                }
-            }
-        }
-    }
+    let _held = places.prepare()?;
+    let resumed = places.resume(max_depth, progress)?;
     let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
-    // A checkpoint deeper than the limit: its figures go past the depth asked for, and the
-    // boards at that depth are gone; a shallower result cannot be given from it.
-    if let (Some(from), Some((at, _))) = (resumed_from, &checkpoint)
-        && from > max_depth
-    {
-        return Err(FrontierError::NothingToResume(format!(
-            "--resume: the checkpoint in {} is after depth {from}, deeper than --max-depth \
-             {max_depth}; give --max-depth {from} or more to resume it",
-            at.dir.display(),
-        )));
-    }
     let (mut previous, mut current, mut sizes, mut peak) = match resumed {
         Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
         None => {
-            let previous = Layer::new(size, config.segments);
-            let span = previous.span;
-            let mut first = sink(0, span)?;
-            let s = (seed.0 / span) as usize;
-            for k in 0..config.segments {
-                let mut bytes = Vec::new();
-                if k == s {
-                    encode_sorted(&[seed.0], k as u64 * span, &mut bytes);
-                }
-                first.push(bytes, u64::from(k == s)).map_err(scratch_fail)?;
-            }
-            let current = first.finish().map_err(scratch_fail)?;
+            let (previous, current) = places.first_layers(seed)?;
             let peak = current.bytes_in_memory();
             (previous, current, vec![1u64], peak)
         }
     };
-    let plan = Plan {
-        space,
-        size,
-        span: current.span,
-        lanes: space.lanes(),
+    let step = Step {
+        plan: Plan {
+            space,
+            size,
+            span: current.span,
+            lanes: space.lanes(),
+        },
+        config,
+        buffers,
+        per_board: chunk_bytes_per_board(space),
+        memory: storage.memory,
+        places,
+        progress,
     };
+    let checkpoint_fail = |source| step.places.checkpoint_fail(source);
     let mut depth = (sizes.len() - 1) as u32;
-    let free_dir = layers_dir.or(runs_dir);
+    let free_dir = step.places.free_dir();
     on_layer(LayerReport {
         depth,
         size: current.len,
@@ -255,114 +171,16 @@ fn search_buffered<S: StateSpace>(
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
     let mut retained: Option<Layer> = None;
     while depth < max_depth {
-        // Will the next layer fit? Its size is guessed from the growth of the last one (at
-        // least 1.5 times, and never below the current layer's), as bytes of the same density.
-        let growth = if previous.len > 0 {
-            (current.len as f64 / previous.len as f64).max(1.5)
-        } else {
-            4.0
+        let chunk = match step.chunk_for(&previous, &current, depth) {
+            Ok(chunk) => chunk,
+            Err(why) => {
+                stopped = Some(why);
+                break;
+            }
         };
-        let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
-        let next_bytes = (layer_bytes as f64 * growth) as u64;
-        // The runs hold about the next layer and the layer before again.
-        let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
-        let runs_bytes = next_bytes + previous_bytes;
-        // The chunk of this layer: the configured one, cut (under a budget) to what is left
-        // beside what grows with the layer, so that a budget stops a search only when even a
-        // chunk of MIN_CHUNK boards would not fit.
-        let mut chunk = config.chunk;
-        let least = MIN_CHUNK.min(config.chunk);
-        if let Some(memory) = storage.memory {
-            // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
-            // the shipped buffers while the runs are few; past that the merge's read buffers
-            // (at their least) and the runs' piece lists grow with the runs.
-            let besides = |c: usize| {
-                let runs = current.len.div_ceil(c as u64) as usize;
-                let mut b = RESERVE
-                    + buffers.merge_bytes_past_reserve(runs)
-                    + pieces_bytes(runs, config.segments);
-                if layers_dir.is_none() {
-                    b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
-                }
-                if runs_dir.is_none() {
-                    b += runs_bytes;
-                }
-                b
-            };
-            // Smaller chunks make more runs, and more runs leave less for a chunk: a few
-            // rounds settle it (each run costs kilobytes, a chunk gigabytes).
-            for _ in 0..4 {
-                let fits = memory.saturating_sub(besides(chunk)) / per_board;
-                chunk = chunk.min(usize::try_from(fits).unwrap_or(usize::MAX));
-                if chunk < least {
-                    break;
-                }
-            }
-            let need =
-                besides(chunk.max(least)) + (chunk.max(least) as u64).min(current.len) * per_board;
-            if chunk < least || need > memory {
-                stopped = Some(format!(
-                    "stopped before depth {}: it would need about {} of memory, over the \
-                     budget of {}{}",
-                    depth + 1,
-                    indicatif::DecimalBytes(need),
-                    indicatif::DecimalBytes(memory),
-                    if layers_dir.is_none() {
-                        " (keep the layers on disk with --scratch DIR)"
-                    } else {
-                        ""
-                    }
-                ));
-                break;
-            }
-        }
-        if let Some(dir) = free_dir
-            && let Some(free) = disk_free(dir)
-        {
-            let need = (runs_bytes + if layers_dir.is_some() { next_bytes } else { 0 })
-                .saturating_mul(11)
-                / 10;
-            if need > free {
-                stopped = Some(format!(
-                    "stopped before depth {}: it would need about {} of disk in {}, {} free",
-                    depth + 1,
-                    indicatif::DecimalBytes(need),
-                    dir.display(),
-                    indicatif::DecimalBytes(free)
-                ));
-                break;
-            }
-        }
-        let mut runs = Runs::new(runs_dir).map_err(scratch_fail)?;
-        let mut chunks = Chunks::new(&current, depth, chunk, buffers.decode);
-        let mut count = 0u64;
-        let layers =
-            previous.bytes_in_memory() + current.bytes_in_memory() + buffers.decode_bytes();
-        while let Some(boards) = chunks.next_chunk()? {
-            if progress.stop_requested() {
-                return Err(FrontierError::Interrupted);
-            }
-            runs.add(plan.run(boards)).map_err(scratch_fail)?;
-            count += 1;
-            peak = peak.max(layers + runs.bytes_in_memory());
-        }
-        drop(chunks);
-        runs.flush().map_err(scratch_fail)?;
-        if let Some(w) = &runs.file {
-            damage_hook("runs", depth + 1, w.get_ref(), None);
-        }
+        let (runs, count) = step.expand(&previous, &current, depth, chunk, &mut peak)?;
         let older_bytes = previous.bytes_in_memory();
-        let next = merge(
-            &runs,
-            (&mut previous, &current),
-            sink(depth + 1, current.span)?,
-            buffers,
-            layers_dir,
-            depth + 1,
-        )?;
-        if let store::Store::Disk(f) = &next.store {
-            damage_hook("layer", depth + 1, &f.file, f.path.as_deref());
-        }
+        let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
         peak = peak.max(
             current.bytes_in_memory()
                 + runs.bytes_in_memory()
@@ -382,7 +200,7 @@ fn search_buffered<S: StateSpace>(
             + previous.bytes_on_disk()
             + retained.as_ref().map_or(0, Layer::bytes_on_disk);
         let older = std::mem::replace(&mut previous, current);
-        if let Some((_, ck)) = &checkpoint {
+        if let Some((_, ck)) = &step.places.checkpoint {
             let started = std::time::Instant::now();
             let state_bytes = ck
                 .save(&sizes, peak, &previous, &next)
@@ -408,7 +226,7 @@ fn search_buffered<S: StateSpace>(
             bytes_of_runs: runs.bytes,
         });
         drop(runs);
-        if checkpoint.is_some() {
+        if step.places.checkpoint.is_some() {
             crate::durable::fault_injection(u64::from(depth));
         }
     }
@@ -429,10 +247,340 @@ fn search_buffered<S: StateSpace>(
     })
 }
 
+/// Where a search keeps its layers, its runs and its state: the folders (or memory), the
+/// checkpoint, and the errors that name them.
+struct Places<'a> {
+    /// The layers' folder: the checkpoint folder, else the scratch folder; `None`: memory.
+    layers: Option<&'a Path>,
+    /// The runs' folder: the scratch folder, else the layers'; `None`: memory.
+    runs: Option<&'a Path>,
+    /// The checkpoint folder and the state saved there.
+    checkpoint: Option<(&'a CheckpointAt, Checkpoint)>,
+    /// Boards in the space.
+    size: u64,
+    /// Segments per layer.
+    segments: usize,
+}
+
+impl<'a> Places<'a> {
+    fn new(storage: &'a Storage, size: u64, segments: usize) -> Places<'a> {
+        let layers: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
+            (Some(c), _) => Some(&c.dir),
+            (None, Some(s)) => Some(s),
+            (None, None) => None,
+        };
+        Places {
+            layers,
+            runs: storage.scratch.as_deref().or(layers),
+            checkpoint: storage
+                .checkpoint
+                .as_ref()
+                .map(|c| (c, Checkpoint::new(&c.dir, c.run.clone(), size, segments))),
+            size,
+            segments,
+        }
+    }
+
+    /// A scratch file or folder failed: the error names the runs' folder.
+    fn scratch_fail(&self, source: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self.runs.map(Path::to_path_buf).unwrap_or_default(),
+            source,
+        }
+    }
+
+    /// A file of the checkpoint failed: the error names its folder.
+    fn checkpoint_fail(&self, source: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self
+                .checkpoint
+                .as_ref()
+                .map(|(c, _)| c.dir.clone())
+                .unwrap_or_default(),
+            source,
+        }
+    }
+
+    /// The folder whose free bytes bound the next layer: the layers', else the runs'.
+    fn free_dir(&self) -> Option<&'a Path> {
+        self.layers.or(self.runs)
+    }
+
+    /// Makes the runs' folder, and the checkpoint folder ready and locked for this search
+    /// ([`Checkpoint::prepare`]): the lock, held while it is kept.
+    ///
+    /// # Errors
+    /// [`FrontierError::Checkpoint`] when the folder holds a checkpoint a new search may not
+    /// replace, or another search holds it; [`FrontierError::Scratch`] when a folder fails.
+    fn prepare(&self) -> Result<Option<Held>, FrontierError> {
+        if let Some(dir) = self.runs {
+            std::fs::create_dir_all(dir).map_err(|e| self.scratch_fail(e))?;
+        }
+        self.checkpoint
+            .as_ref()
+            .map(|(at, ck)| ck.prepare(at.start))
+            .transpose()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::WouldBlock => {
+                    FrontierError::Checkpoint(e.to_string())
+                }
+                _ => self.checkpoint_fail(e),
+            })
+    }
+
+    /// The state to resume from, when the search resumes from its checkpoint folder; warnings
+    /// (a damaged slot passed over) go to `progress`.
+    ///
+    /// # Errors
+    /// [`FrontierError::NothingToResume`] when no state there checks out, or the newest is
+    /// after a depth past `max_depth`; [`FrontierError::Checkpoint`] for the state of another
+    /// search; [`FrontierError::Scratch`] when the folder cannot be read.
+    fn resume(
+        &self,
+        max_depth: u32,
+        progress: &dyn Progress,
+    ) -> Result<Option<Resumed>, FrontierError> {
+        let Some((at, ck)) = &self.checkpoint else {
+            return Ok(None);
+        };
+        if !at.start.resumes() {
+            return Ok(None);
+        }
+        let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
+            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
+            _ => self.checkpoint_fail(e),
+        })?;
+        for w in &warnings {
+            progress.warn(w);
+        }
+        let Some(resumed) = loaded else {
+            return Err(FrontierError::NothingToResume(format!(
+                "--resume: {} holds no checkpoint of this search that checks out \
+                 (run without --resume to start afresh)",
+                at.dir.display(),
+            )));
+        };
+        // A checkpoint deeper than the limit: its figures go past the depth asked for, and the
+        // boards at that depth are gone; a shallower result cannot be given from it.
+        let from = (resumed.sizes.len() - 1) as u32;
+        if from > max_depth {
+            return Err(FrontierError::NothingToResume(format!(
+                "--resume: the checkpoint in {} is after depth {from}, deeper than --max-depth \
+                 {max_depth}; give --max-depth {from} or more to resume it",
+                at.dir.display(),
+            )));
+        }
+        Ok(Some(resumed))
+    }
+
+    /// The sink of layer `depth` (segments of `span` indices): a file named for it in the
+    /// checkpoint folder, an unnamed file in the scratch folder, or memory.
+    fn sink(&self, depth: u32, span: u64) -> Result<Sink, FrontierError> {
+        match (&self.checkpoint, self.layers) {
+            (Some((c, _)), _) => Sink::file(
+                self.size,
+                span,
+                self.segments,
+                &c.dir,
+                Some(&layer_name(depth)),
+            )
+            .map_err(|e| self.checkpoint_fail(e)),
+            (None, Some(dir)) => Sink::file(self.size, span, self.segments, dir, None)
+                .map_err(|e| self.scratch_fail(e)),
+            (None, None) => Ok(Sink::memory(self.size, span, self.segments)),
+        }
+    }
+
+    /// Layers -1 (empty) and 0 (`seed` alone) of a new search, layer 0 written to its sink.
+    fn first_layers(&self, seed: StateIndex) -> Result<(Layer, Layer), FrontierError> {
+        let previous = Layer::new(self.size, self.segments);
+        let span = previous.span;
+        let mut first = self.sink(0, span)?;
+        let s = (seed.0 / span) as usize;
+        for k in 0..self.segments {
+            let mut bytes = Vec::new();
+            if k == s {
+                encode_sorted(&[seed.0], k as u64 * span, &mut bytes);
+            }
+            first
+                .push(bytes, u64::from(k == s))
+                .map_err(|e| self.scratch_fail(e))?;
+        }
+        let current = first.finish().map_err(|e| self.scratch_fail(e))?;
+        Ok((previous, current))
+    }
+}
+
+/// What each step of a search, from layer `d` to layer `d + 1`, takes: the expansion's plan,
+/// the configuration and buffers, the memory budget, and where the layers and runs go.
+struct Step<'a, S> {
+    plan: Plan<'a, S>,
+    config: FrontierConfig,
+    buffers: &'a Buffers,
+    /// Bytes per board of a chunk ([`chunk_bytes_per_board`]).
+    per_board: u64,
+    /// The memory budget, if any.
+    memory: Option<u64>,
+    places: Places<'a>,
+    /// Asked before each chunk whether to stop.
+    progress: &'a dyn Progress,
+}
+
+impl<S: StateSpace> Step<'_, S> {
+    /// The chunk layer `depth` (`current`, after `previous`) is expanded in, or, when layer
+    /// `depth + 1` would not fit in the memory budget or on the disk, why the search stops
+    /// before it.
+    fn chunk_for(&self, previous: &Layer, current: &Layer, depth: u32) -> Result<usize, String> {
+        let (config, buffers) = (&self.config, self.buffers);
+        let (layers_dir, runs_dir) = (self.places.layers, self.places.runs);
+        // Will the next layer fit? Its size is guessed from the growth of the last one (at
+        // least 1.5 times, and never below the current layer's), as bytes of the same density.
+        let growth = if previous.len > 0 {
+            (current.len as f64 / previous.len as f64).max(1.5)
+        } else {
+            4.0
+        };
+        let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
+        let next_bytes = (layer_bytes as f64 * growth) as u64;
+        // The runs hold about the next layer and the layer before again.
+        let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
+        let runs_bytes = next_bytes + previous_bytes;
+        // The chunk of this layer: the configured one, cut (under a budget) to what is left
+        // beside what grows with the layer, so that a budget stops a search only when even a
+        // chunk of MIN_CHUNK boards would not fit.
+        let mut chunk = config.chunk;
+        let least = MIN_CHUNK.min(config.chunk);
+        if let Some(memory) = self.memory {
+            // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
+            // the shipped buffers while the runs are few; past that the merge's read buffers
+            // (at their least) and the runs' piece lists grow with the runs.
+            let besides = |c: usize| {
+                let runs = current.len.div_ceil(c as u64) as usize;
+                let mut b = RESERVE
+                    + buffers.merge_bytes_past_reserve(runs)
+                    + pieces_bytes(runs, config.segments);
+                if layers_dir.is_none() {
+                    b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
+                }
+                if runs_dir.is_none() {
+                    b += runs_bytes;
+                }
+                b
+            };
+            // Smaller chunks make more runs, and more runs leave less for a chunk: a few
+            // rounds settle it (each run costs kilobytes, a chunk gigabytes).
+            for _ in 0..4 {
+                let fits = memory.saturating_sub(besides(chunk)) / self.per_board;
+                chunk = chunk.min(usize::try_from(fits).unwrap_or(usize::MAX));
+                if chunk < least {
+                    break;
+                }
+            }
+            let need = besides(chunk.max(least))
+                + (chunk.max(least) as u64).min(current.len) * self.per_board;
+            if chunk < least || need > memory {
+                return Err(format!(
+                    "stopped before depth {}: it would need about {} of memory, over the \
+                     budget of {}{}",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    indicatif::DecimalBytes(memory),
+                    if layers_dir.is_none() {
+                        " (keep the layers on disk with --scratch DIR)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        if let Some(dir) = self.places.free_dir()
+            && let Some(free) = disk_free(dir)
+        {
+            let need = (runs_bytes + if layers_dir.is_some() { next_bytes } else { 0 })
+                .saturating_mul(11)
+                / 10;
+            if need > free {
+                return Err(format!(
+                    "stopped before depth {}: it would need about {} of disk in {}, {} free",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    dir.display(),
+                    indicatif::DecimalBytes(free)
+                ));
+            }
+        }
+        Ok(chunk)
+    }
+
+    /// The runs of layer `depth` (`current`, after `previous`), expanded in chunks of `chunk`
+    /// boards, and the number of chunks; `peak` rises to the bytes held meanwhile (the layers
+    /// in memory, the decode buffers and the runs in memory). `progress` is asked before each
+    /// chunk whether to stop.
+    ///
+    /// # Errors
+    /// [`FrontierError::Interrupted`] when asked to stop; [`FrontierError::Read`] for a
+    /// segment of the layer that does not check out; [`FrontierError::Scratch`] when the runs'
+    /// file fails.
+    fn expand(
+        &self,
+        previous: &Layer,
+        current: &Layer,
+        depth: u32,
+        chunk: usize,
+        peak: &mut u64,
+    ) -> Result<(Runs, u64), FrontierError> {
+        let scratch_fail = |source| self.places.scratch_fail(source);
+        let mut runs = Runs::new(self.places.runs).map_err(scratch_fail)?;
+        let mut chunks = Chunks::new(current, depth, chunk, self.buffers.decode);
+        let mut count = 0u64;
+        let layers =
+            previous.bytes_in_memory() + current.bytes_in_memory() + self.buffers.decode_bytes();
+        while let Some(boards) = chunks.next_chunk()? {
+            if self.progress.stop_requested() {
+                return Err(FrontierError::Interrupted);
+            }
+            runs.add(self.plan.run(boards)).map_err(scratch_fail)?;
+            count += 1;
+            *peak = (*peak).max(layers + runs.bytes_in_memory());
+        }
+        drop(chunks);
+        runs.flush().map_err(scratch_fail)?;
+        if let Some(w) = &runs.file {
+            damage_hook("runs", depth + 1, w.get_ref(), None);
+        }
+        Ok((runs, count))
+    }
+
+    /// Layer `depth` merged from `runs` minus `older` and `newer` ([`merge`]), written where
+    /// the layers go.
+    ///
+    /// # Errors
+    /// As [`merge`], and [`FrontierError::Scratch`] when its file cannot be made.
+    fn next_layer(
+        &self,
+        runs: &Runs,
+        (older, newer): (&mut Layer, &Layer),
+        depth: u32,
+    ) -> Result<Layer, FrontierError> {
+        let next = merge(
+            runs,
+            (older, newer),
+            self.places.sink(depth, newer.span)?,
+            self.buffers,
+            self.places.layers,
+            depth,
+        )?;
+        if let store::Store::Disk(f) = &next.store {
+            damage_hook("layer", depth, &f.file, f.path.as_deref());
+        }
+        Ok(next)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::frontier::{CheckpointAt, MAX_CHUNK, MAX_SEGMENTS, RunLabel};
+    use crate::bfs::frontier::{MAX_CHUNK, MAX_SEGMENTS, RunLabel};
     use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
     use crate::board::Board;
     use crate::shape::Shape;
