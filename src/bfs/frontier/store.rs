@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::super::codec::{Part, Reader, Source};
-use super::read_at;
+use super::disk::read_at;
 
 /// A sorted set of indices of a space of `size` boards, in gap-encoded segments of `span`
 /// indices each (segment `s` holds `s * span..(s + 1) * span`, encoded from `s * span`).

@@ -1,0 +1,170 @@
+//! How a search cuts its work and what it holds besides its layers: the chunk and the
+//! segments ([`FrontierConfig`]), the fixed sizes of its buffers, and the bytes a memory
+//! budget plans for (a chunk's boards at [`chunk_bytes_per_board`], and [`RESERVE`]).
+
+use super::FrontierError;
+use crate::bfs::StateSpace;
+
+/// Segments per layer (by index range) of [`FrontierConfig::default`].
+pub const SEGMENTS: usize = 1024;
+/// Boards of the current layer expanded at once in [`FrontierConfig::default`].
+pub const CHUNK: usize = 1 << 27;
+/// Most segments per layer [`FrontierConfig::clamped`] allows (2^20).
+pub const MAX_SEGMENTS: usize = 1 << 20;
+/// Most boards per chunk [`FrontierConfig::clamped`] allows (2^31).
+pub const MAX_CHUNK: usize = 1 << 31;
+
+/// How a [`search_with`] cuts its work: how many boards it expands at once and how many index
+/// ranges a layer is cut into. Neither changes the result, only time and memory.
+///
+/// [`search_with`]: super::search_with
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrontierConfig {
+    /// Boards of the current layer expanded at once; each chunk gives one run. Default
+    /// [`CHUNK`] (2^27): its boards and their neighbours take up to about 2.5 GiB on 4x4.
+    pub chunk: usize,
+    /// Segments per layer, by index range (the unit of the parallel merge). Default
+    /// [`SEGMENTS`] (1,024).
+    pub segments: usize,
+}
+
+impl Default for FrontierConfig {
+    fn default() -> Self {
+        FrontierConfig {
+            chunk: CHUNK,
+            segments: SEGMENTS,
+        }
+    }
+}
+
+impl FrontierConfig {
+    /// The configuration [`search_stored`] runs for `space` under the memory budget `memory`
+    /// (bytes, if any): clamped, its chunk cut to what fits beside [`RESERVE`] at
+    /// [`chunk_bytes_per_board`].
+    ///
+    /// # Errors
+    /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards.
+    ///
+    /// [`search_stored`]: super::search_stored
+    pub fn within<S: StateSpace>(
+        self,
+        space: &S,
+        memory: Option<u64>,
+    ) -> Result<FrontierConfig, FrontierError> {
+        let mut config = self.clamped();
+        let Some(memory) = memory else {
+            return Ok(config);
+        };
+        let per_board = chunk_bytes_per_board(space);
+        let fits = memory.saturating_sub(RESERVE) / per_board;
+        if fits < MIN_CHUNK as u64 {
+            return Err(FrontierError::Budget(format!(
+                "--memory {} is too small: a chunk of {} boards takes {} with the search's \
+                 buffers; give at least that",
+                indicatif::DecimalBytes(memory),
+                MIN_CHUNK,
+                indicatif::DecimalBytes(RESERVE + MIN_CHUNK as u64 * per_board)
+            )));
+        }
+        config.chunk = config
+            .chunk
+            .min(usize::try_from(fits).unwrap_or(usize::MAX));
+        Ok(config)
+    }
+
+    /// The same configuration in range: `chunk` in `1..=`[`MAX_CHUNK`], `segments` in
+    /// `1..=`[`MAX_SEGMENTS`]. [`search_with`] clamps what it is given.
+    ///
+    /// [`search_with`]: super::search_with
+    pub fn clamped(self) -> Self {
+        FrontierConfig {
+            chunk: self.chunk.clamp(1, MAX_CHUNK),
+            segments: self.segments.clamp(1, MAX_SEGMENTS),
+        }
+    }
+}
+
+/// Bytes the search holds besides the chunk's boards and neighbours and the layers and runs in
+/// memory, whatever the size of a layer: the merge's read buffers (64 MiB), its window of 16
+/// segments of up to 8 MiB each in memory (128 MiB), a decode buffer per thread (1 MiB), the
+/// files' write buffers (4 MiB for a layer, 1 MiB for the runs, 1 MiB to copy a spilled
+/// segment) and the runs' piece lists while they are few. Past that the plan before each layer
+/// adds what grows with the number of runs.
+pub const RESERVE: u64 = 256 << 20;
+/// The fewest boards per chunk a memory budget may leave.
+pub const MIN_CHUNK: usize = 1 << 16;
+
+/// Bytes per board of a chunk while it is expanded: the board (8), and for each neighbour
+/// the kernel gives (all moves, or the moves off the lanes, at most 2 of them for a grid)
+/// the neighbour and its copy in the bucket sort (16).
+pub fn chunk_bytes_per_board<S: StateSpace>(space: &S) -> u64 {
+    let kernel = if space.lanes().is_some() {
+        space.degree().saturating_sub(2).max(1)
+    } else {
+        space.degree()
+    };
+    8 + 16 * kernel as u64
+}
+
+/// The sizes of the search's buffers besides a chunk's boards and neighbours: fixed, whatever
+/// the size of a layer or of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Buffers {
+    /// Bytes of the merge's read buffers, all its tasks together: each task reads its
+    /// segment's runs and the same segment of layers `d - 1` and `d` through a buffer each of
+    /// this divided by the tasks and the sources, between [`MIN_READ`] and [`MAX_READ`].
+    pub(super) merge_read: u64,
+    /// Bytes of a segment of the next layer kept in memory as it is merged; past that they go
+    /// to a scratch file of the segment's own (with a folder for the layers).
+    pub(super) out_limit: usize,
+    /// Segments merged at once (in parallel), then written out in order.
+    pub(super) window: usize,
+    /// Bytes of the buffer a segment of the layer being expanded is decoded through.
+    pub(super) decode: usize,
+}
+
+/// Smallest read buffer of the merge.
+const MIN_READ: usize = 4 << 10;
+/// Largest read buffer of the merge.
+const MAX_READ: usize = 1 << 20;
+
+impl Buffers {
+    /// What a search uses: 64 MiB of read buffers for the merge, 16 segments merged at once
+    /// with up to 8 MiB each in memory, 1 MiB to decode a segment (per thread): about 200 MiB
+    /// of [`RESERVE`] while the runs are at most 64 MiB / ([`MIN_READ`] x threads) - 2.
+    pub(super) const SHIPPED: Buffers = Buffers {
+        merge_read: 64 << 20,
+        out_limit: 8 << 20,
+        window: 16,
+        decode: 1 << 20,
+    };
+
+    /// Bytes of each read buffer of a merge of `runs` runs.
+    pub(super) fn read_buffer(&self, runs: usize) -> usize {
+        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
+        usize::try_from(self.merge_read / readers)
+            .unwrap_or(MAX_READ)
+            .clamp(MIN_READ, MAX_READ)
+    }
+
+    /// Bytes the merge of `runs` runs holds at most besides the layers: every task's read
+    /// buffers and the window's segments in memory.
+    pub(super) fn merge_bytes(&self, runs: usize) -> u64 {
+        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
+        readers * self.read_buffer(runs) as u64 + self.window as u64 * self.out_limit as u64
+    }
+
+    /// What [`Buffers::merge_bytes`] takes past the part of [`RESERVE`] set aside for the
+    /// merge (the shipped read buffers, 64 MiB, and window, 128 MiB): the read buffers at their
+    /// least once the runs are many.
+    pub(super) fn merge_bytes_past_reserve(&self, runs: usize) -> u64 {
+        let shipped = Buffers::SHIPPED;
+        let reserved = shipped.merge_read + shipped.window as u64 * shipped.out_limit as u64;
+        self.merge_bytes(runs).saturating_sub(reserved)
+    }
+
+    /// Bytes the expansion of a layer holds besides the chunk: a decode buffer per thread.
+    pub(super) fn decode_bytes(&self) -> u64 {
+        rayon::current_num_threads().max(1) as u64 * self.decode as u64
+    }
+}

@@ -1,0 +1,74 @@
+//! The file system under a search: positioned reads of its files, the bytes free in a folder,
+//! and, in debug builds, the damage the tests of the checks on reading back ask for.
+
+use std::fs::File;
+use std::path::Path;
+
+#[cfg(unix)]
+pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, at)
+}
+
+#[cfg(not(unix))]
+pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
+}
+
+/// Debug builds only, for the tests of the checks on reading back:
+/// `NPUZZLE_DAMAGE_SCRATCH=runs:D` (or `layer:D`) flips a bit in the middle of the runs of
+/// depth `D` once written (or of layer `D`'s file), as a disk error would. Does nothing in a
+/// release build.
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+pub(super) fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Path>) {
+    #[cfg(all(debug_assertions, unix))]
+    if std::env::var("NPUZZLE_DAMAGE_SCRATCH").ok() == Some(format!("{what}:{depth}")) {
+        use std::os::unix::fs::FileExt;
+        let reopened = path.map(|p| std::fs::OpenOptions::new().read(true).write(true).open(p));
+        let file = match &reopened {
+            Some(Ok(f)) => f,
+            _ => file,
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let mut byte = [0u8];
+        if len > 0 && read_at(file, &mut byte, len / 2).is_ok() {
+            byte[0] ^= 0x10;
+            let _ = file.write_all_at(&byte, len / 2);
+        }
+    }
+}
+
+/// Bytes free for an unprivileged user in the file system of `dir`, or `None` when unknown.
+/// In builds with debug assertions only (the binary the tests run),
+/// `NPUZZLE_FAKE_DISK_FREE=BYTES` overrides it, for the tests of a full disk; a release build
+/// never reads it, so its disk-full guard cannot be switched off.
+pub fn disk_free(dir: &Path) -> Option<u64> {
+    #[cfg(debug_assertions)]
+    if let Some(v) = std::env::var("NPUZZLE_FAKE_DISK_FREE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(v);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs writes one struct through a valid pointer; the path is a valid
+        // C string.
+        let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
+            return None;
+        }
+        #[allow(clippy::unnecessary_cast)] // the field types differ between platforms
+        Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}

@@ -1,0 +1,966 @@
+//! The search itself: layer after layer from the seed (or from a checkpoint) to the depth
+//! limit, each checked against the memory budget and the disk, expanded in chunks into runs
+//! and merged into the next, and saved to the checkpoint once built.
+
+use std::path::Path;
+
+use super::chunks::Chunks;
+use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
+use super::disk::{damage_hook, disk_free};
+use super::expand::Plan;
+use super::merge::merge;
+use super::resume::{Checkpoint, Resumed, layer_name};
+use super::runs::{Runs, pieces_bytes};
+use super::store::{self, Layer, Sink};
+use super::{
+    CheckpointAt, Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage,
+};
+use crate::bfs::codec::encode_sorted;
+use crate::bfs::{StateIndex, StateSpace};
+use crate::durable::folder::Held;
+use crate::progress::{NoProgress, Progress};
+
+/// [`search_with`] with [`FrontierConfig::default`].
+///
+/// # Errors
+/// [`FrontierError::Scratch`] when the scratch folder fails.
+pub fn search<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    scratch: Option<&Path>,
+    on_layer: impl FnMut(LayerReport),
+) -> Result<Frontier, FrontierError> {
+    search_with(
+        space,
+        seed,
+        max_depth,
+        scratch,
+        FrontierConfig::default(),
+        on_layer,
+    )
+}
+
+/// BFS from `seed` over `space` to depth `max_depth` (or until the component is exhausted),
+/// keeping only three layers (frontier search: Korf, Zhang, Thayer & Hohwald, JACM 2005).
+/// `scratch`: a folder for the runs of the layer being built and the layers, unnamed files
+/// there (else they stay in memory). `config` (clamped, [`FrontierConfig::clamped`]) sets the
+/// chunk and segment sizes; the result does not depend on it. `on_layer` is called after each
+/// layer is built, depth 0 included. [`search_stored`] also checkpoints and resumes.
+///
+/// Time per layer: linear in the neighbours of layer `d` (each run and each segment of layers
+/// `d - 1` and `d` decoded once), times `log2` of a bucket for the sort and of the number of
+/// chunks for the merge. Memory: see the module documentation.
+///
+/// # Errors
+/// [`FrontierError::Scratch`] when the scratch folder fails; [`FrontierError::Read`] when a
+/// scratch file does not check out when read back.
+pub fn search_with<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    scratch: Option<&Path>,
+    config: FrontierConfig,
+    on_layer: impl FnMut(LayerReport),
+) -> Result<Frontier, FrontierError> {
+    let storage = Storage {
+        scratch: scratch.map(Path::to_path_buf),
+        checkpoint: None,
+        memory: None,
+    };
+    search_stored(
+        space,
+        seed,
+        max_depth,
+        &storage,
+        config,
+        on_layer,
+        &NoProgress,
+    )
+}
+
+/// [`search_with`], with the layers where `storage` says, saving the search's state after
+/// each layer into a checkpoint folder, and resuming from it. Warnings (a damaged checkpoint
+/// slot passed over) go to `progress` ([`Progress::warn`]), which is asked before each chunk of
+/// a layer is expanded whether to stop ([`Progress::stop_requested`]). A resumed search gives the same result as an unbroken one, and may
+/// go deeper than the search it resumes.
+///
+/// # Errors
+/// [`FrontierError::Scratch`] when a folder fails; [`FrontierError::Checkpoint`] for a
+/// checkpoint of another search; [`FrontierError::NothingToResume`] (also for a checkpoint
+/// deeper than `max_depth`); [`FrontierError::Read`] for a layer or a run that does not check
+/// out when read back; [`FrontierError::Budget`]; [`FrontierError::Interrupted`] when `progress`
+/// asked to stop.
+pub fn search_stored<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    storage: &Storage,
+    config: FrontierConfig,
+    on_layer: impl FnMut(LayerReport),
+    progress: &dyn Progress,
+) -> Result<Frontier, FrontierError> {
+    search_buffered(
+        space,
+        seed,
+        max_depth,
+        storage,
+        config,
+        &Buffers::SHIPPED,
+        on_layer,
+        progress,
+    )
+}
+
+/// [`search_stored`] with the given buffers.
+#[allow(clippy::too_many_arguments)]
+fn search_buffered<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    storage: &Storage,
+    config: FrontierConfig,
+    buffers: &Buffers,
+    mut on_layer: impl FnMut(LayerReport),
+    progress: &dyn Progress,
+) -> Result<Frontier, FrontierError> {
+    let config = config.within(space, storage.memory)?;
+    let size = space.size();
+    let places = Places::new(storage, size, config.segments);
+    // The folder's lock, held until the search returns.
+    let _held = places.prepare()?;
+    let resumed = places.resume(max_depth, progress)?;
+    let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
+    let (mut previous, mut current, mut sizes, mut peak) = match resumed {
+        Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
+        None => {
+            let (previous, current) = places.first_layers(seed)?;
+            let peak = current.bytes_in_memory();
+            (previous, current, vec![1u64], peak)
+        }
+    };
+    let step = Step {
+        plan: Plan {
+            space,
+            size,
+            span: current.span,
+            lanes: space.lanes(),
+        },
+        config,
+        buffers,
+        per_board: chunk_bytes_per_board(space),
+        memory: storage.memory,
+        places,
+        progress,
+    };
+    let checkpoint_fail = |source| step.places.checkpoint_fail(source);
+    let mut depth = (sizes.len() - 1) as u32;
+    let free_dir = step.places.free_dir();
+    on_layer(LayerReport {
+        depth,
+        size: current.len,
+        bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
+        bytes_on_disk: previous.bytes_on_disk() + current.bytes_on_disk(),
+        disk_free: free_dir.and_then(disk_free),
+        chunks: 0,
+        bytes_of_runs: 0,
+    });
+    let mut stopped = None;
+    let mut complete = false;
+    let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
+    // With a checkpoint: layer d - 1's file, kept for the older state slot.
+    let mut retained: Option<Layer> = None;
+    while depth < max_depth {
+        let chunk = match step.chunk_for(&previous, &current, depth) {
+            Ok(chunk) => chunk,
+            Err(why) => {
+                stopped = Some(why);
+                break;
+            }
+        };
+        let (runs, count) = step.expand(&previous, &current, depth, chunk, &mut peak)?;
+        let older_bytes = previous.bytes_in_memory();
+        let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
+        peak = peak.max(
+            current.bytes_in_memory()
+                + runs.bytes_in_memory()
+                + older_bytes.max(next.bytes_in_memory())
+                + buffers.merge_bytes(runs.pieces.len()),
+        );
+        if next.len == 0 {
+            complete = true;
+            // (An empty layer's file is not kept.)
+            next.retire().map_err(checkpoint_fail)?;
+            break;
+        }
+        depth += 1;
+        sizes.push(next.len);
+        let on_disk = current.bytes_on_disk()
+            + next.bytes_on_disk()
+            + previous.bytes_on_disk()
+            + retained.as_ref().map_or(0, Layer::bytes_on_disk);
+        let older = std::mem::replace(&mut previous, current);
+        if let Some((_, ck)) = &step.places.checkpoint {
+            let started = std::time::Instant::now();
+            let state_bytes = ck
+                .save(&sizes, peak, &previous, &next)
+                .map_err(checkpoint_fail)?;
+            saved_bytes += next.bytes_on_disk() + state_bytes;
+            save_time += next.write_time() + started.elapsed();
+            // The older slot names layers d - 1 and d: layer d - 1 stays until the next save,
+            // so that a damaged newest slot can fall back to it; layer d - 2 goes.
+            if let Some(l) = retained.replace(older) {
+                l.retire().map_err(checkpoint_fail)?;
+            }
+        } else {
+            older.retire().map_err(checkpoint_fail)?;
+        }
+        current = next;
+        on_layer(LayerReport {
+            depth,
+            size: current.len,
+            bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
+            bytes_on_disk: on_disk + runs.bytes_on_disk(),
+            disk_free: free_dir.and_then(disk_free),
+            chunks: count,
+            bytes_of_runs: runs.bytes,
+        });
+        drop(runs);
+        if step.places.checkpoint.is_some() {
+            crate::durable::fault_injection(u64::from(depth));
+        }
+    }
+    let last = Chunks::new(&current, depth, LAST_LISTED, buffers.decode)
+        .next_chunk()?
+        .map(<[StateIndex]>::to_vec)
+        .unwrap_or_default();
+    Ok(Frontier {
+        layer_sizes: sizes,
+        complete,
+        last,
+        peak_bytes: peak,
+        resumed_from,
+        stopped,
+        chunk: config.chunk,
+        saved_bytes,
+        save_time,
+    })
+}
+
+/// Where a search keeps its layers, its runs and its state: the folders (or memory), the
+/// checkpoint, and the errors that name them.
+struct Places<'a> {
+    /// The layers' folder: the checkpoint folder, else the scratch folder; `None`: memory.
+    layers: Option<&'a Path>,
+    /// The runs' folder: the scratch folder, else the layers'; `None`: memory.
+    runs: Option<&'a Path>,
+    /// The checkpoint folder and the state saved there.
+    checkpoint: Option<(&'a CheckpointAt, Checkpoint)>,
+    /// Boards in the space.
+    size: u64,
+    /// Segments per layer.
+    segments: usize,
+}
+
+impl<'a> Places<'a> {
+    fn new(storage: &'a Storage, size: u64, segments: usize) -> Places<'a> {
+        let layers: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
+            (Some(c), _) => Some(&c.dir),
+            (None, Some(s)) => Some(s),
+            (None, None) => None,
+        };
+        Places {
+            layers,
+            runs: storage.scratch.as_deref().or(layers),
+            checkpoint: storage
+                .checkpoint
+                .as_ref()
+                .map(|c| (c, Checkpoint::new(&c.dir, c.run.clone(), size, segments))),
+            size,
+            segments,
+        }
+    }
+
+    /// A scratch file or folder failed: the error names the runs' folder.
+    fn scratch_fail(&self, source: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self.runs.map(Path::to_path_buf).unwrap_or_default(),
+            source,
+        }
+    }
+
+    /// A file of the checkpoint failed: the error names its folder.
+    fn checkpoint_fail(&self, source: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self
+                .checkpoint
+                .as_ref()
+                .map(|(c, _)| c.dir.clone())
+                .unwrap_or_default(),
+            source,
+        }
+    }
+
+    /// The folder whose free bytes bound the next layer: the layers', else the runs'.
+    fn free_dir(&self) -> Option<&'a Path> {
+        self.layers.or(self.runs)
+    }
+
+    /// Makes the runs' folder, and the checkpoint folder ready and locked for this search
+    /// ([`Checkpoint::prepare`]): the lock, held while it is kept.
+    ///
+    /// # Errors
+    /// [`FrontierError::Checkpoint`] when the folder holds a checkpoint a new search may not
+    /// replace, or another search holds it; [`FrontierError::Scratch`] when a folder fails.
+    fn prepare(&self) -> Result<Option<Held>, FrontierError> {
+        if let Some(dir) = self.runs {
+            std::fs::create_dir_all(dir).map_err(|e| self.scratch_fail(e))?;
+        }
+        self.checkpoint
+            .as_ref()
+            .map(|(at, ck)| ck.prepare(at.start))
+            .transpose()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::WouldBlock => {
+                    FrontierError::Checkpoint(e.to_string())
+                }
+                _ => self.checkpoint_fail(e),
+            })
+    }
+
+    /// The state to resume from, when the search resumes from its checkpoint folder; warnings
+    /// (a damaged slot passed over) go to `progress`.
+    ///
+    /// # Errors
+    /// [`FrontierError::NothingToResume`] when no state there checks out, or the newest is
+    /// after a depth past `max_depth`; [`FrontierError::Checkpoint`] for the state of another
+    /// search; [`FrontierError::Scratch`] when the folder cannot be read.
+    fn resume(
+        &self,
+        max_depth: u32,
+        progress: &dyn Progress,
+    ) -> Result<Option<Resumed>, FrontierError> {
+        let Some((at, ck)) = &self.checkpoint else {
+            return Ok(None);
+        };
+        if !at.start.resumes() {
+            return Ok(None);
+        }
+        let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
+            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
+            _ => self.checkpoint_fail(e),
+        })?;
+        for w in &warnings {
+            progress.warn(w);
+        }
+        let Some(resumed) = loaded else {
+            return Err(FrontierError::NothingToResume(format!(
+                "--resume: {} holds no checkpoint of this search that checks out \
+                 (run without --resume to start afresh)",
+                at.dir.display(),
+            )));
+        };
+        // A checkpoint deeper than the limit: its figures go past the depth asked for, and the
+        // boards at that depth are gone; a shallower result cannot be given from it.
+        let from = (resumed.sizes.len() - 1) as u32;
+        if from > max_depth {
+            return Err(FrontierError::NothingToResume(format!(
+                "--resume: the checkpoint in {} is after depth {from}, deeper than --max-depth \
+                 {max_depth}; give --max-depth {from} or more to resume it",
+                at.dir.display(),
+            )));
+        }
+        Ok(Some(resumed))
+    }
+
+    /// The sink of layer `depth` (segments of `span` indices): a file named for it in the
+    /// checkpoint folder, an unnamed file in the scratch folder, or memory.
+    fn sink(&self, depth: u32, span: u64) -> Result<Sink, FrontierError> {
+        match (&self.checkpoint, self.layers) {
+            (Some((c, _)), _) => Sink::file(
+                self.size,
+                span,
+                self.segments,
+                &c.dir,
+                Some(&layer_name(depth)),
+            )
+            .map_err(|e| self.checkpoint_fail(e)),
+            (None, Some(dir)) => Sink::file(self.size, span, self.segments, dir, None)
+                .map_err(|e| self.scratch_fail(e)),
+            (None, None) => Ok(Sink::memory(self.size, span, self.segments)),
+        }
+    }
+
+    /// Layers -1 (empty) and 0 (`seed` alone) of a new search, layer 0 written to its sink.
+    fn first_layers(&self, seed: StateIndex) -> Result<(Layer, Layer), FrontierError> {
+        let previous = Layer::new(self.size, self.segments);
+        let span = previous.span;
+        let mut first = self.sink(0, span)?;
+        let s = (seed.0 / span) as usize;
+        for k in 0..self.segments {
+            let mut bytes = Vec::new();
+            if k == s {
+                encode_sorted(&[seed.0], k as u64 * span, &mut bytes);
+            }
+            first
+                .push(bytes, u64::from(k == s))
+                .map_err(|e| self.scratch_fail(e))?;
+        }
+        let current = first.finish().map_err(|e| self.scratch_fail(e))?;
+        Ok((previous, current))
+    }
+}
+
+/// What each step of a search, from layer `d` to layer `d + 1`, takes: the expansion's plan,
+/// the configuration and buffers, the memory budget, and where the layers and runs go.
+struct Step<'a, S> {
+    plan: Plan<'a, S>,
+    config: FrontierConfig,
+    buffers: &'a Buffers,
+    /// Bytes per board of a chunk ([`chunk_bytes_per_board`]).
+    per_board: u64,
+    /// The memory budget, if any.
+    memory: Option<u64>,
+    places: Places<'a>,
+    /// Asked before each chunk whether to stop.
+    progress: &'a dyn Progress,
+}
+
+impl<S: StateSpace> Step<'_, S> {
+    /// The chunk layer `depth` (`current`, after `previous`) is expanded in, or, when layer
+    /// `depth + 1` would not fit in the memory budget or on the disk, why the search stops
+    /// before it.
+    fn chunk_for(&self, previous: &Layer, current: &Layer, depth: u32) -> Result<usize, String> {
+        let (config, buffers) = (&self.config, self.buffers);
+        let (layers_dir, runs_dir) = (self.places.layers, self.places.runs);
+        // Will the next layer fit? Its size is guessed from the growth of the last one (at
+        // least 1.5 times, and never below the current layer's), as bytes of the same density.
+        let growth = if previous.len > 0 {
+            (current.len as f64 / previous.len as f64).max(1.5)
+        } else {
+            4.0
+        };
+        let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
+        let next_bytes = (layer_bytes as f64 * growth) as u64;
+        // The runs hold about the next layer and the layer before again.
+        let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
+        let runs_bytes = next_bytes + previous_bytes;
+        // The chunk of this layer: the configured one, cut (under a budget) to what is left
+        // beside what grows with the layer, so that a budget stops a search only when even a
+        // chunk of MIN_CHUNK boards would not fit.
+        let mut chunk = config.chunk;
+        let least = MIN_CHUNK.min(config.chunk);
+        if let Some(memory) = self.memory {
+            // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
+            // the shipped buffers while the runs are few; past that the merge's read buffers
+            // (at their least) and the runs' piece lists grow with the runs.
+            let besides = |c: usize| {
+                let runs = current.len.div_ceil(c as u64) as usize;
+                let mut b = RESERVE
+                    + buffers.merge_bytes_past_reserve(runs)
+                    + pieces_bytes(runs, config.segments);
+                if layers_dir.is_none() {
+                    b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
+                }
+                if runs_dir.is_none() {
+                    b += runs_bytes;
+                }
+                b
+            };
+            // Smaller chunks make more runs, and more runs leave less for a chunk: a few
+            // rounds settle it (each run costs kilobytes, a chunk gigabytes).
+            for _ in 0..4 {
+                let fits = memory.saturating_sub(besides(chunk)) / self.per_board;
+                chunk = chunk.min(usize::try_from(fits).unwrap_or(usize::MAX));
+                if chunk < least {
+                    break;
+                }
+            }
+            let need = besides(chunk.max(least))
+                + (chunk.max(least) as u64).min(current.len) * self.per_board;
+            if chunk < least || need > memory {
+                return Err(format!(
+                    "stopped before depth {}: it would need about {} of memory, over the \
+                     budget of {}{}",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    indicatif::DecimalBytes(memory),
+                    if layers_dir.is_none() {
+                        " (keep the layers on disk with --scratch DIR)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        if let Some(dir) = self.places.free_dir()
+            && let Some(free) = disk_free(dir)
+        {
+            let need = (runs_bytes + if layers_dir.is_some() { next_bytes } else { 0 })
+                .saturating_mul(11)
+                / 10;
+            if need > free {
+                return Err(format!(
+                    "stopped before depth {}: it would need about {} of disk in {}, {} free",
+                    depth + 1,
+                    indicatif::DecimalBytes(need),
+                    dir.display(),
+                    indicatif::DecimalBytes(free)
+                ));
+            }
+        }
+        Ok(chunk)
+    }
+
+    /// The runs of layer `depth` (`current`, after `previous`), expanded in chunks of `chunk`
+    /// boards, and the number of chunks; `peak` rises to the bytes held meanwhile (the layers
+    /// in memory, the decode buffers and the runs in memory). `progress` is asked before each
+    /// chunk whether to stop.
+    ///
+    /// # Errors
+    /// [`FrontierError::Interrupted`] when asked to stop; [`FrontierError::Read`] for a
+    /// segment of the layer that does not check out; [`FrontierError::Scratch`] when the runs'
+    /// file fails.
+    fn expand(
+        &self,
+        previous: &Layer,
+        current: &Layer,
+        depth: u32,
+        chunk: usize,
+        peak: &mut u64,
+    ) -> Result<(Runs, u64), FrontierError> {
+        let scratch_fail = |source| self.places.scratch_fail(source);
+        let mut runs = Runs::new(self.places.runs).map_err(scratch_fail)?;
+        let mut chunks = Chunks::new(current, depth, chunk, self.buffers.decode);
+        let mut count = 0u64;
+        let layers =
+            previous.bytes_in_memory() + current.bytes_in_memory() + self.buffers.decode_bytes();
+        while let Some(boards) = chunks.next_chunk()? {
+            if self.progress.stop_requested() {
+                return Err(FrontierError::Interrupted);
+            }
+            runs.add(self.plan.run(boards)).map_err(scratch_fail)?;
+            count += 1;
+            *peak = (*peak).max(layers + runs.bytes_in_memory());
+        }
+        drop(chunks);
+        runs.flush().map_err(scratch_fail)?;
+        if let Some(w) = &runs.file {
+            damage_hook("runs", depth + 1, w.get_ref(), None);
+        }
+        Ok((runs, count))
+    }
+
+    /// Layer `depth` merged from `runs` minus `older` and `newer` ([`merge`]), written where
+    /// the layers go.
+    ///
+    /// # Errors
+    /// As [`merge`], and [`FrontierError::Scratch`] when its file cannot be made.
+    fn next_layer(
+        &self,
+        runs: &Runs,
+        (older, newer): (&mut Layer, &Layer),
+        depth: u32,
+    ) -> Result<Layer, FrontierError> {
+        let next = merge(
+            runs,
+            (older, newer),
+            self.places.sink(depth, newer.span)?,
+            self.buffers,
+            self.places.layers,
+            depth,
+        )?;
+        if let store::Store::Disk(f) = &next.store {
+            damage_hook("layer", depth, &f.file, f.path.as_deref());
+        }
+        Ok(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::frontier::{MAX_CHUNK, MAX_SEGMENTS, RunLabel};
+    use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
+    use crate::board::Board;
+    use crate::shape::Shape;
+
+    use crate::published::{A089473, A089484_TO_20 as A089484, A090036};
+
+    fn config(chunk: usize, segments: usize) -> FrontierConfig {
+        FrontierConfig { chunk, segments }
+    }
+
+    fn run(r: usize, c: usize, d: u32, scratch: Option<&Path>) -> Frontier {
+        let shape = Shape::new(r, c).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(shape)).unwrap();
+        search(&space, seed, d, scratch, |_| {}).unwrap()
+    }
+
+    /// The one-machine driver's layers from `goal`, and its last layer.
+    fn driver<S: StateSpace>(space: &S, goal: &Board) -> (Vec<u64>, Vec<StateIndex>) {
+        let marks = StateMarks::new(space.size());
+        let layers = crate::bfs::run(space, &marks, space.rank(goal).unwrap(), &(), |_, _, _| {});
+        (layers.sizes, layers.last)
+    }
+
+    /// Every configuration of the grid tests gives the driver's layers, complete, and its
+    /// last layer.
+    fn check_against_driver<S: StateSpace>(space: &S, goal: &Board, what: &str) {
+        let (sizes, last) = driver(space, goal);
+        let seed = space.rank(goal).unwrap();
+        for chunk in [1, 7, 64] {
+            for segments in [1, 3, 1024] {
+                let f =
+                    search_with(space, seed, 1000, None, config(chunk, segments), |_| {}).unwrap();
+                let at = format!("{what}, chunk {chunk}, segments {segments}");
+                assert_eq!(f.layer_sizes, sizes, "{at}");
+                assert!(f.complete, "{at}");
+                if last.len() <= LAST_LISTED {
+                    assert_eq!(f.last, last, "{at}");
+                }
+            }
+        }
+    }
+
+    /// Every grid up to 10 cells, from the standard goal and from a goal with the blank inside
+    /// (the other parity class on some shapes), in chunks of 1, 7 and 64 boards and 1, 3 and
+    /// 1,024 segments: the one-machine driver's layers and antipodes.
+    #[test]
+    fn every_small_grid_matches_the_one_machine_driver() {
+        let mut shapes = 0;
+        for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
+            let mut goals = vec![Board::goal(shape)];
+            let mut inside = Board::goal(shape).permutation().to_vec();
+            inside.swap(shape.cells() - 1, shape.cols() + 1);
+            goals.push(Board::from_permutation(shape, inside).unwrap());
+            for goal in &goals {
+                let space = ParitySpace::new(shape, Parity::of(goal)).unwrap();
+                check_against_driver(&space, goal, &format!("{shape} from {}", goal.label()));
+            }
+            shapes += 1;
+        }
+        // 2x2, 2x3, 3x2, 2x4, 4x2, 3x3, 2x5, 5x2.
+        assert_eq!(shapes, 8);
+    }
+
+    /// The lexicographic space has no lanes: every move goes through the kernel. One-row
+    /// boards (a path of `n` boards from the goal) and 3x3 over all `9!` boards (OEIS
+    /// A089473 from the goal's component) match the driver.
+    #[test]
+    fn lexicographic_space_without_lanes() {
+        for n in 2..=8 {
+            let shape = Shape::new(1, n).unwrap();
+            let space = LexSpace::new(shape).unwrap();
+            assert!(space.lanes().is_none());
+            let goal = Board::goal(shape);
+            check_against_driver(&space, &goal, &format!("{shape}"));
+            let f = search(&space, space.rank(&goal).unwrap(), 100, None, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, vec![1; n], "{shape}");
+        }
+        let shape = Shape::new(3, 3).unwrap();
+        let space = LexSpace::new(shape).unwrap();
+        let goal = space.rank(&Board::goal(shape)).unwrap();
+        for c in [config(1, 3), config(1000, 1024), FrontierConfig::default()] {
+            let f = search_with(&space, goal, 100, None, c, |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, A089473, "{c:?}");
+        }
+    }
+
+    /// 4x4 to depth 20: OEIS A089484, d = 0..20; not complete.
+    #[test]
+    fn four_by_four_to_depth_20_is_a089484() {
+        let f = run(4, 4, 20, None);
+        assert_eq!(f.layer_sizes, A089484);
+        assert!(!f.complete);
+        assert_eq!(f.last.len(), LAST_LISTED);
+        assert!(f.last.is_sorted());
+    }
+
+    /// Many chunks and segments, runs in memory and on disk: 4x4 to depth 20 (OEIS A089484)
+    /// in chunks of 10,007 boards and 97 segments, 2x5 to the end (OEIS A090036) in chunks of
+    /// 3,001 and 1,024 segments; the reports count the chunks and the runs' bytes, and the
+    /// last layer is the same as in one chunk.
+    #[test]
+    fn many_chunks_and_segments_in_memory_and_on_disk() {
+        let four = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let two = ParitySpace::new(Shape::new(2, 5).unwrap(), Parity::Even).unwrap();
+        let cases: [(&ParitySpace, u32, FrontierConfig, &[u64], bool); 2] = [
+            (&four, 20, config(10_007, 97), &A089484, false),
+            (&two, 100, config(3_001, 1024), &A090036, true),
+        ];
+        for (space, depth, c, expected, complete) in cases {
+            let seed = space.rank(&Board::goal(space.shape())).unwrap();
+            let one = search(space, seed, depth, None, |_| {}).unwrap();
+            for disk in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let scratch = disk.then(|| dir.path().join("runs"));
+                let mut reports = Vec::new();
+                let f = search_with(space, seed, depth, scratch.as_deref(), c, |r| {
+                    reports.push(r)
+                })
+                .unwrap();
+                let at = format!("{} {c:?} on disk {disk}", space.shape());
+                assert_eq!(f.layer_sizes, expected, "{at}");
+                assert_eq!(f.complete, complete, "{at}");
+                assert_eq!(f.last, one.last, "{at}");
+                assert_eq!(reports.len(), expected.len(), "{at}");
+                for (d, r) in reports.iter().enumerate() {
+                    assert_eq!((r.depth as usize, r.size), (d, expected[d]), "{at}");
+                    let chunks = if d == 0 {
+                        0
+                    } else {
+                        expected[d - 1].div_ceil(c.chunk as u64)
+                    };
+                    assert_eq!(r.chunks, chunks, "{at} depth {d}");
+                    // At least a byte per board of the new layer, at most ten per neighbour
+                    // (four per board of the layer expanded); none at depth 0.
+                    if d == 0 {
+                        assert_eq!(r.bytes_of_runs, 0, "{at}");
+                    } else {
+                        assert!(r.bytes_of_runs >= r.size, "{at} depth {d}");
+                        assert!(r.bytes_of_runs <= 40 * expected[d - 1], "{at} depth {d}");
+                    }
+                    if disk {
+                        // The runs and the layers' files, a byte per board of the new layer
+                        // at least; nothing of the layers in memory.
+                        assert!(
+                            r.bytes_on_disk >= r.bytes_of_runs + r.size,
+                            "{at} depth {d}"
+                        );
+                        assert_eq!(r.bytes_in_memory, 0, "{at} depth {d}");
+                        assert!(r.disk_free.is_some(), "{at}");
+                    } else {
+                        assert_eq!(r.bytes_on_disk, 0, "{at} depth {d}");
+                        assert!(r.bytes_in_memory >= r.size, "{at} depth {d}");
+                    }
+                }
+                if !disk {
+                    // At least a byte per board of the last layer.
+                    assert!(f.peak_bytes >= expected[expected.len() - 1], "{at}");
+                }
+                if disk {
+                    // The run and layer files are unnamed: nothing is left in the folder.
+                    let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
+                    assert_eq!(left, 0, "{at}");
+                }
+            }
+        }
+    }
+
+    /// The smallest buffers (reads of 4 KiB, a decode buffer of 16 bytes, segments spilled
+    /// past 64 bytes, two merged at once) give the same layers as the shipped ones, whatever
+    /// the chunk and the segments, in memory, on disk and in a checkpoint: 4x4 to depth 20
+    /// (OEIS A089484) in 3 segments of about 500,000 boards each at the widest.
+    #[test]
+    fn fixed_buffers_give_the_same_layers() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(space.shape())).unwrap();
+        let tiny = Buffers {
+            merge_read: 1,
+            out_limit: 64,
+            window: 2,
+            decode: 16,
+        };
+        let one = search(&space, seed, 20, None, |_| {}).unwrap();
+        for (c, place) in [
+            (config(100_003, 3), "memory"),
+            (config(100_003, 3), "scratch"),
+            (config(1 << 20, 1), "checkpoint"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: (place == "scratch").then(|| dir.path().join("s")),
+                checkpoint: (place == "checkpoint").then(|| CheckpointAt {
+                    dir: dir.path().join("c"),
+                    start: crate::durable::Start::New,
+                    run: RunLabel::default(),
+                }),
+                memory: None,
+            };
+            let f =
+                search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, &NoProgress).unwrap();
+            assert_eq!(f.layer_sizes, A089484, "{place}");
+            assert_eq!(f.last, one.last, "{place}");
+        }
+    }
+
+    /// A line `key: N kB` of /proc/self/status, in bytes.
+    #[cfg(target_os = "linux")]
+    fn status_bytes(key: &str) -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+        let kb: u64 = line[key.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .unwrap();
+        kb << 10
+    }
+
+    /// With the layers on disk, memory is bounded by the chunk and the buffers, not by the
+    /// size of a layer or of a segment: 4x4 to depth 24 in 2 segments (a segment of layer 24
+    /// holds about 10 million boards, 80 MB as indices and 13 MB encoded), in chunks of
+    /// 65,536 boards, with reads of 12 KiB, two segments merged at once and 256 KiB of each in
+    /// memory. Run in a child process (this test binary, this test alone), whose peak RSS
+    /// (`VmHWM`) grows by at most the plan (the chunk at `chunk_bytes_per_board`, the search's
+    /// `peak_bytes`: buffers, piece lists) plus 24 MiB (the files' write buffers, the
+    /// allocator's and the threads' slack).
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer() {
+        const CHILD: &str = "NPUZZLE_TEST_BOUNDED_CHILD";
+        let name = concat!(
+            "bfs::frontier::search::tests::",
+            "memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer"
+        );
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let c = config(1 << 16, 2);
+        if std::env::var_os(CHILD).is_some() {
+            let seed = space.rank(&Board::goal(space.shape())).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let storage = Storage {
+                scratch: Some(dir.path().to_path_buf()),
+                checkpoint: None,
+                memory: None,
+            };
+            let buffers = Buffers {
+                merge_read: 4 << 20,
+                out_limit: 256 << 10,
+                window: 2,
+                decode: 64 << 10,
+            };
+            let before = status_bytes("VmRSS:");
+            let f = search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, &NoProgress)
+                .unwrap();
+            let peak = status_bytes("VmHWM:");
+            println!(
+                "bounded: {before} {peak} {} {:?}",
+                f.peak_bytes, f.layer_sizes
+            );
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        let line = stdout
+            .lines()
+            .find_map(|l| l.split_once("bounded: ").map(|(_, rest)| rest))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let mut words = line.splitn(4, ' ');
+        let mut next = || words.next().unwrap().parse::<u64>().unwrap();
+        let (before, peak, peak_bytes) = (next(), next(), next());
+        let mut sizes = A089484.to_vec();
+        sizes.extend([3_098_270, 5_802_411, 10_783_780, 19_826_318]);
+        assert!(line.ends_with(&format!("{sizes:?}")), "{line}");
+        let plan = c.chunk as u64 * chunk_bytes_per_board(&space) + peak_bytes;
+        let grew = peak.saturating_sub(before);
+        assert!(
+            grew <= plan + (24 << 20),
+            "peak RSS grew by {grew} bytes, over the plan's {plan} and 24 MiB"
+        );
+    }
+
+    /// A budget that fits the configured chunk exactly leaves nothing for what grows with a
+    /// layer (piece lists, read buffers): the chunk shrinks to make room, and the search goes
+    /// on instead of stopping once a layer outgrows one chunk. 4x4 to depth 20, OEIS A089484.
+    #[test]
+    fn a_budget_cuts_the_chunk_of_a_large_layer_rather_than_stopping() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(space.shape())).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let memory = RESERVE + 2 * MIN_CHUNK as u64 * chunk_bytes_per_board(&space);
+        let storage = Storage {
+            scratch: Some(dir.path().to_path_buf()),
+            checkpoint: None,
+            memory: Some(memory),
+        };
+        let mut chunks = Vec::new();
+        let f = search_stored(
+            &space,
+            seed,
+            20,
+            &storage,
+            FrontierConfig::default(),
+            |r| chunks.push(r.chunks),
+            &NoProgress,
+        )
+        .unwrap();
+        assert_eq!(f.stopped, None);
+        assert_eq!(f.layer_sizes, A089484);
+        assert_eq!(f.chunk, 2 * MIN_CHUNK);
+        // Layer 19 (859,744 boards) was cut in more chunks than 2 x MIN_CHUNK allows.
+        let layer_19 = A089484[19];
+        assert!(
+            chunks[20] > layer_19.div_ceil(2 * MIN_CHUNK as u64),
+            "{chunks:?}"
+        );
+    }
+
+    /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
+    #[test]
+    fn three_by_three_to_the_end_is_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = run(3, 3, 40, Some(dir.path()));
+        assert!(f.complete);
+        assert_eq!(f.layer_sizes, A089473);
+        assert_eq!(f.layer_sizes.iter().sum::<u64>(), 181_440);
+        assert_eq!(f.last.len(), 2);
+        let space = ParitySpace::new(Shape::new(3, 3).unwrap(), Parity::Even).unwrap();
+        let mut labels: Vec<String> = f.last.iter().map(|&i| space.unrank(i).label()).collect();
+        labels.sort();
+        assert_eq!(labels, ["647859321", "867254391"]);
+    }
+
+    /// A scratch path that is a file fails with the folder named.
+    #[test]
+    fn a_scratch_folder_that_cannot_be_made_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let shape = Shape::new(2, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(shape)).unwrap();
+        let err = search(&space, seed, 5, Some(&file), |_| {}).unwrap_err();
+        let FrontierError::Scratch { path, .. } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(path, &file);
+        assert!(err.to_string().starts_with("folder "), "{err}");
+    }
+
+    /// Out-of-range configurations are brought into range, and search with them.
+    #[test]
+    fn the_configuration_is_clamped() {
+        assert_eq!(
+            FrontierConfig::default(),
+            config(1 << 27, 1024),
+            "today's values"
+        );
+        assert_eq!(
+            FrontierConfig::default().clamped(),
+            FrontierConfig::default()
+        );
+        assert_eq!(config(0, 0).clamped(), config(1, 1));
+        assert_eq!(
+            config(usize::MAX, usize::MAX).clamped(),
+            config(MAX_CHUNK, MAX_SEGMENTS)
+        );
+        assert_eq!(config(5, 1 << 20).clamped(), config(5, 1 << 20));
+        assert_eq!(config(5, (1 << 20) + 1).clamped(), config(5, 1 << 20));
+        let shape = Shape::new(2, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let seed = space.rank(&Board::goal(shape)).unwrap();
+        let f = search_with(&space, seed, 100, None, config(0, 0), |_| {}).unwrap();
+        let a090034 = [
+            1u64, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
+        ];
+        assert_eq!(f.layer_sizes, a090034, "OEIS A090034");
+    }
+}
