@@ -423,52 +423,73 @@ fn write_nodes(
     .map_err(CliError::runtime)
 }
 
-/// Runs `npuzzle analyze`.
+/// Runs `npuzzle analyze`: the flags checked against the shape and the memory, the search,
+/// the files written, the files of an earlier run set aside, and the report.
 pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let shape = args.board.shape()?;
-    let goal = match &args.goal {
-        Some(text) => Board::parse_any(shape, text)
-            .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
-        None => Board::goal(shape),
-    };
+    let goal = goal_of(&args, shape)?;
     if args.all_pairs {
         return all_pairs(&args, shape, started);
     }
-    let edges = match (args.max_depth, args.edges) {
-        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
-            return Err(CliError::usage(
-                "--edges lists the whole game graph, not what --max-depth searched: run \
-                 without one of them",
-            ));
-        }
-        (Some(_), _) => None,
-        (None, choice) => format_of(choice, shape, "--edges")?,
-    };
-    let nodes = match (args.max_depth, args.nodes) {
-        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
-            return Err(CliError::usage(
-                "--nodes needs every board's depth, which --max-depth does not keep: run \
-                 without one of them",
-            ));
-        }
-        (Some(_), _) => None,
-        (None, choice) => format_of(choice, shape, "--nodes")?,
-    };
-    if shape.cells() > analysis::SEARCH_CELLS && (edges.is_some() || nodes.is_some()) {
-        return Err(CliError::usage(format!(
-            "edges.csv and nodes.csv are written up to {} cells; {shape} has {} edges \
-             (about {} as ranks): run without --edges and --nodes",
-            analysis::SEARCH_CELLS,
-            HumanCount(shape.edge_count().unwrap_or(0)),
-            DecimalBytes(
-                shape
-                    .edge_count()
-                    .unwrap_or(0)
-                    .saturating_mul(row_bytes(shape, BoardFormat::Ranks))
-            ),
-        )));
+    let plan = plan(&args, shape)?;
+    make_scratch(&args)?;
+    let dir = results_dir(&args, &goal, &plan);
+    let writes = plan.cluster.as_ref().is_none_or(|c| c.process == 0);
+    if writes {
+        export::prepare_dir(&dir).map_err(CliError::runtime)?;
     }
+    let bars = Bars::new(!args.quiet && writes);
+    let Some(found) = search(&args, &plan, &goal, &dir, &bars)? else {
+        return Ok(());
+    };
+    let summary = summary_of(&found);
+    let mut notes = run_notes(&found, plan.cluster.as_ref());
+    let written = write_outputs(&args, &plan, &dir, &found, &summary, &bars, &mut notes)?;
+    set_aside_earlier(&dir, &written, &mut notes)?;
+    if !args.quiet {
+        print!(
+            "{}",
+            report(
+                &summary,
+                &dir,
+                &written,
+                &notes,
+                started.elapsed().as_secs_f64()
+            )
+        );
+    }
+    Ok(())
+}
+
+/// `--goal` as a board of `shape`, or the standard goal without it.
+fn goal_of(args: &AnalyzeArgs, shape: Shape) -> Result<Board, CliError> {
+    Ok(match &args.goal {
+        Some(text) => Board::parse_any(shape, text)
+            .map_err(|e| CliError::usage(format!("--goal {text:?}: {e}")))?,
+        None => Board::goal(shape),
+    })
+}
+
+/// What a run of `analyze` does, its flags checked: the exports, the analysis's options and
+/// the cluster that runs it, if any.
+struct Plan {
+    shape: Shape,
+    metric: Metric,
+    /// `--edges`, or `None` for no edge list.
+    edges: Option<Output>,
+    /// `--nodes`, or `None` for no per-board table.
+    nodes: Option<Output>,
+    /// Whether table.npt is made from the BFS's marks ([`analysis::table_from_marks`]).
+    from_marks: bool,
+    options: Options,
+    cluster: Option<Cluster>,
+}
+
+/// Checks the flags against `shape`, each other and the memory, before any work: a usage
+/// error says what cannot be done.
+fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<Plan, CliError> {
+    let (edges, nodes) = exports(args, shape)?;
     let metric = Metric::from(args.metric);
     let from_marks = analysis::table_from_marks(shape, metric);
     if args.table && shape.cells() > analysis::SEARCH_CELLS && !from_marks {
@@ -516,28 +537,101 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     }
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
-        // The scratch folder before the output folder: one that cannot be made leaves no
-        // empty output folder behind.
-        if let Some(scratch) = &args.scratch {
-            std::fs::create_dir_all(scratch)
-                .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
-        }
     }
-    let mut folder = if goal == Board::goal(shape) {
+    Ok(Plan {
+        shape,
+        metric,
+        edges,
+        nodes,
+        from_marks,
+        options,
+        cluster,
+    })
+}
+
+/// `--edges` and `--nodes` checked: how each is written, or `None` for no file.
+fn exports(args: &AnalyzeArgs, shape: Shape) -> Result<(Option<Output>, Option<Output>), CliError> {
+    let edges = match (args.max_depth, args.edges) {
+        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
+            return Err(CliError::usage(
+                "--edges lists the whole game graph, not what --max-depth searched: run \
+                 without one of them",
+            ));
+        }
+        (Some(_), _) => None,
+        (None, choice) => format_of(choice, shape, "--edges")?,
+    };
+    let nodes = match (args.max_depth, args.nodes) {
+        (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
+            return Err(CliError::usage(
+                "--nodes needs every board's depth, which --max-depth does not keep: run \
+                 without one of them",
+            ));
+        }
+        (Some(_), _) => None,
+        (None, choice) => format_of(choice, shape, "--nodes")?,
+    };
+    if shape.cells() > analysis::SEARCH_CELLS && (edges.is_some() || nodes.is_some()) {
+        return Err(CliError::usage(format!(
+            "edges.csv and nodes.csv are written up to {} cells; {shape} has {} edges \
+             (about {} as ranks): run without --edges and --nodes",
+            analysis::SEARCH_CELLS,
+            HumanCount(shape.edge_count().unwrap_or(0)),
+            DecimalBytes(
+                shape
+                    .edge_count()
+                    .unwrap_or(0)
+                    .saturating_mul(row_bytes(shape, BoardFormat::Ranks))
+            ),
+        )));
+    }
+    Ok((edges, nodes))
+}
+
+/// Makes the `--scratch` folder of a depth-limited search: before the output folder, so that
+/// one that cannot be made leaves no empty output folder behind.
+fn make_scratch(args: &AnalyzeArgs) -> Result<(), CliError> {
+    if args.max_depth.is_some()
+        && let Some(scratch) = &args.scratch
+    {
+        std::fs::create_dir_all(scratch)
+            .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
+    }
+    Ok(())
+}
+
+/// The results folder: `OUTPUT/<R>x<C>`, with `-goal-<label>` for another goal than the
+/// standard one and `-mtm` in the multi-tile metric.
+fn results_dir(args: &AnalyzeArgs, goal: &Board, plan: &Plan) -> PathBuf {
+    let shape = plan.shape;
+    let mut folder = if *goal == Board::goal(shape) {
         shape.to_string()
     } else {
         format!("{shape}-goal-{}", goal.label())
     };
-    folder.push_str(super::metric_suffix(metric));
-    let dir = args.output.join(folder);
-    let writes = cluster.as_ref().is_none_or(|c| c.process == 0);
-    if writes {
-        export::prepare_dir(&dir).map_err(CliError::runtime)?;
-    }
-    let bars = Bars::new(!args.quiet && writes);
+    folder.push_str(super::metric_suffix(plan.metric));
+    args.output.join(folder)
+}
 
+/// What the search found: the analysis, and for a depth-limited search how far it went.
+struct Found {
+    result: analysis::Analysis,
+    limited: Option<analysis::Limited>,
+}
+
+/// Runs the search the plan chose: depth-limited, on this machine, or distributed (where
+/// process 0 writes table.npt as the marks stream in). `None` for a distributed process
+/// other than 0, once done: process 0 writes the results.
+fn search(
+    args: &AnalyzeArgs,
+    plan: &Plan,
+    goal: &Board,
+    dir: &Path,
+    bars: &Bars,
+) -> Result<Option<Found>, CliError> {
+    let metric = plan.metric;
     let mut limited = None;
-    let result = match &cluster {
+    let result = match &plan.cluster {
         None if args.max_depth.is_some() => {
             let depth = args.max_depth.unwrap_or_default();
             let storage = npuzzle::bfs::frontier::Storage {
@@ -545,23 +639,23 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                 checkpoint: args.cluster.frontier_checkpoint(),
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
             };
-            let (result, l) = analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
+            let (result, l) = analysis::analyze_limited(goal, metric, depth, &storage, bars)
                 .map_err(limited_error)?;
             limited = Some(l);
             result
         }
-        None => analysis::analyze_unchecked(&goal, options, &bars).map_err(CliError::runtime)?,
+        None => analysis::analyze_unchecked(goal, plan.options, bars).map_err(CliError::runtime)?,
         Some(c) => {
             // Process 0 writes the table as the processes stream their marks to it.
             let spool: Option<Box<dyn npuzzle::bfs::cluster::MarksSink>> =
-                match args.table && from_marks && c.process == 0 {
+                match args.table && plan.from_marks && c.process == 0 {
                     true => Some(Box::new(
-                        npuzzle::table::Spool::create(&dir.join("table.npt"), &goal, metric)
+                        npuzzle::table::Spool::create(&dir.join("table.npt"), goal, metric)
                             .map_err(CliError::runtime)?,
                     )),
                     false => None,
                 };
-            match analysis::analyze_cluster(&goal, options, c, &bars, spool) {
+            match analysis::analyze_cluster(goal, plan.options, c, bars, spool) {
                 Ok(Some(result)) => result,
                 Ok(None) => {
                     if !args.quiet {
@@ -570,24 +664,32 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
                             c.process, c.processes
                         );
                     }
-                    return Ok(());
+                    return Ok(None);
                 }
                 Err(e @ ClusterError::Config(_)) => return Err(CliError::usage(e)),
                 Err(e) => return Err(CliError::runtime(e)),
             }
         }
     };
-    let mut summary = Summary::of(&result);
+    Ok(Some(Found { result, limited }))
+}
+
+/// The run's summary.json: the analysis's counts, this build and command, and how far a
+/// depth-limited search went.
+fn summary_of(found: &Found) -> Summary {
+    let mut summary = Summary::of(&found.result);
     summary.npuzzle = Some(Provenance::of_this_build(super::arguments()));
-    if let Some(l) = &limited {
+    if let Some(l) = &found.limited {
         summary.limit(l.complete, l.max_depth_searched);
     }
-    let scale = args
-        .scale
-        .scale([(&summary.depth_counts[..], summary.is_partial())]);
-    let mut written = Vec::new();
+    summary
+}
+
+/// The report's notes on how the search went: a distributed run's traffic and checkpoints,
+/// a depth-limited search's depth, memory and checkpoints.
+fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String> {
     let mut notes = Vec::new();
-    if let (Some(t), Some(c)) = (result.traffic, &cluster) {
+    if let (Some(t), Some(c)) = (found.result.traffic, cluster) {
         notes.push(format!(
             "distributed over {} process(es) x {} worker(s): {} boards expanded, {} indices \
              sent to other workers in {} ({:.2} bytes per board expanded)",
@@ -622,7 +724,7 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             ));
         }
     }
-    if let Some(l) = &limited {
+    if let Some(l) = &found.limited {
         notes.push(format!(
             "depth-limited search to depth {}: {}; at most {} of layers, runs and buffers in \
              memory besides a chunk of {} boards",
@@ -652,10 +754,28 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let path = |name: &str| dir.join(name);
+    notes
+}
 
-    // The small files and the chart are written while the large ones are (each sync to the
-    // disk then overlaps with other work); errors are reported in the order of the files.
+/// Writes the run's files into `dir` and returns their names, in order; a file not written
+/// gets a note saying why and how to ask for it.
+///
+/// The small files and the chart are written while the large ones are (each sync to the
+/// disk then overlaps with other work); errors are reported in the order of the files.
+fn write_outputs(
+    args: &AnalyzeArgs,
+    plan: &Plan,
+    dir: &Path,
+    found: &Found,
+    summary: &Summary,
+    bars: &Bars,
+    notes: &mut Vec<String>,
+) -> Result<Vec<&'static str>, CliError> {
+    let (shape, metric, result) = (plan.shape, plan.metric, &found.result);
+    let scale = args
+        .scale
+        .scale([(&summary.depth_counts[..], summary.is_partial())]);
+    let path = |name: &str| dir.join(name);
     let (((edges_done, nodes_done), table_done), small_done) = rayon::join(
         || {
             // Side by side too: each one's sync overlaps with the other's formatting.
@@ -663,58 +783,34 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             rayon::join(
                 || {
                     rayon::join(
-                        || edges.map(|f| write_edges(&dir, shape, metric, f, &bars)),
-                        || nodes.map(|f| write_nodes(&dir, &result, f, &nodes_bars)),
+                        || plan.edges.map(|f| write_edges(dir, shape, metric, f, bars)),
+                        || plan.nodes.map(|f| write_nodes(dir, result, f, &nodes_bars)),
                     )
                 },
                 || {
                     // (A distributed run has written its marks' table already.)
-                    let streamed = result.traffic.is_some() && from_marks;
+                    let streamed = result.traffic.is_some() && plan.from_marks;
                     (args.table && !streamed)
-                        .then(|| npuzzle::table::write(&path("table.npt"), &result))
+                        .then(|| npuzzle::table::write(&path("table.npt"), result))
                 },
             )
         },
         || -> Result<(), CliError> {
-            export::write_depths(&path("depths.csv"), &summary).map_err(CliError::runtime)?;
-            export::write_hardest(&path("hardest.txt"), &summary).map_err(CliError::runtime)?;
-            export::write_summary(&path("summary.json"), &summary).map_err(CliError::runtime)?;
-            draw(&path("depth_histogram.png"), &summary, scale)
+            export::write_depths(&path("depths.csv"), summary).map_err(CliError::runtime)?;
+            export::write_hardest(&path("hardest.txt"), summary).map_err(CliError::runtime)?;
+            export::write_summary(&path("summary.json"), summary).map_err(CliError::runtime)?;
+            draw(&path("depth_histogram.png"), summary, scale)
         },
     );
+    let mut written = Vec::new();
     match edges_done {
         Some(done) => written.push(done?),
-        None => notes.push(format!(
-            "edges.csv not written: {} edges, about {} with --edges ranks, {} with --edges labels",
-            HumanCount(result.edges),
-            DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Ranks)),
-            DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Labels)),
-        )),
+        None => notes.push(edges_note(result, shape)),
     }
     match nodes_done {
         Some(done) => written.push(done?),
-        None if limited.is_some() => {}
-        None => notes.push(
-            match analysis::bytes_needed(
-                shape,
-                Options {
-                    per_board: true,
-                    ..Options::default()
-                },
-            ) {
-                Some(bytes) => format!(
-                    "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
-                 (needs {} of memory)",
-                    HumanCount(result.boards),
-                    DecimalBytes(bytes),
-                ),
-                None => format!(
-                    "nodes.csv not written: {} boards; it is written up to {} cells",
-                    HumanCount(result.boards),
-                    analysis::SEARCH_CELLS
-                ),
-            },
-        ),
+        None if found.limited.is_some() => {}
+        None => notes.push(nodes_note(result, shape)),
     }
     if let Some(done) = table_done {
         done.map_err(CliError::runtime)?;
@@ -737,7 +833,52 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         "summary.json",
         "depth_histogram.png",
     ]);
-    let (moved, replaced) = export::set_aside_stale(&dir, &written).map_err(CliError::runtime)?;
+    Ok(written)
+}
+
+/// The note for an edge list not written: its size in each format.
+fn edges_note(result: &analysis::Analysis, shape: Shape) -> String {
+    format!(
+        "edges.csv not written: {} edges, about {} with --edges ranks, {} with --edges labels",
+        HumanCount(result.edges),
+        DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Ranks)),
+        DecimalBytes(result.edges * row_bytes(shape, BoardFormat::Labels)),
+    )
+}
+
+/// The note for a per-board table not written: the memory it needs, or that the shape is too
+/// large for one.
+fn nodes_note(result: &analysis::Analysis, shape: Shape) -> String {
+    match analysis::bytes_needed(
+        shape,
+        Options {
+            per_board: true,
+            ..Options::default()
+        },
+    ) {
+        Some(bytes) => format!(
+            "nodes.csv not written: {} boards; ask with --nodes ranks or --nodes labels \
+                 (needs {} of memory)",
+            HumanCount(result.boards),
+            DecimalBytes(bytes),
+        ),
+        None => format!(
+            "nodes.csv not written: {} boards; it is written up to {} cells",
+            HumanCount(result.boards),
+            analysis::SEARCH_CELLS
+        ),
+    }
+}
+
+/// Moves the files of an earlier run in `dir` that this one did not write (`written`) to
+/// `dir/stale/`, with a note; a table.npt moved also gets a warning on stderr, even with
+/// `--quiet`.
+fn set_aside_earlier(
+    dir: &Path,
+    written: &[&str],
+    notes: &mut Vec<String>,
+) -> Result<(), CliError> {
+    let (moved, replaced) = export::set_aside_stale(dir, written).map_err(CliError::runtime)?;
     if moved.contains(&"table.npt") {
         // Said even with --quiet: `solve --table` and `sample` read it from here.
         eprintln!(
@@ -760,19 +901,6 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
             moved.join(", "),
             if moved.len() == 1 { "it" } else { "them" }
         ));
-    }
-
-    if !args.quiet {
-        print!(
-            "{}",
-            report(
-                &summary,
-                &dir,
-                &written,
-                &notes,
-                started.elapsed().as_secs_f64()
-            )
-        );
     }
     Ok(())
 }
