@@ -31,7 +31,7 @@
 //! layer or a run is read through a reader's buffer (a segment larger than a chunk is decoded
 //! in part, and continued in the next chunk), and a merged segment past 8 MiB goes on to a
 //! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
-//! (about 40 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
+//! (about 44 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
 //! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
 //! checked before each layer. A memory budget sets the chunk, cuts it further for a layer
 //! whose runs and buffers (or layers in memory) leave less room, and stops the search cleanly

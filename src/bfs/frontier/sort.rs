@@ -34,8 +34,8 @@ pub(super) const SAMPLE_PER_BUCKET: usize = 16;
 /// grouped into buckets that each hold about the same share of a sample of the neighbours.
 /// Buckets of equal index ranges (the top bits alone) were very unequal: near the goal a
 /// layer's boards crowd into a few ranges of the index (their first tiles in place), and on
-/// 4x4 one thread sorted most of each chunk while the other waited (about 6 s of each chunk of
-/// 8 to 10 s at depth 32). Any split gives the same run; only the balance changes.
+/// 4x4 one thread sorted most of each chunk while the other waited
+/// (`output/bench/4x4-d33/report.txt`). Any split gives the same run; only the balance changes.
 pub(super) struct Splits {
     /// Fine bin of index `x`: `x >> shift`.
     shift: u32,

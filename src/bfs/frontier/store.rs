@@ -414,8 +414,8 @@ struct Block([u8; BLOCK]);
 
 /// A file opened with `O_DIRECT`, written in aligned 4 MiB pieces from an aligned buffer,
 /// bypassing the page cache: the checkpoint's layer files are written once, synced, and read
-/// back a layer later, and the page cache's writeback was the bottleneck (on this machine `dd`
-/// with fsync wrote 384 MB/s buffered, 2.1 GB/s with `oflag=direct`). The tail is padded to a
+/// back a layer later, and the page cache's writeback was the bottleneck (`dd` beside the runs
+/// of `output/bench/2x7-frontier-ckpt/`, in its `disk.txt`). The tail is padded to a
 /// block, then the file is truncated to its length and synced.
 struct Direct {
     file: File,
