@@ -18,8 +18,8 @@
 //!   ([`bfs::ParitySpace`]: one component, `n!/2` boards, up to 20 cells; [`bfs::LexSpace`]:
 //!   all `n!` boards, up to 12), two-bit marks (Korf's frontier codes, or codes that keep
 //!   each board's depth, [`bfs::Marking`], from the sides of a bipartite index,
-//!   [`bfs::Sides`]), the layer step every marks driver takes
-//!   (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
+//!   [`bfs::Sides`]), the layer loop every marks driver runs (`bfs/layers.rs`, with the
+//!   pull step of `bfs/pull.rs`) and the push step it takes (`bfs/step.rs`: the frontier scan with word-wide lane claims, the batched kernel, an
 //!   owner per neighbour), the one-machine driver ([`bfs::run`], rayon; random or bucketed
 //!   claims, [`bfs::Claims`]), the distributed driver ([`bfs::cluster`], timely-dataflow, one
 //!   worker per process whose threads share its marks, checkpoints on a schedule, a

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 
 use super::{OnVisit, StateIndex};
 
-/// Depth byte of a board outside the goal's component in [`DepthArray::to_vec`].
+/// Depth byte of a board outside the goal's component in [`DepthArray::to_vec`], and in
+/// every table of depths built from it (exact tables, pattern databases): 0xFF.
 pub const UNREACHABLE: u8 = u8::MAX;
 
 /// Per-board depths, one byte per index of a [`StateSpace`](super::StateSpace), depths up to

@@ -1,55 +1,49 @@
-//! The layer driver: a level-synchronous, parallel (rayon) BFS over a [`StateSpace`] and its
-//! [`StateMarks`].
+//! The one-machine driver: a level-synchronous, parallel (rayon) BFS over a [`StateSpace`] and
+//! its [`StateMarks`], the layer loop of [`super::layers`] with the [`Engine`] `Solo`.
 //!
-//! A layer is expanded in one of two ways:
+//! A push step expands a layer in one of two ways:
 //!
 //! - **sparse**: while a layer is small (at most the list limit, `size / 1024` and at least
 //!   4,096 boards) its indices are kept in a sorted list and expanded directly;
 //! - **dense**: a large layer is found by scanning the whole array, 32 boards per 64-bit word,
 //!   for its frontier code.
 //!
-//! Either way the frontier goes to the space's kernel in ascending batches ("push"), and the
-//! neighbours it returns are claimed with one atomic test-and-set each, their words prefetched
-//! a few claims ahead so that cache misses overlap. Exactly one thread discovers each board, so
-//! layer sizes are exact.
-//!
-//! Once the boards not yet reached are fewer than the frontier, the driver turns around
-//! ("pull", the direction-optimizing BFS of Beamer, Asanović & Patterson 2012): each unseen
-//! board goes through the kernel and joins the next layer when one of its neighbours is in the
-//! frontier. A pull step over the marks writes only the words its thread scans, so it needs
-//! no atomic operation, and it touches the few boards left instead of the large frontier. In an
-//! undirected graph an unseen board cannot be adjacent to a layer before the frontier, so the
-//! frontier code alone identifies the frontier and pull steps retire nothing. Once the boards
-//! left fit the list limit, the pull step that finds so lists them, and the later ones
-//! examine that list (minus the boards that join; atomically, since its parts share words)
-//! instead of scanning the marks: on 2x7 each of the last dozen layers, a few million boards
-//! at most, took a scan of 10.9 GB.
+//! Either way the frontier goes to the space's kernel in ascending batches, and the neighbours
+//! it returns are claimed in the marks at once ([`Claims::Random`]): a batch's neighbours are
+//! read first and only those that read unseen are claimed, each with a single-bit atomic
+//! test-and-set (a compare-exchange under the across flag), their words prefetched a few claims
+//! ahead so that cache misses overlap; under [`super::Lanes`] the lane moves of a whole word of
+//! frontier boards are claimed with one atomic OR. Exactly one thread discovers each board, so
+//! layer sizes are exact. Pull steps, once the boards left are fewer than the frontier, are
+//! [`super::pull`]'s, shared with the distributed engine.
 //!
 //! The caller gets each newly reached board through [`OnVisit`] and the layer sizes in the
 //! result. Memory: the marks, plus the lists (at most `3 * list limit` indices).
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use super::marks::{FIELDS_PER_WORD, LOW_BITS};
-use super::step::{self, BATCH, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
+use super::layers::{self, Ended, Engine, Plan, Step};
+use super::marks::FIELDS_PER_WORD;
+use super::pull::{self, PULL_RATIO};
+use super::step::{self, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
 
 /// Words per parallel work item in dense scans (65,536 boards).
 const CHUNK_WORDS: usize = 2048;
 /// Lists shorter than this are expanded on the calling thread.
 const PARALLEL_LIST: usize = 4096;
-/// How many claims ahead a neighbour's word is prefetched.
-const AHEAD: usize = 16;
-/// Pull once the frontier is at least this many times the boards left.
-pub(super) const PULL_RATIO: u64 = 1;
 
-/// How the neighbours of a dense layer are claimed.
+/// How the neighbours of a dense layer are claimed on one machine. The distributed engine
+/// claims as [`Claims::Random`] does (its owner sends other processes' neighbours in lists
+/// and claims its own at once): bucketed claims are measured slower on every shape, so they
+/// remain a second path for the tests of one machine, not one the cluster carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Claims {
-    /// At once, one atomic test-and-set each anywhere in the marks, the words prefetched a few
-    /// claims ahead.
+    /// At once, anywhere in the marks: each neighbour read first and claimed if unseen (a
+    /// single-bit atomic OR, or under the across flag a compare-exchange), its word prefetched
+    /// a few neighbours ahead.
     Random,
     /// Lane moves at once; the other neighbours filed per segment of `2^segment_bits` boards
     /// (`step::Buckets`) while a window of the frontier is expanded, then claimed segment by
@@ -70,10 +64,10 @@ impl Claims {
     /// Neighbours filed per window: 2^26 (256 MiB).
     pub const WINDOW: usize = 1 << 26;
 
-    /// The claims of every run: random claims, measured faster on every shape (3x4: 16.9
-    /// against 18.9 ns per board, with a third of the memory; 2x7: bucketed 4-24% slower per
-    /// layer, because with the scan prefetched the random claims' misses overlap well and
-    /// filing a neighbour costs about as much as claiming it). In builds with debug
+    /// The claims of every run: random claims, measured faster than bucketed ones on every
+    /// shape and with less memory (`CHANGELOG.md`, issue 21): with the scan prefetched, the
+    /// random claims' misses overlap well, and filing a neighbour costs about as much as
+    /// claiming it. In builds with debug
     /// assertions only, the environment variable `NPUZZLE_CLAIMS=bucketed` chooses
     /// [`Claims::Bucketed`] instead, for the tests of the whole binary; a release build never
     /// reads it (what it computes does not depend on the environment).
@@ -201,114 +195,172 @@ pub fn run_until<S: StateSpace>(
     tuning: Tuning,
     stop: impl Fn() -> bool,
 ) -> Option<Layers> {
-    let Tuning {
-        list_limit,
-        pull_ratio,
-        claims,
-        marking,
-        listed,
-    } = tuning;
-    let listed = listed.min(list_limit as u64);
-    let mut lists = Vec::new();
+    let listed = tuning.listed.min(tuning.list_limit as u64);
     debug_assert_eq!(marks.len(), space.size());
-    let claimed = marks.claim(seed, LayerCodes::flagged(marking, space, seed, 0).frontier);
+    let codes = LayerCodes::flagged(tuning.marking, space, seed, 0);
+    let claimed = marks.claim(seed, codes.frontier);
     debug_assert!(claimed, "seed already visited");
     visit.visit(seed, 0);
-    let mut sizes = vec![1u64];
-    let mut reached = 1u64;
-    on_layer(0, 1, reached);
-    // The current layer as a sorted list, when it is small enough to keep.
-    let mut list: Option<Vec<StateIndex>> = Some(vec![seed]);
-    let mut depth = 0u32;
-    // The layer the first pull step expanded.
-    let mut pulled_from = None;
-    // The boards still unseen, ascending, once a pull step found that they fit the list
-    // limit: later pull steps examine those instead of scanning the marks.
-    let mut unseen: Option<Vec<StateIndex>> = None;
-    loop {
-        let size = sizes[depth as usize];
-        let keep_next = size.saturating_mul(4) <= list_limit as u64;
-        let codes = LayerCodes::flagged(marking, space, seed, depth);
-        if pulled_from.is_none() && (space.size() - reached).saturating_mul(pull_ratio) <= size {
-            pulled_from = Some(depth);
-            if list.is_none() && size <= listed {
-                // The one layer a pull step may not have listed: the first frontier, which
-                // alone holds the frontier code then.
-                list = Some(find_frontier(marks, &codes));
-            }
-        }
-        let (next_size, next_list, current) = match list.take() {
-            current if pulled_from.is_some() => {
-                let (n, l) = match unseen.as_mut() {
-                    Some(left) => pull_listed(space, marks, &codes, depth, visit, left),
-                    None => {
-                        // At most this many boards are left after the step.
-                        let unseen_now = space.size() - reached;
-                        let keep_left = unseen_now <= list_limit as u64;
-                        let (n, l, _, left) =
-                            pull(space, marks, &codes, depth, list_limit, visit, keep_left);
-                        unseen = left.map(|mut l| {
-                            l.par_sort_unstable();
-                            l
-                        });
-                        (n, l)
-                    }
-                };
-                (n, l, current)
-            }
-            Some(current) => {
-                let (n, l) = expand_list(space, marks, &codes, &current, depth, keep_next, visit);
-                (n, l, Some(current))
-            }
-            None => {
-                let keep_current = size <= list_limit as u64;
-                match claims {
-                    Claims::Random => {
-                        expand_dense(space, marks, &codes, depth, keep_next, keep_current, visit)
-                    }
-                    Claims::Bucketed {
-                        segment_bits,
-                        window,
-                    } => expand_bucketed(
-                        space,
-                        marks,
-                        (&codes, depth),
-                        (keep_next, keep_current),
-                        (segment_bits, window),
-                        visit,
-                    ),
-                }
-            }
-        };
-        if size <= listed {
-            lists.push((depth, current.clone().unwrap_or_default()));
-        }
-        if next_size == 0 {
-            if let Some(from) = pulled_from {
-                settle(marks, marking, from);
-            }
-            return Some(Layers {
-                sizes,
-                last: current.unwrap_or_default(),
-                listed: lists,
-            });
-        }
-        depth += 1;
-        reached += next_size;
-        sizes.push(next_size);
-        on_layer(depth, next_size, reached);
-        if stop() {
-            return None;
-        }
-        list = next_list.map(|mut l| {
-            l.par_sort_unstable();
-            l
-        });
+    on_layer(0, 1, 1);
+    let mut solo = Solo {
+        space,
+        marks,
+        seed,
+        visit,
+        tuning,
+        sizes: vec![1],
+        pulled_from: None,
+        lists: Vec::new(),
+        on_layer,
+        stop,
+    };
+    let plan = Plan {
+        space_size: space.size(),
+        list_limit: tuning.list_limit,
+        pull_ratio: Some(tuning.pull_ratio),
+        listed,
+        before: 0,
+    };
+    match layers::run(&mut solo, &plan, Some(vec![seed])) {
+        Ok(Ended::Last(last)) => Some(Layers {
+            sizes: solo.sizes,
+            last: last.unwrap_or_default(),
+            listed: solo.lists,
+        }),
+        Ok(Ended::Stopped) => None,
+        Err(never) => match never {},
     }
 }
 
-/// The one-machine owner: every neighbour is claimed in the marks at once (one atomic
-/// test-and-set each, its word prefetched a few claims ahead so that cache misses overlap).
+/// The one-machine [`Engine`]: every board's claims go straight to the marks ([`Local`]), and
+/// a layer's size is its count.
+struct Solo<'a, S, V, F, G> {
+    space: &'a S,
+    marks: &'a StateMarks,
+    seed: StateIndex,
+    visit: &'a V,
+    tuning: Tuning,
+    sizes: Vec<u64>,
+    pulled_from: Option<u32>,
+    lists: Vec<(u32, Vec<StateIndex>)>,
+    on_layer: F,
+    stop: G,
+}
+
+impl<S, V, F, G> Solo<'_, S, V, F, G>
+where
+    S: StateSpace,
+{
+    fn codes(&self, depth: u32) -> LayerCodes {
+        LayerCodes::flagged(self.tuning.marking, self.space, self.seed, depth)
+    }
+}
+
+impl<S, V, F, G> Engine for Solo<'_, S, V, F, G>
+where
+    S: StateSpace,
+    V: OnVisit,
+    F: FnMut(u32, u64, u64),
+    G: Fn() -> bool,
+{
+    type Error = std::convert::Infallible;
+
+    fn sizes(&mut self) -> &mut Vec<u64> {
+        &mut self.sizes
+    }
+
+    fn pulled_from(&mut self) -> &mut Option<u32> {
+        &mut self.pulled_from
+    }
+
+    fn push(
+        &mut self,
+        depth: u32,
+        list: Option<&[StateIndex]>,
+        keep_next: bool,
+        keep_current: bool,
+    ) -> Result<Step, Self::Error> {
+        let (space, marks, visit) = (self.space, self.marks, self.visit);
+        let codes = self.codes(depth);
+        let (found, next, current) = match list {
+            Some(current) => {
+                let (n, l) = expand_list(space, marks, &codes, current, depth, keep_next, visit);
+                (n, l, None)
+            }
+            None => match self.tuning.claims {
+                Claims::Random => {
+                    expand_dense(space, marks, &codes, depth, keep_next, keep_current, visit)
+                }
+                Claims::Bucketed {
+                    segment_bits,
+                    window,
+                } => expand_bucketed(
+                    space,
+                    marks,
+                    (&codes, depth),
+                    (keep_next, keep_current),
+                    (segment_bits, window),
+                    visit,
+                ),
+            },
+        };
+        let next = next.map(|mut l| {
+            l.par_sort_unstable();
+            l
+        });
+        Ok(Step {
+            found,
+            next,
+            current,
+        })
+    }
+
+    fn pull(
+        &mut self,
+        depth: u32,
+        left: &mut Option<Vec<StateIndex>>,
+        keep_left: bool,
+    ) -> Result<Step, Self::Error> {
+        let codes = self.codes(depth);
+        let limit = self.tuning.list_limit;
+        let (found, next, _) = pull::pull_step(
+            self.space, self.marks, &codes, depth, limit, self.visit, left, keep_left,
+        );
+        Ok(Step {
+            found,
+            next,
+            current: None,
+        })
+    }
+
+    fn agree(&mut self, found: u64) -> Result<u64, Self::Error> {
+        Ok(found)
+    }
+
+    fn find_frontier(&mut self, depth: u32) -> Vec<StateIndex> {
+        pull::find_frontier(self.marks, &self.codes(depth))
+    }
+
+    fn settle(&mut self, from: u32) {
+        pull::settle(self.marks, self.tuning.marking, from);
+    }
+
+    fn record(&mut self, depth: u32, boards: &[StateIndex]) {
+        self.lists.push((depth, boards.to_vec()));
+    }
+
+    fn layer_done(&mut self, reached: u64) -> Result<ControlFlow<()>, Self::Error> {
+        let depth = (self.sizes.len() - 1) as u32;
+        (self.on_layer)(depth, self.sizes[depth as usize], reached);
+        Ok(match (self.stop)() {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        })
+    }
+}
+
+/// The one-machine owner: every neighbour is claimed in the marks at once (see the module's
+/// doc), its word prefetched a few claims ahead so that cache misses overlap.
 struct Local<'a, V: OnVisit> {
     marks: &'a StateMarks,
     visit: &'a V,
@@ -381,7 +433,9 @@ impl<V: OnVisit> Owner for Local<'_, V> {
             self.found += u64::from(fields.count_ones());
             return;
         }
-        step::each_field(base, fields, |index| self.found(index));
+        for index in crate::bfs::marks::fields(base, fields) {
+            self.found(index);
+        }
     }
 
     #[inline(always)]
@@ -656,316 +710,13 @@ fn expand_bucketed<S: StateSpace>(
     )
 }
 
-/// After pull steps from layer `from` on: under [`Marking::Frontier`] marks every reached
-/// board `DONE` (pull steps leave their layers with frontier codes); under
-/// [`Marking::Depths`] gives layer `from`, the one frontier left unexpanded (later pull steps
-/// write their boards' final codes), its final code.
-pub(super) fn settle(marks: &StateMarks, marking: Marking, from: u32) {
-    marks.words().par_chunks(CHUNK_WORDS).for_each(|words| {
-        for word in words {
-            let x = word.load(Relaxed);
-            match marking {
-                Marking::Frontier => {
-                    let reached = (x | (x >> 1)) & LOW_BITS;
-                    if reached != 0 {
-                        word.fetch_or(reached * 3, Relaxed);
-                    }
-                }
-                Marking::Depths => {
-                    let ones = x & !(x >> 1) & LOW_BITS;
-                    if ones != 0 {
-                        // 01 becomes 10 or 11: the layer's code.
-                        let code = LayerCodes::settled(from);
-                        word.store((x & !(ones * 3)) | (ones * code), Relaxed);
-                    }
-                }
-            }
-        }
-    });
-}
-
-/// The boards holding the frontier code of `codes` on the frontier's side, ascending.
-pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
-    let size = marks.len();
-    marks
-        .words()
-        .par_chunks(CHUNK_WORDS)
-        .enumerate()
-        .flat_map_iter(|(chunk, words)| {
-            let mut found = Vec::new();
-            for (k, word) in words.iter().enumerate() {
-                let base = ((chunk * CHUNK_WORDS + k) as u64) * FIELDS_PER_WORD;
-                let mut m = codes.live(word.load(Relaxed), base);
-                while m != 0 {
-                    let r = base + u64::from(m.trailing_zeros() / 2);
-                    m &= m - 1;
-                    if r < size {
-                        found.push(StateIndex(r));
-                    }
-                }
-            }
-            found
-        })
-        .collect()
-}
-
-/// What a pull step writes and looks for. Under `Marking::Frontier` a board joins when a
-/// neighbour holds the frontier code (those of earlier layers are retired, or are not
-/// adjacent to an unseen board). Under `Marking::Depths` only the boards on the other side
-/// than the frontier can join, all their neighbours are on the frontier's side, and a
-/// reached one can only be in the frontier: an earlier layer's neighbours are all reached,
-/// and the boards this step reaches are on the other side. Its boards get their final code at
-/// once. Under the across flag, likewise only the other side joins, a neighbour holding 1 or
-/// 2 is in the frontier, and the boards that join get 1.
-struct PullCodes {
-    depths: bool,
-    /// The across flag: the frontier is the fields holding 1 or 2 (the boards the step
-    /// reaches, on the other side, get 1).
-    flagged: bool,
-    /// Only the boards on the other side than the frontier can join, and are examined
-    /// (`Marking::Depths` or the across flag: the step's new boards hold a code that a
-    /// frontier board may hold too).
-    sided: bool,
-    /// The field value a joining board gets.
-    new: u64,
-    frontier: u64,
-}
-
-impl PullCodes {
-    fn new(codes: &LayerCodes, depth: u32) -> PullCodes {
-        let depths = codes.depths();
-        PullCodes {
-            depths,
-            flagged: codes.flagged,
-            sided: codes.sides.is_some(),
-            new: match depths {
-                false => codes.claim,
-                true => LayerCodes::settled(depth + 1),
-            },
-            frontier: codes.frontier,
-        }
-    }
-
-    #[inline(always)]
-    fn in_frontier(&self, field: u64) -> bool {
-        match (self.depths, self.flagged) {
-            (true, _) => field != 0,
-            (false, true) => field == 1 || field == 2,
-            (false, false) => field == self.frontier,
-        }
-    }
-}
-
-/// Expands the unseen boards `batch` and calls `each(board, joins)` for each in order, `joins`
-/// when one of its neighbours is in the frontier; the neighbours' words are prefetched
-/// [`AHEAD`] boards ahead. `slots` is scratch.
-#[inline(always)]
-fn decide<S: StateSpace>(
-    space: &S,
-    marks: &StateMarks,
-    pc: &PullCodes,
-    batch: &[StateIndex],
-    slots: &mut Vec<StateIndex>,
-    mut each: impl FnMut(StateIndex, bool),
-) {
-    let degree = space.degree();
-    slots.clear();
-    space.expand(batch, slots);
-    for &nb in &slots[..slots.len().min(AHEAD)] {
-        marks.prefetch(nb);
-    }
-    for (k, (&board, own)) in batch.iter().zip(slots.chunks_exact(degree)).enumerate() {
-        for &ahead in slots
-            .get(degree * (k + AHEAD)..degree * (k + AHEAD + 1))
-            .unwrap_or(&[])
-        {
-            marks.prefetch(ahead);
-        }
-        let joins = own
-            .iter()
-            .any(|&nb| nb != StateIndex::NONE && pc.in_frontier(marks.get(nb)));
-        each(board, joins);
-    }
-}
-
-/// A pull step: layer `depth + 1` is the unseen boards with a neighbour in layer `depth`.
-/// Returns its size, its list when it has at most `list_limit` boards (the frontier codes of
-/// earlier layers are not retired, so the last layer could not be found afterwards), the
-/// unseen boards it expanded to decide, and, when `keep_left` and they are at most
-/// `list_limit`, the boards still unseen after it (in no particular order), for
-/// [`pull_listed`].
-pub(super) fn pull<S: StateSpace>(
-    space: &S,
-    marks: &StateMarks,
-    codes: &LayerCodes,
-    depth: u32,
-    list_limit: usize,
-    visit: &impl OnVisit,
-    keep_left: bool,
-) -> (u64, Option<Vec<StateIndex>>, u64, Option<Vec<StateIndex>>) {
-    let pc = PullCodes::new(codes, depth);
-    let size = marks.len();
-    marks
-        .words()
-        .par_chunks(CHUNK_WORDS)
-        .enumerate()
-        .map(|(chunk_index, words)| {
-            let mut batch = Vec::with_capacity(BATCH + 32);
-            let mut slots = Vec::with_capacity(space.degree() * (BATCH + 32));
-            let mut found = 0u64;
-            let mut examined = 0u64;
-            let mut next = Some(Vec::new());
-            // The boards left unseen (a board on the frontier's side under `Marking::Depths`
-            // or the across flag is not examined, and stays).
-            let mut left = keep_left.then(Vec::new);
-            let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
-            let mut decide_all =
-                |batch: &mut Vec<StateIndex>,
-                 slots: &mut Vec<StateIndex>,
-                 left: &mut Option<Vec<StateIndex>>| {
-                    examined += batch.len() as u64;
-                    decide(space, marks, &pc, batch, slots, |board, joins| {
-                        if joins {
-                            // Only this thread writes the words of its chunk during a pull step,
-                            // and other threads read only their frontier fields, which this
-                            // write leaves alone: a plain read-modify-write is enough.
-                            let word = &words[((board.0 - first) / FIELDS_PER_WORD) as usize];
-                            let bit = pc.new << ((board.0 % FIELDS_PER_WORD) * 2);
-                            word.store(word.load(Relaxed) | bit, Relaxed);
-                            visit.visit(board, depth + 1);
-                            found += 1;
-                            push_bounded(&mut next, board, list_limit);
-                        } else {
-                            push_bounded(left, board, list_limit);
-                        }
-                    });
-                    batch.clear();
-                };
-            for (k, word) in words.iter().enumerate() {
-                let x = word.load(Relaxed);
-                let base = first + k as u64 * FIELDS_PER_WORD;
-                let mut unseen = !(x | (x >> 1)) & LOW_BITS;
-                if pc.sided {
-                    // The frontier's side cannot join: kept, not examined.
-                    let frontier_side = unseen & codes.side_mask(base);
-                    unseen &= !frontier_side;
-                    if left.is_some() {
-                        step::each_field(base, frontier_side, |board| {
-                            if board.0 < size {
-                                push_bounded(&mut left, board, list_limit);
-                            }
-                        });
-                    }
-                }
-                while unseen != 0 {
-                    let r = base + u64::from(unseen.trailing_zeros() / 2);
-                    unseen &= unseen - 1;
-                    if r >= size {
-                        break;
-                    }
-                    batch.push(StateIndex(r));
-                }
-                if batch.len() >= BATCH {
-                    decide_all(&mut batch, &mut slots, &mut left);
-                }
-            }
-            decide_all(&mut batch, &mut slots, &mut left);
-            (found, next, examined, left)
-        })
-        .reduce(
-            || (0, Some(Vec::new()), 0, keep_left.then(Vec::new)),
-            |(fa, na, ea, la), (fb, nb, eb, lb)| {
-                (
-                    fa + fb,
-                    join_bounded(na, nb, list_limit),
-                    ea + eb,
-                    join_bounded(la, lb, list_limit),
-                )
-            },
-        )
-}
-
-/// Appends `board` to `list` while it holds fewer than `limit` boards; past that, `list`
-/// becomes `None` (too long to keep).
-#[inline(always)]
-fn push_bounded(list: &mut Option<Vec<StateIndex>>, board: StateIndex, limit: usize) {
-    match list {
-        Some(l) if l.len() < limit => l.push(board),
-        Some(_) => *list = None,
-        None => {}
-    }
-}
-
-/// `a` then `b`, when both are kept and hold at most `limit` boards together.
-fn join_bounded(
-    a: Option<Vec<StateIndex>>,
-    b: Option<Vec<StateIndex>>,
-    limit: usize,
-) -> Option<Vec<StateIndex>> {
-    match (a, b) {
-        (Some(mut a), Some(b)) if a.len() + b.len() <= limit => {
-            a.extend(b);
-            Some(a)
-        }
-        _ => None,
-    }
-}
-
-/// A pull step over `left`, the boards still unseen (ascending, for the kernel's speed; from
-/// [`pull`], sorted, then from the steps after it): as [`pull`], but only `left`'s boards are
-/// examined instead of every field of the marks (on 2x7 each of the last dozen layers, a few
-/// million boards at most, took a scan of 10.9 GB). The boards that join are removed from
-/// `left`. Returns the next layer's size and its list (no longer than `left` was).
-pub(super) fn pull_listed<S: StateSpace>(
-    space: &S,
-    marks: &StateMarks,
-    codes: &LayerCodes,
-    depth: u32,
-    visit: &impl OnVisit,
-    left: &mut Vec<StateIndex>,
-) -> (u64, Option<Vec<StateIndex>>) {
-    let pc = PullCodes::new(codes, depth);
-    let expand = |chunk: &[StateIndex]| -> Vec<StateIndex> {
-        let mut batch = Vec::with_capacity(BATCH);
-        let mut slots = Vec::with_capacity(space.degree() * BATCH);
-        let mut next = Vec::new();
-        let on_frontier_side = |b: StateIndex| {
-            let f = b.0 % FIELDS_PER_WORD;
-            pc.sided && codes.side_mask(b.0 - f) >> (2 * f) & 1 == 1
-        };
-        for part in chunk.chunks(BATCH) {
-            batch.clear();
-            batch.extend(part.iter().copied().filter(|&b| !on_frontier_side(b)));
-            decide(space, marks, &pc, &batch, &mut slots, |board, joins| {
-                if joins {
-                    // The board is this thread's alone (`left` lists it once), but other
-                    // threads may write other boards of its word: atomically.
-                    let word = &marks.words()[(board.0 / FIELDS_PER_WORD) as usize];
-                    word.fetch_or(pc.new << ((board.0 % FIELDS_PER_WORD) * 2), Relaxed);
-                    visit.visit(board, depth + 1);
-                    next.push(board);
-                }
-            });
-        }
-        next
-    };
-    let next: Vec<StateIndex> = if left.len() < PARALLEL_LIST {
-        expand(left)
-    } else {
-        left.par_chunks(PARALLEL_LIST)
-            .flat_map_iter(expand)
-            .collect()
-    };
-    left.retain(|&b| marks.get(b) == super::marks::UNSEEN);
-    (next.len() as u64, Some(next))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bfs::{LexSpace, Parity, ParitySpace};
     use crate::board::Board;
     use crate::shape::Shape;
+    use std::sync::atomic::Ordering::Relaxed;
 
     /// 3x3 layer sizes, OEIS A089473, through both the sparse and the dense path, on both
     /// indices; and the two antipodes.

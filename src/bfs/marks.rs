@@ -293,16 +293,43 @@ impl StateMarks {
         let mut skip = (from % FIELDS_PER_WORD) * 2;
         while w < self.words.len() {
             let x = self.words[w].load(Relaxed);
-            let mut m = !(x | (x >> 1)) & LOW_BITS;
-            m &= !0u64 << skip;
-            if m != 0 {
-                let r = w as u64 * FIELDS_PER_WORD + u64::from(m.trailing_zeros() / 2);
-                return (r < self.len).then_some(StateIndex(r));
+            let m = !(x | (x >> 1)) & LOW_BITS & (!0u64 << skip);
+            if let Some(r) = fields(w as u64 * FIELDS_PER_WORD, m).next() {
+                return (r.0 < self.len).then_some(r);
             }
             w += 1;
             skip = 0;
         }
         None
+    }
+}
+
+/// The boards of a word's fields whose low bit is set in `fields` (a mask within
+/// [`LOW_BITS`]): board `base + f` for field `f`, ascending. The one loop that turns a word's
+/// bits into boards (scans, claims, pull steps, the frontier's list).
+#[inline(always)]
+pub(crate) fn fields(base: u64, fields: u64) -> Fields {
+    Fields { base, mask: fields }
+}
+
+/// The iterator of [`fields`].
+#[derive(Debug, Clone)]
+pub(crate) struct Fields {
+    base: u64,
+    mask: u64,
+}
+
+impl Iterator for Fields {
+    type Item = StateIndex;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<StateIndex> {
+        if self.mask == 0 {
+            return None;
+        }
+        let board = StateIndex(self.base + u64::from(self.mask.trailing_zeros() / 2));
+        self.mask &= self.mask - 1;
+        Some(board)
     }
 }
 

@@ -19,9 +19,11 @@
 //!   a callback; [`cluster`], the same BFS over processes and machines (timely-dataflow, one
 //!   worker per process owning a slice of the marks, shared by its threads; per-layer
 //!   checkpoints); [`frontier`], a depth-limited search that keeps three layers as compressed
-//!   index lists instead of whole-space marks. The two marks drivers take the one layer step
-//!   of `step.rs` (scan or list, expand, claim lanes word-wide, hand every other neighbour to
-//!   its owner); they differ only in the owner.
+//!   index lists instead of whole-space marks. The two marks drivers run the one layer loop
+//!   of `layers.rs` (push or pull, which lists to keep, when to settle), each with its
+//!   `layers::Engine`; they take the one push step of `step.rs` (scan or list, expand, claim
+//!   lanes word-wide, hand every other neighbour to its owner) and the one pull step of
+//!   `pull.rs`; they differ only in the owner and in how a layer's size is agreed.
 //! - [`codec`]: sorted index lists as gap-encoded varints (exchanges, layers).
 //!
 //! Invariants: `rank` and `unrank` are inverse bijections between the space's boards and
@@ -34,10 +36,12 @@ pub mod codec;
 mod depths;
 mod driver;
 pub mod frontier;
+mod layers;
 pub mod layout;
 mod lex;
 mod marks;
 mod parity;
+mod pull;
 mod step;
 
 pub use depths::{DepthArray, UNREACHABLE};

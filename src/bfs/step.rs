@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::marks::{FIELDS_PER_WORD, LOW_BITS};
+use super::marks::{self, FIELDS_PER_WORD, LOW_BITS};
 use super::{Lanes, StateIndex, StateSpace};
 
 /// Frontier boards handed to the kernel at once.
@@ -279,7 +279,9 @@ pub(super) trait Owner {
     /// `fields` (a word-wide lane claim).
     #[inline(always)]
     fn found_fields(&mut self, base: u64, fields: u64) {
-        each_field(base, fields, |index| self.found(index));
+        for index in marks::fields(base, fields) {
+            self.found(index);
+        }
     }
     /// `index` will be routed soon (a hint, e.g. to prefetch its word).
     #[inline(always)]
@@ -308,17 +310,6 @@ pub(super) trait Owner {
                 self.route(nb);
             }
         }
-    }
-}
-
-/// Calls `f` with board `base + f` for each field `f` whose low bit is set in `fields`, in
-/// ascending order.
-#[inline(always)]
-pub(super) fn each_field(base: u64, fields: u64, mut f: impl FnMut(StateIndex)) {
-    let mut m = fields;
-    while m != 0 {
-        f(StateIndex(base + u64::from(m.trailing_zeros() / 2)));
-        m &= m - 1;
     }
 }
 
@@ -418,10 +409,10 @@ impl<'a, S: StateSpace, O: Owner> Expander<'a, S, O> {
         }
         self.filled += count.min(EAGER);
         // The rest of a word with more (rare).
-        each_field(base, m, |index| {
+        for index in marks::fields(base, m) {
             self.batch[self.filled] = index;
             self.filled += 1;
-        });
+        }
         if self.filled >= BATCH {
             self.flush();
         }
@@ -713,15 +704,15 @@ fn scan_words<S: StateSpace, O: Owner>(
                     // The fields whose jump of `shift / 2` boards leaves the word.
                     // (Field 32 - k + j lands on board `base + 32 + j`.)
                     let (r, l) = (matches & r[rho], matches & l[rho]);
-                    each_field(base + FIELDS_PER_WORD, r >> (64 - shift), |i| {
+                    for i in marks::fields(base + FIELDS_PER_WORD, r >> (64 - shift)) {
                         if i.0 < size {
                             expander.owner.route_lane(i);
                         }
-                    });
+                    }
                     let k = u64::from(shift / 2);
-                    each_field(base, l & ((1 << shift) - 1), |i| {
+                    for i in marks::fields(base, l & ((1 << shift) - 1)) {
                         expander.owner.route_lane(StateIndex(i.0 - k));
-                    });
+                    }
                 }
                 // The boards with one other move reached by that move: its other end is in
                 // the layer before (see `Lanes::single`). Under the across flag they hold 2.

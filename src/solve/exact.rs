@@ -24,8 +24,9 @@ use crate::solve::estimator::{Estimator, Slide};
 /// (one byte per board of all `n!`).
 pub const MAX_CELLS: usize = crate::bfs::LexSpace::MAX_CELLS;
 
-/// The depth recorded for a board the goal cannot reach.
-pub const UNREACHABLE: u8 = 0xFF;
+/// The depth recorded for a board the goal cannot reach: the BFS's own
+/// ([`crate::bfs::UNREACHABLE`], 0xFF), since the table is its depths.
+pub use crate::bfs::UNREACHABLE;
 
 /// Errors from making or using an exact table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

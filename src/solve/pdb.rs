@@ -60,8 +60,9 @@ pub const MAX_STATES: u64 = 1 << 33;
 
 /// A table entry for a placement that cannot be reached (only when at most one tile is
 /// outside the pattern, so that the parity of the placement is fixed, or on a one-row
-/// board), and for the sparse layout's indices that are not placements.
-pub const UNREACHABLE: u8 = 0xFF;
+/// board), and for the sparse layout's indices that are not placements: the BFS's
+/// [`crate::bfs::UNREACHABLE`] (0xFF), one constant for every table of depths.
+pub use crate::bfs::UNREACHABLE;
 
 /// Errors from choosing or building pattern databases.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

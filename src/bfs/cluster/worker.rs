@@ -2,6 +2,7 @@
 //! [`crate::bfs::step`] with an owner that routes neighbours by process), the components after
 //! the goal's, resuming, and gathering the results on process 0.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
@@ -13,8 +14,9 @@ use super::net::{Chunk, Net, Wire, corrupt_from, index_width, read_u64};
 use super::state::{Deal, Held, ITEM, Phase};
 use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
-use crate::bfs::driver;
+use crate::bfs::layers::{self, Ended, Engine, Plan, Step};
 use crate::bfs::marks::FIELDS_PER_WORD;
+use crate::bfs::pull::{self, PULL_RATIO};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -203,7 +205,9 @@ impl Owner for Routed<'_> {
             self.found += u64::from(fields.count_ones());
             return;
         }
-        step::each_field(base, fields, |index| self.found(index));
+        for index in crate::bfs::marks::fields(base, fields) {
+            self.found(index);
+        }
     }
 
     #[inline(always)]
@@ -254,16 +258,6 @@ impl Owner for Routed<'_> {
         }
         (self.mine, self.away) = (mine, away);
     }
-}
-
-/// What one layer step gives this process.
-struct Step {
-    /// Boards of the next layer claimed here.
-    found: u64,
-    /// Those boards (global indices, ascending), when kept.
-    next: Option<Vec<StateIndex>>,
-    /// This layer's boards of this process (ascending), when kept.
-    current: Option<Vec<StateIndex>>,
 }
 
 /// The space being searched and how this process walks it.
@@ -351,9 +345,8 @@ impl<S: StateSpace> Walk<'_, S> {
             let end = (start + window).min(items);
             // Each of the pool's pieces of the window (a run of items) has one owner, one
             // expander and one list of boards: a layer's serial work between its windows
-            // (merging the pieces) is then a few pieces, not one per item. 3x4, alternating,
-            // medians of 8 in two sets: 1 x 2 workers 3.07 and 3.05 s against 3.16 and 3.08 s
-            // with an owner per item, 2 x 1 3.25 and 3.19 s against 3.38 and 3.27 s.
+            // (merging the pieces) is then a few pieces, not one per item (measured:
+            // `output/bench/3x4-cluster/report.txt`).
             let done: Vec<(Routed<'_>, u64, Vec<StateIndex>)> = self.pool.install(|| {
                 (start..end)
                     .into_par_iter()
@@ -454,9 +447,6 @@ impl<S: StateSpace> Walk<'_, S> {
         if let Some(n) = &mut out.next {
             self.pool.install(|| n.par_sort_unstable());
         }
-        if list.is_some() && keep_current {
-            out.current = list.map(<[StateIndex]>::to_vec);
-        }
         Ok(out)
     }
 
@@ -464,31 +454,6 @@ impl<S: StateSpace> Walk<'_, S> {
     /// pool has one thread, and the worker thread writes the marks only through it).
     fn alone(&self) -> bool {
         self.pool.current_num_threads() == 1
-    }
-
-    /// A pull step (one process only, which holds every board: local indices are global):
-    /// layer `depth + 1` is the unseen boards with a neighbour in layer `depth`, as on one
-    /// machine ([`crate::bfs::driver`]); `list`: layer `depth`'s boards, when known.
-    fn pull(&self, held: &Held, depth: u32, list: Option<&[StateIndex]>) -> (Step, u64) {
-        let codes = LayerCodes::flagged(self.marking.0, self.space, self.marking.1, depth);
-        let limit = list_limit(self.space.size());
-        let (found, next, expanded) = self.pool.install(|| {
-            let (found, next, expanded, _) = match held.depths.as_ref().filter(|_| self.record) {
-                Some(d) => driver::pull(self.space, &held.marks, &codes, depth, limit, d, false),
-                None => driver::pull(self.space, &held.marks, &codes, depth, limit, &(), false),
-            };
-            let next = next.map(|mut n| {
-                n.par_sort_unstable();
-                n
-            });
-            (found, next, expanded)
-        });
-        let step = Step {
-            found,
-            next,
-            current: list.map(<[StateIndex]>::to_vec),
-        };
-        (step, expanded)
     }
 
     /// Claims the lists of this round that have arrived ([`Walk::apply`]) and acknowledges
@@ -846,9 +811,8 @@ pub(super) fn worker_main<S: StateSpace>(
     };
     // One worker thread: this one, so that a window's work runs here, not on a thread this
     // one wakes and then waits for (two context switches a window, and the two threads
-    // preempting each other on one core). 3x4 over 2 processes x 1 worker, alternating,
-    // medians of 6: 4.20 s against 4.78 s, about 6,700 voluntary context switches per process
-    // against 19,800. rayon leaks such a pool's registry when it is dropped: a few kilobytes
+    // preempting each other on one core; measured in `output/bench/3x4-cluster/report.txt`).
+    // rayon leaks such a pool's registry when it is dropped: a few kilobytes
     // and no thread here, but the threads of a larger pool. (A thread already in a pool
     // cannot be taken: then a pool of its own, as for more threads.)
     let pool = match setup.threads {
@@ -1129,111 +1093,188 @@ pub(super) fn worker_main<S: StateSpace>(
 }
 
 /// Runs the BFS of `phase.current` to its end (`list`: this process's boards of its current
-/// layer, when known); returns its last layer's indices (on process 0, when that layer has at
-/// most [`list_limit`] boards). `earlier`: the boards of the spaces searched before.
+/// layer, when known) with the one layer loop ([`layers::run`]); returns its last layer's
+/// indices (on process 0, when that layer was kept). `earlier`: the boards of the spaces
+/// searched before.
 #[allow(clippy::too_many_arguments)]
 fn bfs_layers<S: StateSpace>(
     net: &mut Net<'_>,
     walk: &Walk<'_, S>,
     held: &Held,
-    mut list: Option<Vec<StateIndex>>,
+    list: Option<Vec<StateIndex>>,
     phase: &mut Phase,
     earlier: u64,
     checkpoints: &mut Option<Checkpoints>,
     events: &mpsc::Sender<Event>,
 ) -> Result<Vec<u64>, ClusterError> {
     let space_size = walk.space.size();
-    let limit = list_limit(space_size) as u64;
     // Boards of this space already reached (the spaces before it are explored whole).
     let before: u64 = phase.done.iter().sum::<u64>() - earlier;
     // Pull steps, as on one machine, when one process holds every board and no checkpoint
     // has to resume them (a pull leaves earlier layers' frontier codes in the marks, so a
     // resumed run could not find the layer it stopped at).
     let may_pull = net.peers == 1 && checkpoints.is_none();
-    loop {
-        let depth = (phase.current.len() - 1) as u32;
-        let size = *phase.current.last().expect("a BFS has a first layer");
-        let keep_next = size.saturating_mul(4) <= limit;
-        let reached = before + phase.current.iter().sum::<u64>();
-        if may_pull
-            && phase.pulled_from.is_none()
-            && (space_size - reached).saturating_mul(driver::PULL_RATIO) <= size
-        {
-            phase.pulled_from = Some(depth);
-            if list.is_none() && size <= limit {
-                // The one frontier a pull step cannot list: the first, which alone holds
-                // the frontier code now.
-                let codes = LayerCodes::flagged(walk.marking.0, walk.space, walk.marking.1, depth);
-                list = Some(
-                    walk.pool
-                        .install(|| driver::find_frontier(&held.marks, &codes)),
-                );
+    let plan = Plan {
+        space_size,
+        list_limit: list_limit(space_size),
+        pull_ratio: may_pull.then_some(PULL_RATIO),
+        listed: walk.listed,
+        before,
+    };
+    let mut exchange = Exchange {
+        net,
+        walk,
+        held,
+        phase,
+        checkpoints,
+        events,
+    };
+    let kept = match layers::run(&mut exchange, &plan, list)? {
+        Ended::Last(kept) => kept,
+        Ended::Stopped => None,
+    };
+    // The last layer: its boards to process 0 when kept (every process keeps it or none).
+    let Some(kept) = kept else {
+        return Ok(Vec::new());
+    };
+    let kept: Vec<u64> = kept.iter().map(|i| i.0).collect();
+    let mut bytes = Vec::new();
+    encode_sorted(&kept, 0, &mut bytes);
+    let got = net.gather(vec![bytes])?;
+    let mut last = Vec::new();
+    for (sender, p) in got {
+        let mut inside = true;
+        decode_sorted(&p, 0, |i| {
+            inside &= i < space_size;
+            last.push(i);
+        })
+        .ok()
+        .filter(|()| inside)
+        .ok_or_else(|| corrupt_from(Some(sender as usize), "the last layer's boards"))?;
+    }
+    last.sort_unstable();
+    Ok(last)
+}
+
+/// The distributed [`Engine`]: a neighbour goes to the process that owns it ([`Routed`], the
+/// lists sent over [`Net`]), and a layer's size is the sum over the processes. The BFS's
+/// record is [`Phase`]'s, so that a checkpoint saves it.
+struct Exchange<'e, 'n, 'w, S: StateSpace> {
+    net: &'e mut Net<'n>,
+    walk: &'e Walk<'w, S>,
+    held: &'e Held,
+    phase: &'e mut Phase,
+    checkpoints: &'e mut Option<Checkpoints>,
+    events: &'e mpsc::Sender<Event>,
+}
+
+impl<S: StateSpace> Exchange<'_, '_, '_, S> {
+    fn codes(&self, depth: u32) -> LayerCodes {
+        let (marking, seed) = self.walk.marking;
+        LayerCodes::flagged(marking, self.walk.space, seed, depth)
+    }
+}
+
+impl<S: StateSpace> Engine for Exchange<'_, '_, '_, S> {
+    type Error = ClusterError;
+
+    fn sizes(&mut self) -> &mut Vec<u64> {
+        &mut self.phase.current
+    }
+
+    fn pulled_from(&mut self) -> &mut Option<u32> {
+        &mut self.phase.pulled_from
+    }
+
+    fn push(
+        &mut self,
+        depth: u32,
+        list: Option<&[StateIndex]>,
+        keep_next: bool,
+        keep_current: bool,
+    ) -> Result<Step, ClusterError> {
+        self.walk
+            .layer(self.net, self.held, depth, list, keep_next, keep_current)
+    }
+
+    fn pull(
+        &mut self,
+        depth: u32,
+        left: &mut Option<Vec<StateIndex>>,
+        keep_left: bool,
+    ) -> Result<Step, ClusterError> {
+        let codes = self.codes(depth);
+        let (walk, held) = (self.walk, self.held);
+        let limit = list_limit(walk.space.size());
+        // One process, which holds every board: local indices are global.
+        let (found, next, examined) = walk.pool.install(|| {
+            let marks = &held.marks;
+            match held.depths.as_ref().filter(|_| walk.record) {
+                Some(d) => {
+                    pull::pull_step(walk.space, marks, &codes, depth, limit, d, left, keep_left)
+                }
+                None => pull::pull_step(
+                    walk.space,
+                    marks,
+                    &codes,
+                    depth,
+                    limit,
+                    &(),
+                    left,
+                    keep_left,
+                ),
             }
-        }
-        let step = match phase.pulled_from {
-            Some(_) => {
-                let (step, expanded) = walk.pull(held, depth, list.as_deref());
-                net.traffic.expanded += expanded;
-                step
-            }
-            None => walk.layer(net, held, depth, list.as_deref(), keep_next, size <= limit)?,
-        };
-        if size <= walk.listed {
-            let boards = list
-                .as_deref()
-                .or(step.current.as_deref())
-                .unwrap_or_default();
-            phase
-                .listed
-                .push((depth, boards.iter().map(|i| i.0).collect()));
-        }
-        let next = net.sum(step.found)?;
-        if next == 0 {
-            if let Some(from) = phase.pulled_from.take() {
-                // Every reached board DONE, or layer `from` its final code.
-                walk.pool
-                    .install(|| driver::settle(&held.marks, walk.marking.0, from));
-            }
-            // The last layer: its boards to process 0 when few.
-            let Some(kept) = step.current else {
-                return Ok(Vec::new());
-            };
-            let kept: Vec<u64> = kept.iter().map(|i| i.0).collect();
-            let mut bytes = Vec::new();
-            encode_sorted(&kept, 0, &mut bytes);
-            let got = net.gather(vec![bytes])?;
-            let mut last = Vec::new();
-            let size = walk.space.size();
-            for (sender, p) in got {
-                let mut inside = true;
-                decode_sorted(&p, 0, |i| {
-                    inside &= i < size;
-                    last.push(i);
-                })
-                .ok()
-                .filter(|()| inside)
-                .ok_or_else(|| corrupt_from(Some(sender as usize), "the last layer's boards"))?;
-            }
-            last.sort_unstable();
-            return Ok(last);
-        }
-        list = step.next;
-        phase.current.push(next);
+        });
+        self.net.traffic.expanded += examined;
+        Ok(Step {
+            found,
+            next,
+            current: None,
+        })
+    }
+
+    fn agree(&mut self, found: u64) -> Result<u64, ClusterError> {
+        self.net.sum(found)
+    }
+
+    fn find_frontier(&mut self, depth: u32) -> Vec<StateIndex> {
+        let codes = self.codes(depth);
+        let marks = &self.held.marks;
+        self.walk
+            .pool
+            .install(|| pull::find_frontier(marks, &codes))
+    }
+
+    fn settle(&mut self, from: u32) {
+        let marks = &self.held.marks;
+        let marking = self.walk.marking.0;
+        self.walk
+            .pool
+            .install(|| pull::settle(marks, marking, from));
+    }
+
+    fn record(&mut self, depth: u32, boards: &[StateIndex]) {
+        self.phase
+            .listed
+            .push((depth, boards.iter().map(|i| i.0).collect()));
+    }
+
+    fn layer_done(&mut self, reached: u64) -> Result<ControlFlow<()>, ClusterError> {
+        let (net, phase) = (&mut *self.net, &mut *self.phase);
         phase.step += 1;
         if net.me == 0 {
-            let reached = before + phase.current.iter().sum::<u64>();
-            let _ = events.send(Event::Layer {
-                depth: depth + 1,
-                size: next,
+            let _ = self.events.send(Event::Layer {
+                depth: (phase.current.len() - 1) as u32,
+                size: *phase.current.last().unwrap_or(&0),
                 reached,
             });
         }
-        if let Some(ck) = checkpoints
+        if let Some(ck) = self.checkpoints
             // Save when any process's schedule says so (all save the same steps).
             && net.sum(u64::from(ck.due()))? > 0
         {
             phase.traffic = net.traffic;
-            let (bytes, took) = ck.save(held, phase)?;
+            let (bytes, took) = ck.save(self.held, phase)?;
             net.traffic.saves += 1;
             net.traffic.saved_bytes += bytes;
             net.traffic.save_micros += took.as_micros() as u64;
@@ -1241,9 +1282,10 @@ fn bfs_layers<S: StateSpace>(
             // step is never more than one behind).
             net.sync()?;
         }
-        if checkpoints.is_some() {
+        if self.checkpoints.is_some() {
             fault_injection(phase.step);
         }
+        Ok(ControlFlow::Continue(()))
     }
 }
 
