@@ -61,6 +61,8 @@
 //! `checkpoint` (the checkpoint files).
 
 mod checkpoint;
+mod exchange;
+mod gather;
 pub mod handshake;
 mod net;
 mod state;

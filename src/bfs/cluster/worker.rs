@@ -1,8 +1,8 @@
-//! The search on one process: its range of each space, the layer loop (the one layer step of
-//! [`crate::bfs::step`] with an owner that routes neighbours by process), the components after
-//! the goal's, resuming, and gathering the results on process 0.
+//! The search on one process: its range of each space, the push step of a layer in windows
+//! (the one layer step of [`crate::bfs::step`] with an owner that routes neighbours by
+//! process), the components after the goal's, and resuming. The layer loop's engine is
+//! [`super::exchange`]'s; what process 0 gathers at the end, [`super::gather`]'s.
 
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
@@ -10,21 +10,17 @@ use rayon::prelude::*;
 use timely::worker::Worker;
 
 use super::checkpoint::Checkpoints;
-use super::net::{Chunk, Net, Wire, corrupt_from, index_width, read_u64};
-use super::state::{Deal, Held, ITEM, Phase};
-use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, Traffic, out_of_memory};
-use crate::bfs::codec::{decode_sorted, encode_sorted};
-use crate::bfs::layers::{self, Ended, Engine, Plan, Step};
+use super::exchange::bfs_layers;
+use super::gather::{self, stream_table};
+use super::net::{Chunk, Net, Wire, index_width, read_u64};
+use super::state::{Deal, Held, Phase};
+use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, out_of_memory};
+use crate::bfs::layers::Step;
 use crate::bfs::marks::FIELDS_PER_WORD;
-use crate::bfs::pull::{self, PULL_RATIO};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
-use crate::durable::fault_injection;
 
-/// Largest message of depths (or of a distance table's marks) sent to process 0 at the end.
-const GATHER_CHUNK: usize = 16 << 20;
-const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Received indices claimed at once (their words prefetched together).
 const CLAIM_BATCH: usize = 2048;
 /// Frontier boards of a list per parallel work item (or a dense scan's item, when smaller).
@@ -261,32 +257,32 @@ impl Owner for Routed<'_> {
 }
 
 /// The space being searched and how this process walks it.
-struct Walk<'a, S: StateSpace> {
-    space: &'a S,
-    lanes: Option<&'a LaneMasks>,
-    pool: &'a rayon::ThreadPool,
-    threads: usize,
+pub(super) struct Walk<'a, S: StateSpace> {
+    pub(super) space: &'a S,
+    pub(super) lanes: Option<&'a LaneMasks>,
+    pub(super) pool: &'a rayon::ThreadPool,
+    pub(super) threads: usize,
     /// The goal's BFS: claims record their depth.
-    record: bool,
+    pub(super) record: bool,
     /// What this BFS leaves in the marks, and its seed (the board whose side starts the
     /// sides' alternation under [`Marking::Depths`] and the across flag).
-    marking: (Marking, StateIndex),
+    pub(super) marking: (Marking, StateIndex),
     /// Layers of at most this many boards are kept in [`Phase::listed`] (0: none).
-    listed: u64,
+    pub(super) listed: u64,
     /// How this process writes its lists to each process.
-    wires: &'a [Wire],
+    pub(super) wires: &'a [Wire],
     /// Bytes of outgoing indices buffered per thread before a send ([`super::Tuning`]).
-    send_budget: usize,
+    pub(super) send_budget: usize,
     /// A pause after each window ([`super::Tuning::pause`]: a slow process, in tests).
     #[cfg(test)]
-    pause: Option<std::time::Duration>,
+    pub(super) pause: Option<std::time::Duration>,
 }
 
 impl<S: StateSpace> Walk<'_, S> {
     /// Expands layer `depth` of this process (`list`: its boards, global indices ascending;
     /// else found by scanning the range), in windows of work items: after each window the
     /// neighbours of other processes are sent and the lists received so far are claimed.
-    fn layer(
+    pub(super) fn layer(
         &self,
         net: &mut Net<'_>,
         held: &Held,
@@ -538,232 +534,6 @@ impl<S: StateSpace> Walk<'_, S> {
         }
         corrupt
     }
-}
-
-/// Copies one chunk of per-board depths from process `sender` (its first local index, then
-/// whole blocks of depths) into `all`, indexed globally; every offset and length is checked
-/// against the sender's share first.
-///
-/// # Errors
-/// [`ClusterError::Peer`] naming the sender when the chunk does not fit its share.
-fn place_depths(
-    all: &mut [u8],
-    deal: &Deal,
-    sender: usize,
-    chunk: &[u8],
-) -> Result<(), ClusterError> {
-    let bad = || corrupt_from(Some(sender), "per-board depths");
-    if sender as u64 >= deal.peers || chunk.len() < 8 {
-        return Err(bad());
-    }
-    let theirs = deal.of(sender);
-    let at = read_u64(chunk);
-    let len = (chunk.len() - 8) as u64;
-    // Whole items, each within one block.
-    let item = theirs.item;
-    if at % item != 0 || at.checked_add(len).is_none_or(|end| end > theirs.held()) {
-        return Err(bad());
-    }
-    for (b, block) in chunk[8..].chunks(item as usize).enumerate() {
-        let from = theirs.global(at + b as u64 * item) as usize;
-        let to = from + block.len();
-        if to > all.len() {
-            return Err(bad());
-        }
-        all[from..to].copy_from_slice(block);
-    }
-    Ok(())
-}
-
-/// Streams the finished marks of the goal's BFS (a [`Marking::Depths`] run) to process 0's
-/// `sink`: first every process's boards of the listed layers (`limit`, and this process's
-/// `listed`), merged and checked against `layers`, then the marks themselves in windows of
-/// `window` bytes of the whole table ([`super::Tuning::table_window`]), in index order, each process sending the parts
-/// of its blocks that fall in the window ([`pieces`]). Process 0 checks that every piece it
-/// expects came once, from its owner, with its length.
-///
-/// # Errors
-/// [`ClusterError::Peer`] for a corrupt or missing piece, [`ClusterError::Table`] when the
-/// sink fails, or as [`Net::gather`].
-fn stream_table(
-    net: &mut Net<'_>,
-    held: &Held,
-    layers: &[u64],
-    (limit, listed): (u64, Vec<(u32, Vec<u64>)>),
-    sink: Option<Box<dyn MarksSink>>,
-    window: u64,
-) -> Result<(), ClusterError> {
-    let deal = held.deal;
-    let table_error = |e: std::io::Error| ClusterError::Table(e.to_string());
-    let mut payload = Vec::new();
-    for (depth, boards) in &listed {
-        let mut bytes = Vec::new();
-        encode_sorted(boards, 0, &mut bytes);
-        payload.extend_from_slice(&depth.to_le_bytes());
-        payload.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-        payload.extend_from_slice(&bytes);
-    }
-    drop(listed);
-    let got = net.gather(vec![payload])?;
-    let mut sink = match sink {
-        Some(mut sink) if net.me == 0 => {
-            let listed = merge_listed(layers, limit, deal.size, got)?;
-            sink.begin(layers, limit, &listed).map_err(table_error)?;
-            Some(sink)
-        }
-        _ if net.me == 0 => {
-            return Err(ClusterError::Config(
-                "process 0 has no table to write".into(),
-            ));
-        }
-        _ => None,
-    };
-    let total = deal.size.div_ceil(4);
-    // SAFETY: the search is over (the table is gathered after the last layer): no thread
-    // changes the marks any more.
-    let gathered = unsafe {
-        held.marks.with_bytes(|local| -> Result<(), ClusterError> {
-            let mut start = 0;
-            while start < total {
-                let end = (start + window).min(total);
-                let payloads = pieces(&deal, start, end)
-                    .into_iter()
-                    .map(|(at, from, len)| {
-                        let mut p = at.to_le_bytes().to_vec();
-                        p.extend_from_slice(&local[from as usize..(from + len) as usize]);
-                        p
-                    })
-                    .collect();
-                let got = net.gather(payloads)?;
-                if let Some(sink) = sink.as_mut() {
-                    let mut expected: std::collections::HashMap<u64, (usize, u64)> = (0
-                        ..deal.peers as usize)
-                        .flat_map(|p| {
-                            pieces(&deal.of(p), start, end)
-                                .into_iter()
-                                .map(move |(at, _, len)| (at, (p, len)))
-                        })
-                        .collect();
-                    let mut window = vec![0u8; (end - start) as usize];
-                    for (sender, p) in got {
-                        let at = (p.len() >= 8).then(|| read_u64(&p));
-                        match at.and_then(|at| Some((at, expected.remove(&at)?))) {
-                            Some((at, (owner, len)))
-                                if owner == sender as usize && len == p.len() as u64 - 8 =>
-                            {
-                                window[(at - start) as usize..][..len as usize]
-                                    .copy_from_slice(&p[8..]);
-                            }
-                            _ => {
-                                return Err(corrupt_from(
-                                    Some(sender as usize),
-                                    "the distance table's marks",
-                                ));
-                            }
-                        }
-                    }
-                    if let Some((_, (owner, _))) = expected.into_iter().next() {
-                        return Err(corrupt_from(
-                            Some(owner),
-                            "the distance table's marks (a part is missing)",
-                        ));
-                    }
-                    sink.write(&window).map_err(table_error)?;
-                }
-                start = end;
-            }
-            Ok(())
-        })
-    };
-    gathered?;
-    if let Some(sink) = sink.as_mut() {
-        sink.end().map_err(table_error)?;
-    }
-    Ok(())
-}
-
-/// The parts of the bytes `start..end` of a whole table's marks (four boards a byte) that the
-/// process of `deal` holds: `(byte in the table, byte in its own marks, length)`, ascending,
-/// each at most [`GATHER_CHUNK`] bytes.
-fn pieces(deal: &Deal, start: u64, end: u64) -> Vec<(u64, u64, u64)> {
-    // A block is a multiple of 32 boards, so of 4.
-    let bytes = deal.block / 4;
-    let mut out = Vec::new();
-    let mut block = start / bytes;
-    while block * bytes < end {
-        if block % deal.peers == deal.me {
-            let from = (block * bytes).max(start);
-            let to = ((block + 1) * bytes).min(end);
-            let local = (block / deal.peers) * bytes + (from - block * bytes);
-            let mut at = from;
-            while at < to {
-                let len = (to - at).min(GATHER_CHUNK as u64);
-                out.push((at, local + (at - from), len));
-                at += len;
-            }
-        }
-        block += 1;
-    }
-    out
-}
-
-/// Process 0's listed layers from every process's part (`got`: per sender, per layer its
-/// depth (4 bytes), the length of its gap-encoded boards (8 bytes), and those): the layers of
-/// `layers` of at most `limit` boards, each holding exactly its size in distinct boards below
-/// `size`.
-///
-/// # Errors
-/// [`ClusterError::Peer`] naming the sender of a malformed part, or the layer whose boards do
-/// not add up.
-fn merge_listed(
-    layers: &[u64],
-    limit: u64,
-    size: u64,
-    got: Vec<(u32, Vec<u8>)>,
-) -> Result<Vec<(u32, Vec<StateIndex>)>, ClusterError> {
-    let want: Vec<u32> = (0..layers.len() as u32)
-        .filter(|&d| layers[d as usize] <= limit)
-        .collect();
-    let mut merged: Vec<Vec<u64>> = vec![Vec::new(); want.len()];
-    for (sender, p) in got {
-        let bad = || corrupt_from(Some(sender as usize), "the listed layers' boards");
-        let mut rest = &p[..];
-        while !rest.is_empty() {
-            if rest.len() < 12 {
-                return Err(bad());
-            }
-            let depth = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
-            let len = usize::try_from(read_u64(&rest[4..12]))
-                .ok()
-                .filter(|&len| len <= rest.len() - 12)
-                .ok_or_else(bad)?;
-            let k = want.binary_search(&depth).map_err(|_| bad())?;
-            let mut inside = true;
-            decode_sorted(&rest[12..12 + len], 0, |i| {
-                inside &= i < size;
-                merged[k].push(i);
-            })
-            .ok()
-            .filter(|()| inside)
-            .ok_or_else(bad)?;
-            rest = &rest[12 + len..];
-        }
-    }
-    let mut out = Vec::with_capacity(want.len());
-    for (boards, depth) in merged.into_iter().zip(want) {
-        let mut boards = boards;
-        boards.sort_unstable();
-        boards.dedup();
-        let layer = layers[depth as usize];
-        if boards.len() as u64 != layer {
-            return Err(ClusterError::Peer(format!(
-                "the processes listed {} boards at depth {depth}, whose layer holds {layer}",
-                boards.len()
-            )));
-        }
-        out.push((depth, boards.into_iter().map(StateIndex).collect()));
-    }
-    Ok(out)
 }
 
 fn corrupt() -> ClusterError {
@@ -1021,57 +791,13 @@ pub(super) fn worker_main<S: StateSpace>(
     // Per-board depths to process 0, in chunks.
     let depths = match depths {
         Some(d) if job.per_board => {
-            if d.overflowed() {
-                return Err(ClusterError::Config(format!(
-                    "a board lies deeper than {} moves, beyond what per-board depths hold",
-                    DepthArray::MAX_DEPTH
-                )));
-            }
-            let raw = d.raw_bytes();
-            drop(d);
-            // Each chunk: its first local index, then whole blocks of depths.
-            let chunks: Vec<Vec<u8>> = raw
-                .chunks(GATHER_CHUNK)
-                .enumerate()
-                .map(|(k, c)| {
-                    let mut p = ((k * GATHER_CHUNK) as u64).to_le_bytes().to_vec();
-                    p.extend_from_slice(c);
-                    p
-                })
-                .collect();
-            let got = net.gather(chunks)?;
-            let deal = Deal::with_block(first.size(), peers, me, setup.tuning.block);
-            if me == 0 {
-                let mut all: Vec<u8> = crate::bfs::try_zeroed(first.size(), "the gathered depths")
-                    .map_err(out_of_memory)?;
-                for (sender, p) in got {
-                    place_depths(&mut all, &deal, sender as usize, &p)?;
-                }
-                Some(all)
-            } else {
-                None
-            }
+            gather::gather_depths(&mut net, d, first.size(), setup.tuning.block)?
         }
         _ => None,
     };
     net.traffic.received_bound = (peers as u64 - 1).saturating_mul(net.credit);
     // Traffic totals, and a last barrier so that no process leaves while others still talk.
-    let traffic = net.all_gather(&serde_json::to_vec(&net.traffic).unwrap_or_default())?;
-    let traffic = traffic
-        .iter()
-        .filter_map(|b| serde_json::from_slice::<Traffic>(b).ok())
-        .fold(Traffic::default(), |a, t| Traffic {
-            expanded: a.expanded.saturating_add(t.expanded),
-            sent_indices: a.sent_indices.saturating_add(t.sent_indices),
-            sent_bytes: a.sent_bytes.saturating_add(t.sent_bytes),
-            resumed_from: a.resumed_from.or(t.resumed_from),
-            saves: a.saves.max(t.saves),
-            saved_bytes: a.saved_bytes.saturating_add(t.saved_bytes),
-            save_micros: a.save_micros.max(t.save_micros),
-            peak_unclaimed: a.peak_unclaimed.max(t.peak_unclaimed),
-            peak_in_flight: a.peak_in_flight.max(t.peak_in_flight),
-            received_bound: a.received_bound.max(t.received_bound),
-        });
+    let traffic = gather::total_traffic(&mut net)?;
     net.sync()?;
     if me != 0 {
         return Ok(None);
@@ -1090,276 +816,4 @@ pub(super) fn worker_main<S: StateSpace>(
         traffic,
         table_written,
     }))
-}
-
-/// Runs the BFS of `phase.current` to its end (`list`: this process's boards of its current
-/// layer, when known) with the one layer loop ([`layers::run`]); returns its last layer's
-/// indices (on process 0, when that layer was kept). `earlier`: the boards of the spaces
-/// searched before.
-#[allow(clippy::too_many_arguments)]
-fn bfs_layers<S: StateSpace>(
-    net: &mut Net<'_>,
-    walk: &Walk<'_, S>,
-    held: &Held,
-    list: Option<Vec<StateIndex>>,
-    phase: &mut Phase,
-    earlier: u64,
-    checkpoints: &mut Option<Checkpoints>,
-    events: &mpsc::Sender<Event>,
-) -> Result<Vec<u64>, ClusterError> {
-    let space_size = walk.space.size();
-    // Boards of this space already reached (the spaces before it are explored whole).
-    let before: u64 = phase.done.iter().sum::<u64>() - earlier;
-    // Pull steps, as on one machine, when one process holds every board and no checkpoint
-    // has to resume them (a pull leaves earlier layers' frontier codes in the marks, so a
-    // resumed run could not find the layer it stopped at).
-    let may_pull = net.peers == 1 && checkpoints.is_none();
-    let plan = Plan {
-        space_size,
-        list_limit: list_limit(space_size),
-        pull_ratio: may_pull.then_some(PULL_RATIO),
-        listed: walk.listed,
-        before,
-    };
-    let mut exchange = Exchange {
-        net,
-        walk,
-        held,
-        phase,
-        checkpoints,
-        events,
-    };
-    let kept = match layers::run(&mut exchange, &plan, list)? {
-        Ended::Last(kept) => kept,
-        Ended::Stopped => None,
-    };
-    // The last layer: its boards to process 0 when kept (every process keeps it or none).
-    let Some(kept) = kept else {
-        return Ok(Vec::new());
-    };
-    let kept: Vec<u64> = kept.iter().map(|i| i.0).collect();
-    let mut bytes = Vec::new();
-    encode_sorted(&kept, 0, &mut bytes);
-    let got = net.gather(vec![bytes])?;
-    let mut last = Vec::new();
-    for (sender, p) in got {
-        let mut inside = true;
-        decode_sorted(&p, 0, |i| {
-            inside &= i < space_size;
-            last.push(i);
-        })
-        .ok()
-        .filter(|()| inside)
-        .ok_or_else(|| corrupt_from(Some(sender as usize), "the last layer's boards"))?;
-    }
-    last.sort_unstable();
-    Ok(last)
-}
-
-/// The distributed [`Engine`]: a neighbour goes to the process that owns it ([`Routed`], the
-/// lists sent over [`Net`]), and a layer's size is the sum over the processes. The BFS's
-/// record is [`Phase`]'s, so that a checkpoint saves it.
-struct Exchange<'e, 'n, 'w, S: StateSpace> {
-    net: &'e mut Net<'n>,
-    walk: &'e Walk<'w, S>,
-    held: &'e Held,
-    phase: &'e mut Phase,
-    checkpoints: &'e mut Option<Checkpoints>,
-    events: &'e mpsc::Sender<Event>,
-}
-
-impl<S: StateSpace> Exchange<'_, '_, '_, S> {
-    fn codes(&self, depth: u32) -> LayerCodes {
-        let (marking, seed) = self.walk.marking;
-        LayerCodes::flagged(marking, self.walk.space, seed, depth)
-    }
-}
-
-impl<S: StateSpace> Engine for Exchange<'_, '_, '_, S> {
-    type Error = ClusterError;
-
-    fn sizes(&mut self) -> &mut Vec<u64> {
-        &mut self.phase.current
-    }
-
-    fn pulled_from(&mut self) -> &mut Option<u32> {
-        &mut self.phase.pulled_from
-    }
-
-    fn push(
-        &mut self,
-        depth: u32,
-        list: Option<&[StateIndex]>,
-        keep_next: bool,
-        keep_current: bool,
-    ) -> Result<Step, ClusterError> {
-        self.walk
-            .layer(self.net, self.held, depth, list, keep_next, keep_current)
-    }
-
-    fn pull(
-        &mut self,
-        depth: u32,
-        left: &mut Option<Vec<StateIndex>>,
-        keep_left: bool,
-    ) -> Result<Step, ClusterError> {
-        let codes = self.codes(depth);
-        let (walk, held) = (self.walk, self.held);
-        let limit = list_limit(walk.space.size());
-        // One process, which holds every board: local indices are global.
-        let (found, next, examined) = walk.pool.install(|| {
-            let marks = &held.marks;
-            match held.depths.as_ref().filter(|_| walk.record) {
-                Some(d) => {
-                    pull::pull_step(walk.space, marks, &codes, depth, limit, d, left, keep_left)
-                }
-                None => pull::pull_step(
-                    walk.space,
-                    marks,
-                    &codes,
-                    depth,
-                    limit,
-                    &(),
-                    left,
-                    keep_left,
-                ),
-            }
-        });
-        self.net.traffic.expanded += examined;
-        Ok(Step {
-            found,
-            next,
-            current: None,
-        })
-    }
-
-    fn agree(&mut self, found: u64) -> Result<u64, ClusterError> {
-        self.net.sum(found)
-    }
-
-    fn find_frontier(&mut self, depth: u32) -> Vec<StateIndex> {
-        let codes = self.codes(depth);
-        let marks = &self.held.marks;
-        self.walk
-            .pool
-            .install(|| pull::find_frontier(marks, &codes))
-    }
-
-    fn settle(&mut self, from: u32) {
-        let marks = &self.held.marks;
-        let marking = self.walk.marking.0;
-        self.walk
-            .pool
-            .install(|| pull::settle(marks, marking, from));
-    }
-
-    fn record(&mut self, depth: u32, boards: &[StateIndex]) {
-        self.phase
-            .listed
-            .push((depth, boards.iter().map(|i| i.0).collect()));
-    }
-
-    fn layer_done(&mut self, reached: u64) -> Result<ControlFlow<()>, ClusterError> {
-        let (net, phase) = (&mut *self.net, &mut *self.phase);
-        phase.step += 1;
-        if net.me == 0 {
-            let _ = self.events.send(Event::Layer {
-                depth: (phase.current.len() - 1) as u32,
-                size: *phase.current.last().unwrap_or(&0),
-                reached,
-            });
-        }
-        if let Some(ck) = self.checkpoints
-            // Save when any process's schedule says so (all save the same steps).
-            && net.sum(u64::from(ck.due()))? > 0
-        {
-            phase.traffic = net.traffic;
-            let (bytes, took) = ck.save(self.held, phase)?;
-            net.traffic.saves += 1;
-            net.traffic.saved_bytes += bytes;
-            net.traffic.save_micros += took.as_micros() as u64;
-            // Every process has saved this step before any goes on (so the latest common
-            // step is never more than one behind).
-            net.sync()?;
-        }
-        if self.checkpoints.is_some() {
-            fault_injection(phase.step);
-        }
-        Ok(ControlFlow::Continue(()))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The pieces of every process tile each window of a table exactly once, and each piece's
-    /// local bytes hold the boards the deal gives that process there: sizes around block
-    /// boundaries, 1 to 5 processes, windows smaller and larger than a block.
-    #[test]
-    fn table_pieces_tile_every_window() {
-        for size in [1, 31, ITEM - 1, ITEM + 1, 5 * ITEM + 7, 40 * ITEM + 3] {
-            for peers in 1..=5usize {
-                let total = size.div_ceil(4);
-                for window in [5_000, 40_000, 1 << 20] {
-                    let mut start = 0;
-                    while start < total {
-                        let end = (start + window).min(total);
-                        let mut covered = vec![0u8; (end - start) as usize];
-                        for p in 0..peers {
-                            let deal = Deal::new(size, peers, p);
-                            for (at, local, len) in pieces(&deal, start, end) {
-                                assert!(len > 0 && len <= GATHER_CHUNK as u64);
-                                // The local bytes hold at most the share's marks (whole words).
-                                assert!(local + len <= deal.held().div_ceil(32) * 8);
-                                for k in 0..len {
-                                    covered[(at + k - start) as usize] += 1;
-                                    // Byte `local + k` holds local boards from `4 (local + k)`.
-                                    let board = deal.global(4 * (local + k));
-                                    assert_eq!(board, 4 * (at + k), "{size} {peers} {p}");
-                                }
-                            }
-                        }
-                        assert!(covered.iter().all(|&c| c == 1), "{size} {peers} {window}");
-                        start = end;
-                    }
-                }
-            }
-        }
-    }
-
-    /// Chunks of per-board depths land where their sender's deal says; a chunk whose offset,
-    /// length or sender does not fit is an error naming the sender, never a panic.
-    #[test]
-    fn gathered_depths_are_checked_before_use() {
-        let size = 10 * ITEM + 5;
-        let deal = Deal::new(size, 2, 0);
-        let mut all = vec![0u8; size as usize];
-        let chunk = |at: u64, len: usize| {
-            let mut c = at.to_le_bytes().to_vec();
-            c.extend(std::iter::repeat_n(7u8, len));
-            c
-        };
-        for sender in 0..2 {
-            let held = deal.of(sender).held() as usize;
-            place_depths(&mut all, &deal, sender, &chunk(0, held)).unwrap();
-        }
-        assert!(all.iter().all(|&d| d == 7), "every board placed once");
-        let held = deal.of(1).held();
-        for (sender, c) in [
-            (2, chunk(0, 1)),
-            (1, vec![1, 2, 3]),
-            (1, chunk(held, 1)),
-            (1, chunk(1, 1)),
-            (1, chunk(0, held as usize + 1)),
-            (1, chunk(u64::MAX - 7, 8)),
-        ] {
-            let e = place_depths(&mut all, &deal, sender, &c).unwrap_err();
-            assert!(
-                e.to_string()
-                    .contains(&format!("process {sender} sent a corrupt")),
-                "{e}"
-            );
-        }
-    }
 }
