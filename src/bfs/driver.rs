@@ -25,7 +25,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use super::layers::{self, Ended, Engine, Plan, Step};
-use super::marks::FIELDS_PER_WORD;
+use super::marks::{Claim, FIELDS_PER_WORD};
 use super::pull::{self, PULL_RATIO};
 use super::step::{self, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
@@ -364,10 +364,9 @@ where
 struct Local<'a, V: OnVisit> {
     marks: &'a StateMarks,
     visit: &'a V,
-    /// The code of a claim ([`LayerCodes::claim`]); under the across flag, of a lane claim.
-    code: u64,
-    /// Claims under the across flag ([`LayerCodes::flagged`]): moves across write 2.
-    flagged: bool,
+    /// How the claims are made: the code of a claim ([`LayerCodes::claim`]), under the across
+    /// flag ([`LayerCodes::flagged`]) or not; never alone (the pool's threads share the marks).
+    claim: Claim,
     depth: u32,
     keep: bool,
     found: u64,
@@ -391,8 +390,11 @@ impl<'a, V: OnVisit> Local<'a, V> {
         Local {
             marks,
             visit,
-            code: codes.claim,
-            flagged: codes.flagged && dense,
+            claim: Claim {
+                code: codes.claim,
+                flagged: codes.flagged && dense,
+                alone: false,
+            },
             depth,
             keep,
             found: 0,
@@ -449,7 +451,12 @@ impl<V: OnVisit> Owner for Local<'_, V> {
     #[inline(always)]
     fn route_all(&mut self, nbs: &[StateIndex]) {
         let mut unseen = std::mem::take(&mut self.unseen);
-        let n = step::list_unseen(self.marks, nbs, &mut unseen, step::claimable(self.flagged));
+        let n = step::list_unseen(
+            self.marks,
+            nbs,
+            &mut unseen,
+            step::claimable(self.claim.flagged),
+        );
         for &nb in &unseen[..n] {
             if self.claim(nb) {
                 self.found(nb);
@@ -471,10 +478,7 @@ impl<V: OnVisit> Local<'_, V> {
     /// flag.
     #[inline(always)]
     fn claim_as(&self, index: StateIndex, flag: u64) -> bool {
-        match self.flagged {
-            true => self.marks.claim_flagged(index, flag),
-            false => self.marks.claim(index, self.code),
-        }
+        self.marks.claim_as(index, self.claim, flag)
     }
 }
 

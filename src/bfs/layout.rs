@@ -69,7 +69,7 @@ pub fn verify<S: StateSpace>(space: &S) -> Result<(), String> {
         let fail = |what: &str| Err(format!("board {i}: {what}"));
         all.clear();
         space.expand(&[StateIndex(i)], &mut all);
-        all.retain(|&n| n != StateIndex::NONE);
+        super::drop_none(&mut all, 0);
         all.sort_unstable();
         if let Some(s) = sides
             && let Some(n) = all.iter().find(|&&n| s.of(n) == s.of(StateIndex(i)))
@@ -77,18 +77,17 @@ pub fn verify<S: StateSpace>(space: &S) -> Result<(), String> {
             return fail(&format!("its neighbour {} is on its own side", n.0));
         }
         let Some(l) = lanes else { continue };
-        let on = |j: u64| l.right >> (j % l.period) & 1 == 1;
         // The lane moves: i + k while every step i..i+k-1 is on a lane, and i - k likewise.
         let mut lane = Vec::new();
         let mut one_step = Vec::new();
         for k in 1..=l.reach {
-            if i + k < size && (i..i + k).all(on) {
+            if i + k < size && l.reaches_next(i, k) {
                 lane.push(StateIndex(i + k));
                 if k == 1 {
                     one_step.push(StateIndex(i + k));
                 }
             }
-            if k <= i && (i - k..i).all(on) {
+            if k <= i && l.reaches_previous(i, k) {
                 lane.push(StateIndex(i - k));
                 if k == 1 {
                     one_step.push(StateIndex(i - k));

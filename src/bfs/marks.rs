@@ -180,6 +180,20 @@ impl StateMarks {
         true
     }
 
+    /// Claims board `i` as an owner of the layer step does ([`Claim`]): under the across flag
+    /// `flag` says how the board was reached (1: a lane move, 2: a move across), otherwise the
+    /// claim writes the claim's code; by the marks' only writer, with a load and a store. True
+    /// for exactly one claim per board.
+    #[inline(always)]
+    pub(crate) fn claim_as(&self, i: StateIndex, claim: Claim, flag: u64) -> bool {
+        match (claim.flagged, claim.alone) {
+            (true, true) => self.claim_flagged_alone(i, flag),
+            (true, false) => self.claim_flagged(i, flag),
+            (false, true) => self.claim_alone(i, claim.code),
+            (false, false) => self.claim(i, claim.code),
+        }
+    }
+
     /// Asks the CPU to bring the word of board `i` into cache (a hint; never faults).
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: StateIndex) {
@@ -302,6 +316,18 @@ impl StateMarks {
         }
         None
     }
+}
+
+/// How an owner claims the boards of a layer step ([`StateMarks::claim_as`]): the one
+/// dispatch of the one-machine owner and the distributed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Claim {
+    /// The code a claim writes ([`super::step::LayerCodes::claim`]), without the across flag.
+    pub code: u64,
+    /// Claims under the across flag ([`super::step::LayerCodes::flagged`]).
+    pub flagged: bool,
+    /// The claimer is the marks' only writer ([`super::step::Owner::alone`]).
+    pub alone: bool,
 }
 
 /// The boards of a word's fields whose low bit is set in `fields` (a mask within

@@ -127,14 +127,7 @@ pub trait StateSpace: Sync {
     fn expand_across(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
         let from = out.len();
         self.expand(batch, out);
-        let mut kept = from;
-        for k in from..out.len() {
-            if out[k] != StateIndex::NONE {
-                out[kept] = out[k];
-                kept += 1;
-            }
-        }
-        out.truncate(kept);
+        drop_none(out, from);
     }
 
     /// The kernel without any move along a lane ([`Lanes::reach`]: the moves `i ± k`, `k`
@@ -168,6 +161,46 @@ pub struct Lanes {
     /// parity layout, a jump of the blank along its row): 1 in the single-tile metric,
     /// `cols - 1` in the multi-tile one.
     pub reach: u64,
+}
+
+/// Removes the [`StateIndex::NONE`] slots of `out[from..]`, keeping the order of the rest:
+/// the kernel's fixed slots compacted.
+pub(crate) fn drop_none(out: &mut Vec<StateIndex>, from: usize) {
+    let mut kept = from;
+    for k in from..out.len() {
+        if out[k] != StateIndex::NONE {
+            out[kept] = out[k];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+}
+
+impl Lanes {
+    /// Whether board `i` has a lane move to board `i + 1`, and whether board `i` (at least 1)
+    /// has one to board `i - 1`: the pattern read once for both (one division). The one
+    /// reading of [`Lanes::right`] that the scan's masks, the frontier search's lane
+    /// neighbours and the layouts' check share.
+    #[inline(always)]
+    pub fn lane_moves(&self, i: u64) -> (bool, bool) {
+        let r = i % self.period;
+        let before = if r == 0 { self.period - 1 } else { r - 1 };
+        (self.right >> r & 1 == 1, self.right >> before & 1 == 1)
+    }
+
+    /// Whether boards `i` and `i + k` (`1 <= k <= reach`) are one move along a lane apart:
+    /// each of `i, ..., i + k - 1` has a lane move to the next board.
+    pub fn reaches_next(&self, i: u64, k: u64) -> bool {
+        k <= self.reach && (i..i + k).all(|j| self.lane_moves(j).0)
+    }
+
+    /// Whether boards `i` and `i - k` (`1 <= k <= min(i, reach)`; for the masks of a word,
+    /// `i` may stand for any index of its class modulo the period) are one move along a lane
+    /// apart: each of `i - k, ..., i - 1` has a lane move to the next board.
+    pub fn reaches_previous(&self, i: u64, k: u64) -> bool {
+        // i - j as i + k * period - j: the same class, never below zero.
+        k <= self.reach && (1..=k).all(|j| self.lane_moves(i + k * self.period - j).0)
+    }
 }
 
 /// The sides of a bipartite game graph by index: board `i` is on side 1 exactly when bit

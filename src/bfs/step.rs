@@ -482,30 +482,33 @@ impl LaneMasks {
     pub fn new(lanes: Lanes, bipartite: bool) -> LaneMasks {
         let p = lanes.period;
         let bit = |set: u64, i: u64| set >> (i % p) & 1 == 1;
-        let edge = |i: u64| bit(lanes.right, i);
         let single = if bipartite { lanes.single } else { 0 };
         fn mask(rho: u64, f: impl Fn(u64) -> bool) -> u64 {
             (0..FIELDS_PER_WORD)
                 .filter(|&k| f(rho + k))
                 .fold(0u64, |m, k| m | 1 << (2 * k))
         }
-        // Board i has a move to i + k (i - k) when the k boards from i (to i) have lane moves
-        // to the next one.
-        let to_right = |i: u64, k: u64| (0..k).all(|j| edge(i + j));
-        let to_left = |i: u64, k: u64| (1..=k).all(|j| edge(i + k * p - j));
         let jumps = (2..=lanes.reach.min(FIELDS_PER_WORD - 1))
             .map(|k| {
                 (
                     2 * k as u32,
-                    (0..p).map(|rho| mask(rho, |i| to_right(i, k))).collect(),
-                    (0..p).map(|rho| mask(rho, |i| to_left(i, k))).collect(),
+                    (0..p)
+                        .map(|rho| mask(rho, |i| lanes.reaches_next(i, k)))
+                        .collect(),
+                    (0..p)
+                        .map(|rho| mask(rho, |i| lanes.reaches_previous(i, k)))
+                        .collect(),
                 )
             })
             .collect();
         LaneMasks {
             period: p,
-            right: (0..p).map(|rho| mask(rho, edge)).collect(),
-            left: (0..p).map(|rho| mask(rho, |i| edge(i + p - 1))).collect(),
+            right: (0..p)
+                .map(|rho| mask(rho, |i| lanes.lane_moves(i).0))
+                .collect(),
+            left: (0..p)
+                .map(|rho| mask(rho, |i| lanes.lane_moves(i).1))
+                .collect(),
             single: (0..p).map(|rho| mask(rho, |i| bit(single, i))).collect(),
             jumps,
         }

@@ -16,7 +16,7 @@ use super::net::{Chunk, Net, Wire, index_width, read_u64};
 use super::state::{Deal, Held, Phase};
 use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, out_of_memory};
 use crate::bfs::layers::Step;
-use crate::bfs::marks::FIELDS_PER_WORD;
+use crate::bfs::marks::{Claim, FIELDS_PER_WORD};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use crate::bfs::{DepthArray, OnVisit, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -147,14 +147,12 @@ impl<'a> Routed<'a> {
     /// flag.
     #[inline(always)]
     fn claim_as(&mut self, local: u64, index: u64, flag: u64) {
-        let (marks, at) = (&self.held.marks, StateIndex(local));
-        let claimed = match (self.flagged, self.alone) {
-            (true, true) => marks.claim_flagged_alone(at, flag),
-            (true, false) => marks.claim_flagged(at, flag),
-            (false, true) => marks.claim_alone(at, self.code),
-            (false, false) => marks.claim(at, self.code),
+        let claim = Claim {
+            code: self.code,
+            flagged: self.flagged,
+            alone: self.alone,
         };
-        if claimed {
+        if self.held.marks.claim_as(StateIndex(local), claim, flag) {
             self.found(StateIndex(index));
         }
     }

@@ -42,20 +42,12 @@ pub(super) struct Plan<'a, S> {
 }
 
 impl<S: StateSpace> Plan<'_, S> {
-    /// The neighbours of `boards` (ascending) but the lane moves, in the order found.
+    /// The neighbours of `boards` (ascending) but the lane moves, in the order found: the
+    /// kernel's [`StateSpace::expand_across`] (every neighbour, for a space without lanes).
     fn neighbours(&self, boards: &[StateIndex]) -> Vec<u64> {
         let mut out: Vec<StateIndex> = Vec::with_capacity(2 * boards.len());
-        if self.lanes.is_some() {
-            for batch in boards.chunks(BATCH) {
-                self.space.expand_across(batch, &mut out);
-            }
-        } else {
-            let mut slots = Vec::with_capacity(self.space.degree() * BATCH.min(boards.len()));
-            for batch in boards.chunks(BATCH) {
-                slots.clear();
-                self.space.expand(batch, &mut slots);
-                out.extend(slots.iter().filter(|&&i| i != StateIndex::NONE));
-            }
+        for batch in boards.chunks(BATCH) {
+            self.space.expand_across(batch, &mut out);
         }
         out.into_iter().map(|i| i.0).collect()
     }
@@ -107,14 +99,12 @@ impl<S: StateSpace> Plan<'_, S> {
                 let to = boards.partition_point(|i| i.0 < hi.saturating_add(1));
                 right.reserve(to - from + 1);
                 left.reserve(to - from + 1);
-                let p = lanes.period;
                 for &StateIndex(x) in &boards[from..to] {
-                    let r = x % p;
-                    if lanes.right >> r & 1 == 1 && x + 1 >= lo && x + 1 < hi && x + 1 < self.size {
+                    let (to_next, to_previous) = lanes.lane_moves(x);
+                    if to_next && x + 1 >= lo && x + 1 < hi && x + 1 < self.size {
                         right.push(x + 1);
                     }
-                    let before = if r == 0 { p - 1 } else { r - 1 };
-                    if x > lo && x <= hi && lanes.right >> before & 1 == 1 {
+                    if x > lo && x <= hi && to_previous {
                         left.push(x - 1);
                     }
                 }
