@@ -90,7 +90,7 @@ pub fn run(request: Request) -> Result<(), CliError> {
             }
             (None, Some((depth, storage))) => {
                 let (a, l) = analysis::analyze_limited(start, metric, *depth, storage, &bars)
-                    .map_err(super::analyze::limited_error)?;
+                    .map_err(CliError::limited)?;
                 if let Some(why) = l.stopped {
                     limited_notes.push(format!("BFS {} of {orbits}: {why}", i + 1));
                 }

@@ -68,6 +68,17 @@ impl CliError {
         }
     }
 
+    /// A depth-limited analysis's error as the command line reports it (`analyze
+    /// --max-depth`, `--all-pairs`): flags that cannot work and a board beyond the index are
+    /// usage errors, as without `--max-depth`; the rest runtime errors.
+    pub fn limited(e: npuzzle::analysis::AnalyzeError) -> CliError {
+        use npuzzle::analysis::AnalyzeError;
+        match e {
+            AnalyzeError::Refused(_) | AnalyzeError::TooLarge(_) => CliError::usage(e),
+            e => CliError::runtime(e),
+        }
+    }
+
     /// The process exit code: 2 for usage, 1 for runtime.
     pub fn exit_code(&self) -> u8 {
         match self.failure {

@@ -8,8 +8,8 @@ use std::sync::mpsc;
 
 use super::checkpoint::Checkpoints;
 use super::net::{Net, corrupt_from};
+use super::push::Walk;
 use super::state::{Held, Phase};
-use super::worker::Walk;
 use super::{ClusterError, Event};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::layers::{self, Ended, Engine, Plan, Step};

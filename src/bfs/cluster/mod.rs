@@ -65,6 +65,7 @@ mod exchange;
 mod gather;
 pub mod handshake;
 mod net;
+mod push;
 mod state;
 mod worker;
 

@@ -102,17 +102,6 @@ pub struct AnalyzeArgs {
     cluster: ClusterArgs,
 }
 
-/// A depth-limited analysis's error as the command line reports it: flags that cannot work
-/// and a board beyond the index are usage errors, as without `--max-depth`.
-pub(super) fn limited_error(e: analysis::AnalyzeError) -> CliError {
-    match e {
-        analysis::AnalyzeError::Refused(_) | analysis::AnalyzeError::TooLarge(_) => {
-            CliError::usage(e)
-        }
-        e => CliError::runtime(e),
-    }
-}
-
 /// Parses `--memory`: a size with decimal (`12G`, `500MB`) or binary (`12GiB`) units.
 fn parse_bytes(value: &str) -> Result<u64, String> {
     parse_size::parse_size(value).map_err(|e| format!("{e} (a size such as 12G or 500MB)"))
@@ -335,7 +324,7 @@ fn search(
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
             };
             let (result, l) = analysis::analyze_limited(goal, metric, depth, &storage, bars)
-                .map_err(limited_error)?;
+                .map_err(CliError::limited)?;
             limited = Some(l);
             result
         }
