@@ -195,14 +195,10 @@ pub(super) fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::codec::{Part, encode_sorted, read_memory};
+    use crate::bfs::codec::{Part, read_memory};
     use crate::bfs::frontier::store;
 
-    fn encode(xs: &[u64], base: u64) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        encode_sorted(xs, base, &mut bytes);
-        bytes
-    }
+    use crate::bfs::codec::encoded as encode;
 
     /// The merge of a segment is the union of the runs (with their duplicates) minus layers
     /// `d - 1` and `d`, encoded from the segment's base.

@@ -292,13 +292,9 @@ pub(super) fn pieces_bytes(runs: usize, segments: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::codec::{decode_sorted, encode_sorted, read_memory};
+    use crate::bfs::codec::{decode_sorted, read_memory};
 
-    fn encode(xs: &[u64], base: u64) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        encode_sorted(xs, base, &mut bytes);
-        bytes
-    }
+    use crate::bfs::codec::encoded as encode;
 
     /// The cursor reads what the codec writes, gaps of 1 to 10 bytes included, one piece or
     /// several in a row with their own bases; `push_gap` writes what the codec writes.
