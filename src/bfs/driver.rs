@@ -25,15 +25,10 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use super::layers::{self, Ended, Engine, Plan, Step};
-use super::marks::{Claim, FIELDS_PER_WORD};
+use super::marks::{Claim, FIELDS_PER_WORD, PARALLEL_LIST};
 use super::pull::{self, PULL_RATIO};
 use super::step::{self, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
-
-/// Words per parallel work item in dense scans (65,536 boards).
-const CHUNK_WORDS: usize = 2048;
-/// Lists shorter than this are expanded on the calling thread.
-const PARALLEL_LIST: usize = 4096;
 
 /// How the neighbours of a dense layer are claimed on one machine. The distributed engine
 /// claims as [`Claims::Random`] does (its owner sends other processes' neighbours in lists
@@ -429,15 +424,8 @@ impl<V: OnVisit> Owner for Local<'_, V> {
     }
 
     #[inline(always)]
-    fn found_fields(&mut self, base: u64, fields: u64) {
-        if V::IGNORED && !self.keep {
-            // Only counted: no loop whose exit depends on the word.
-            self.found += u64::from(fields.count_ones());
-            return;
-        }
-        for index in crate::bfs::marks::fields(base, fields) {
-            self.found(index);
-        }
+    fn only_counted(&mut self) -> Option<&mut u64> {
+        (V::IGNORED && !self.keep).then_some(&mut self.found)
     }
 
     #[inline(always)]
@@ -537,11 +525,8 @@ fn expand_dense<S: StateSpace>(
 ) -> Found {
     let lanes = LaneMasks::of(space);
     let (found, next, current) = marks
-        .words()
-        .par_chunks(CHUNK_WORDS)
-        .enumerate()
-        .map(|(chunk_index, words)| {
-            let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
+        .par_chunks()
+        .map(|(first, words)| {
             let owner = Local::new(marks, visit, (codes, depth + 1), keep_next, true);
             let (owner, current) = scan_part(
                 space,

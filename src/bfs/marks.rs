@@ -10,6 +10,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use rayon::prelude::*;
+
 use super::StateIndex;
 
 /// Field value of a board never reached.
@@ -20,6 +22,12 @@ pub const DONE: u64 = 3;
 pub(crate) const LOW_BITS: u64 = 0x5555_5555_5555_5555;
 /// Fields per 64-bit word.
 pub(crate) const FIELDS_PER_WORD: u64 = 32;
+/// Words per parallel work item of a pass over the marks ([`StateMarks::par_chunks`]):
+/// 65,536 boards.
+pub(super) const CHUNK_WORDS: usize = 2048;
+/// Lists of boards shorter than this are expanded or examined on the calling thread; longer
+/// ones in parallel items of this many.
+pub(super) const PARALLEL_LIST: usize = 4096;
 
 /// An array of the search could not be allocated: the memory plan let it through, but the
 /// memory was not there when asked for (another program took it, an address-space limit).
@@ -110,6 +118,17 @@ impl StateMarks {
     #[inline(always)]
     pub(crate) fn words(&self) -> &[AtomicU64] {
         &self.words
+    }
+
+    /// The words in parallel chunks of [`CHUNK_WORDS`], each with its first board's index
+    /// (a multiple of `CHUNK_WORDS * 32`): the frame of every pass over the marks.
+    pub(super) fn par_chunks(
+        &self,
+    ) -> impl IndexedParallelIterator<Item = (u64, &[AtomicU64])> + '_ {
+        self.words
+            .par_chunks(CHUNK_WORDS)
+            .enumerate()
+            .map(|(chunk, words)| ((chunk * CHUNK_WORDS) as u64 * FIELDS_PER_WORD, words))
     }
 
     /// Sets an `UNSEEN` board to frontier `code` (1 or 2); true for exactly one caller per

@@ -14,14 +14,10 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::marks::{self, FIELDS_PER_WORD, LOW_BITS};
+use super::marks::{self, FIELDS_PER_WORD, LOW_BITS, PARALLEL_LIST};
 use super::step::{BATCH, LayerCodes, Marking};
 use super::{OnVisit, StateIndex, StateMarks, StateSpace};
 
-/// Words per parallel work item of a pass over the marks (65,536 boards).
-const CHUNK_WORDS: usize = 2048;
-/// Lists shorter than this are examined on the calling thread.
-const PARALLEL_LIST: usize = 4096;
 /// How many boards ahead a neighbour's word is prefetched.
 const AHEAD: usize = 16;
 /// Pull once the frontier is at least this many times the boards left.
@@ -32,7 +28,7 @@ pub(super) const PULL_RATIO: u64 = 1;
 /// [`Marking::Depths`] gives layer `from`, the one frontier left unexpanded (later pull steps
 /// write their boards' final codes), its final code.
 pub(super) fn settle(marks: &StateMarks, marking: Marking, from: u32) {
-    marks.words().par_chunks(CHUNK_WORDS).for_each(|words| {
+    marks.par_chunks().for_each(|(_, words)| {
         for word in words {
             let x = word.load(Relaxed);
             match marking {
@@ -59,13 +55,11 @@ pub(super) fn settle(marks: &StateMarks, marking: Marking, from: u32) {
 pub(super) fn find_frontier(marks: &StateMarks, codes: &LayerCodes) -> Vec<StateIndex> {
     let size = marks.len();
     marks
-        .words()
-        .par_chunks(CHUNK_WORDS)
-        .enumerate()
-        .flat_map_iter(|(chunk, words)| {
+        .par_chunks()
+        .flat_map_iter(|(first, words)| {
             let mut found = Vec::new();
             for (k, word) in words.iter().enumerate() {
-                let base = ((chunk * CHUNK_WORDS + k) as u64) * FIELDS_PER_WORD;
+                let base = first + k as u64 * FIELDS_PER_WORD;
                 let live = codes.live(word.load(Relaxed), base);
                 found.extend(marks::fields(base, live).filter(|r| r.0 < size));
             }
@@ -171,10 +165,8 @@ pub(super) fn pull<S: StateSpace>(
     let pc = PullCodes::new(codes, depth);
     let size = marks.len();
     marks
-        .words()
-        .par_chunks(CHUNK_WORDS)
-        .enumerate()
-        .map(|(chunk_index, words)| {
+        .par_chunks()
+        .map(|(first, words)| {
             let mut batch = Vec::with_capacity(BATCH + 32);
             let mut slots = Vec::with_capacity(space.degree() * (BATCH + 32));
             let mut found = 0u64;
@@ -183,7 +175,6 @@ pub(super) fn pull<S: StateSpace>(
             // The boards left unseen (a board on the frontier's side under `Marking::Depths`
             // or the across flag is not examined, and stays).
             let mut left = keep_left.then(Vec::new);
-            let first = (chunk_index * CHUNK_WORDS) as u64 * FIELDS_PER_WORD;
             let mut decide_all =
                 |batch: &mut Vec<StateIndex>,
                  slots: &mut Vec<StateIndex>,

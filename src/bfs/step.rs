@@ -275,10 +275,21 @@ pub(super) trait Owner {
     }
     /// Board `index` has just been claimed for the next layer by a word-wide lane claim.
     fn found(&mut self, index: StateIndex);
+    /// The count of boards found, when [`Owner::found`] does nothing else with a board (no
+    /// visitor, no list kept): then a word's claims are only counted. `None` otherwise.
+    #[inline(always)]
+    fn only_counted(&mut self) -> Option<&mut u64> {
+        None
+    }
     /// Boards `base + f` have just been claimed, for the fields `f` whose low bit is set in
     /// `fields` (a word-wide lane claim).
     #[inline(always)]
     fn found_fields(&mut self, base: u64, fields: u64) {
+        if let Some(found) = self.only_counted() {
+            // No loop whose exit depends on the word.
+            *found += u64::from(fields.count_ones());
+            return;
+        }
         for index in marks::fields(base, fields) {
             self.found(index);
         }

@@ -166,14 +166,8 @@ impl Owner for Routed<'_> {
     }
 
     #[inline(always)]
-    fn found_fields(&mut self, base: u64, fields: u64) {
-        if self.depths.is_none() && !self.keep {
-            self.found += u64::from(fields.count_ones());
-            return;
-        }
-        for index in crate::bfs::marks::fields(base, fields) {
-            self.found(index);
-        }
+    fn only_counted(&mut self) -> Option<&mut u64> {
+        (self.depths.is_none() && !self.keep).then_some(&mut self.found)
     }
 
     #[inline(always)]
