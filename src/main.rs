@@ -293,6 +293,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // The process ends when main returns, whatever other threads still hold: a
+            // temporary file one of them has not dropped yet (the distributed engine's, when it
+            // gave up on a peer) is removed here, as on a signal.
+            npuzzle::durable::abandon();
             eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(e.exit_code())
         }

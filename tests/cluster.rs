@@ -1059,6 +1059,64 @@ fn damaged_checkpoints_fall_back_to_the_older_slot_or_fail_in_one_line() {
     }
 }
 
+/// `--resume` from a folder that holds no checkpoint, with `--table` (process 0 has made
+/// table.npt's temporary file by then): one line, exit 2, and, run after run, no temporary
+/// file in the results folder and the previous run's outputs unchanged. The error used to
+/// reach `main` while the cluster's thread still held the table's temporary file, and the
+/// process often exited before that thread removed it.
+#[test]
+fn a_refused_resume_leaves_no_temporary_file_and_the_previous_outputs() {
+    let board = ["--rows", "2", "--cols", "3"];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    assert!(
+        command(&board, &out, &["--table"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let folder = out.join("2x3");
+    let names = ["table.npt", "summary.json", "depths.csv", "edges.csv"];
+    let read = || -> Vec<Vec<u8>> {
+        names
+            .iter()
+            .map(|n| fs::read(folder.join(n)).unwrap())
+            .collect()
+    };
+    let before = read();
+    let ck = dir.path().join("ck");
+    fs::create_dir(&ck).unwrap();
+    let ck = ck.display().to_string();
+    let flags = [
+        "--table",
+        "--processes",
+        "1",
+        "--workers",
+        "1",
+        "--checkpoint",
+        ck.as_str(),
+        "--resume",
+    ];
+    // Each run checked at once: a run's temp_beside sweeps what a dead one left.
+    for run in 0..10 {
+        let refused = command(&board, &out, &flags).output().unwrap();
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "run {run}: {err}");
+        assert_eq!(err.lines().count(), 1, "run {run}: {err}");
+        assert!(
+            err.contains("holds no checkpoint of this run"),
+            "run {run}: {err}"
+        );
+        let temporary: Vec<String> = fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert_eq!(temporary, Vec::<String>::new(), "run {run}");
+        assert!(read() == before, "run {run}: an output changed");
+    }
+}
+
 /// A process in the middle (process 1 of 3: it dials process 0 and waits for process 2)
 /// refused by process 0 stops at once with the reason, instead of waiting for process 2
 /// until its connect timeout.

@@ -90,6 +90,17 @@ def settle(driver, board):
     )
 
 
+def load_board(driver, board, wait=True):
+    """Types `board` into the page's field and presses Load; with `wait`, waits until the page
+    shows it with its distance ([`settle`]). Without it, for a board the page refuses."""
+    field = driver.find_element(By.ID, "board-input")
+    field.clear()
+    field.send_keys(board)
+    driver.find_element(By.ID, "load").click()
+    if wait:
+        settle(driver, board)
+
+
 def test_the_page_shows_the_board_its_distance_and_the_chart(page):
     assert len(page.find_elements(By.CSS_SELECTOR, "#board .tile")) == 9
     assert distance(page) == 0
@@ -98,12 +109,7 @@ def test_the_page_shows_the_board_its_distance_and_the_chart(page):
 
 
 def test_three_clicked_moves_show_the_clis_distance(page):
-    board = "8 6 7 / 2 5 4 / 3 0 1"
-    field = page.find_element(By.ID, "board-input")
-    field.clear()
-    field.send_keys(board)
-    page.find_element(By.ID, "load").click()
-    settle(page, board)
+    load_board(page, "8 6 7 / 2 5 4 / 3 0 1")
     for _ in range(3):
         before = shown_board(page)
         movable = page.find_elements(By.CSS_SELECTOR, "#board .tile.movable")
@@ -115,12 +121,7 @@ def test_three_clicked_moves_show_the_clis_distance(page):
 
 
 def test_solve_animates_to_the_goal(page):
-    board = "1 2 3 / 4 0 5 / 7 8 6"
-    field = page.find_element(By.ID, "board-input")
-    field.clear()
-    field.send_keys(board)
-    page.find_element(By.ID, "load").click()
-    settle(page, board)
+    load_board(page, "1 2 3 / 4 0 5 / 7 8 6")
     page.execute_script("document.getElementById('speed').value = 20")
     page.find_element(By.ID, "solve").click()
     WebDriverWait(page, 30).until(lambda d: shown_board(d) == "1 2 3 / 4 5 6 / 7 8 0")
@@ -138,10 +139,7 @@ def test_a_depth_bar_offers_boards_at_that_depth(page):
 
 
 def test_a_bad_board_shows_one_line_and_keeps_the_page(page):
-    field = page.find_element(By.ID, "board-input")
-    field.clear()
-    field.send_keys("1 2 3 / 4 5 6 / 7 8 8")
-    page.find_element(By.ID, "load").click()
+    load_board(page, "1 2 3 / 4 5 6 / 7 8 8", wait=False)
     WebDriverWait(page, 20).until(lambda d: d.find_element(By.ID, "error").text)
     message = page.find_element(By.ID, "error").text
     assert "\n" not in message and "8" in message
@@ -155,11 +153,7 @@ def test_screenshots(server, size):
     try:
         driver.get(server)
         wait_for_board(driver)
-        field = driver.find_element(By.ID, "board-input")
-        field.clear()
-        field.send_keys("8 6 7 / 2 5 4 / 3 0 1")
-        driver.find_element(By.ID, "load").click()
-        settle(driver, "8 6 7 / 2 5 4 / 3 0 1")
+        load_board(driver, "8 6 7 / 2 5 4 / 3 0 1")
         time.sleep(0.5)
         # The page fits the window's width: no horizontal scrolling.
         inner, width = driver.execute_script(

@@ -592,6 +592,28 @@ impl Shared {
     }
 }
 
+/// Process 0's [`MarksSink`] ([`Setup::table`]), shared by [`run`] and the cluster's thread:
+/// the worker that streams the table takes it out.
+type TableSlot = Arc<Mutex<Option<Box<dyn MarksSink>>>>;
+
+/// Drops the sink still in its slot when [`run`] returns, so that no error reaches the caller
+/// while the cluster's thread, which may outlive it, holds the sink. The caller reports the
+/// error and the process exits; a sink dropped by that thread afterwards (or never, when the
+/// exit comes first) would leave its temporary file behind (table.npt's, after a refused
+/// `--resume`). A worker that took the sink drops it before it reports its outcome.
+struct DropSinkOnReturn(TableSlot);
+
+impl Drop for DropSinkOnReturn {
+    fn drop(&mut self) {
+        let sink = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(sink);
+    }
+}
+
 /// Runs `job` as this process of `cluster`; returns the outcome on process 0 and `None` on
 /// the others. Blocks until every worker of this process is done.
 ///
@@ -668,6 +690,8 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
         deadline: Instant::now() + cluster.connect_timeout,
         connect_timeout: cluster.connect_timeout,
     });
+    let table: TableSlot = Arc::new(Mutex::new(table.filter(|_| cluster.process == 0)));
+    let _drop_sink = DropSinkOnReturn(Arc::clone(&table));
     let setup = Setup {
         job,
         checkpoint: cluster.checkpoint.clone(),
@@ -691,7 +715,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
                 false => Wire::Sorted,
             })
             .collect(),
-        table: Mutex::new(table.filter(|_| cluster.process == 0)),
+        table,
     };
     {
         let shared = Arc::clone(&shared);

@@ -14,7 +14,7 @@ use super::gather::{self, stream_table};
 use super::net::{Net, Wire, read_u64};
 use super::push::{Routed, Walk};
 use super::state::{Deal, Held, Phase};
-use super::{ClusterError, Event, Job, MarksSink, Outcome, Shared, out_of_memory};
+use super::{ClusterError, Event, Job, Outcome, Shared, out_of_memory};
 use crate::bfs::step::{LaneMasks, LayerCodes, Marking};
 use crate::bfs::{DepthArray, StateIndex, StateMarks, StateSpace, list_limit};
 use crate::board::Board;
@@ -35,8 +35,9 @@ pub(super) struct Setup<S> {
     pub tuning: super::Tuning,
     /// How this process writes its lists to each process ([`super::Cluster::same_host`]).
     pub wires: Vec<Wire>,
-    /// Process 0's sink for the distance table ([`Marking::Depths`]).
-    pub table: std::sync::Mutex<Option<Box<dyn MarksSink>>>,
+    /// Process 0's sink for the distance table ([`Marking::Depths`]); [`super::run`] drops
+    /// it when it returns if no worker took it.
+    pub table: super::TableSlot,
 }
 
 /// The search of one process: every space of the job in turn, the goal's BFS first, then
