@@ -20,8 +20,11 @@ venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check selenium pytest
+# axe-core (4.12.1) for the accessibility test, from the PyPI package that bundles its script;
+# without its Playwright dependency, which the tests do not use (issue 61).
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps axe-playwright-python==0.1.8
 # The screenshots go to a temporary folder unless NPUZZLE_SHOTS names one (the committed ones:
-# NPUZZLE_SHOTS=output/bench/serve-53).
+# NPUZZLE_SHOTS=output/bench/serve-61).
 shots=${NPUZZLE_SHOTS:-$venv/shots}
 CHROMIUM=$chromium CHROMEDRIVER=$driver NPUZZLE_BIN=$PWD/target/release/npuzzle NPUZZLE_SHOTS=$shots \
   "$venv/bin/python" -m pytest scripts/browser -q -rs -p no:cacheprovider
