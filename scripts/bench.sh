@@ -16,9 +16,10 @@
 #   BASE_RUNS=3 scripts/bench.sh 3x4  # more bfs_naive repetitions (default 1: it takes over a minute)
 #   NO_BUILD=1 scripts/bench.sh # use the existing target/release/npuzzle, skip `cargo build --release`
 #   NO_BUILD=1 NPUZZLE=/path/to/npuzzle scripts/bench.sh 3x3  # benchmark another binary
-#   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (about 130 s)
-#   scripts/bench.sh check table mtm   # only the named figures (quick re-checks)
+#   scripts/bench.sh check      # every advertised ratio against output/bench/figures.csv (about 5 min)
+#   scripts/bench.sh check table mtm   # only the named figures and their -c ones (RUNS=1: one round)
 #   scripts/bench.sh check --update    # measure, then rewrite figures.csv and docs/performance.md's block
+#   scripts/bench.sh check --update --reason "why"   # ... accepting a worse figure, the reason recorded
 #
 # The machines are shared, noisy, 2-core VMs: every time printed is a median over the runs, and the
 # ratios against the C baselines (built and run side by side, in the same run) are what count, not
@@ -48,40 +49,56 @@
 #   108, 1 antipode (OEIS A346736); 2x7 wall <= 600 s and peak RSS <= 12 GB (issue 21; aim 360 s),
 #   7x2 wall <= 30 min and peak RSS <= 14 GB. summary.json
 #   and depths.csv are copied to output/bench/2x7/ (output/bench/7x2/) to be committed.
-# check [FIGURE...] [--update]: the guard of every advertised performance figure. Each
-#   figure is a ratio of two sides measured in the same run, alternately, in rounds (3; RUNS=N for
-#   N), so that the shared machine's speed cancels; scripts/figures.py compares the ratios of the
-#   medians with the committed values in output/bench/figures.csv and prints, per figure, the two
-#   medians, the ratio, the committed value and the issue's bound ("must"), PASS or FAIL, and at
-#   the end the name of every failing figure. Each round's line gives its walls, the CPU time the
-#   hypervisor stole and the CPU time other processes took (another user's work slows npuzzle's
-#   two threads more than a one-threaded C baseline, which no ratio cancels). Exit 1 when a figure
-#   is more than 15 % worse than its committed value (larger for time ratios, smaller for rates),
-#   breaks its bound (`cluster`'s is reported only), or has wrong outputs; and when the block of
-#   docs/performance.md between `<!-- figures:begin -->` and `<!-- figures:end -->` is not what
-#   figures.csv renders (`page`). `--update` writes the measured values into figures.csv (with the
-#   date and commit) and renders the page's block anew, instead of holding them to the old values (a figure
-#   whose outputs are wrong keeps its row, and fails). About 130 s on 2 cores. The figures:
-#   3x3      the whole `analyze --size 3` / bfs3x3.c -o edges.csv, as `3x3` above (4 x the rounds
-#            runs each); depth counts equal to the C program's
-#   3x4      `analyze --rows 3 --cols 4 --edges none` (the "plain" run, one a round, the other side
-#            of the figures below) / bfs_naive.c `bfs_naive 3 4`, run once, in the middle round;
-#            depth counts identical, reachable, radius, antipodes and components as published
-#   mtm      3x4 `--metric mtm` / plain; reachable 239,500,800, radius 33
-#   table    3x4 `--table` / plain; depths.csv the same
+# check [FIGURE...] [--update [--reason TEXT]]: the guard of every advertised performance figure.
+#   Each figure is a ratio of two sides measured in the same rounds (3; RUNS=N for N): every
+#   side, the C baselines bfs_naive and bfs3x3 included, runs once in every round, in an order
+#   reversed from one round to the next, and the figure is the median of its per-round ratios
+#   (a round's ratio: its two runs), so that the shared machine's speed cancels. Every engine
+#   path has a figure against a C baseline (NAME-c beside NAME, which is against the plain 3x4
+#   run), so that a slowdown in code both npuzzle sides share (src/bfs/step.rs) shows.
+#   scripts/figures.py compares them with the committed values in output/bench/figures.csv and
+#   prints, per figure, the two sides, the value, the per-round spread, the committed value,
+#   the issue's bound ("must") and the peak RSS, PASS or FAIL, and at the end the name of every
+#   failing figure. Each round's line gives its walls, the CPU time the hypervisor stole and the
+#   CPU time other processes took (another user's work slows npuzzle's two threads more than a
+#   one-threaded C baseline, which no ratio cancels). Exit 1 when a figure is more than 15 %
+#   worse than its committed value (larger for time ratios, smaller for rates), when a count
+#   (kind `exact`: korf100-nodes) differs at all, when the measured side's peak RSS (GNU time's
+#   %M, the largest over the rounds) is more than 15 % and 10 MB above the committed one, when
+#   a figure breaks its bound (`table`'s and `cluster`'s are reported only), has wrong outputs or
+#   no committed value; and when the block of docs/performance.md between
+#   `<!-- figures:begin -->` and `<!-- figures:end -->` is not what figures.csv renders (`page`).
+#   `--update` writes the measured values into figures.csv (with the date, the commit and the
+#   per-round spread in the note) and renders the page's block anew; it writes nothing, and
+#   exits 1, when any output is wrong or a bound broken, or when a figure is worse by the rules
+#   above (worse, a changed count, a larger RSS) and no `--reason TEXT` is given; the reason
+#   is recorded in the figure's `reason` column. A placeholder (no date) is replaced freely.
+#   The C baselines are read from ../shared/baselines (BASELINES=DIR for another folder). About
+#   5 minutes on 2 cores (bfs_naive, about 60 s, runs in each round). The figures:
+#   3x3      the whole `analyze --size 3` / bfs3x3.c -o edges.csv: 10 pairs a round (after one
+#            not counted), the first of a pair alternating, timed with bash's microsecond clock;
+#            a round's ratio is the median of its npuzzle walls over that of its C walls; depth
+#            counts equal to the C program's; peak RSS from one more run a round
+#   3x4      `analyze --rows 3 --cols 4 --edges none` (the "plain" run, the other side of the
+#            figures below) / bfs_naive.c `bfs_naive 3 4`; depth counts identical, reachable,
+#            radius, antipodes and components as published
+#   mtm      3x4 `--metric mtm` / plain (mtm-c: / bfs_naive); reachable 239,500,800, radius 33
+#   table    3x4 `--table` / plain (table-c: / bfs_naive); depths.csv the same
 #   answers  1,000,000 random solvable 3x4 boards (seed 2026, made by scripts/figures.py boards)
-#            through `solve --table DIR --batch FILE` (solutions written) / plain; every row with a
-#            length, that of its solution, and the first 1,000 lengths equal to those of `solve
-#            --batch` with IDA* and pattern databases; the bound is on its wall (at most 3.0 s)
+#            through `solve --table DIR --batch FILE` (solutions written) / plain (answers-c: /
+#            bfs_naive); every row with a length, that of its solution, and the first 1,000
+#            lengths equal to those of `solve --batch` with IDA* and pattern databases; the bound
+#            is on its median wall (at most 3.0 s)
 #   korf100  Korf's 100 4x4 boards (benches/data/korf100.txt) through `solve --batch --pdb 6-6-3`
 #            (the databases built first into a temporary cache, apart) / `bfs_naive 3 4`'s wall;
 #            every length the published one (benches/data/korf100_lengths.csv). Also
-#            `korf100-nodes`: the mean boards generated per board (deterministic, not a ratio)
-#   cluster  3x4 over 127.0.0.1, 2 processes x 1 worker (process 0's wall) / plain; summary.json
-#            identical to the plain run's but for the command line it records
+#            `korf100-nodes`: the mean boards generated per board, a count compared exactly
+#   cluster  3x4 over 127.0.0.1, 2 processes x 1 worker (process 0's wall) / plain (cluster-c: /
+#            bfs_naive); summary.json identical to the plain run's but for the command line
 #   frontier the frontier search's boards per second, 4x4 `--max-depth 25 --edges none`, against
-#            the in-memory engine's on plain 3x4 (239,500,800 boards / its wall); higher is better;
-#            depth counts equal to those of output/bench/4x4-d31/depths.csv
+#            the in-memory engine's on plain 3x4 (239,500,800 boards / its wall), and (frontier-c)
+#            against bfs_naive's on 3x4; higher is better; depth counts equal to those of
+#            output/bench/4x4-d31/depths.csv
 set -euo pipefail
 # --help: the comment block above.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
@@ -93,23 +110,39 @@ WHAT=${1:-all}
 [ $# -eq 0 ] || shift
 case "$WHAT" in
     all | 3x3 | 3x4 | 2x7 | cluster | 4x4 | frontier2x7 | parquet | check) ;;
-    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|frontier2x7|parquet|check [FIGURE...] [--update]]" >&2; exit 2 ;;
+    *) echo "usage: [RUNS=5] [BASE_RUNS=1] [BOTH=1] [NO_BUILD=1] scripts/bench.sh [all|3x3|3x4|2x7|cluster|4x4|frontier2x7|parquet|check [FIGURE...] [--update [--reason TEXT]]]" >&2; exit 2 ;;
 esac
-# check's figures, in the order measured and printed, and the frontier search's depth; the figures
-# asked for (all when none is named) and --update, read before the build so that a typo fails fast.
+# check's jobs, in the order measured and printed, the figures (rows of output/bench/figures.csv)
+# they give (NAME-c: the same job against the C baseline bfs_naive, korf100-nodes: a count), the
+# frontier search's depth and the 3x3 pairs a round; the figures asked for (all when none is
+# named), --update and --reason, read before the build so that a typo fails fast.
 CHECK_FIGURES="3x3 3x4 mtm table answers korf100 cluster frontier"
+CHECK_ROWS="3x3 3x4 mtm mtm-c table table-c answers answers-c korf100 korf100-nodes cluster cluster-c frontier frontier-c"
 FRONTIER_DEPTH=25
+PAIRS_3X3=10
 CHECK_WANT=()
 CHECK_UPDATE=0
+CHECK_REASON=""
 if [ "$WHAT" = check ]; then
-    for arg in "$@"; do
-        case "$arg" in
+    while [ $# -gt 0 ]; do
+        case "$1" in
             --update) CHECK_UPDATE=1 ;;
+            --reason)
+                if [ $# -lt 2 ] || [ -z "${2// /}" ]; then echo "check: --reason needs a text" >&2; exit 2; fi
+                CHECK_REASON=$2
+                shift
+                ;;
             korf100-nodes) CHECK_WANT+=(korf100) ;;
-            3x3 | 3x4 | mtm | table | answers | korf100 | cluster | frontier) CHECK_WANT+=("$arg") ;;
-            *) echo "check: no figure $arg (figures: $CHECK_FIGURES; or --update)" >&2; exit 2 ;;
+            mtm-c | table-c | answers-c | cluster-c | frontier-c) CHECK_WANT+=("${1%-c}") ;;
+            3x3 | 3x4 | mtm | table | answers | korf100 | cluster | frontier) CHECK_WANT+=("$1") ;;
+            *) echo "check: no figure $1 (figures: $CHECK_ROWS; or --update [--reason TEXT])" >&2; exit 2 ;;
         esac
+        shift
     done
+    if [ -n "$CHECK_REASON" ] && [ "$CHECK_UPDATE" = 0 ]; then
+        echo "check: --reason goes with --update" >&2
+        exit 2
+    fi
     [ ${#CHECK_WANT[@]} -gt 0 ] || read -ra CHECK_WANT <<<"$CHECK_FIGURES"
 fi
 OUT=$(mktemp -d)
@@ -125,6 +158,8 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
     fi
 fi
 BIN=${NPUZZLE:-target/release/npuzzle}
+# where check finds the C baselines (a worktree beside the main checkout: BASELINES=/path)
+BASELINES=${BASELINES:-../shared/baselines}
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)')"
 
@@ -521,16 +556,37 @@ sys.exit(fails)
 PY
 }
 
-# check_run NAME CMD...: one timed run of a side of the check (GNU time's "wall_s peak_kb" appended
-#   to $C/NAME.t, stderr to $C/NAME.err); a command that fails is noted in $C/NAME.bad, which makes
-#   every figure using that side FAIL.
+# check_run NAME ROUND CMD...: one timed run of a side of the check in round ROUND ("ROUND wall_s
+#   peak_kb", from GNU time, appended to $C/NAME.t; stderr to $C/NAME.err); a command that fails is
+#   noted in $C/NAME.bad, which makes every figure using that side FAIL.
 check_run() {
-    local name=$1
-    shift
-    if ! timed "$C/$name.t" "$@" 2>>"$C/$name.err"; then
+    local name=$1 round=$2
+    shift 2
+    if ! /usr/bin/time -f "%e %M" -o "$C/time" "$@" 2>>"$C/$name.err"; then
         echo "\`$name\` failed: $(tail -n 1 "$C/$name.err")" >>"$C/$name.bad"
     fi
-    echo "$name $(tail -n 1 "$C/$name.t" | cut -d' ' -f1) s" >>"$C/round"
+    echo "$round $(tail -n 1 "$C/time")" >>"$C/$name.t"
+    echo "$name $(tail -n 1 "$C/time" | cut -d' ' -f1) s" >>"$C/round"
+}
+
+# check_3x3 ROUND: PAIRS_3X3 pairs of bfs3x3.c -o edges.csv and the whole `analyze --size 3`, the
+#   first of each pair alternating, after one pair not recorded (the page cache, the CPU's clock),
+#   timed with bash's microsecond clock (GNU time's %e has 10 ms steps, too coarse for a 40 ms
+#   job): "ROUND c_start c_end n_start n_end" lines in $C/3x3.pairs; then one run of npuzzle's side
+#   under GNU time for its peak RSS (not in the ratio).
+check_3x3() {
+    local k c0 c1 n0 n1 c_cmd=("$C/bfs3x3" -o "$C/edges.csv") n_cmd=("$BIN" analyze --size 3 --output "$C/out3" --quiet)
+    for ((k = 0; k <= PAIRS_3X3; k++)); do
+        if ((k % 2)); then
+            n0=$EPOCHREALTIME; "${n_cmd[@]}" >/dev/null 2>>"$C/3x3.err" || echo "npuzzle analyze --size 3 failed" >>"$C/3x3.bad"; n1=$EPOCHREALTIME
+            c0=$EPOCHREALTIME; "${c_cmd[@]}" >"$C/bfs3x3.txt" || echo "bfs3x3 failed" >>"$C/3x3.bad"; c1=$EPOCHREALTIME
+        else
+            c0=$EPOCHREALTIME; "${c_cmd[@]}" >"$C/bfs3x3.txt" || echo "bfs3x3 failed" >>"$C/3x3.bad"; c1=$EPOCHREALTIME
+            n0=$EPOCHREALTIME; "${n_cmd[@]}" >/dev/null 2>>"$C/3x3.err" || echo "npuzzle analyze --size 3 failed" >>"$C/3x3.bad"; n1=$EPOCHREALTIME
+        fi
+        [ "$k" = 0 ] || echo "$1 $c0 $c1 $n0 $n1" >>"$C/3x3.pairs"
+    done
+    check_run 3x3 "$1" "${n_cmd[@]}"
 }
 
 # others_since BUSY0 OURS0 WALL0 OURS1: the CPU time that processes other than this script's used
@@ -549,40 +605,40 @@ others_since() {
         'BEGIN {x = (b - o > 0 ? b - o : 0) / 100; printf "%.1f s of CPU used by other processes (%.0f %% of %d cores)", x, (w > 0 ? 100 * x / (w * n) : 0), n}'
 }
 
-# check_step SIDE ROUND ROUNDS: one run of SIDE (plain, naive, mtm, table, answers, korf100,
-#   cluster, frontier) in round ROUND of ROUNDS; bfs_naive runs in the middle round only, and
-#   `table` in the first only when the figure `table` is not wanted (`answers` needs its file).
+# check_step SIDE ROUND: one run of SIDE (3x3, plain, naive, mtm, table, answers, korf100,
+#   cluster, frontier) in round ROUND; every side runs in every round (the C baselines too, so
+#   that each ratio is over the same rounds), but `table` runs in the first only when the
+#   figure `table` is not wanted (`answers` needs its file).
 check_step() {
     local a34=(analyze --rows 3 --cols 4 --edges none --quiet) pid
     case "$1" in
-        plain) check_run plain "$BIN" "${a34[@]}" --output "$C/plain" ;;
-        naive)
-            if [ "$2" = $((($3 + 1) / 2)) ]; then check_run naive "$C/bfs_naive" 3 4 >"$C/naive.txt"; fi
-            ;;
-        mtm) check_run mtm "$BIN" "${a34[@]}" --metric mtm --output "$C/mtm" ;;
+        3x3) check_3x3 "$2" ;;
+        plain) check_run plain "$2" "$BIN" "${a34[@]}" --output "$C/plain" ;;
+        naive) check_run naive "$2" "$C/bfs_naive" 3 4 >"$C/naive.txt" ;;
+        mtm) check_run mtm "$2" "$BIN" "${a34[@]}" --metric mtm --output "$C/mtm" ;;
         table)
             if wants table || [ "$2" = 1 ]; then
-                check_run table "$BIN" "${a34[@]}" --table --output "$C/table"
+                check_run table "$2" "$BIN" "${a34[@]}" --table --output "$C/table"
             fi
             ;;
         answers)
-            check_run answers "$BIN" solve --table "$C/table/3x4" --rows 3 --cols 4 \
+            check_run answers "$2" "$BIN" solve --table "$C/table/3x4" --rows 3 --cols 4 \
                 --batch "$C/boards.txt" >"$C/answers.csv"
             ;;
         korf100)
-            check_run korf100 "$BIN" solve --batch benches/data/korf100.txt --pdb 6-6-3 \
+            check_run korf100 "$2" "$BIN" solve --batch benches/data/korf100.txt --pdb 6-6-3 \
                 --cache "$C/cache" >"$C/korf100.csv"
             ;;
         cluster)
             "$BIN" "${a34[@]}" --processes 2 --process 1 --hostfile "$C/hosts" --workers 1 \
                 --output "$C/cluster1" 2>>"$C/cluster.err" &
             pid=$!
-            check_run cluster "$BIN" "${a34[@]}" --processes 2 --process 0 --hostfile "$C/hosts" \
+            check_run cluster "$2" "$BIN" "${a34[@]}" --processes 2 --process 0 --hostfile "$C/hosts" \
                 --workers 1 --output "$C/cluster"
             wait "$pid" || echo "process 1 failed: $(tail -n 1 "$C/cluster.err")" >>"$C/cluster.bad"
             ;;
         frontier)
-            check_run frontier "$BIN" analyze --size 4 --max-depth "$FRONTIER_DEPTH" --edges none \
+            check_run frontier "$2" "$BIN" analyze --size 4 --max-depth "$FRONTIER_DEPTH" --edges none \
                 --quiet --output "$C/frontier"
             ;;
     esac
@@ -597,27 +653,24 @@ bench_check() {
     wants() { [[ " ${want[*]} " == *" $1 "* ]]; }
     local plain=0 naive=0 f
     for f in 3x4 mtm table answers cluster frontier; do if wants "$f"; then plain=1; fi; done
-    if wants 3x4 || wants korf100; then naive=1; fi
-    if [ "$plain" = 0 ] && ! wants korf100; then rounds=0; fi   # 3x3 alone: its own loop
+    if [ "$plain" = 1 ] || wants korf100; then naive=1; fi
     echo
-    echo "== check: ${want[*]}; ${RUNS_GIVEN:-3} round(s), the two sides of each figure alternately"
+    echo "== check: ${want[*]}; $rounds round(s), every side of every figure in each, alternately"
     if [ "$naive" = 1 ]; then
-        if [ -f ../shared/baselines/bfs_naive.c ]; then
-            gcc -O2 -o "$C/bfs_naive" ../shared/baselines/bfs_naive.c
+        if [ -f "$BASELINES/bfs_naive.c" ]; then
+            gcc -O2 -o "$C/bfs_naive" "$BASELINES/bfs_naive.c"
         else
             naive=0
-            echo "../shared/baselines/bfs_naive.c not found" >"$C/naive.bad"
+            echo "$BASELINES/bfs_naive.c not found" >"$C/naive.bad"
         fi
     fi
+    local c3x3=0
     if wants 3x3; then
-        if [ -f ../shared/baselines/bfs3x3.c ]; then
-            local cs ns
-            echo "3x3: npuzzle analyze --size 3 (all outputs) vs bfs3x3 -o edges.csv"
-            time_3x3 $((${RUNS_GIVEN:-3} * 4))
-            echo "$cs $ns" >"$C/3x3.medians"
-            "$OUT/bfs3x3" -o "$OUT/edges.csv" >"$C/bfs3x3.txt"
+        if [ -f "$BASELINES/bfs3x3.c" ]; then
+            gcc -O2 -o "$C/bfs3x3" "$BASELINES/bfs3x3.c"
+            c3x3=1
         else
-            echo "../shared/baselines/bfs3x3.c not found" >"$C/3x3.bad"
+            echo "$BASELINES/bfs3x3.c not found" >"$C/3x3.bad"
         fi
     fi
     if wants answers; then
@@ -642,6 +695,7 @@ bench_check() {
     port=$((20000 + RANDOM % 20000))
     printf "127.0.0.1:%d\n127.0.0.1:%d\n" "$port" "$((port + 1))" >"$C/hosts"
     local steps=()
+    if [ "$c3x3" = 1 ]; then steps+=(3x3); fi
     if [ "$plain" = 1 ]; then steps+=(plain); fi
     if [ "$naive" = 1 ]; then steps+=(naive); fi
     for f in mtm table answers korf100 cluster frontier; do
@@ -658,29 +712,49 @@ bench_check() {
         for step in "${steps[@]}"; do
             if ((i % 2)); then order+=("$step"); else order=("$step" ${order[@]+"${order[@]}"}); fi
         done
-        for step in "${order[@]}"; do check_step "$step" "$i" "$rounds"; done
+        for step in "${order[@]}"; do check_step "$step" "$i"; done
         cpu_ours >"$C/ours1"
         echo "round $i: $(paste -sd, "$C/round" | sed 's/,/, /g'); $(steal_since "$steal0" "$wall0");" \
             "$(others_since "$busy0" "$ours0" "$wall0" "$(cat "$C/ours1")")"
     done
-    python3 - "$C" "${want[*]}" "$FRONTIER_DEPTH" "$OUT/out/3x3" <<'PY'
-# The medians, the ratios and the checks of the outputs, into $C/measured.tsv for figures.py.
+    python3 - "$C" "${want[*]}" "$FRONTIER_DEPTH" <<'PY'
+# The per-round ratios, their medians and the checks of the outputs, into $C/measured.tsv for
+# figures.py (a line `figure value wall sides wrong rss_mb spread`).
 import csv, json, os, re, statistics, sys
-C, want, depth, out3 = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
+from decimal import Decimal
+C, want, depth = sys.argv[1], sys.argv[2].split(), int(sys.argv[3])
 BOARDS_3X4 = 239500800
 out = open(f"{C}/measured.tsv", "w")
 
 
+def runs(name):
+    """{round: (wall_s, peak_kb)} of a side's runs."""
+    path, got = f"{C}/{name}.t", {}
+    if os.path.exists(path):
+        for line in open(path):
+            if re.fullmatch(r"\d+ [\d.]+ \d+", line.strip()):
+                r, w, kb = line.split()
+                got[int(r)] = (float(w), int(kb))
+    return got
+
+
 def walls(name):
-    path = f"{C}/{name}.t"
-    if not os.path.exists(path):
-        return []
-    return [float(line.split()[0]) for line in open(path) if re.fullmatch(r"[\d.]+ \d+", line.strip())]
+    return {r: w for r, (w, _) in runs(name).items()}
 
 
 def med(name):
-    w = walls(name)
+    w = list(walls(name).values())
     return statistics.median(w) if w else None
+
+
+def rss_mb(name):
+    kb = [kb for _, kb in runs(name).values()]
+    return max(kb) * 1024 / 1e6 if kb else None
+
+
+def per_round(num, den):
+    """The ratio num[r] / den[r] of each round both sides ran in."""
+    return [num[r] / den[r] for r in sorted(num) if r in den and den[r] > 0]
 
 
 def bad(*names):
@@ -706,32 +780,45 @@ def secs(t):
     return "?" if t is None else f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
 
 
-def runs(name):
-    n = len(walls(name))
-    return f"{n} run{'' if n == 1 else 's'}"
+def g4(v):
+    return f"{v:.1f}" if v >= 1000 else f"{v:.4g}"
 
 
-def record(name, a, b, sides, wrong, value=None, wall=None):
-    if value is None and a is not None and b:
-        value = a / b
-    text = "nan" if value is None else f"{value:.1f}" if value >= 1000 else f"{value:.4g}"
+def record(name, ratios, sides, wrong, rss=None, wall=None, value=None, spread=None):
+    """ratios: the figure's value in each round; the figure is their median."""
+    if value is None and ratios:
+        value = g4(statistics.median(ratios))
+    if spread is None and ratios:
+        spread = f"rounds {g4(min(ratios))}-{g4(max(ratios))} ({len(ratios)})"
+    rss = "" if rss is None else f"{rss:.1f}"
     wall = "" if wall is None else f"{wall:.2f}"
-    out.write(f"{name}\t{text}\t{wall}\t{sides}\t{'; '.join(wrong)}\n")
+    out.write(f"{name}\t{value or 'nan'}\t{wall}\t{sides}\t{'; '.join(wrong)}\t{rss}\t{spread or ''}\n")
 
 
-plain, naive = med("plain"), med("naive")
-plain_sides = f"plain 3x4 {secs(plain)} ({runs('plain')})"
+plain, naive = walls("plain"), walls("naive")
+plain_sides = f"plain 3x4 {secs(med('plain'))}"
+naive_sides = f"bfs_naive 3 4 {secs(med('naive'))}"
 
 if "3x3" in want:
-    wrong, ns, cs = bad("3x3"), None, None
-    if not wrong:
-        cs, ns = map(float, open(f"{C}/3x3.medians").read().split())
-        hist = [int(line.split()[2]) for line in open(f"{C}/bfs3x3.txt") if line.startswith("HIST ")]
-        s = summary(out3)
-        if s is None or s["depth_counts"] != hist:
-            wrong.append("depth counts differ from bfs3x3's")
-    record("3x3", ns, cs, f"npuzzle {secs(ns)} / bfs3x3 -o edges.csv {secs(cs)}", wrong)
+    wrong, rounds = bad("3x3"), {}
+    if os.path.exists(f"{C}/3x3.pairs"):
+        for line in open(f"{C}/3x3.pairs"):
+            r, c0, c1, n0, n1 = line.split()
+            rounds.setdefault(int(r), []).append((float(c1) - float(c0), float(n1) - float(n0)))
+    # a round's value: the median of its npuzzle walls over the median of its C walls
+    ratios = [statistics.median(n for _, n in p) / statistics.median(c for c, _ in p)
+              for _, p in sorted(rounds.items())]
+    hist = [int(line.split()[2]) for line in open(f"{C}/bfs3x3.txt") if line.startswith("HIST ")] \
+        if os.path.exists(f"{C}/bfs3x3.txt") else None
+    s = summary(f"{C}/out3/3x3")
+    if s is None or s["depth_counts"] != hist:
+        wrong.append("depth counts differ from bfs3x3's")
+    allc = [c for p in rounds.values() for c, _ in p]
+    alln = [n for p in rounds.values() for _, n in p]
+    record("3x3", ratios, f"npuzzle {secs(statistics.median(alln) if alln else None)} / bfs3x3 -o edges.csv "
+           f"{secs(statistics.median(allc) if allc else None)}, {len(alln)} pairs", wrong, rss=rss_mb("3x3"))
 
+# the checks of each engine path's outputs, shared by its figure against plain and against C
 if "3x4" in want:
     wrong, counts, s = bad("plain", "naive"), None, summary(f"{C}/plain/3x4")
     if os.path.exists(f"{C}/naive.txt"):
@@ -744,24 +831,34 @@ if "3x4" in want:
         got = (s["reachable"], s["max_depth"], s["hardest"]["count"], s["components"]["count"])
         if got != (BOARDS_3X4, 53, 18, 2):
             wrong.append(f"reachable, max depth, antipodes, components {got}; published (239500800, 53, 18, 2)")
-    record("3x4", plain, naive, f"{plain_sides} / bfs_naive 3 4 {secs(naive)} ({runs('naive')})", wrong)
+    record("3x4", per_round(plain, naive), f"{plain_sides} / {naive_sides}", wrong, rss=rss_mb("plain"))
+
+
+def pair(name, sides, wrong, wall=None):
+    """The figure NAME (its side against plain) and NAME-c (against bfs_naive)."""
+    w = walls(name)
+    record(name, per_round(w, plain), f"{sides} {secs(med(name))} / {plain_sides}",
+           bad("plain", name) + wrong, rss=rss_mb(name), wall=wall)
+    record(f"{name}-c", per_round(w, naive), f"{sides} {secs(med(name))} / {naive_sides}",
+           bad("naive", name) + wrong, wall=wall)
+
 
 if "mtm" in want:
-    wrong, s = bad("plain", "mtm"), summary(f"{C}/mtm/3x4-mtm")
+    wrong, s = [], summary(f"{C}/mtm/3x4-mtm")
     if s is None or (s["reachable"], s["max_depth"]) != (BOARDS_3X4, 33):
         wrong.append("reachable and radius not 239,500,800 and 33")
-    record("mtm", med("mtm"), plain, f"mtm 3x4 {secs(med('mtm'))} / {plain_sides}", wrong)
+    pair("mtm", "mtm 3x4", wrong)
 
 if "table" in want:
-    wrong = bad("plain", "table")
+    wrong = []
     if not same(f"{C}/table/3x4/depths.csv", f"{C}/plain/3x4/depths.csv"):
         wrong.append("depths.csv differs with --table")
     if not os.path.exists(f"{C}/table/3x4/table.npt"):
         wrong.append("no table.npt")
-    record("table", med("table"), plain, f"--table 3x4 {secs(med('table'))} / {plain_sides}", wrong)
+    pair("table", "--table 3x4", wrong)
 
 if "answers" in want:
-    wrong, moves, ida, errors = bad("plain", "table", "answers"), [], [], 0
+    wrong, moves, ida, errors = bad("table"), [], [], 0
     try:
         with open(f"{C}/answers.csv", newline="") as f:
             for row in csv.DictReader(f):
@@ -776,8 +873,7 @@ if "answers" in want:
         wrong.append(f"{len(moves):,} rows, {errors:,} without a length or with a solution of another length")
     if len(ida) != 1000 or moves[:1000] != ida:
         wrong.append("the first 1,000 lengths differ from IDA*'s")
-    record("answers", med("answers"), plain, f"1,000,000 answers {secs(med('answers'))} / {plain_sides}",
-           wrong, wall=med("answers"))
+    pair("answers", "1,000,000 answers", wrong, wall=med("answers"))
 
 if "korf100" in want:
     wrong = bad("naive", "korf100")
@@ -791,47 +887,52 @@ if "korf100" in want:
     if got != published:
         diff = [i + 1 for i, (a, b) in enumerate(zip(got, published)) if a != b]
         wrong.append(f"lengths differ from the published ones ({len(got)} rows; instances {diff[:10]})")
-    record("korf100", med("korf100"), naive,
-           f"Korf's 100 with 6-6-3 {secs(med('korf100'))} ({runs('korf100')}) / bfs_naive 3 4 {secs(naive)}", wrong)
-    nodes = sum(int(row["nodes"]) for row in rows) / len(rows) if len(rows) == 100 else None
-    record("korf100-nodes", None, None, "mean boards generated per board of the 100 (deterministic)",
-           wrong, value=nodes)
+    record("korf100", per_round(walls("korf100"), naive),
+           f"Korf's 100 with 6-6-3 {secs(med('korf100'))} / {naive_sides}", wrong, rss=rss_mb("korf100"))
+    # the last round's output (every round's is the same: the lengths above are the last's too)
+    nodes = (Decimal(sum(int(row["nodes"]) for row in rows)) / len(rows)) if len(rows) == 100 else None
+    record("korf100-nodes", [], "mean boards generated per board of the 100 (deterministic)", wrong,
+           value=None if nodes is None else format(nodes.normalize(), "f"), spread="exact")
 
 if "cluster" in want:
-    wrong = bad("plain", "cluster")
+    wrong = bad("cluster")
     cluster_summary, plain_summary = summary(f"{C}/cluster/3x4"), summary(f"{C}/plain/3x4")
     for s in (cluster_summary, plain_summary):
         if s is not None:
             s.pop("npuzzle", None)  # the provenance: the command lines differ
     if cluster_summary is None or cluster_summary != plain_summary:
         wrong.append("summary.json differs from the one-machine run's")
-    record("cluster", med("cluster"), plain, f"2 x 1 over 127.0.0.1 {secs(med('cluster'))} / {plain_sides}", wrong)
+    pair("cluster", "2 x 1 over 127.0.0.1", wrong)
 
 if "frontier" in want:
-    wrong, s = bad("plain", "frontier"), summary(f"{C}/frontier/4x4")
+    wrong, s = bad("frontier"), summary(f"{C}/frontier/4x4")
     ref = [int(line.split(",")[1]) for line in open("output/bench/4x4-d31/depths.csv") if line[:1].isdigit()]
     if s is None or s["depth_counts"] != ref[:depth + 1]:
         wrong.append(f"depth counts differ from the first {depth + 1} of output/bench/4x4-d31/depths.csv")
-    f, boards = med("frontier"), sum(s["depth_counts"]) if s else 0
-    rate_f = boards / f if f else None
-    rate_m = BOARDS_3X4 / plain if plain else None
-    record("frontier", rate_f, rate_m,
-           f"4x4 to depth {depth}: {boards:,} boards in {secs(f)}, {(rate_f or 0) / 1e6:.1f} M/s / "
-           f"in-memory 3x4 {(rate_m or 0) / 1e6:.1f} M/s ({plain_sides})", wrong)
+    f, boards = walls("frontier"), sum(s["depth_counts"]) if s else 0
+    # rates, boards per second: the frontier search's over the in-memory engine's (plain 3x4),
+    # and over bfs_naive's (239,500,800 boards / its wall); higher is better
+    rate = f"4x4 to depth {depth}: {boards:,} boards in {secs(med('frontier'))}"
+    record("frontier", [boards / f[r] / (BOARDS_3X4 / plain[r]) for r in sorted(f) if r in plain],
+           f"{rate} / in-memory 3x4 ({plain_sides})", bad("plain") + wrong, rss=rss_mb("frontier"))
+    record("frontier-c", [boards / f[r] / (BOARDS_3X4 / naive[r]) for r in sorted(f) if r in naive],
+           f"{rate} / bfs_naive 3 4's boards per second ({naive_sides})", bad("naive") + wrong)
 PY
     echo "measured in $((SECONDS - start)) s"
     echo
     local status=0
     if [ "$update" = 1 ]; then
-        FIGURES_NOTE="medians of ${RUNS_GIVEN:-3} rounds${NPUZZLE:+, binary $NPUZZLE}" python3 scripts/figures.py \
-            update "$C/measured.tsv" --date "$(date -u +%F)" \
-            --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo -dirty)" |
-            tee "$C/verdicts" || status=$?
+        local reason=()
+        if [ -n "$CHECK_REASON" ]; then reason=(--reason "$CHECK_REASON"); fi
+        FIGURES_NOTE="median of the per-round values over ${RUNS_GIVEN:-3} rounds${NPUZZLE:+, binary $NPUZZLE}" \
+            python3 scripts/figures.py update "$C/measured.tsv" --date "$(date -u +%F)" \
+            --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo -dirty)" \
+            ${reason[@]+"${reason[@]}"} | tee "$C/verdicts" || status=$?
     else
         python3 scripts/figures.py compare "$C/measured.tsv" | tee "$C/verdicts" || status=$?
     fi
     FAILS=$((FAILS + status))
-    CHECK_FAILED=$(sed -n 's/^FAILED[^:]*: //p' "$C/verdicts")
+    CHECK_FAILED=$(sed -n 's/^\(FAILED\|REFUSED\)[^:]*: //p' "$C/verdicts")
 }
 
 bench_parquet() {

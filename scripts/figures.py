@@ -5,37 +5,52 @@ rendered from it.
     python3 scripts/figures.py render            # the page's block, from figures.csv, on stdout
     python3 scripts/figures.py page              # exit 1 unless docs/performance.md's block is that rendering
     python3 scripts/figures.py compare MEASURED  # measured figures against figures.csv, PASS/FAIL lines
-    python3 scripts/figures.py update MEASURED --date D --commit C
+    python3 scripts/figures.py update MEASURED --date D --commit C [--reason TEXT]
                                                  # compare, then write the measured values into
                                                  # figures.csv and docs/performance.md's block
     python3 scripts/figures.py boards N SEED ROWS COLS FILE
                                                  # N random solvable boards, one a line
 
 `scripts/bench.sh check` measures the figures and calls `compare` (or `update`); tests/figures.rs
-calls `render`. The rendering lives here only.
+calls `render` and scripts/test_figures.py (which runs `compare` and `update` on synthetic
+files). The rendering lives here only.
 
 figures.csv (one row per figure; plain CSV, the header names the columns):
-  figure    the figure's name (`scripts/bench.sh check NAME` measures it alone)
+  figure    the figure's name (`scripts/bench.sh check NAME` measures it, with its companions)
   what      what it measures, short
-  value     the committed value (a ratio of two walls or rates measured side by side, or a count)
+  value     the committed value: a measurement (a median of per-round ratios of two sides
+            measured in the same round, or a count), never a bound; empty until first measured
   better    `lower` or `higher`: the direction in which the value improves
+  kind      `ratio`: more than 15 % worse fails; `exact`: a deterministic count, any change fails
   must      the issue's bound, empty if none
   must_on   what the bound applies to: `ratio` (the value; broken = FAIL), `wall` (the measured
             side's median wall in seconds; broken = FAIL) or `report` (the value; printed only)
+  rss_mb    the measured side's peak RSS in MB (10^6 bytes; GNU time's %M, the largest over the
+            rounds), empty where the figure has no process of its own; more than 15 % and more
+            than 10 MB above it fails
   date      the day of the measurement (UTC), empty for a placeholder
   commit    the commit measured, empty for a placeholder
-  note      how it was measured, or `placeholder: ...` for a value copied from the README
+  note      how it was measured: the rounds, the spread of the per-round values
+  reason    why a worse value (or a changed count, or a larger RSS) was accepted, given to
+            `update --reason`, with the day and the change; empty otherwise, and cleared when
+            the figure improves
 
-MEASURED (written by bench.sh): tab-separated lines `figure value wall sides wrong`, where
-`wall` is the measured side's median in seconds, `sides` prints the two medians, and `wrong`
-(empty when all is well) says which outputs were wrong.
+MEASURED (written by bench.sh): tab-separated lines `figure value wall sides wrong rss_mb spread`,
+where `value` is the median of the per-round values (a count: its exact decimal), `wall` the
+measured side's median in seconds (for `must_on` = `wall`), `sides` prints the two sides,
+`wrong` (empty when all is well) says which outputs were wrong, `rss_mb` is the measured side's
+peak RSS (MB, empty if none) and `spread` the per-round values' range and number of rounds.
 
 `compare` fails a figure (and exits with the number of failures, naming each) when its outputs
-were wrong, when it is more than 15 % worse than its committed value (worse = larger for `lower`,
-smaller for `higher`), when a `ratio` or `wall` bound is broken, or when it has no row in
-figures.csv; the page's block counts as a figure (`page`) when it is not the rendering.
-`update` takes the new values whatever the 15 % rule says, but keeps the row of a figure whose
-outputs were wrong; it exits with the number of figures wrong or out of bounds.
+were wrong (`wrong`), when it has no row or no committed value (`missing`), when it is more than
+15 % worse than its committed value (`worse`; worse = larger for `lower`, smaller for
+`higher`), when a count differs at all (`changed`), when its peak RSS is more than 15 % and
+10 MB above the committed one (`rss`), or when a `ratio` or `wall` bound is broken (`must`); the
+page's block counts as a figure (`page`) when it is not the rendering.
+`update` writes nothing, and exits non-zero, when any figure fails for a reason other than
+`worse`, `changed` or `rss`, or fails for one of those three and no `--reason` is given (a
+placeholder's value, not a measurement, may be replaced by a worse one). With `--reason TEXT`
+the worse values are written, and TEXT (with the day and the change) goes into their `reason`.
 """
 
 import csv
@@ -43,13 +58,19 @@ import io
 import os
 import random
 import sys
+from decimal import Decimal, InvalidOperation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV_PATH = os.path.join(ROOT, "output", "bench", "figures.csv")
 PAGE_PATH = os.path.join(ROOT, "docs", "performance.md")
-COLUMNS = ["figure", "what", "value", "better", "must", "must_on", "date", "commit", "note"]
+COLUMNS = ["figure", "what", "value", "better", "kind", "must", "must_on", "rss_mb", "date", "commit",
+           "note", "reason"]
+KINDS = ("ratio", "exact")
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
 TOLERANCE = 0.15
+RSS_TOLERANCE, RSS_FLOOR_MB = 0.15, 10.0
+# The failures `update --reason` may accept; all others write nothing.
+SOFT = ("worse", "changed", "rss")
 
 
 def read_rows():
@@ -59,6 +80,8 @@ def read_rows():
         missing = [c for c in COLUMNS if row.get(c) is None]
         if missing:
             sys.exit(f"{CSV_PATH}: row {row.get('figure')!r} lacks {', '.join(missing)}")
+        if row["kind"] not in KINDS:
+            sys.exit(f"{CSV_PATH}: row {row['figure']!r}: kind {row['kind']!r} is not one of {', '.join(KINDS)}")
     return rows
 
 
@@ -73,16 +96,24 @@ def write_rows(rows):
     os.replace(CSV_PATH + ".tmp", CSV_PATH)
 
 
-def number(text):
-    """The value as figures.csv stores it: an integer from 100 up, else 3 significant digits."""
+def number(text, kind="ratio"):
+    """The value as figures.csv stores it: a count exactly; else an integer from 100 up, else 3
+    significant digits."""
+    if kind == "exact":
+        return format(Decimal(text).normalize(), "f")
     v = float(text)
     return str(round(v)) if abs(v) >= 100 else f"{v:.3g}"
 
 
 def shown(text):
     """A value as the page shows it: thousands separated."""
+    if text == "":
+        return "not yet measured"
     v = float(text)
-    return f"{round(v):,}" if abs(v) >= 1000 else text
+    if abs(v) < 1000:
+        return text
+    whole, _, frac = text.partition(".")
+    return f"{int(whole):,}" + (f".{frac}" if frac else "")
 
 
 def must_text(row):
@@ -96,20 +127,28 @@ def must_text(row):
     return f"{sign} {row['must']}"
 
 
+def cell(text):
+    return text.replace("|", "\\|")
+
+
 def render(rows):
     lines = [
         BEGIN,
         "<!-- Generated from output/bench/figures.csv by scripts/figures.py: `scripts/bench.sh check"
         " --update` rewrites it, `scripts/bench.sh check` and tests/figures.rs compare it. -->",
         "",
-        "| figure | what: side / other side, measured alternately in one run | value | must | measured |",
-        "|---|---|---:|---|---|",
+        "| figure | what: side / other side, measured in the same rounds | value | peak RSS | must | measured |",
+        "|---|---|---:|---:|---|---|",
     ]
     for row in rows:
         when = f"{row['date']}, `{row['commit']}`" if row["date"] else "placeholder"
+        if row["reason"]:
+            when += f"; accepted worse: {row['reason']}"
         better = "lower is better" if row["better"] == "lower" else "higher is better"
-        lines.append(f"| `{row['figure']}` | {row['what']} ({better}) | {shown(row['value'])} "
-                     f"| {must_text(row)} | {when} |")
+        value = shown(row["value"]) + (" (exact)" if row["kind"] == "exact" and row["value"] else "")
+        rss = f"{row['rss_mb']} MB" if row["rss_mb"] else ""
+        lines.append(f"| `{row['figure']}` | {cell(row['what'])} ({better}) | {value} | {rss} "
+                     f"| {must_text(row)} | {cell(when)} |")
     lines.append("")
     lines.append(END)
     return "\n".join(lines) + "\n"
@@ -128,12 +167,16 @@ def page_ok(rows):
     return start is not None and text[start:end] == render(rows)
 
 
-def write_page(rows):
+def new_page(rows):
     text, start, end = page_block()
     if start is None:
         sys.exit(f"{PAGE_PATH}: no {BEGIN} ... {END} block")
+    return text[:start] + render(rows) + text[end:]
+
+
+def write_page(text):
     with open(PAGE_PATH + ".tmp", "w") as f:
-        f.write(text[:start] + render(rows) + text[end:])
+        f.write(text)
     os.replace(PAGE_PATH + ".tmp", PAGE_PATH)
 
 
@@ -141,15 +184,23 @@ def read_measured(path):
     measured = []
     for line in open(path):
         if line.strip():
-            name, value, wall, sides, wrong = (line.rstrip("\n").split("\t") + [""] * 5)[:5]
+            name, value, wall, sides, wrong, rss, spread = (line.rstrip("\n").split("\t") + [""] * 7)[:7]
             measured.append({"figure": name, "value": value, "wall": wall, "sides": sides,
-                             "wrong": wrong})
+                             "wrong": wrong, "rss_mb": rss, "spread": spread})
     return measured
+
+
+def decimal(text):
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
 
 
 def compare(rows, measured, page=True):
     """Prints one verdict a figure; returns {name: [(kind, why), ...]} of the failing ones, kind
-    one of `wrong`, `worse` (the 15 % rule), `must`, `missing`, `page`."""
+    one of `wrong`, `missing`, `worse` (the 15 % rule), `changed` (a count), `rss`, `must`,
+    `page`."""
     committed = {row["figure"]: row for row in rows}
     failed = {}
     for m in measured:
@@ -162,6 +213,13 @@ def compare(rows, measured, page=True):
         if row is None:
             why.append(("missing", "no row in output/bench/figures.csv"))
             text = "no committed value"
+        elif row["value"] == "":
+            why.append(("missing", "no committed value yet (scripts/bench.sh check --update records one)"))
+            text = "no committed value"
+        elif row["kind"] == "exact":
+            text = f"committed {row['value']}, a count: FAIL on any change"
+            if value is not None and decimal(m["value"]) != decimal(row["value"]):
+                why.append(("changed", f"{m['value']} where {row['value']} is committed (a count, compared exactly)"))
         else:
             c = float(row["value"])
             lower = row["better"] == "lower"
@@ -173,20 +231,30 @@ def compare(rows, measured, page=True):
             if value is not None and (value > limit if lower else value < limit):
                 worse = (value / c - 1) if lower else (1 - value / c)
                 why.append(("worse", f"{worse:.0%} worse than committed {row['value']}"))
-            if row["must"]:
-                bound = float(row["must"])
-                if row["must_on"] == "wall":
-                    wall = float(m["wall"]) if m["wall"] else None
-                    ok = wall is not None and wall <= bound
-                    text += f"; must: wall {m['wall'] or '?'} s <= {row['must']} s"
-                else:
-                    ok = value is not None and (value <= bound if lower else value >= bound)
-                    text += f"; must {must_text(row)}"
-                text += ": met" if ok else ": broken"
-                if not ok and row["must_on"] != "report":
-                    why.append(("must", f"must {must_text(row)} broken"))
+        if row is not None and row["must"]:
+            lower = row["better"] == "lower"
+            bound = float(row["must"])
+            if row["must_on"] == "wall":
+                wall = float(m["wall"]) if m["wall"] else None
+                ok = wall is not None and wall <= bound
+                text += f"; must: wall {m['wall'] or '?'} s <= {row['must']} s"
+            else:
+                ok = value is not None and (value <= bound if lower else value >= bound)
+                text += f"; must {must_text(row)}"
+            text += ": met" if ok else ": broken"
+            if not ok and row["must_on"] != "report":
+                why.append(("must", f"must {must_text(row)} broken"))
+        if row is not None and row["rss_mb"] and m["rss_mb"]:
+            c, got = float(row["rss_mb"]), float(m["rss_mb"])
+            limit = max(c * (1 + RSS_TOLERANCE), c + RSS_FLOOR_MB)
+            text += f"; peak RSS {m['rss_mb']} MB, committed {row['rss_mb']} MB, FAIL above {limit:.0f} MB"
+            if got > limit:
+                why.append(("rss", f"peak RSS {m['rss_mb']} MB, {got / c - 1:.0%} above committed {row['rss_mb']} MB"))
+        elif m["rss_mb"]:
+            text += f"; peak RSS {m['rss_mb']} MB (none committed)"
+        spread = f" ({m['spread']})" if m["spread"] else ""
         print(f"{'FAIL' if why else 'PASS'} {name:<14} {'-' if value is None else m['value']:>8}"
-              f" = {m['sides']}")
+              f" = {m['sides']}{spread}")
         print(f"{'':20}{text}")
         for _, w in why:
             print(f"{'':20}FAIL: {w}")
@@ -200,6 +268,63 @@ def compare(rows, measured, page=True):
                   " renders (python3 scripts/figures.py render; scripts/bench.sh check --update rewrites it)")
             failed["page"] = [("page", "docs/performance.md block")]
     return failed
+
+
+def better_than(row, value):
+    """Whether the measured value improves on the committed one (a count never does)."""
+    if row["kind"] == "exact" or not row["value"]:
+        return False
+    c, v = float(row["value"]), float(value)
+    return v < c if row["better"] == "lower" else v > c
+
+
+def update(rows, measured, date, commit, reason):
+    """Writes the measured values into figures.csv and the page's block, or nothing; returns
+    the exit status (the number of figures that stopped it)."""
+    failed = compare(rows, measured, page=False)
+    by_name = {row["figure"]: row for row in rows}
+
+    def unset(name):  # a new row, or a placeholder: no measurement to be worse than
+        row = by_name.get(name)
+        return row is not None and (row["value"] == "" or row["date"] == "")
+
+    hard = [name for name, why in failed.items()
+            if any(kind not in SOFT and not (kind == "missing" and unset(name)) for kind, _ in why)]
+    soft = [name for name, why in failed.items()
+            if name not in hard and any(kind in SOFT for kind, _ in why) and not unset(name)]
+    if hard:
+        print(f"FAILED (outputs wrong, no row, or a bound broken; nothing written): {' '.join(hard)}")
+        return min(len(hard), 100)
+    if soft and not reason:
+        print(f"REFUSED (worse than committed, a count changed, or a larger peak RSS; nothing written): "
+              f"{' '.join(soft)}")
+        print("  to accept them, give the reason: scripts/bench.sh check --update --reason \"...\" "
+              "(recorded beside each figure in output/bench/figures.csv)")
+        return min(len(soft), 100)
+    note = os.environ.get("FIGURES_NOTE", "scripts/bench.sh check --update")
+    for m in measured:
+        row = by_name[m["figure"]]
+        old, old_rss = row["value"], row["rss_mb"]
+        value = number(m["value"], row["kind"])
+        rss = f"{float(m['rss_mb']):.0f}" if m["rss_mb"] else ""
+        if m["figure"] in soft:
+            kinds = {kind for kind, _ in failed[m["figure"]]}
+            changes = []
+            if kinds & {"worse", "changed"}:
+                changes.append(f"{old} -> {value}")
+            if "rss" in kinds:
+                changes.append(f"peak RSS {old_rss} -> {rss} MB")
+            row["reason"] = f"{date}: {reason} ({', '.join(changes)})"
+        elif better_than(row, value):
+            row["reason"] = ""
+        row.update(value=value, rss_mb=rss, date=date, commit=commit,
+                   note=note + (f"; {m['spread']}" if m["spread"] else ""))
+    page = new_page(rows)
+    write_rows(rows)
+    write_page(page)
+    print(f"wrote {os.path.relpath(CSV_PATH, ROOT)} and the block of docs/performance.md"
+          + (f"; accepted, with the reason recorded: {' '.join(soft)}" if soft else ""))
+    return 0
 
 
 def boards(n, seed, rows, cols, path):
@@ -249,24 +374,20 @@ def main(argv):
         if failed:
             print(f"FAILED: {' '.join(failed)}")
         return min(len(failed), 100)
-    if cmd == "update" and len(args) == 5 and args[1] == "--date" and args[3] == "--commit":
-        # The new values replace the committed ones whatever the 15 % rule says; a figure whose
-        # outputs were wrong keeps its row, and fails, as does a broken bound.
-        rows, measured = read_rows(), read_measured(args[0])
-        failed = compare(rows, measured, page=False)
-        by_name = {row["figure"]: row for row in rows}
-        for m in measured:
-            if not any(kind in ("wrong", "missing") for kind, _ in failed.get(m["figure"], [])):
-                by_name[m["figure"]].update(
-                    value=number(m["value"]), date=args[2], commit=args[4],
-                    note=os.environ.get("FIGURES_NOTE", "scripts/bench.sh check --update"))
-        write_rows(rows)
-        write_page(rows)
-        print(f"wrote {os.path.relpath(CSV_PATH, ROOT)} and the block of docs/performance.md")
-        bad = [name for name, why in failed.items() if any(kind != "worse" for kind, _ in why)]
-        if bad:
-            print(f"FAILED (outputs wrong, no row, or a bound broken; rows with wrong outputs kept): {' '.join(bad)}")
-        return min(len(bad), 100)
+    if cmd == "update" and args:
+        opts, i = {}, 1
+        while i < len(args):
+            if args[i] in ("--date", "--commit", "--reason") and i + 1 < len(args):
+                opts[args[i]] = args[i + 1]
+                i += 2
+            else:
+                break
+        if i == len(args) and "--date" in opts and "--commit" in opts:
+            reason = opts.get("--reason", "").strip()
+            if "--reason" in opts and not reason:
+                print("update: --reason needs a text", file=sys.stderr)
+                return 2
+            return update(read_rows(), read_measured(args[0]), opts["--date"], opts["--commit"], reason)
     if cmd == "boards" and len(args) == 5:
         boards(int(args[0]), int(args[1]), int(args[2]), int(args[3]), args[4])
         return 0
