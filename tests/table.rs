@@ -436,13 +436,12 @@ fn a_stamp_forged_beside_a_damaged_table_hides_nothing() {
     let board = "1 5 3 8 7 2 6 4 0";
     let (code, out, err) = npuzzle(&["solve", "--table", &name, "--board", board, "-q"]);
     assert_eq!((code, out.as_str()), (Some(0), "22\n"), "{err}");
-    // Every code byte rewritten in place (the same file, the same length), then the stamp.
+    // One code byte rewritten in place (the same file, the same length: the last four
+    // boards of the index, off the walk's path), then the stamp. Issue 49's build answered
+    // 22 from it, exit 0, the damage unseen.
     let mut bytes = std::fs::read(&table).unwrap();
     let len = bytes.len();
-    let codes = 181_440 / 4;
-    for b in &mut bytes[len - 8 - codes..len - 8] {
-        *b ^= 0x55;
-    }
+    bytes[len - 9] ^= 0x55;
     std::fs::write(&table, &bytes).unwrap();
     forged_stamp(&table, "verified");
     for args in [
