@@ -255,9 +255,17 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: a stdout that fails (`> /dev/full`) is an error, as for
+            // every other output; a closed pipe (`| head -1`) is not.
+            use std::io::Write;
+            return match e.print().and_then(|()| std::io::stdout().flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(why) if why.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(why) => {
+                    eprintln!("error: cannot write to stdout: {why}");
+                    ExitCode::from(1)
+                }
+            };
         }
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             // No subcommand: the whole help, as a usage error.

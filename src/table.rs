@@ -26,17 +26,26 @@
 //! | 4 | metric: 0 single-tile, 1 multi-tile |
 //! | 4 | index layout: 1 the parity index of the goal's class (`n!/2` boards, [`crate::bfs::ParitySpace`]), 2 the lexicographic rank (`n!` boards, one-row and one-column boards) |
 //! | 4 | codes: 1 depth mod 3, 2 the single-tile BFS's marks ([`Codes`]) |
+//! | 4 | `s`, the checksum blocks' size: `2^s` bytes of codes ([`BLOCK_SHIFT`], 20: 1 MiB) |
 //! | `n` | the goal, its internal permutation (piece on each cell, blank `n - 1`) |
 //! | 4 | radius |
 //! | `8 (radius + 1)` | the layer sizes, from depth 0 |
 //! | 8 | boards indexed (`n!/2` or `n!`) |
 //! | 8 | `L`, the largest layer listed board by board ([`rare_limit`]) |
 //! | `8 k` | the index of every board of each layer of at most `L` boards, by depth then index (`k` their total) |
-//! | `ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` (the marks' own layout) |
-//! | 4 | CRC-32 (IEEE) of everything before it |
+//! | `c = ceil(boards / 4)` | the codes, four per byte, board `i` in bits `2 (i mod 4)` of byte `i / 4` (the marks' own layout) |
+//! | `4 ceil(c / 2^s)` | the CRC-32 (IEEE) of each block of `2^s` bytes of codes, in order (the last block may be shorter) |
+//! | 4 | CRC-32 (IEEE) of the header (everything before the codes) followed by the blocks' CRCs |
 //!
-//! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]),
-//! its header and length checked and, unless asked not to, its checksum.
+//! 3x4 takes 60 MB, 2x7 10.9 GB. A table is opened by memory map ([`DistanceTable::open`]):
+//! its length and the last CRC are checked at once (the header and the blocks' CRCs, a few
+//! kilobytes and the listed layers), and each block of codes is checked against its CRC the
+//! first time a walk reads a code in it (an atomic flag per block keeps the verdict for the
+//! life of the opened table). No file beside the table enters this: what proves the codes
+//! whole is in the file itself. A walk that needs a code of a block that fails its CRC is
+//! an error naming the block, never an answer; the other blocks still answer. Format version
+//! 1 (one CRC-32 over the whole file, no blocks) is still read, with that whole-file check
+//! on every open.
 //!
 //! **The walk** ([`DistanceTable::depths_of`], [`DistanceTable::solve_many`]) keeps 16
 //! boards going down together, so that the random reads of their codes overlap. In the
@@ -67,8 +76,22 @@ use crate::shape::Shape;
 /// The magic bytes that open a table file.
 pub const MAGIC: [u8; 8] = *b"NPUZZTBL";
 
-/// The file format version.
-pub const FORMAT_VERSION: u32 = 1;
+/// The file format version: 2 since the codes carry a CRC-32 per block (1 had one CRC over
+/// the whole file, and is still read with a full check on every open).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The size of a checksum block written by [`write()`]: `2^BLOCK_SHIFT` bytes of codes
+/// (1 MiB, 4,194,304 boards). Checking one takes about a tenth of a millisecond; 2x7's
+/// 10.9 GB of codes has 10,387 of them.
+pub const BLOCK_SHIFT: u32 = 20;
+
+/// The smallest and largest block size a file may give (`2^s` bytes of codes).
+const BLOCK_SHIFTS: std::ops::RangeInclusive<u32> = 6..=40;
+
+/// States of a checksum block of an opened table.
+const UNCHECKED: u8 = 0;
+const GOOD: u8 = 1;
+const BAD: u8 = 2;
 
 /// The code of a board the goal cannot reach ([`Codes::Mod3`]).
 pub const UNREACHED: u8 = 3;
@@ -230,14 +253,19 @@ fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<
     let head = header(
         Meta::of(analysis),
         (IndexLayout::Parity, Codes::Marks, boards),
-        marked.limit,
+        (marked.limit, BLOCK_SHIFT),
         listed,
     );
     // SAFETY: the analysis is finished: no thread changes its marks any more.
     unsafe {
-        marked
-            .marks
-            .with_bytes(|bytes| finish(path, &head, &bytes[..boards.div_ceil(4) as usize]))
+        marked.marks.with_bytes(|bytes| {
+            finish(
+                path,
+                &head,
+                &bytes[..boards.div_ceil(4) as usize],
+                BLOCK_SHIFT,
+            )
+        })
     }
 }
 
@@ -264,7 +292,7 @@ impl<'a> Meta<'a> {
 fn header(
     meta: Meta<'_>,
     (layout, codes, boards): (IndexLayout, Codes, u64),
-    limit: u64,
+    (limit, shift): (u64, u32),
     listed: impl Iterator<Item = u64>,
 ) -> Vec<u8> {
     let layers = meta.layers;
@@ -277,6 +305,7 @@ fn header(
     head.extend_from_slice(&u32::from(meta.metric == Metric::Mtm).to_le_bytes());
     head.extend_from_slice(&(layout as u32).to_le_bytes());
     head.extend_from_slice(&(codes as u32).to_le_bytes());
+    head.extend_from_slice(&shift.to_le_bytes());
     head.extend_from_slice(meta.goal.permutation());
     head.extend_from_slice(&(layers.len().saturating_sub(1) as u32).to_le_bytes());
     for &size in layers {
@@ -316,12 +345,27 @@ fn hasher(parts: &[&[u8]]) -> crc32fast::Hasher {
         })
 }
 
-/// Writes `head`, `codes` and their checksum to `path` atomically.
-fn finish(path: &Path, head: &[u8], codes: &[u8]) -> Result<(), TableError> {
-    let crc = checksum(&[head, codes]);
+/// The CRC-32 of each block of `2^shift` bytes of `codes`, little-endian, in order,
+/// computed in parallel.
+fn block_crcs(codes: &[u8], shift: u32) -> Vec<u8> {
+    codes
+        .par_chunks(1 << shift)
+        .map(crc32fast::hash)
+        .collect::<Vec<u32>>()
+        .into_iter()
+        .flat_map(u32::to_le_bytes)
+        .collect()
+}
+
+/// Writes `head`, `codes`, the CRC of each block of `2^shift` bytes of codes and the CRC of
+/// the header and those to `path` atomically.
+fn finish(path: &Path, head: &[u8], codes: &[u8], shift: u32) -> Result<(), TableError> {
+    let blocks = block_crcs(codes, shift);
+    let crc = checksum(&[head, &blocks]);
     crate::export::write_atomically(path, |out| {
         out.write_all(head)?;
         out.write_all(codes)?;
+        out.write_all(&blocks)?;
         out.write_all(&crc.to_le_bytes())
     })
     .map_err(|e| TableError::Io {
@@ -336,6 +380,27 @@ fn finish(path: &Path, head: &[u8], codes: &[u8]) -> Result<(), TableError> {
 /// # Errors
 /// As [`write()`].
 pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), TableError> {
+    write_blocks(path, analysis, limit, BLOCK_SHIFT)
+}
+
+/// [`write_with`] with checksum blocks of `2^shift` bytes of codes rather than
+/// [`BLOCK_SHIFT`]'s (tests use small ones, to have many blocks on a small board). Only for
+/// tables of per-board depths ([`Codes::Mod3`]).
+///
+/// # Errors
+/// As [`write()`]; [`TableError::Unsupported`] for a `shift` outside 6..=40.
+#[doc(hidden)]
+pub fn write_blocks(
+    path: &Path,
+    analysis: &Analysis,
+    limit: u64,
+    shift: u32,
+) -> Result<(), TableError> {
+    if !BLOCK_SHIFTS.contains(&shift) {
+        return Err(TableError::Unsupported(format!(
+            "checksum blocks of 2^{shift} bytes"
+        )));
+    }
     let per_board = analysis.per_board.as_ref().ok_or_else(|| {
         TableError::Unsupported(
             "the analysis kept no per-board depths to save as a table".to_string(),
@@ -377,10 +442,10 @@ pub fn write_with(path: &Path, analysis: &Analysis, limit: u64) -> Result<(), Ta
     let head = header(
         Meta::of(analysis),
         (layout, Codes::Mod3, boards),
-        limit,
+        (limit, shift),
         listed.into_iter().map(|(_, i)| i),
     );
-    finish(path, &head, &codes)
+    finish(path, &head, &codes, shift)
 }
 
 /// A [`Codes::Marks`] table written as a distributed run streams its marks to process 0
@@ -394,7 +459,11 @@ pub struct Spool {
     /// The parity index's size, `n!/2`.
     boards: u64,
     out: Option<io::BufWriter<TempFile>>,
+    /// The CRC of the header, then of the blocks' CRCs.
     crc: crc32fast::Hasher,
+    /// The CRCs of the finished blocks of codes, and the CRC of the open one.
+    blocks: Vec<u32>,
+    block: crc32fast::Hasher,
     /// Bytes of codes written.
     written: u64,
 }
@@ -429,6 +498,8 @@ impl Spool {
             boards: space.size(),
             out: Some(io::BufWriter::with_capacity(1 << 20, tmp)),
             crc: crc32fast::Hasher::new(),
+            blocks: Vec::new(),
+            block: crc32fast::Hasher::new(),
             written: 0,
         })
     }
@@ -439,9 +510,35 @@ impl Spool {
             .ok_or_else(|| io::Error::other("the table was already committed"))
     }
 
-    /// Writes `bytes` and adds them to the checksum (computed in parallel).
+    /// Writes `bytes` of the header and adds them to its checksum.
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.crc.combine(&hasher(&[bytes]));
+        self.crc.update(bytes);
+        self.writer()?.write_all(bytes)
+    }
+
+    /// Writes `bytes` of codes, the `self.written`-th byte first, and adds them to the
+    /// CRCs of their blocks (whole blocks computed in parallel).
+    fn put_codes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let size = 1usize << BLOCK_SHIFT;
+        let filled = (self.written % size as u64) as usize;
+        let mut rest = bytes;
+        if filled > 0 {
+            let take = rest.len().min(size - filled);
+            self.block.update(&rest[..take]);
+            rest = &rest[take..];
+            if filled + take == size {
+                let done = std::mem::replace(&mut self.block, crc32fast::Hasher::new());
+                self.blocks.push(done.finalize());
+            }
+        }
+        let whole = rest.len() / size * size;
+        let crcs: Vec<u32> = rest[..whole]
+            .par_chunks(size)
+            .map(crc32fast::hash)
+            .collect();
+        self.blocks.extend(crcs);
+        self.block.update(&rest[whole..]);
+        self.written += bytes.len() as u64;
         self.writer()?.write_all(bytes)
     }
 
@@ -465,7 +562,7 @@ impl crate::bfs::cluster::MarksSink for Spool {
         let head = header(
             meta,
             (IndexLayout::Parity, Codes::Marks, self.boards),
-            limit,
+            (limit, BLOCK_SHIFT),
             listed
                 .iter()
                 .flat_map(|(_, boards)| boards.iter().map(|i| i.0)),
@@ -474,11 +571,10 @@ impl crate::bfs::cluster::MarksSink for Spool {
     }
 
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.written += bytes.len() as u64;
-        if self.written > self.boards.div_ceil(4) {
+        if self.written + bytes.len() as u64 > self.boards.div_ceil(4) {
             return Err(self.failed(io::Error::other("more codes than the table has boards")));
         }
-        self.put(bytes).map_err(|e| self.failed(e))
+        self.put_codes(bytes).map_err(|e| self.failed(e))
     }
 
     fn end(&mut self) -> io::Result<()> {
@@ -489,12 +585,20 @@ impl crate::bfs::cluster::MarksSink for Spool {
                 self.boards.div_ceil(4)
             ))));
         }
-        let crc = self.crc.clone().finalize();
+        if self.written % (1u64 << BLOCK_SHIFT) != 0 {
+            let last = std::mem::replace(&mut self.block, crc32fast::Hasher::new());
+            self.blocks.push(last.finalize());
+        }
+        let blocks: Vec<u8> = self.blocks.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let mut crc = self.crc.clone();
+        crc.update(&blocks);
+        let crc = crc.finalize();
         let result = (|| {
             let mut out = self
                 .out
                 .take()
                 .ok_or_else(|| io::Error::other("committed twice"))?;
+            out.write_all(&blocks)?;
             out.write_all(&crc.to_le_bytes())?;
             let tmp = out.into_inner().map_err(io::IntoInnerError::into_error)?;
             crate::durable::commit(tmp, &self.path)
@@ -524,20 +628,52 @@ pub struct DistanceTable {
     space: Option<ParitySpace>,
     /// The sides of the boards and the goal's ([`Codes::Marks`]).
     sides: Option<(Sides, u64)>,
+    /// The checksum blocks: `2^shift` bytes of codes each, their CRCs from byte `crcs` of the
+    /// file, and the state of each ([`UNCHECKED`], [`GOOD`], [`BAD`]). A table checked whole
+    /// at open (format 1) or opened without checks has one block, [`GOOD`].
+    shift: u32,
+    crcs: usize,
+    blocks: Box<[std::sync::atomic::AtomicU8]>,
 }
 
-/// The stamp of a table whose checksum was verified (`.table.npt.verified`).
-const VERIFIED: &str = "verified";
+/// How [`DistanceTable::open_checking`] checks the codes of a table against their CRCs (its
+/// header, its length and the CRC of its header and block CRCs are checked in every case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Every block now, in parallel, before the table is returned: one pass over the file.
+    Whole,
+    /// Each block the first time a code in it is read: no pass over the file, and a walk
+    /// that needs a code of a damaged block is an error naming the block.
+    OnRead,
+    /// None: the codes are taken as they are (each walk still checks itself, which catches
+    /// most damage but not all).
+    Skip,
+}
 
 impl DistanceTable {
     /// Opens `path` (a `table.npt`, or a folder holding one) by memory map and checks its
-    /// header and length, and its checksum when `verify` (one pass over the file, skipped
-    /// when a stamp says that this very file, unchanged since, passed it:
-    /// [`crate::durable::stamp`]).
+    /// header, its length and the CRC of its header and block CRCs, and when `verify` every
+    /// block of codes against its CRC before returning ([`Check::Whole`]; [`Check::Skip`]
+    /// otherwise). [`DistanceTable::open_checking`] can check each block on its first read
+    /// instead.
     ///
     /// # Errors
-    /// [`TableError::Io`] when it cannot be read, [`TableError::Invalid`] naming the fault.
+    /// As [`DistanceTable::open_checking`].
     pub fn open(path: &Path, verify: bool) -> Result<DistanceTable, TableError> {
+        let check = if verify { Check::Whole } else { Check::Skip };
+        DistanceTable::open_checking(path, check)
+    }
+
+    /// Opens `path` (a `table.npt`, or a folder holding one) by memory map and checks its
+    /// header, its length and the CRC of its header and block CRCs, then its codes as `check`
+    /// says (the module documentation). A file of format 1 (one CRC over the whole file) is
+    /// checked whole now unless `check` is [`Check::Skip`].
+    ///
+    /// # Errors
+    /// [`TableError::Io`] when it cannot be read, [`TableError::Invalid`] naming the fault
+    /// (a damaged header or list of CRCs, a wrong length; a damaged block with
+    /// [`Check::Whole`]; a format-1 file whose checksum does not match).
+    pub fn open_checking(path: &Path, check: Check) -> Result<DistanceTable, TableError> {
         let path = if path.is_dir() {
             path.join("table.npt")
         } else {
@@ -587,9 +723,10 @@ impl DistanceTable {
             return Err(invalid("not a distance table (wrong magic bytes)".into()));
         }
         let version = word(take(4)?);
-        if version != FORMAT_VERSION {
+        if version != 1 && version != FORMAT_VERSION {
             return Err(invalid(format!(
-                "format version {version}, this npuzzle reads {FORMAT_VERSION}"
+                "format version {version}, this npuzzle reads 1 and {FORMAT_VERSION}: write \
+                 the table again with this npuzzle (`analyze R C --table`)"
             )));
         }
         let (rows, cols) = (word(take(4)?) as usize, word(take(4)?) as usize);
@@ -608,6 +745,13 @@ impl DistanceTable {
             1 => Codes::Mod3,
             2 if layout == IndexLayout::Parity && metric == Metric::Stm => Codes::Marks,
             c => return Err(invalid(format!("corrupt header: codes {c}"))),
+        };
+        let shift = match version {
+            1 => None,
+            _ => match word(take(4)?) {
+                s if BLOCK_SHIFTS.contains(&s) => Some(s),
+                s => return Err(invalid(format!("corrupt header: blocks of 2^{s} bytes"))),
+            },
         };
         let goal = Board::from_permutation(shape, take(shape.cells())?.to_vec())
             .map_err(|e| invalid(format!("corrupt header: the goal: {e}")))?;
@@ -642,23 +786,45 @@ impl DistanceTable {
             }
         }
         let codes = at;
-        let whole = codes as u64 + boards.div_ceil(4) + 4;
+        let codes_len = boards.div_ceil(4);
+        let count = shift.map_or(0, |s| codes_len.div_ceil(1 << s));
+        let whole = codes as u64 + codes_len + 4 * count + 4;
         if map.len() as u64 != whole {
             return Err(invalid(format!(
                 "{} bytes, a {shape} table has {whole} (truncated or extended)",
                 map.len()
             )));
         }
-        // The checksum, once per version of the file: a table that passed it, unchanged
-        // since, is not read through again (a 2x7 table is 10.9 GB; see
-        // `crate::durable::stamp`).
-        if verify && !crate::durable::stamp::is_checked(&path, &file, VERIFIED) {
-            let (body, stored) = map.split_at(map.len() - 4);
-            if checksum(&[body]).to_le_bytes() != stored {
-                return Err(invalid("corrupt: checksum mismatch".into()));
+        let crcs = codes + codes_len as usize;
+        let (body, stored) = map.split_at(map.len() - 4);
+        let all_good = || Box::new([std::sync::atomic::AtomicU8::new(GOOD)]) as Box<[_]>;
+        let (shift, blocks) = match shift {
+            Some(s) => {
+                // The header and the blocks' CRCs, always: a few kilobytes and the listed
+                // layers.
+                let mut crc = crc32fast::Hasher::new();
+                crc.update(&map[..codes]);
+                crc.update(&body[crcs..]);
+                if crc.finalize().to_le_bytes() != stored {
+                    return Err(invalid(
+                        "corrupt: checksum mismatch in the header or the blocks' CRCs".into(),
+                    ));
+                }
+                match check {
+                    Check::Whole | Check::OnRead => {
+                        (s, (0..count).map(|_| UNCHECKED.into()).collect())
+                    }
+                    Check::Skip => (u64::BITS - 1, all_good()),
+                }
             }
-            crate::durable::stamp::record_checked(&path, &file, VERIFIED);
-        }
+            None => {
+                // Format 1: one CRC over the whole file, checked whole on every open.
+                if check != Check::Skip && checksum(&[body]).to_le_bytes() != stored {
+                    return Err(invalid("corrupt: checksum mismatch".into()));
+                }
+                (u64::BITS - 1, all_good())
+            }
+        };
         let space = match layout {
             IndexLayout::Parity => Some(
                 ParitySpace::with_metric(shape, Parity::of(&goal), metric)
@@ -676,7 +842,7 @@ impl DistanceTable {
             }
             _ => None,
         };
-        Ok(DistanceTable {
+        let table = DistanceTable {
             path: name,
             map,
             shape,
@@ -691,7 +857,83 @@ impl DistanceTable {
             boards,
             space,
             sides,
+            shift,
+            crcs,
+            blocks,
+        };
+        if check == Check::Whole {
+            table.check_all()?;
+        }
+        Ok(table)
+    }
+
+    /// Whether the block of codes holding byte `at` of the codes is whole: checked against
+    /// its CRC on the first call for the block, remembered after.
+    #[inline(always)]
+    fn block_whole(&self, at: u64) -> bool {
+        let block = (at >> self.shift) as usize;
+        match self.blocks.get(block) {
+            Some(state) if state.load(std::sync::atomic::Ordering::Relaxed) == GOOD => true,
+            _ => self.check_block(block),
+        }
+    }
+
+    /// Checks block `block` of the codes against its CRC (once: the verdict is kept).
+    #[cold]
+    #[inline(never)]
+    fn check_block(&self, block: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let Some(state) = self.blocks.get(block) else {
+            return false;
+        };
+        match state.load(Relaxed) {
+            GOOD => return true,
+            BAD => return false,
+            _ => {}
+        }
+        let (start, end) = self.block_range(block);
+        let at = self.crcs + 4 * block;
+        let stored = self.map.get(at..at + 4).unwrap_or_default();
+        let whole = crc32fast::hash(&self.map[start..end]).to_le_bytes() == stored;
+        // Two threads may check the same block at once: both find the same.
+        state.store(if whole { GOOD } else { BAD }, Relaxed);
+        whole
+    }
+
+    /// The bytes of the file that block `block` of the codes spans.
+    fn block_range(&self, block: usize) -> (usize, usize) {
+        let start = self.codes + (block << self.shift);
+        let end = (start + (1 << self.shift)).min(self.crcs);
+        (start, end)
+    }
+
+    /// The error of the first block of codes found damaged, if any.
+    fn damage(&self) -> Option<TableError> {
+        let block = self
+            .blocks
+            .iter()
+            .position(|s| s.load(std::sync::atomic::Ordering::Relaxed) == BAD)?;
+        let (start, end) = self.block_range(block);
+        Some(TableError::Invalid {
+            path: self.path.clone(),
+            why: format!(
+                "corrupt: block {block} of the codes (bytes {start} to {}) fails its checksum \
+                 (CRC-32); write the table again (`analyze R C --table`)",
+                end - 1
+            ),
         })
+    }
+
+    /// Checks every block of codes not checked yet (in parallel), as walks would on their
+    /// first reads: a full check of the table, one pass over its codes.
+    ///
+    /// # Errors
+    /// [`TableError::Invalid`] naming the first damaged block.
+    pub fn check_all(&self) -> Result<(), TableError> {
+        (0..self.blocks.len()).into_par_iter().for_each(|b| {
+            self.check_block(b);
+        });
+        self.damage().map_or(Ok(()), Err)
     }
 
     /// Where the file lies in memory: the address of its first byte and its length. Reading
@@ -755,6 +997,9 @@ impl DistanceTable {
     /// sides ([`Codes::Marks`]; in the parity layout, its blank's cell).
     #[inline(always)]
     fn class_with(&self, index: u64, rho: u64) -> Option<u8> {
+        if !self.block_whole(index / 4) {
+            return Some(CORRUPT);
+        }
         let byte = self.map[self.codes + (index / 4) as usize];
         let code = byte >> (2 * (index % 4)) & 3;
         match (self.kind, &self.sides) {
@@ -1225,6 +1470,9 @@ impl DistanceTable {
     /// The error of a walk from `cells` that fails its checks (`why`): the table is damaged.
     #[cold]
     fn damaged(&self, cells: &[u8], why: &str) -> TableError {
+        if let Some(damage) = self.damage() {
+            return damage;
+        }
         let board = Board::from_permutation(self.shape, cells.to_vec())
             .map(|b| b.label())
             .unwrap_or_default();
@@ -1318,8 +1566,15 @@ impl DistanceTable {
                 }
                 left -= 1;
                 let index = rng.below(self.boards);
-                if self.class_at(index) != Some(want) {
-                    continue;
+                match self.class_at(index) {
+                    Some(CORRUPT) => {
+                        if let Some(damage) = self.damage() {
+                            return Err(damage);
+                        }
+                        continue;
+                    }
+                    Some(class) if class == want => {}
+                    _ => continue,
                 }
                 let board = board_at(index);
                 if self.depth_of(board.permutation())? == Some(depth) {
@@ -1490,7 +1745,8 @@ mod tests {
         let mut flipped = good.clone();
         let last = flipped.len() - 10;
         flipped[last] ^= 0x40;
-        fail(&flipped, true, "checksum mismatch");
+        fail(&flipped, true, "block 0 of the codes");
+        fail(&flipped, true, "fails its checksum");
         fail(&good[..good.len() - 1], true, "truncated or extended");
         fail(&good[..20], true, "truncated");
         let mut longer = good.clone();
@@ -1517,7 +1773,7 @@ mod tests {
         assert_eq!(table.solve(&odd).unwrap(), None);
         // A damaged code, unverified: every board still ends, solved or refused.
         let mut damaged = good.clone();
-        for byte in &mut damaged[good.len() - 60..good.len() - 4] {
+        for byte in &mut damaged[good.len() - 60..good.len() - 8] {
             *byte = !*byte;
         }
         std::fs::write(&path, &damaged).unwrap();
@@ -1525,6 +1781,64 @@ mod tests {
         for rank in 0..720 {
             let _ = table.solve(&Board::from_rank(a.shape, rank));
         }
+    }
+
+    /// Issue 61: a byte flipped in one block of codes is found on the first read of that
+    /// block, and only there: 3x3 written with blocks of 64 bytes (709 of them), a byte of
+    /// block 200 flipped; the table opens (its header and CRCs are whole) with no block
+    /// checked, every board whose walk reads no code of block 200 gets its true depth (a third
+    /// of them tried), every other one an error naming the block, and only block 200 is bad.
+    #[test]
+    fn a_flipped_byte_is_found_on_the_first_read_of_its_block() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("table.npt");
+        let a = analysis(3, 3, Metric::Stm);
+        write_blocks(&path, &a, rare_limit(181_440), 6).unwrap();
+        let good = DistanceTable::open(&path, true).unwrap();
+        assert_eq!(good.blocks.len(), 709);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = good.codes + 200 * 64 + 17;
+        bytes[at] ^= 0x04;
+        std::fs::write(&path, &bytes).unwrap();
+        let table = DistanceTable::open_checking(&path, Check::OnRead).unwrap();
+        assert!(table.blocks.iter().all(|b| b.load(Relaxed) == UNCHECKED));
+        let e = DistanceTable::open(&path, true).err().unwrap().to_string();
+        assert!(
+            e.contains("block 200 of the codes") && e.contains("fails its checksum"),
+            "{e}"
+        );
+        let space = table.space.as_ref().unwrap();
+        let (mut answered, mut refused) = (0, 0);
+        for i in (0..space.size()).step_by(3) {
+            let board = space.unrank(StateIndex(i));
+            match table.depth_of(board.permutation()) {
+                Ok(d) => {
+                    assert_eq!(d, good.depth_of(board.permutation()).unwrap(), "{i}");
+                    answered += 1;
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains("block 200 of the codes"), "{e}");
+                    refused += 1;
+                }
+            }
+            // The board's own code: its block is checked now.
+            let block = (i / 4 / 64) as usize;
+            assert_ne!(table.blocks[block].load(Relaxed), UNCHECKED, "{i}");
+            if block == 200 {
+                assert_eq!(table.blocks[200].load(Relaxed), BAD);
+            }
+        }
+        assert!(refused >= 80 && answered > 30_000, "{answered} {refused}");
+        assert_eq!(
+            table
+                .blocks
+                .iter()
+                .filter(|b| b.load(Relaxed) == BAD)
+                .count(),
+            1
+        );
     }
 
     /// Pearson's chi-square statistic of `counts` against equal expected counts.

@@ -684,22 +684,15 @@ fn board_file_cases() -> Vec<Case> {
             2,
             "/missing.txt: cannot read: No such file or directory",
         ),
-        // An endless batch file: the first line is refused (after the header).
+        // An endless batch file: the first line is read past up to 64 MiB, then the batch
+        // stops (after the header). (A line that is merely too long, or not text, is reported
+        // in its place and the others are solved: `batch_bad_lines_of_any_kind`.)
         case(
             "batch_dev_zero",
             &["solve", "--batch", "/dev/zero"],
             2,
-            "/dev/zero: line 1 is longer than 64 KiB, not a board",
+            "/dev/zero: line 1 is longer than 64 MiB without a line break: not a batch of boards",
         )
-        .stdout("line,moves,expanded,nodes,seconds,solution\n"),
-        // A batch file whose first line is not text.
-        case(
-            "batch_binary_line",
-            &["solve", "--batch", "{tmp}/batch.txt"],
-            2,
-            "/batch.txt: line 1: not text (invalid UTF-8)",
-        )
-        .file("batch.txt", b"\xff\xfe 1 2 3 0\n".to_vec())
         .stdout("line,moves,expanded,nodes,seconds,solution\n"),
     ]
 }
@@ -1836,6 +1829,79 @@ fn multi_line_by_design() {
     );
     assert!(!out.stderr.contains("panicked"));
     assert_eq!(out.before, out.after);
+}
+
+/// Issue 61: a batch line that is not text (invalid UTF-8) or longer than 64 KiB is reported
+/// in its place, like a line that does not read as a board, and the lines after it are still
+/// solved (before, the batch stopped there and the lines after it were lost); the same from
+/// a distance table, whose rows stream through other threads.
+#[test]
+fn batch_bad_lines_of_any_kind() {
+    let mut file = b"1 2 3 0\n\xff\xfe 1 2 3 0\n".to_vec();
+    file.extend(std::iter::repeat_n(b'1', 70_000));
+    file.extend(b"\n0 1 2 3\n1 2 0 3\n");
+    let expected = "line,moves,expanded,nodes,seconds,solution\n1,0,";
+    let batch = case(
+        "batch_bad_lines_any",
+        &[
+            "solve",
+            "--heuristic",
+            "manhattan",
+            "--batch",
+            "{tmp}/b.txt",
+        ],
+        2,
+        "",
+    )
+    .file("b.txt", file.clone());
+    let table = case(
+        "batch_bad_lines_any_table",
+        &["solve", "--table", "{tmp}/t", "--batch", "{tmp}/b.txt"],
+        2,
+        "",
+    )
+    .file("b.txt", file);
+    // The 2x2 table, written first (the tree compared is the one after it).
+    let tmp = tempfile::tempdir().unwrap();
+    let made = Command::cargo_bin("npuzzle")
+        .unwrap()
+        .args(["analyze", "--size", "2", "--table", "--quiet", "--output"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let table_bytes = fs::read(tmp.path().join("2x2/table.npt")).unwrap();
+    let table = table.file("t/table.npt", table_bytes);
+    for case in [batch, table] {
+        let out = run(&case);
+        assert_eq!(out.code, Some(2), "{}", out.stderr);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 3, "{}", out.stderr);
+        assert!(
+            lines[0].ends_with("/b.txt line 2: not text (invalid UTF-8)"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            lines[1].ends_with("/b.txt line 3: longer than 64 KiB, not a board"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            lines[2].ends_with(
+                "/b.txt: 2 of 5 boards could not be read (see above); the others were solved"
+            ),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stdout.starts_with(expected), "{}", out.stdout);
+        let rows: Vec<&str> = out.stdout.lines().skip(1).collect();
+        let numbers: Vec<&str> = rows.iter().map(|r| r.split(',').next().unwrap()).collect();
+        assert_eq!(numbers, ["1", "4", "5"], "{}", out.stdout);
+        assert!(rows[2].starts_with("5,1,"), "{}", out.stdout);
+        assert!(!out.stderr.contains("panicked"));
+        assert_eq!(out.before, out.after);
+    }
 }
 
 /// Defects this table found (issue 14), fixed in `main.rs`: every error line goes through

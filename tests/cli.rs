@@ -709,6 +709,69 @@ fn a_hung_dot_is_stopped() {
     assert!(!tmp.path().join("output/2x2/game_graph.png").exists());
 }
 
+/// Issue 61: a `dot` that exits at once but leaves a child holding its output open (here a
+/// `sleep` in the background) no longer hangs `draw` until that child ends: `--dot-timeout`
+/// bounds the whole rendering, reading the output included, and the whole process group is
+/// stopped.
+#[cfg(unix)]
+#[test]
+fn a_dot_whose_child_holds_the_pipe_is_stopped() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    let dot = bin.join("dot");
+    let sleep = ["/bin/sleep", "/usr/bin/sleep"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("sleep");
+    fs::write(&dot, format!("#!/bin/sh\n{sleep} 60 &\nexit 0\n")).unwrap();
+    fs::set_permissions(&dot, fs::Permissions::from_mode(0o755)).unwrap();
+    let started = std::time::Instant::now();
+    let out = npuzzle()
+        .env("PATH", &bin)
+        .current_dir(tmp.path())
+        .args(["draw", "--size", "2", "--dot-timeout", "1"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("did not finish rendering"), "{err}");
+    assert!(!tmp.path().join("output/2x2/game_graph.png").exists());
+}
+
+/// Issue 61: `--help` and `--version` to a full device (`> /dev/full`) fail with exit 1 and
+/// one line on stderr, as every other output does; to a closed pipe they still exit 0.
+#[cfg(target_os = "linux")]
+#[test]
+fn help_and_version_to_a_full_device_fail() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["-V"],
+        &["solve", "--help"],
+        &["analyze", "-h"],
+    ] {
+        let full = fs::File::create("/dev/full").unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("npuzzle"))
+            .env_clear()
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: cannot write to stdout"),
+            "{args:?}: {err}"
+        );
+    }
+    npuzzle().arg("--help").assert().success();
+}
+
 /// Issue 14: an output folder that looks like an option (`--output=-Tsvg`) is passed to
 /// Graphviz as a path, so the PNG is a PNG (not SVG written who knows where).
 #[test]

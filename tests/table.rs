@@ -82,7 +82,7 @@ fn analyze_writes_a_table_and_solve_answers_from_it() {
     let (code, _, err) = npuzzle(&["solve", "--table", &table, "--board", "1 2 3 4 5 6 7 0 8"]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("checksum mismatch") && err.lines().count() == 1,
+        err.contains("fails its checksum") && err.lines().count() == 1,
         "{err}"
     );
     // solve refuses --no-verify: one line, exit 2, no answer.
@@ -324,10 +324,13 @@ fn a_damaged_table_never_gives_a_wrong_answer() {
     let (_, out, _) = npuzzle(&["solve", "--algorithm", "bfs", "--board", board, "-q"]);
     assert_eq!(out, "22\n");
 
-    // Cut short and padded back: `head -c 11000 table.npt > t.npt; truncate -s 56281 t.npt`.
+    // Cut short and padded back: `head -c 11000 table.npt > t.npt; truncate -s 56281 t.npt`,
+    // then its last 8 bytes (the block's CRC and the header's) put back, so that only the
+    // codes are damaged.
     let bytes = std::fs::read(&table).unwrap();
     let mut cut = bytes[..11_000].to_vec();
-    cut.resize(bytes.len(), 0);
+    cut.resize(bytes.len() - 8, 0);
+    cut.extend_from_slice(&bytes[bytes.len() - 8..]);
     let cut_path = dir.path().join("t.npt");
     std::fs::write(&cut_path, &cut).unwrap();
     let cut_name = cut_path.display().to_string();
@@ -346,9 +349,13 @@ fn a_damaged_table_never_gives_a_wrong_answer() {
         "{answer:?}"
     );
 
-    // The intact table's checksum was verified once, and a stamp says so for this very file
-    // (later opens skip the pass over it); rewriting the file in place voids the stamp.
-    assert!(table.with_file_name(".table.npt.verified").is_file());
+    // Nothing is written beside the table (issue 61: no stamp).
+    let beside: Vec<_> = std::fs::read_dir(table.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?}");
 
     // 400 scattered bytes of the body flipped in place: no board is answered.
     let mut flipped = bytes.clone();
@@ -361,8 +368,14 @@ fn a_damaged_table_never_gives_a_wrong_answer() {
         flipped[at] ^= 1 + (x >> 20) as u8 % 255;
     }
     std::fs::write(&table, &flipped).unwrap();
-    let (_, csv, _) = npuzzle(&["sample", "--table", &cut_name, "--depth", "1"]);
-    assert_eq!(csv, "", "no sample from a damaged table either");
+    // (A depth whose boards the header lists, such as 1, is drawn from the header, which its
+    // own CRC proves whole; depth 20 is drawn from the codes.)
+    let (code, csv, _) = npuzzle(&["sample", "--table", &cut_name, "--depth", "20"]);
+    assert_eq!(
+        (code, csv.as_str()),
+        (Some(2), ""),
+        "no sample from a damaged table either"
+    );
     let mut batch = String::new();
     let shape = npuzzle::Shape::new(3, 3).unwrap();
     for k in 0..300u64 {
@@ -384,8 +397,138 @@ fn a_damaged_table_never_gives_a_wrong_answer() {
     ]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        csv.lines().count() <= 1 && err.contains("checksum mismatch"),
+        csv.lines().count() <= 1 && err.contains("checksum"),
         "{csv}{err}"
+    );
+}
+
+/// The identity line issue 49's stamps recorded for `path` (`.NAME.verified`,
+/// `.NAME.checked`: device, inode, length, modification and change times), as a forger
+/// writes it beside a file it damaged.
+#[cfg(unix)]
+fn forged_stamp(path: &std::path::Path, kind: &str) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    let line = format!(
+        "npuzzle stamp 1: dev {} ino {} len {} mtime {}.{:09} ctime {}.{:09}\n",
+        m.dev(),
+        m.ino(),
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec()
+    );
+    let name = path.file_name().unwrap().to_string_lossy();
+    std::fs::write(path.with_file_name(format!(".{name}.{kind}")), line).unwrap();
+}
+
+/// Issue 61: a stamp forged beside a damaged table (`.table.npt.verified`, which issue 49's
+/// builds took as proof that this very file had passed its checksum) no longer hides the
+/// damage: what proves the codes whole is in the file (a CRC-32 per block, checked on its
+/// first read), and `solve --table` ends with one line naming the block and exit 2, never an
+/// answer; the intact table still answers 22.
+#[cfg(unix)]
+#[test]
+fn a_stamp_forged_beside_a_damaged_table_hides_nothing() {
+    let (_dir, table) = table_3x3();
+    let name = table.display().to_string();
+    let board = "1 5 3 8 7 2 6 4 0";
+    let (code, out, err) = npuzzle(&["solve", "--table", &name, "--board", board, "-q"]);
+    assert_eq!((code, out.as_str()), (Some(0), "22\n"), "{err}");
+    // One code byte rewritten in place (the same file, the same length: the last four
+    // boards of the index, off the walk's path), then the stamp. Issue 49's build answered
+    // 22 from it, exit 0, the damage unseen.
+    let mut bytes = std::fs::read(&table).unwrap();
+    let len = bytes.len();
+    bytes[len - 9] ^= 0x55;
+    std::fs::write(&table, &bytes).unwrap();
+    forged_stamp(&table, "verified");
+    for args in [
+        vec!["solve", "--table", &name, "--board", board, "-q"],
+        vec!["sample", "--table", &name, "--depth", "20"],
+    ] {
+        let (code, out, err) = npuzzle(&args);
+        assert_ne!(code, Some(0), "{args:?}: {out}{err}");
+        assert_eq!(out, "", "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("block 0 of the codes") && err.contains("fails its checksum"),
+            "{args:?}: {err}"
+        );
+    }
+    // The help says what is checked, and no longer that a stamp can stand for it.
+    let (_, help, _) = npuzzle(&["solve", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("each block of 1 MiB of its codes against its CRC-32 the first time a walk reads it, always"),
+        "{help}"
+    );
+    assert!(!help.contains("one pass over the file"), "{help}");
+    let (_, man, _) = npuzzle(&["man"]);
+    assert!(!man.contains("stamp"), "{man}");
+}
+
+/// Issue 61: a 3x3 pattern database forged in the cache folder (the entry of one board's
+/// placement raised by 10: the parity kept, above the Manhattan bound, missed by the spot
+/// check; its CRC recomputed) with a forged
+/// `.NAME.checked` stamp beside it is found by the full check all the same: `solve` rebuilds
+/// it and answers the board's true distance, never a longer path.
+#[cfg(unix)]
+#[test]
+fn a_stamp_forged_beside_a_forged_pattern_database_hides_nothing() {
+    use npuzzle::solve::cache;
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().display().to_string();
+    let shape = npuzzle::Shape::new(3, 3).unwrap();
+    let board = "8 6 7 2 5 4 3 0 1";
+    let solve = || {
+        npuzzle(&[
+            "solve",
+            "--board",
+            board,
+            "--heuristic",
+            "pdb",
+            "--cache",
+            &cache_dir,
+            "-q",
+        ])
+    };
+    let (code, out, err) = solve();
+    assert_eq!((code, out.as_str()), (Some(0), "31\n"), "{err}");
+    let tiles = [1u8, 2, 3, 4];
+    let path = dir.path().join(cache::file_name(shape, &tiles));
+    let db = cache::decode(&std::fs::read(&path).unwrap(), shape, &tiles).unwrap();
+    let b = npuzzle::Board::parse_tiles(shape, board).unwrap();
+    let mut table = db.table().to_vec();
+    // The entry of the board's placement.
+    let value = db.value(&b);
+    let index = (0..table.len())
+        .find(|&i| {
+            let mut t = db.table().to_vec();
+            t[i] = t[i].wrapping_add(1);
+            npuzzle::solve::pdb::PatternDb::from_table(shape, &tiles, t)
+                .unwrap()
+                .value(&b)
+                != value
+        })
+        .unwrap();
+    table[index] += 10;
+    let forged = npuzzle::solve::pdb::PatternDb::from_table(shape, &tiles, table).unwrap();
+    assert_eq!(forged.check(), Ok(()));
+    assert_eq!(
+        forged.spot_check(4096, 9),
+        Ok(()),
+        "the spot check finds it"
+    );
+    std::fs::write(&path, cache::encode(&forged)).unwrap();
+    forged_stamp(&path, "checked");
+    let (code, out, err) = solve();
+    assert_eq!((code, out.as_str()), (Some(0), "31\n"), "{err}");
+    assert_eq!(
+        cache::decode(&std::fs::read(&path).unwrap(), shape, &tiles).unwrap(),
+        db,
+        "rebuilt"
     );
 }
 
@@ -469,7 +612,7 @@ fn sample_streams_and_always_ends() {
     let mut bytes = std::fs::read(&table).unwrap();
     let len = bytes.len();
     let codes = 181_440 / 4;
-    bytes[len - 4 - codes..len - 4].fill(0);
+    bytes[len - 8 - codes..len - 8].fill(0);
     let zeroed = dir.path().join("zeroed.npt");
     std::fs::write(&zeroed, &bytes).unwrap();
     let zeroed = zeroed.display().to_string();
@@ -644,7 +787,7 @@ fn a_table_truncated_under_a_batch_is_a_clean_error() {
         .unwrap();
     let status = child.wait().unwrap();
     let _ = drain.join();
-    assert_eq!(status.code(), Some(1), "{err}");
+    assert_eq!(status.code(), Some(1), "{status:?} {err}");
     assert!(
         err.contains("the table changed under the run") && err.lines().count() == 1,
         "{err}"

@@ -193,8 +193,8 @@ fn root_sections(roff: &mut Roff) {
             ),
             (
                 "the cache folder",
-                "Pattern databases (pdb-<R>x<C>-<tiles>.bin, mtm-pdb-<R>x<C>.bin) with their \
-                 .NAME.checked stamps, built on first use by solve and pdb, and the distance \
+                "Pattern databases (pdb-<R>x<C>-<tiles>.bin, mtm-pdb-<R>x<C>.bin), checked on \
+                 every load, built on first use by solve and pdb, and the distance \
                  tables (<R>x<C>[-mtm]/table.npt) solve --heuristic exact reads: --cache DIR, \
                  else $NPUZZLE_CACHE, else $XDG_CACHE_HOME/npuzzle, else ~/.cache/npuzzle. \
                  Deleting it is always safe.",

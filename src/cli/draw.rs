@@ -116,60 +116,85 @@ fn as_operand(path: &Path) -> std::path::PathBuf {
 }
 
 /// Renders `dot_path` to `png_path` (atomically) with Graphviz's `dot`; `Ok(false)` when `dot`
-/// is not installed. A `dot` that has not finished within `timeout` is killed: an error.
+/// is not installed. `dot` runs in a process group of its own and has `timeout` for all of
+/// it: running, and closing its output (a child it leaves behind may hold the pipes open).
+/// Past that the whole group is killed: an error.
 fn render_png(dot_path: &Path, png_path: &Path, timeout: Duration) -> Result<bool, CliError> {
-    let mut child = match Command::new("dot")
+    let deadline = std::time::Instant::now() + timeout;
+    let mut command = Command::new("dot");
+    command
         .arg("-Tpng")
         .arg(as_operand(dot_path))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(CliError::runtime(format!("cannot run Graphviz's dot: {e}"))),
     };
-    // Both pipes drained while dot runs (a full pipe would stall it).
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+    // Both pipes drained while dot runs (a full pipe would stall it), each on a thread that
+    // sends what it read when the pipe closes.
+    let (sent, received) = std::sync::mpsc::channel::<(bool, Vec<u8>)>();
+    let drain = |pipe: Option<Box<dyn Read + Send>>, is_stdout: bool| {
+        let sent = sent.clone();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             if let Some(mut pipe) = pipe {
                 let _ = pipe.read_to_end(&mut bytes);
             }
-            bytes
-        })
+            let _ = sent.send((is_stdout, bytes));
+        });
     };
-    let stdout = drain(
+    drain(
         child
             .stdout
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        true,
     );
-    let stderr = drain(
+    drain(
         child
             .stderr
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        false,
     );
-    let waited = child.wait_timeout(timeout);
-    let status = match waited {
-        Ok(Some(status)) => status,
-        Ok(None) | Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(CliError::runtime(format!(
-                "Graphviz's dot did not finish rendering {} within {} s (stopped; \
-                 --dot-timeout gives it longer)",
-                dot_path.display(),
-                timeout.as_secs()
-            )));
+    let late = |child: &mut std::process::Child| {
+        // The whole group: dot and whatever it started.
+        #[cfg(unix)]
+        if let Ok(group) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: sends a signal to the process group dot leads; no memory is touched.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
         }
+        let _ = child.kill();
+        let _ = child.wait();
+        CliError::runtime(format!(
+            "Graphviz's dot did not finish rendering {} within {} s (stopped; \
+             --dot-timeout gives it longer)",
+            dot_path.display(),
+            timeout.as_secs()
+        ))
     };
+    let status = match child.wait_timeout(timeout) {
+        Ok(Some(status)) => status,
+        Ok(None) | Err(_) => return Err(late(&mut child)),
+    };
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match received.recv_timeout(left) {
+            Ok((true, bytes)) => stdout = bytes,
+            Ok((false, bytes)) => stderr = bytes,
+            Err(_) => return Err(late(&mut child)),
+        }
+    }
     let output = std::process::Output {
         status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
+        stdout,
+        stderr,
     };
     if !output.status.success() || output.stdout.is_empty() {
         let stderr = String::from_utf8_lossy(&output.stderr);

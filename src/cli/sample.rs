@@ -27,7 +27,8 @@ pub struct SampleArgs {
     /// Seed of the draws: the same seed gives the same boards.
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
-    /// Skip the table's checksum (the header and length are still checked; each board's walk
+    /// Skip the check of each block of codes against its CRC-32 (the header, the length and
+    /// the CRC of the header are still checked; each board's walk
     /// checks itself, but a damaged table may then give boards of another depth).
     #[arg(long)]
     no_verify: bool,
@@ -41,7 +42,11 @@ pub struct SampleArgs {
 /// # Errors
 /// Exit 2 for a missing or damaged table or a depth no board has; 1 when stdout fails.
 pub fn run(args: &SampleArgs) -> Result<(), CliError> {
-    let table = DistanceTable::open(&args.table, !args.no_verify).map_err(CliError::usage)?;
+    let check = match args.no_verify {
+        true => npuzzle::table::Check::Skip,
+        false => npuzzle::table::Check::OnRead,
+    };
+    let table = DistanceTable::open_checking(&args.table, check).map_err(CliError::usage)?;
     super::solve::guard_table(&table, &args.table);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());

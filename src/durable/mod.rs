@@ -7,7 +7,6 @@ pub mod atomic;
 pub mod container;
 pub mod folder;
 pub mod read;
-pub mod stamp;
 
 pub use atomic::{TempFile, WriteBehind, abandon, commit, temp_beside};
 pub use folder::Start;

@@ -168,15 +168,7 @@ pub fn load_or_build(
         let db = PatternDb::build(shape, tiles, progress)?;
         let elapsed = started.elapsed();
         let saved = match dir {
-            Some(d) => save(d, &db)
-                .map(|path| {
-                    // Checked in full by the build: the saved file needs no check on its
-                    // first load either.
-                    if let Ok(file) = crate::durable::open_regular(&path) {
-                        crate::durable::stamp::record_checked(&path, &file, CHECKED);
-                    }
-                })
-                .map_err(|e| e.to_string()),
+            Some(d) => save(d, &db).map(|_| ()).map_err(|e| e.to_string()),
             None => Err("no cache folder".to_string()),
         };
         databases.push(db);
@@ -205,19 +197,10 @@ pub fn load(path: &Path, shape: Shape, tiles: &[u8]) -> Result<PatternDb, Rebuil
         .metadata()
         .map_err(|e| Rebuild::Invalid(format!("unreadable: {e}")))?
         .len();
-    // The full check, once per version of the file (a stamp beside it says that this very
-    // file, unchanged since, passed it: `crate::durable::stamp`).
-    let checked = crate::durable::stamp::is_checked(path, &file, CHECKED);
-    let db =
-        read_db(io::BufReader::new(&file), len, shape, tiles, checked).map_err(Rebuild::Invalid)?;
-    if !checked && placements(shape.cells(), tiles.len()) <= FULL_CHECK_ON_LOAD {
-        crate::durable::stamp::record_checked(path, &file, CHECKED);
-    }
-    Ok(db)
+    // Everything that decides whether the file is trusted is in the file itself and checked
+    // on every load (no file beside it can switch a check off).
+    read_db(io::BufReader::new(&file), len, shape, tiles).map_err(Rebuild::Invalid)
 }
-
-/// The stamp of a database file that passed the full check (`.NAME.checked`).
-const CHECKED: &str = "checked";
 
 /// Writes `db` to its file in `dir` (created if needed), atomically; returns the path.
 ///
@@ -253,7 +236,7 @@ pub fn encode(db: &PatternDb) -> Vec<u8> {
 /// cannot be trusted: a wrong header, length or checksum, or values that cannot be a
 /// database of that pattern ([`PatternDb::check`]).
 pub fn decode(bytes: &[u8], shape: Shape, tiles: &[u8]) -> Result<PatternDb, String> {
-    read_db(bytes, bytes.len() as u64, shape, tiles, false)
+    read_db(bytes, bytes.len() as u64, shape, tiles)
 }
 
 /// [`decode`] from a reader of `len` bytes, streamed: the table is read once, straight into
@@ -264,7 +247,6 @@ fn read_db(
     len: u64,
     shape: Shape,
     tiles: &[u8],
-    checked: bool,
 ) -> Result<PatternDb, String> {
     let truncated = || format!("truncated ({len} bytes)");
     let mut crc = crc32fast::Hasher::new();
@@ -333,9 +315,8 @@ fn read_db(
     db.spot_check(SPOT_CHECKS, u64::from(db.shape().cells() as u32))
         .map_err(|e| format!("corrupt: {e}"))?;
     // The file's record of the full check is trusted only where running it costs more than
-    // about a second (a forged file can keep the flag set), or where a stamp says that this
-    // very file passed it on an earlier load.
-    if checked || (checks == 1 && placements(shape.cells(), k) > FULL_CHECK_ON_LOAD) {
+    // about a second (a forged file can keep the flag set; its CRC is checked all the same).
+    if checks == 1 && placements(shape.cells(), k) > FULL_CHECK_ON_LOAD {
         db.mark_verified();
     } else {
         db.verify().map_err(|e| format!("corrupt: {e}"))?;
@@ -673,18 +654,14 @@ mod tests {
             matches!(&events[0], CacheEvent::Built { reason: Rebuild::Invalid(why), .. } if why.contains("truncated"))
         );
         assert_eq!(fs::read(&path).unwrap(), good);
-        // No temporary files are left behind: the two databases and their stamps of the
-        // full check (`.NAME.checked`).
+        // No temporary files are left behind, nor any file but the two databases.
         let mut names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names.len(), 4, "{names:?}");
-        assert!(
-            names[..2].iter().all(|n| n.ends_with(".bin.checked")),
-            "{names:?}"
-        );
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().all(|n| n.ends_with(".bin")), "{names:?}");
     }
 
     #[test]

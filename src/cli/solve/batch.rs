@@ -15,12 +15,21 @@ use super::table::from_walk;
 use super::{Config, Fail, Heuristics, MAX_BOARD_BYTES, goal_of};
 use crate::cli::CliError;
 
-/// The lines of a batch file, read one at a time, each at most [`MAX_BOARD_BYTES`]: yields
-/// `Err` (and then stops) for an unreadable file, a line too long, or invalid UTF-8.
-/// `-` reads standard input.
+/// A line of a batch file as read: its text, or why it is not a board's (too long, not
+/// UTF-8), reported in its place while the lines after it are read on.
+type LineText = Result<String, String>;
+
+/// The longest line [`batch_lines`] reads past (and reports as not a board) before it stops:
+/// a file with no line break in its first 64 MiB is not a batch of boards (`/dev/zero`).
+const MAX_SKIPPED_LINE: u64 = 64 << 20;
+
+/// The lines of a batch file, read one at a time, each at most [`MAX_BOARD_BYTES`]: a line
+/// too long or not valid UTF-8 is yielded as `Ok(Err(why))` and the reading goes on; yields
+/// `Err` (and then stops) for an unreadable file or a line longer than
+/// [`MAX_SKIPPED_LINE`]. `-` reads standard input.
 fn batch_lines(
     path: &Path,
-) -> Result<impl Iterator<Item = Result<String, CliError>> + Send, CliError> {
+) -> Result<impl Iterator<Item = Result<LineText, CliError>> + Send, CliError> {
     let name = path.display().to_string();
     let mut reader: Box<dyn io::BufRead + Send> = if path.as_os_str() == "-" {
         Box::new(io::BufReader::new(io::stdin()))
@@ -42,17 +51,57 @@ fn batch_lines(
             .read_until(b'\n', &mut line);
         let result = match read {
             Ok(0) => return None,
-            Ok(_) if line.len() as u64 > MAX_BOARD_BYTES => Err(format!(
-                "line {number} is longer than {} KiB, not a board",
-                MAX_BOARD_BYTES / 1024
-            )),
-            Ok(_) => String::from_utf8(line)
-                .map_err(|_| format!("line {number}: not text (invalid UTF-8)")),
+            Ok(_) if line.len() as u64 > MAX_BOARD_BYTES => {
+                let ended = line.last() == Some(&b'\n');
+                match skip_line(&mut reader, MAX_SKIPPED_LINE - line.len() as u64, ended) {
+                    Ok(true) => Ok(Err(format!(
+                        "longer than {} KiB, not a board",
+                        MAX_BOARD_BYTES / 1024
+                    ))),
+                    Ok(false) => Err(format!(
+                        "line {number} is longer than {} MiB without a line break: not a \
+                         batch of boards",
+                        MAX_SKIPPED_LINE >> 20
+                    )),
+                    Err(e) => Err(format!("cannot read: {e}")),
+                }
+            }
+            Ok(_) => Ok(String::from_utf8(line).map_err(|_| "not text (invalid UTF-8)".into())),
             Err(e) => Err(format!("cannot read: {e}")),
         };
         done = result.is_err();
         Some(result.map_err(|why| CliError::usage(format!("{name}: {why}"))))
     }))
+}
+
+/// Reads past the rest of a line (its line break included), at most `limit` bytes, unless
+/// it `ended` already: `Ok(true)` when the line (or the file) ended within them.
+fn skip_line(reader: &mut impl BufRead, mut limit: u64, ended: bool) -> io::Result<bool> {
+    if ended {
+        return Ok(true);
+    }
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        let (used, ended) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        reader.consume(used);
+        if ended {
+            return Ok(true);
+        }
+        limit = match limit.checked_sub(used as u64) {
+            Some(left) if left > 0 => left,
+            _ => return Ok(false),
+        };
+    }
 }
 
 /// The boards of each shape in the batch file `path` (lines that do not read as boards are
@@ -67,7 +116,7 @@ pub(super) fn batch_work(path: &Path, shape: Option<Shape>) -> HashMap<Shape, u6
         return work;
     };
     let mut columns = Columns::default();
-    for line in lines.map_while(Result::ok) {
+    for line in lines.map_while(Result::ok).filter_map(Result::ok) {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -124,8 +173,8 @@ const TABLE_TASK: usize = 256;
 const CHUNKS_IN_FLIGHT: usize = 2;
 
 /// One line of a batch, read and waiting to be solved: its number and its text (neither
-/// empty nor a comment).
-type Line = (usize, String);
+/// empty nor a comment), or why it cannot be a board.
+type Line = (usize, LineText);
 
 /// Counts of a batch run.
 #[derive(Default)]
@@ -283,7 +332,7 @@ fn streamed(
     path: &Path,
     heuristics: &mut Heuristics,
     out: &mut (impl Write + Send),
-    lines: impl Iterator<Item = Result<String, CliError>> + Send,
+    lines: impl Iterator<Item = Result<LineText, CliError>> + Send,
     tally: &mut impl FnMut(&[Rows]),
 ) -> Result<(), Fail> {
     use std::sync::mpsc::sync_channel;
@@ -330,7 +379,7 @@ fn streamed(
 /// time, and then the read error that stopped them, if any. Returns when the lines end or
 /// `to` answers `false`.
 fn read_chunks(
-    lines: impl Iterator<Item = Result<String, CliError>>,
+    lines: impl Iterator<Item = Result<LineText, CliError>>,
     chunk: usize,
     mut to: impl FnMut(Result<Vec<Line>, CliError>) -> bool,
 ) {
@@ -338,7 +387,14 @@ fn read_chunks(
     let mut columns = Columns::default();
     for (i, line) in lines.enumerate() {
         let line = match line {
-            Ok(line) => line,
+            Ok(Ok(line)) => line,
+            Ok(Err(why)) => {
+                pending.push((i + 1, Err(why)));
+                if pending.len() >= chunk && !to(Ok(std::mem::take(&mut pending))) {
+                    return;
+                }
+                continue;
+            }
             Err(e) => {
                 if pending.is_empty() || to(Ok(std::mem::take(&mut pending))) {
                     to(Err(e));
@@ -358,7 +414,7 @@ fn read_chunks(
         } else {
             text.to_string()
         };
-        pending.push((i + 1, text));
+        pending.push((i + 1, Ok(text)));
         if pending.len() >= chunk && !to(Ok(std::mem::take(&mut pending))) {
             return;
         }
@@ -387,7 +443,7 @@ fn solve_lines(
     }
     let parsed: Vec<_> = lines
         .par_iter()
-        .map(|(_, line)| input::parse_flat(line, config.shape))
+        .map(|(_, line)| parse(line, config))
         .collect();
     // --goal, read once for each shape of board.
     let mut goals: HashMap<Shape, Goal> = HashMap::new();
@@ -451,13 +507,18 @@ fn solve_lines(
     Ok(vec![rows])
 }
 
+/// The board of a batch line, or why there is none.
+fn parse(line: &LineText, config: &Config) -> Result<Board, String> {
+    match line {
+        Ok(text) => input::parse_flat(text, config.shape).map_err(|e| e.to_string()),
+        Err(why) => Err(why.clone()),
+    }
+}
+
 /// The rows of `lines` from `table`: the boards parsed, walked together, and written. The
 /// seconds of each row are the mean of the walks made together.
 fn table_rows(config: &Config, path: &Path, table: &DistanceTable, lines: &[Line]) -> Rows {
-    let parsed: Vec<_> = lines
-        .iter()
-        .map(|(_, line)| input::parse_flat(line, config.shape))
-        .collect();
+    let parsed: Vec<_> = lines.iter().map(|(_, line)| parse(line, config)).collect();
     let boards: Vec<Board> = parsed.iter().flatten().cloned().collect();
     let started = std::time::Instant::now();
     let walks = table.solve_many(&boards);

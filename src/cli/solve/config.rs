@@ -86,13 +86,14 @@ pub struct SolveArgs {
 
     /// Answer from a distance table written by `analyze --table` (the file, or the results
     /// folder holding table.npt): walks to the goal the table was made for, in its metric,
-    /// without searching. Its checksum is checked first, always (one pass over the file), and
-    /// each walk checks itself.
+    /// without searching. Its header is checked first, and each block of 1 MiB of its codes
+    /// against its CRC-32 the first time a walk reads it, always (a damaged block is an
+    /// error, never an answer); each walk checks itself.
     #[arg(long, value_name = "DIR_OR_FILE",
           conflicts_with_all = ["algorithm", "heuristic", "partition", "compare"])]
     pub table: Option<PathBuf>,
 
-    /// Refused: a table whose checksum is not checked can answer a longer path as optimal
+    /// Refused: a table whose checksums are not checked can answer a longer path as optimal
     /// (a damaged code sends the walk up and back down), which no check of the walk alone
     /// can tell.
     #[arg(long, hide = true)]
@@ -149,7 +150,7 @@ pub(super) struct Config {
     pub(super) source: Source,
     pub(super) shape: Option<Shape>,
     pub(super) metric: Metric,
-    /// `--table` (its checksum always verified).
+    /// `--table` (its blocks always checked as they are read).
     pub(super) table: Option<PathBuf>,
     /// Whether `--metric` was given (a table's metric must then be it).
     pub(super) metric_given: bool,
@@ -190,8 +191,9 @@ impl Config {
         let shape = args.shape.given()?;
         if args.no_verify {
             return Err(CliError::usage(
-                "--no-verify is refused: solve always checks the table's checksum (one pass \
-                 over the file), since a damaged table could answer a longer path as optimal",
+                "--no-verify is refused: solve always checks each block of the table against \
+                 its CRC-32 as it is read, since a damaged table could answer a longer path as \
+                 optimal",
             ));
         }
         if let (Some(a), Some(h)) = (args.algorithm, args.heuristic)

@@ -69,7 +69,7 @@ impl Heuristics<'_> {
 
     /// `--heuristic exact` from a distance table in the cache folder, where `analyze --table
     /// --output CACHE` puts it: `CACHE/<R>x<C>[-mtm]/table.npt`, for the standard goal in
-    /// this metric (its checksum verified once). Each bound is the table's walk to the goal,
+    /// this metric (every block checked against its CRC-32 on opening). Each bound is the table's walk to the goal,
     /// so IDA* goes straight down an optimal path. `None` (with a note unless `--quiet`) when
     /// there is none or it does not fit.
     fn cached_table(&self, shape: Shape) -> Option<Heuristic> {

@@ -60,7 +60,8 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
     let mut config = Config::from_args(args)?;
     let table = match &config.table {
         Some(path) => {
-            let table = DistanceTable::open(path, true).map_err(CliError::usage)?;
+            let table = DistanceTable::open_checking(path, npuzzle::table::Check::OnRead)
+                .map_err(CliError::usage)?;
             check_table(&config, path, &table)?;
             guard_table(&table, path);
             config.metric = table.metric();
