@@ -253,3 +253,307 @@ fn bad_flags_are_usage_errors() {
         "{err}"
     );
 }
+
+/// Korf's first 15-puzzle board with its first two tiles swapped (for this goal's parity):
+/// far beyond a second of any comparison's search.
+const HARD_4X4: &str = "13 14 15 7 / 11 12 9 5 / 6 0 2 1 / 4 8 10 3";
+
+/// One raw HTTP/1.1 exchange with `base`'s server (`request` without its final blank line is
+/// completed with `Connection: close`): the whole response as text.
+fn raw(base: &str, head: &str) -> String {
+    use std::io::{Read, Write};
+    let address = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    write!(stream, "{head}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    text
+}
+
+/// Issue 61: expensive work (a comparison) runs `--jobs` at a time with a short queue; past
+/// it, or past the request's budget while waiting, a 503 with Retry-After. A comparison's
+/// four searches share one budget (`--time-limit 1`: about 1 s in all, not four). A 3x3
+/// board answered from its table does not wait behind them.
+#[test]
+fn expensive_work_is_bounded_and_shares_one_budget() {
+    let s = Server::start(&["--jobs", "1", "--time-limit", "1"]);
+    assert_eq!(s.get("/api/shape", &[]).0, 200);
+    let query = [("rows", "4"), ("cols", "4"), ("board", HARD_4X4)];
+    std::thread::scope(|scope| {
+        let compares: Vec<_> = (0..10)
+            .map(|_| {
+                scope.spawn(|| {
+                    let started = std::time::Instant::now();
+                    let mut response = s
+                        .agent
+                        .get(format!("{}/api/compare", s.base))
+                        .query_pairs(query)
+                        .call()
+                        .unwrap();
+                    let retry = response
+                        .headers()
+                        .get("retry-after")
+                        .map(|v| v.to_str().unwrap().to_string());
+                    let status = response.status().as_u16();
+                    let body: Value = response.body_mut().read_json().unwrap();
+                    (status, retry, body, started.elapsed().as_secs_f64())
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        let (status, board) = s.get("/api/board", &[("board", "8 6 7 / 2 5 4 / 3 0 1")]);
+        let waited = started.elapsed().as_secs_f64();
+        assert_eq!((status, board["distance"].as_u64()), (200, Some(31)));
+        assert!(waited < 1.0, "a 3x3 board waited {waited:.2} s");
+        let results: Vec<_> = compares.into_iter().map(|h| h.join().unwrap()).collect();
+        let busy = results.iter().filter(|r| r.0 == 503).count();
+        assert!(busy >= 5, "{busy} of 10 were 503: {results:?}");
+        for (status, retry, body, seconds) in &results {
+            match status {
+                503 => {
+                    assert_eq!(retry.as_deref(), Some("1"), "{body}");
+                    assert!(body["error"].as_str().unwrap().contains("busy"), "{body}");
+                }
+                200 => {
+                    let rows = body["rows"].as_array().unwrap();
+                    let spent: f64 = rows.iter().map(|r| r["seconds"].as_f64().unwrap()).sum();
+                    assert_eq!(rows.len(), 4, "{body}");
+                    assert!(
+                        spent < 1.5 && *seconds < 2.5,
+                        "{spent} s, {seconds} s: {body}"
+                    );
+                }
+                other => panic!("status {other}: {body}"),
+            }
+        }
+        assert!(results.iter().any(|r| r.0 == 200), "{results:?}");
+    });
+}
+
+/// Issue 61: a request head that never ends, a connection that sends nothing and one idle
+/// after a request are closed after `--idle-timeout`; at `--max-connections` a new
+/// connection is closed at once, and once the idle ones are closed requests answer again.
+#[test]
+fn slow_and_idle_connections_are_closed() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let s = Server::start(&["--idle-timeout", "1", "--max-connections", "4"]);
+    let address = s.base.trim_start_matches("http://").to_string();
+    let open = || {
+        let stream = TcpStream::connect(&address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(6)))
+            .unwrap();
+        stream
+    };
+    // Read until the server closes: the seconds it took and the bytes read.
+    let until_closed = |mut stream: TcpStream| {
+        let started = Instant::now();
+        let mut bytes = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stream.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => panic!("not closed after {:?}: {e}", started.elapsed()),
+            }
+        }
+        (
+            started.elapsed().as_secs_f64(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        )
+    };
+    let mut slow = open();
+    slow.write_all(b"GET /api/shapes HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    let silent = open();
+    let mut kept = open();
+    write!(kept, "GET /api/shapes HTTP/1.1\r\nHost: {address}\r\n\r\n").unwrap();
+    let fourth = open();
+    // The fifth is past the cap: closed at once, without an answer.
+    std::thread::sleep(Duration::from_millis(200));
+    let (seconds, text) = until_closed(open());
+    assert!(seconds < 0.5 && text.is_empty(), "{seconds} s: {text:?}");
+    for (name, stream) in [
+        ("slow", slow),
+        ("silent", silent),
+        ("kept", kept),
+        ("4th", fourth),
+    ] {
+        let (seconds, text) = until_closed(stream);
+        assert!(seconds < 3.0, "{name}: closed after {seconds} s");
+        assert_eq!(text.contains("200 OK"), name == "kept", "{name}: {text:?}");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(s.get("/api/shapes", &[]).0, 200);
+}
+
+/// Issue 61: a `Host` other than the bound address or a loopback name (with the port) is a
+/// 403, unless `--allow-host` names it; an API request from another `Origin` is a 403 (the
+/// page itself is not); every response says `X-Content-Type-Options: nosniff`.
+#[test]
+fn host_and_origin_are_checked() {
+    let s = Server::start(&["--allow-host", "Puzzle.Lan"]);
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let status = |text: &str| text.split_whitespace().nth(1).unwrap_or("none").to_string();
+    for (path, host, origin, expected) in [
+        ("/api/shapes", format!("127.0.0.1:{port}"), None, "200"),
+        ("/api/shapes", format!("localhost:{port}"), None, "200"),
+        ("/api/shapes", format!("[::1]:{port}"), None, "200"),
+        ("/api/shapes", format!("puzzle.lan:{port}"), None, "200"),
+        ("/api/shapes", format!("evil.example:{port}"), None, "403"),
+        ("/", format!("evil.example:{port}"), None, "403"),
+        ("/api/shapes", "127.0.0.1:1".to_string(), None, "403"),
+        ("/api/shapes", "localhost".to_string(), None, "403"),
+        (
+            "/api/shapes",
+            format!("localhost:{port}"),
+            Some(format!("http://localhost:{port}")),
+            "200",
+        ),
+        (
+            "/api/shapes",
+            format!("localhost:{port}"),
+            Some("http://evil.example".to_string()),
+            "403",
+        ),
+        (
+            "/api/board",
+            format!("localhost:{port}"),
+            Some("null".to_string()),
+            "403",
+        ),
+        (
+            "/",
+            format!("localhost:{port}"),
+            Some("http://evil.example".to_string()),
+            "200",
+        ),
+        ("/nothing", format!("localhost:{port}"), None, "404"),
+    ] {
+        let mut head = format!("GET {path} HTTP/1.1\r\nHost: {host}");
+        if let Some(origin) = &origin {
+            head.push_str(&format!("\r\nOrigin: {origin}"));
+        }
+        let text = raw(&s.base, &head);
+        assert_eq!(status(&text), expected, "{path} {host} {origin:?}: {text}");
+        assert!(
+            text.to_ascii_lowercase()
+                .contains("x-content-type-options: nosniff"),
+            "{text}"
+        );
+    }
+}
+
+/// Issue 61: a served table truncated under the server gives an error naming it relative to
+/// the served folder, not SIGBUS (exit 135); the server goes on. No answer shows the folder's
+/// absolute path.
+#[test]
+fn a_table_truncated_while_served_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("3x3");
+    let (ok, _, err) = npuzzle(&[
+        "analyze",
+        "--size",
+        "3",
+        "--table",
+        "--output",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let served = dir.path().to_str().unwrap();
+    let s = Server::start(&[served, "--build", "0"]);
+    let (status, shape) = s.get("/api/shape", &[]);
+    assert_eq!((status, shape["source"].as_str()), (200, Some("table")));
+    let note = shape["source_note"].as_str().unwrap();
+    assert!(
+        note.contains("3x3/table.npt") && !note.contains(served),
+        "{note}"
+    );
+    let board = [("board", "8 6 7 / 2 5 4 / 3 0 1")];
+    assert_eq!(s.get("/api/board", &board).1["distance"], 31);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(folder.join("table.npt"))
+        .unwrap();
+    file.set_len(4096).unwrap();
+    for path in ["/api/board", "/api/solve", "/api/graph"] {
+        let (status, body) = s.get(path, &board);
+        let message = body["error"].as_str().unwrap_or_default();
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(
+            message.starts_with("3x3/table.npt: the table changed under the server"),
+            "{path}: {message}"
+        );
+    }
+    assert_eq!(s.get("/api/shapes", &[]).0, 200);
+}
+
+/// Issue 61: a table's build holds no lock other requests need: while the server builds the
+/// 3x4 table (seconds), a 2x3 board (its own small build) answers at once.
+#[test]
+fn a_build_does_not_block_other_shapes() {
+    let s = Server::start(&["--build", "12", "--jobs", "2"]);
+    let url = format!("{}/api/shape?rows=3&cols=4", s.base);
+    let agent = s.agent.clone();
+    // Left running: the server is stopped before the 3x4 build ends.
+    std::thread::spawn(move || agent.get(&url).call().map(|r| r.status()));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let started = std::time::Instant::now();
+    let (status, body) = s.get(
+        "/api/board",
+        &[("rows", "2"), ("cols", "3"), ("board", "1 2 3 / 4 0 5")],
+    );
+    let waited = started.elapsed().as_secs_f64();
+    assert_eq!(
+        (status, body["distance"].as_u64()),
+        (200, Some(1)),
+        "{body}"
+    );
+    assert!(waited < 1.0, "the 2x3 board waited {waited:.2} s");
+}
+
+/// Issue 61: shapes beyond the tables are solved in the multi-tile metric too (IDA* with the
+/// walking distance): a 4x4 board one multi-tile move (two slides) from the goal.
+#[test]
+fn the_multi_tile_solver_answers_4x4() {
+    let s = Server::start(&[]);
+    let board = [
+        ("rows", "4"),
+        ("cols", "4"),
+        ("metric", "mtm"),
+        ("board", "1 2 3 4 / 5 6 7 8 / 9 10 11 12 / 13 0 14 15"),
+    ];
+    let (status, body) = s.get("/api/board", &board);
+    assert_eq!(
+        (status, body["distance"].as_u64()),
+        (200, Some(1)),
+        "{body}"
+    );
+    let (status, body) = s.get("/api/solve", &board);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["length"].as_u64(), body["path"].clone()),
+        (Some(1), serde_json::json!([15]))
+    );
+    let (status, shape) = s.get("/api/shape", &board[..3]);
+    assert_eq!(status, 200);
+    assert!(
+        shape["source_note"]
+            .as_str()
+            .unwrap()
+            .contains("walking distance"),
+        "{shape}"
+    );
+    let (status, body) = s.get("/api/compare", &board);
+    assert_eq!(status, 200);
+    for row in body["rows"].as_array().unwrap() {
+        assert_eq!(row["length"], 1, "{body}");
+    }
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use npuzzle::serve::{self, Answers, Limits};
+use npuzzle::serve::{self, Answers, Limits, Options};
 
 use super::CliError;
 
@@ -23,14 +23,31 @@ pub struct ServeArgs {
     /// warning says so).
     #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
     bind: IpAddr,
-    /// The longest one request's search may run, in seconds (shapes without a table,
-    /// comparisons).
+    /// The time budget of one request, in seconds, from its arrival: its wait for a free job
+    /// and its searches (shapes without a table; a comparison's four share it).
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     time_limit: f64,
     /// Build a distance table in memory for shapes of at most this many cells when first
     /// asked (9: up to 3x3, at once; 12: 3x4 too, about 3 s and 61 MB).
     #[arg(long, value_name = "CELLS", default_value_t = 9)]
     build: usize,
+    /// Searches and table builds run at once (default: one per core, at least 2); four per
+    /// job may wait, more get status 503 with Retry-After. Answers from a table never wait.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Close a connection whose request head takes longer than this to arrive, or that stays
+    /// idle this long between requests, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    idle_timeout: f64,
+    /// The most connections open at once (default: the open-file limit less 64, at most
+    /// 10,000); a new one past it is closed at once.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// Also answer requests whose Host header is NAME (with the port), besides the bound
+    /// address, localhost, 127.0.0.1 and [::1]; repeatable. Others get status 403 (DNS
+    /// rebinding).
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
     /// Log one line per request to stderr.
     #[arg(long)]
     verbose: bool,
@@ -39,8 +56,8 @@ pub struct ServeArgs {
 /// Runs `npuzzle serve` until it is interrupted.
 ///
 /// # Errors
-/// Exit 2 for a bad time limit or a damaged table in `DIR`; 1 when the address cannot be
-/// bound.
+/// Exit 2 for a bad time limit, idle timeout, job or connection count, or a damaged table in
+/// `DIR`; 1 when the address cannot be bound.
 pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     if !(args.time_limit > 0.0 && args.time_limit <= 3600.0) {
         return Err(CliError::usage(format!(
@@ -48,6 +65,33 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.time_limit
         )));
     }
+    if !(args.idle_timeout > 0.0 && args.idle_timeout <= 3600.0) {
+        return Err(CliError::usage(format!(
+            "--idle-timeout {}: between 0 and 3600 seconds is expected",
+            args.idle_timeout
+        )));
+    }
+    let mut options = Options::for_this_machine();
+    if let Some(jobs) = args.jobs {
+        if !(1..=1024).contains(&jobs) {
+            return Err(CliError::usage(format!(
+                "--jobs {jobs}: 1 to 1024 is expected"
+            )));
+        }
+        options.jobs = jobs;
+        options.queue = 4 * jobs;
+    }
+    if let Some(max) = args.max_connections {
+        if max == 0 {
+            return Err(CliError::usage(
+                "--max-connections 0: at least 1 is expected",
+            ));
+        }
+        options.max_connections = max;
+    }
+    options.idle_timeout = Duration::from_secs_f64(args.idle_timeout);
+    options.allowed_hosts = args.allow_host.clone();
+    options.threads = rayon::current_num_threads().max(2);
     let limits = Limits {
         build_cells: args.build,
         time_limit: Duration::from_secs_f64(args.time_limit),
@@ -65,6 +109,5 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     let log: Option<serve::Log> = args
         .verbose
         .then(|| Arc::new(|line: &str| eprintln!("{line}")) as serve::Log);
-    let threads = rayon::current_num_threads().max(2);
-    serve::run(Arc::new(answers), listener, threads, log).map_err(CliError::runtime)
+    serve::run(Arc::new(answers), listener, &options, log).map_err(CliError::runtime)
 }

@@ -3,12 +3,15 @@
 //!
 //! Where a shape's answers come from ([`Source`]): a distance table (`table.npt`, the CLI's
 //! `analyze --table`) found in the served folder, or built in memory on first use for a shape
-//! of at most [`Limits::build_cells`] cells; otherwise the solver (IDA* with the CLI's default
-//! heuristic, under the time limit of each request).
+//! of at most [`Limits::build_cells`] cells (once per shape and metric, outside the lock
+//! every request takes: a request for another shape never waits on a build, and a build that
+//! fails or panics fails that build only, a later request tries again); otherwise the solver
+//! (IDA* with linear conflict in the single-tile metric, with the walking distance in the
+//! multi-tile metric), within the time budget of each request (its `deadline`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -19,6 +22,7 @@ use crate::metric::Metric;
 use crate::progress::NoProgress;
 use crate::random::Scrambler;
 use crate::shape::Shape;
+use crate::solve::walking::WalkingDistance;
 use crate::solve::{self, Algorithm, Heuristic, HeuristicKind, SolveError};
 use crate::table::DistanceTable;
 
@@ -66,14 +70,43 @@ pub enum Source {
     Solver,
 }
 
+/// A shape and metric.
+type Key = (Shape, Metric);
+
+/// One shape's table: set once built (or read); `building` is held by the one request that
+/// builds it, so that it is built once while requests for other shapes go on.
+#[derive(Default)]
+struct Slot {
+    ready: OnceLock<Arc<DistanceTable>>,
+    building: Mutex<()>,
+}
+
+/// A table of the served folder: its name relative to the folder, its full path, and its
+/// slot in [`super::faults`].
+struct Served {
+    name: String,
+    path: PathBuf,
+    watched: Option<usize>,
+}
+
 /// The answers, with the tables found or built so far (shared by the server's threads).
 pub struct Answers {
     limits: Limits,
-    /// Tables by shape and metric: those of the served folder, then those built.
-    tables: Mutex<HashMap<(Shape, Metric), Arc<DistanceTable>>>,
+    /// Tables by shape and metric: those of the served folder, then those built. The lock is
+    /// held only to find or insert a slot.
+    tables: Mutex<HashMap<Key, Arc<Slot>>>,
     /// Where each table of the folder was read from.
-    paths: HashMap<(Shape, Metric), PathBuf>,
+    paths: HashMap<Key, Served>,
+    /// The served folder as messages show it, with a trailing `/` (removed from messages:
+    /// answers name files relative to it).
+    folder: Option<String>,
+    /// The walking distances of the multi-tile solver, built on first use (milliseconds).
+    walking: Mutex<HashMap<Key, Arc<WalkingDistance>>>,
 }
+
+/// Builds of tables that panic on purpose, for the unit test of a panicking build.
+#[cfg(test)]
+static PANICKING_BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// `GET /api/shape`: what the page needs to draw a shape.
 #[derive(Debug, Serialize)]
@@ -166,7 +199,8 @@ pub struct CompareRow {
     pub expanded: Option<u64>,
     /// Wall time, seconds.
     pub seconds: f64,
-    /// Why there is no length (the run gave up, or was not run).
+    /// Why there is no length (the run gave up, or was not run: the request's time budget
+    /// was spent by the rows before it).
     pub error: Option<String>,
 }
 
@@ -186,6 +220,7 @@ impl Answers {
     pub fn new(dir: Option<&Path>, limits: Limits) -> Result<Answers, Refusal> {
         let mut tables = HashMap::new();
         let mut paths = HashMap::new();
+        let folder = dir.map(|d| format!("{}/", crate::export::shown(d).trim_end_matches('/')));
         if let Some(dir) = dir {
             let entries = std::fs::read_dir(dir)
                 .map_err(|e| refuse(format!("{}: {e}", crate::export::shown(dir))))?;
@@ -201,15 +236,78 @@ impl Answers {
                     continue;
                 }
                 let key = (table.shape(), table.metric());
-                paths.insert(key, path);
-                tables.insert(key, Arc::new(table));
+                let name = path.strip_prefix(dir).unwrap_or(&path);
+                paths.insert(
+                    key,
+                    Served {
+                        name: crate::export::shown(name),
+                        watched: super::faults::watch(&table),
+                        path: path.clone(),
+                    },
+                );
+                let slot = Slot::default();
+                let _ = slot.ready.set(Arc::new(table));
+                tables.insert(key, Arc::new(slot));
             }
         }
         Ok(Answers {
             limits,
             tables: Mutex::new(tables),
             paths,
+            folder,
+            walking: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// `message` with the served folder's path removed: files named relative to the folder.
+    pub fn relative(&self, message: &str) -> String {
+        match &self.folder {
+            Some(folder) => message.replace(folder.as_str(), ""),
+            None => message.to_string(),
+        }
+    }
+
+    /// Whether `shape` in `metric` is answered by a table read or built already (its answers
+    /// are then cheap: a table's walks, no search and no build).
+    pub fn has_table(&self, shape: Shape, metric: Metric) -> bool {
+        self.tables
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(shape, metric))
+            .is_some_and(|s| s.ready.get().is_some())
+    }
+
+    /// Whether a first request for `shape` builds its table ([`Limits::build_cells`]).
+    pub fn builds(&self, shape: Shape) -> bool {
+        shape.cells() <= self.limits.build_cells
+    }
+
+    /// Refuses to read the table of `key` when its file changed under the server: its length
+    /// is no longer the mapped one, or a read of it faulted ([`super::faults`]). Tables built
+    /// in memory have no file and always pass.
+    ///
+    /// # Errors
+    /// A [`Refusal`] naming the table, relative to the served folder.
+    pub fn intact(&self, shape: Shape, metric: Metric) -> Result<(), Refusal> {
+        let Some(served) = self.paths.get(&(shape, metric)) else {
+            return Ok(());
+        };
+        let mapped = self
+            .tables
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(shape, metric))
+            .and_then(|s| s.ready.get().map(|t| t.mapped().1));
+        let length = std::fs::metadata(&served.path).map(|m| m.len()).ok();
+        let faulted = served.watched.is_some_and(|w| super::faults::faults(w) > 0);
+        if faulted || length.is_none() || length != mapped.map(|m| m as u64) {
+            return Err(refuse(format!(
+                "{}: the table changed under the server (truncated or removed?): restart it \
+                 once the table is whole",
+                served.name
+            )));
+        }
+        Ok(())
     }
 
     /// The bounds in force.
@@ -233,25 +331,64 @@ impl Answers {
         Ok(shape)
     }
 
-    /// The source of `shape`'s answers in `metric`: its table (built now if allowed).
+    /// The source of `shape`'s answers in `metric`: its table (built now if allowed, once:
+    /// a second request for the shape waits for the first one's build, requests for other
+    /// shapes do not), checked [`Answers::intact`].
     ///
     /// # Errors
-    /// A [`Refusal`] when building the table fails.
+    /// A [`Refusal`] when building the table fails or panics (a later request builds again),
+    /// or the table's file changed under the server.
     pub fn source(&self, shape: Shape, metric: Metric) -> Result<Source, Refusal> {
-        let mut tables = self
-            .tables
-            .lock()
-            .map_err(|_| refuse("a table build failed"))?;
-        if let Some(t) = tables.get(&(shape, metric)) {
-            return Ok(Source::Table(
-                t.clone(),
-                self.paths.get(&(shape, metric)).cloned(),
-            ));
+        let key = (shape, metric);
+        let slot = {
+            let mut tables = self
+                .tables
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match tables.get(&key) {
+                Some(slot) => slot.clone(),
+                None if shape.cells() > self.limits.build_cells => return Ok(Source::Solver),
+                None => tables.entry(key).or_default().clone(),
+            }
+        };
+        if slot.ready.get().is_none() {
+            let _building = slot
+                .building
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if slot.ready.get().is_none() {
+                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    Self::build(shape, metric)
+                }))
+                .map_err(|_| refuse(format!("building the table of {shape} failed")))??;
+                let _ = slot.ready.set(Arc::new(built));
+            }
         }
-        if shape.cells() > self.limits.build_cells {
-            return Ok(Source::Solver);
+        let table = slot
+            .ready
+            .get()
+            .cloned()
+            .ok_or_else(|| refuse(format!("building the table of {shape} failed")))?;
+        self.intact(shape, metric)?;
+        Ok(Source::Table(
+            table,
+            self.paths.get(&key).map(|s| PathBuf::from(&s.name)),
+        ))
+    }
+
+    /// The distance table of `shape` in `metric`, built in memory.
+    fn build(shape: Shape, metric: Metric) -> Result<DistanceTable, Refusal> {
+        #[cfg(test)]
+        if PANICKING_BUILDS
+            .fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |n| n.checked_sub(1),
+            )
+            .is_ok()
+        {
+            panic!("a build that panics, for the test");
         }
-        // Built under the lock: one build of a shape at a time, the others wait for it.
         let goal = Board::goal(shape);
         let options = Options {
             // Where the BFS's marks are not the table, it is made from every board's depth.
@@ -269,10 +406,9 @@ impl Answers {
             .map_err(|e| refuse(format!("a temporary folder for a table: {e}")))?;
         let path = scratch.path().join("table.npt");
         crate::table::write(&path, &analysis).map_err(refuse)?;
-        let table = Arc::new(DistanceTable::open(&path, false).map_err(refuse)?);
+        let table = DistanceTable::open(&path, false).map_err(refuse)?;
         drop(scratch);
-        tables.insert((shape, metric), table.clone());
-        Ok(Source::Table(table, None))
+        Ok(table)
     }
 
     /// `GET /api/shape`.
@@ -287,7 +423,7 @@ impl Answers {
                 match path {
                     Some(p) => format!(
                         "Distances from the distance table {} (analyze --table).",
-                        crate::export::shown(p)
+                        p.display()
                     ),
                     None => format!(
                         "Distances from a distance table of all {} boards built for this page.",
@@ -298,8 +434,12 @@ impl Answers {
             Source::Solver => (
                 None,
                 format!(
-                    "Distances from the solver (IDA*), each within {:.0} s; no table of {shape} \
-                     here (npuzzle analyze --table makes one where it fits).",
+                    "Distances from the solver (IDA* with {}), each within {:.0} s; no table \
+                     of {shape} here (npuzzle analyze --table makes one where it fits).",
+                    match metric {
+                        Metric::Stm => "linear conflict",
+                        Metric::Mtm => "the walking distance",
+                    },
                     self.limits.time_limit.as_secs_f64()
                 ),
             ),
@@ -332,14 +472,54 @@ impl Answers {
         Board::parse_any(shape, text).map_err(refuse)
     }
 
-    /// The distances of `boards` (all of `table`'s shape) from `table`.
-    fn distances(table: &DistanceTable, boards: &[Board]) -> Result<Vec<Option<u32>>, Refusal> {
+    /// The distances of `boards` (all of `table`'s shape) from `table`, checked
+    /// [`Answers::intact`] after the reads.
+    fn distances(
+        &self,
+        table: &DistanceTable,
+        boards: &[Board],
+    ) -> Result<Vec<Option<u32>>, Refusal> {
         let cells: Vec<&[u8]> = boards.iter().map(Board::permutation).collect();
-        table
+        let depths: Result<Vec<_>, Refusal> = table
             .depths_of(&cells)
             .into_iter()
             .map(|d| d.map_err(refuse))
-            .collect()
+            .collect();
+        self.intact(table.shape(), table.metric())?;
+        depths
+    }
+
+    /// The heuristic `kind` for `shape` in `metric`: one that needs no table, or the walking
+    /// distance (built on first use, a few milliseconds, and kept).
+    ///
+    /// # Errors
+    /// A [`Refusal`] for a pattern database or the exact heuristic (minutes to build), or a
+    /// shape too large for the walking distance.
+    fn heuristic(
+        &self,
+        kind: HeuristicKind,
+        shape: Shape,
+        metric: Metric,
+    ) -> Result<Heuristic, Refusal> {
+        if let Some(h) = Heuristic::without_tables(kind, shape) {
+            return Ok(h);
+        }
+        if kind != HeuristicKind::WalkingDistance {
+            return Err(refuse(format!("no solver for {shape} in this metric")));
+        }
+        let mut walking = self
+            .walking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let table = match walking.get(&(shape, metric)) {
+            Some(t) => t.clone(),
+            None => {
+                let t = Arc::new(WalkingDistance::new(shape, metric).map_err(refuse)?);
+                walking.insert((shape, metric), t.clone());
+                t
+            }
+        };
+        Ok(Heuristic::walking_distance(table))
     }
 
     /// The solver's answer for `board` by `deadline` (`None`: the goal cannot reach it).
@@ -349,18 +529,14 @@ impl Answers {
         metric: Metric,
         deadline: Instant,
     ) -> Result<Option<solve::Solution>, Refusal> {
-        let (algorithm, kind) = match solve::default_method(board.shape(), metric) {
-            // The pattern databases take minutes to build: the page's solver uses the
-            // heuristics that need no tables.
-            (a, HeuristicKind::Pdb | HeuristicKind::Exact | HeuristicKind::WalkingDistance)
-                if metric == Metric::Stm =>
-            {
-                (a, HeuristicKind::LinearConflict)
-            }
-            other => other,
+        // The pattern databases and the exact heuristic take minutes to build: the page's
+        // solver uses linear conflict (single-tile) or the walking distance (multi-tile).
+        let kind = match metric {
+            Metric::Stm => HeuristicKind::LinearConflict,
+            Metric::Mtm => HeuristicKind::WalkingDistance,
         };
-        let heuristic = Heuristic::without_tables(kind, board.shape())
-            .ok_or_else(|| refuse(format!("no solver for {} in this metric", board.shape())))?;
+        let algorithm = Algorithm::IdaStar;
+        let heuristic = self.heuristic(kind, board.shape(), metric)?;
         let limits = solve::Limits {
             time_limit: Some(deadline.saturating_duration_since(Instant::now())),
             ..solve::Limits::NONE
@@ -372,20 +548,24 @@ impl Answers {
         }
     }
 
-    /// `GET /api/board`: `board`'s distance and each move's.
+    /// `GET /api/board`: `board`'s distance and each move's, a search ending by `deadline`.
     ///
     /// # Errors
-    /// A [`Refusal`] when a search passes the time limit, or a table is damaged.
-    pub fn board_answer(&self, board: &Board, metric: Metric) -> Result<BoardAnswer, Refusal> {
+    /// A [`Refusal`] when a search passes the deadline, or a table is damaged.
+    pub fn board_answer(
+        &self,
+        board: &Board,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<BoardAnswer, Refusal> {
         let shape = board.shape();
         let source = self.source(shape, metric)?;
-        let deadline = Instant::now() + self.limits.time_limit;
         let targets = metric.targets(shape, board.blank());
         let distances = match source {
             Source::Table(table, _) => {
                 let mut boards = vec![board.clone()];
                 boards.extend(targets.iter().filter_map(|&to| board.slid(to)));
-                Self::distances(&table, &boards)?
+                self.distances(&table, &boards)?
             }
             // One search: the board's distance, and its solution's first move one closer (the
             // other moves' distances would cost a search each).
@@ -416,17 +596,25 @@ impl Answers {
         })
     }
 
-    /// `GET /api/solve`: an optimal solution of `board`.
+    /// `GET /api/solve`: an optimal solution of `board`, a search ending by `deadline`.
     ///
     /// # Errors
-    /// A [`Refusal`] for a board the goal cannot reach, or a search past the time limit.
-    pub fn solve(&self, board: &Board, metric: Metric) -> Result<SolveAnswer, Refusal> {
+    /// A [`Refusal`] for a board the goal cannot reach, or a search past the deadline.
+    pub fn solve(
+        &self,
+        board: &Board,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<SolveAnswer, Refusal> {
         let started = Instant::now();
         let (moves, method) = match self.source(board.shape(), metric)? {
-            Source::Table(table, _) => (table.solve(board).map_err(refuse)?, "table".to_string()),
+            Source::Table(table, _) => {
+                let moves = table.solve(board).map_err(refuse);
+                self.intact(board.shape(), metric)?;
+                (moves?, "table".to_string())
+            }
             Source::Solver => (
-                self.search(board, metric, started + self.limits.time_limit)?
-                    .map(|s| s.moves),
+                self.search(board, metric, deadline)?.map(|s| s.moves),
                 "IDA*".to_string(),
             ),
         };
@@ -465,7 +653,9 @@ impl Answers {
                 "sampling by depth needs a distance table of {shape}: npuzzle analyze --table"
             )));
         };
-        let boards = table.sample(depth, count, seed).map_err(refuse)?;
+        let boards = table.sample(depth, count, seed).map_err(refuse);
+        self.intact(shape, metric)?;
+        let boards = boards?;
         Ok(boards.iter().map(|b| b.tiles().collect()).collect())
     }
 
@@ -518,7 +708,7 @@ impl Answers {
             start = end;
         }
         let distances = match self.source(shape, metric)? {
-            Source::Table(table, _) => Self::distances(&table, &boards)?,
+            Source::Table(table, _) => self.distances(&table, &boards)?,
             // A search per board would pass the time limit: the graph's shape only.
             Source::Solver => vec![None; boards.len()],
         };
@@ -538,11 +728,17 @@ impl Answers {
     }
 
     /// `GET /api/compare`: BFS, uniform-cost, A* and IDA* on `board`, as `solve --compare`
-    /// runs them, each within the time limit.
+    /// runs them, one after the other within ONE budget: each runs until `deadline`, and
+    /// those the budget does not reach are not run (a row with its error).
     ///
     /// # Errors
     /// A [`Refusal`] for a board the goal cannot reach.
-    pub fn compare(&self, board: &Board, metric: Metric) -> Result<CompareAnswer, Refusal> {
+    pub fn compare(
+        &self,
+        board: &Board,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<CompareAnswer, Refusal> {
         if !board.is_solvable() {
             return Err(refuse(
                 "No solution possible: the board is in the other parity class from the goal",
@@ -553,9 +749,7 @@ impl Answers {
             Metric::Stm => HeuristicKind::Manhattan,
             Metric::Mtm => HeuristicKind::WalkingDistance,
         };
-        let heuristic = Heuristic::without_tables(kind, shape)
-            .or_else(|| Heuristic::without_tables(HeuristicKind::Hamming, shape))
-            .ok_or_else(|| refuse("no heuristic for this board"))?;
+        let heuristic = self.heuristic(kind, shape, metric)?;
         let name = heuristic.kind().name();
         let mut rows = Vec::new();
         for (algorithm, label) in [
@@ -564,10 +758,21 @@ impl Answers {
             (Algorithm::AStar, format!("A* + {name}")),
             (Algorithm::IdaStar, format!("IDA* + {name}")),
         ] {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                rows.push(CompareRow {
+                    algorithm: label,
+                    length: None,
+                    expanded: None,
+                    seconds: 0.0,
+                    error: Some("not run: the time limit was spent".to_string()),
+                });
+                continue;
+            }
             let limits = solve::Limits {
                 max_expanded: Some(5_000_000),
                 max_stored: Some(2_000_000),
-                time_limit: Some(self.limits.time_limit),
+                time_limit: Some(left),
             };
             let started = Instant::now();
             let result = solve::solve(board, metric, algorithm, &heuristic, &limits);
@@ -613,4 +818,31 @@ fn blank_path(board: &Board, metric: Metric, moves: &[Direction]) -> Vec<usize> 
         }
     }
     path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    /// A build that panics fails that request only: the next request for the shape builds
+    /// the table (the 2x3 puzzle's 360 boards), and the lock of the map is not poisoned.
+    #[test]
+    fn a_panicking_build_fails_that_build_only() {
+        let answers = Answers::new(None, Limits::default()).unwrap();
+        let shape = Shape::new(2, 3).unwrap();
+        PANICKING_BUILDS.store(1, Ordering::SeqCst);
+        let first = answers.source(shape, Metric::Stm);
+        assert_eq!(
+            first.err(),
+            Some(refuse("building the table of 2x3 failed")),
+            "the panicking build"
+        );
+        assert!(!answers.has_table(shape, Metric::Stm));
+        let Ok(Source::Table(table, None)) = answers.source(shape, Metric::Stm) else {
+            panic!("no table after a retry");
+        };
+        assert_eq!(table.layers().iter().sum::<u64>(), 360);
+        assert!(answers.has_table(shape, Metric::Stm));
+    }
 }
