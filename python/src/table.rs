@@ -147,7 +147,9 @@ fn uint8_boards<'py>(
             cells - 1
         )));
     }
-    if dims[0] > 0 {
+    // uint8 values cannot wrap around in the conversion (and `permutations_of` checks that
+    // each row is a board): only wider or signed dtypes have their range checked.
+    if dims[0] > 0 && untyped.dtype().itemsize() * 8 + usize::from(kind == 'i') > 8 {
         let low: i128 = array.call_method0("min")?.extract()?;
         let high: i128 = array.call_method0("max")?.extract()?;
         if low < 0 || high >= cells as i128 {
