@@ -8,7 +8,11 @@ virtual environment, or `pip install ./python`) and the release binary built.
 2. analyze(3, 4) from Python against `npuzzle analyze --rows 3 --cols 4`, the same files
    written (`--output`), alternating, median wall times and their ratio;
 3. the peak RSS of a fresh process that opens the 3x4 table and answers the million boards,
-   against the table's size.
+   against the table's size;
+4. (issue 61) depths of the same million boards in Fortran order and as int64 (converted to
+   C-ordered uint8 by the package), against the C-ordered uint8 time: the must is at most 1.2x.
+   `--layouts TABLE` measures only this, on a table built before (any shape: its own random
+   boards).
 """
 
 import argparse
@@ -21,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 import npuzzle
 
@@ -42,10 +48,41 @@ print(int(status["VmHWM"].split()[0]) * 1024, seconds, int(depths.sum()))
 """
 
 
+def layouts(table, boards, runs):
+    """Median seconds of `table.depths` on `boards` (C-ordered uint8), the same boards in
+    Fortran order and as int64 (C order), alternating; the same depths from each, checked."""
+    forms = {
+        "c_uint8": boards,
+        "fortran_uint8": np.asfortranarray(boards),
+        "c_int64": boards.astype(np.int64),
+    }
+    expected = table.depths(boards)  # the table's pages in the page cache
+    times = {name: [] for name in forms}
+    for _ in range(runs):
+        for name, array in forms.items():
+            started = time.perf_counter()
+            depths = table.depths(array)
+            times[name].append(time.perf_counter() - started)
+            assert np.array_equal(depths, expected), name
+    figures = {f"depths_{name}_s": statistics.median(t) for name, t in times.items()}
+    for name in ("fortran_uint8", "c_int64"):
+        figures[f"depths_{name}_ratio"] = figures[f"depths_{name}_s"] / figures["depths_c_uint8_s"]
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--layouts", metavar="TABLE", help="only 4., on this table.npt")
     args = parser.parse_args()
+    if args.layouts:
+        table = npuzzle.DistanceTable.open(args.layouts)
+        rows, cols = table.shape
+        boards = npuzzle.random_boards(rows, cols, 1_000_000, seed=1)
+        figures = {"cores": os.cpu_count(), "runs": args.runs, "shape": f"{rows}x{cols}"}
+        figures.update(layouts(table, boards, args.runs))
+        print(json.dumps(figures, indent=2))
+        return
     work = Path(tempfile.mkdtemp(prefix="npuzzle-bench-"))
     figures = {"cores": os.cpu_count(), "runs": args.runs}
 
@@ -94,6 +131,8 @@ def main():
     figures["cli_batch_1M_s"] = time.perf_counter() - started
     lengths = [int(row["moves"]) for row in csv.DictReader(solved.splitlines())]
     figures["depths_equal_cli"] = depths.tolist() == lengths
+    # 4. other layouts and dtypes (issue 61).
+    figures.update(layouts(table, boards, args.runs))
 
     # 3. peak RSS of a fresh process answering the million boards.
     out = subprocess.run(

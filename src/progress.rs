@@ -30,7 +30,8 @@ pub trait Progress: Sync {
     /// Whether the caller wants the work stopped (e.g. a Python user pressed Ctrl-C): the
     /// whole-space BFS asks after each layer ([`crate::distances::from_goal_marked`]), the
     /// frontier search before each chunk of a layer ([`crate::bfs::frontier::search_stored`]),
-    /// and a work that stops returns [`Interrupted`] (the analysis,
+    /// IDA* every 16,384 expansions ([`crate::solve::solve_toward`], which then returns
+    /// [`crate::solve::SolveError::TimeUp`]), and a work that stops returns [`Interrupted`] (the analysis,
     /// [`crate::analysis::AnalyzeError::Interrupted`]), having written nothing. Called from
     /// one thread at a time, at most once a layer or a chunk; `false` by default (never
     /// stop).

@@ -66,12 +66,28 @@ impl Scrambler {
     /// least 2 cells). Its distance to the goal is at most `moves`, often less; for boards at
     /// an exact distance, draw from a distance table (`npuzzle sample`).
     pub fn walk(&mut self, goal: &Board, moves: u64) -> Board {
+        self.walk_until(goal, moves, || false)
+            .expect("a walk never asked to stop")
+    }
+
+    /// [`Scrambler::walk`], asking `stop` every 2^20 slides: `None` as soon as it answers
+    /// `true` (for a caller that must stop a long walk, e.g. on a Python user's Ctrl-C). The
+    /// same slides as `walk` otherwise.
+    pub fn walk_until(
+        &mut self,
+        goal: &Board,
+        moves: u64,
+        stop: impl Fn() -> bool,
+    ) -> Option<Board> {
         let shape = goal.shape();
         let mut cells = goal.permutation().to_vec();
         let mut blank = goal.blank();
         let mut previous: Option<usize> = None;
         let mut options = Vec::with_capacity(4);
-        for _ in 0..moves {
+        for done in 0..moves {
+            if done % (1 << 20) == (1 << 20) - 1 && stop() {
+                return None;
+            }
             options.clear();
             options.extend(
                 Direction::ALL
@@ -88,7 +104,7 @@ impl Scrambler {
             previous = Some(blank);
             blank = to;
         }
-        Board::from_permutation(shape, cells).expect("a permutation")
+        Some(Board::from_permutation(shape, cells).expect("a permutation"))
     }
 }
 

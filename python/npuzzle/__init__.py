@@ -5,9 +5,9 @@ Every figure comes from npuzzle's Rust library (the engine of the ``npuzzle`` co
 this package converts arguments and results, and releases the GIL while the work runs.
 
 - :func:`analyze` maps the whole state space (``npuzzle analyze``): ``.depth_counts`` (numpy
-  uint64, index = depth), the radius, the hardest boards, the components, the summary.
+  uint64, index = depth), ``.max_depth`` (the goal's eccentricity), the hardest boards, the components, the summary.
 - :class:`DistanceTable` (``DistanceTable.open(path)``) answers any board from a
-  ``table.npt``: ``.depth(board)``, ``.depths(boards)`` on an ``(N, cells)`` uint8 array,
+  ``table.npt``: ``.depth(board)``, ``.depths(boards)`` on an ``(N, cells)`` integer array,
   ``.solve(board)``, ``.sample(depth, count, seed)``.
 - :func:`solve` finds an optimal solution of one board (``npuzzle solve``).
 - :class:`Board` reads every notation the command line reads.
@@ -16,9 +16,10 @@ this package converts arguments and results, and releases the GIL while the work
 - :func:`all_pairs` gives the whole game graph's geometry (``npuzzle analyze --all-pairs``):
   each board's eccentricity, the diameter, the radius, the mean distance, the distance table.
 
-Errors: ``ValueError`` for bad boards and arguments, ``MemoryError`` when a run does not fit,
+Errors: ``ValueError`` for bad boards and arguments (negative or too large integers too),
+``TypeError`` for floats where integers are expected, ``MemoryError`` when a run does not fit,
 ``OSError`` for files, :class:`DamagedFileError` for damaged tables, ``KeyboardInterrupt``
-when Ctrl-C stops a long :func:`analyze`.
+when Ctrl-C stops any long call (within a second).
 
 See docs/python.md in the repository for a worked example.
 """

@@ -1,14 +1,32 @@
 """Type stubs of the npuzzle package (the native module npuzzle._npuzzle, re-exported)."""
 
 import os
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "UNREACHABLE",
+    "Analysis",
+    "Board",
+    "DamagedFileError",
+    "DistanceTable",
+    "GameGraph",
+    "Geometry",
+    "Solution",
+    "__version__",
+    "all_pairs",
+    "analyze",
+    "game_graph",
+    "random_boards",
+    "solve",
+]
+
 __version__: str
 
-#: The depth :meth:`DistanceTable.depths` gives a board the table's goal cannot reach (255).
+#: The depth :meth:`DistanceTable.depths` gives a board the table's goal cannot reach (255) in
+#: its uint8 result (65535 in a uint16 result, for a table with depths past 254).
 UNREACHABLE: int
 
 #: A board as the functions take it: a Board, any notation the CLI reads, or its tiles row by
@@ -19,6 +37,7 @@ class DamagedFileError(Exception):
     """A distance table (or checkpoint) that is not one, or is damaged; the message names the
     file and the fault."""
 
+@final
 class Board:
     """One board: its tiles row by row, 0 for the blank.
 
@@ -27,9 +46,9 @@ class Board:
     run of digits (``"123405678"``), or a sequence of tiles. Raises ``ValueError`` with the
     CLI's message for anything that is not a board."""
 
-    def __init__(
-        self, board: BoardLike, rows: Optional[int] = None, cols: Optional[int] = None
-    ) -> None: ...
+    def __new__(
+        cls, board: BoardLike, rows: Optional[int] = None, cols: Optional[int] = None
+    ) -> Board: ...
     @staticmethod
     def goal(rows: int, cols: int) -> Board:
         """The goal: tiles in order, the blank last."""
@@ -64,18 +83,23 @@ class Board:
     def __str__(self) -> str:
         """The grid the CLI prints (blank as ``.``)."""
     def __len__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Analysis:
     """The result of :func:`analyze`."""
 
     @property
     def depth_counts(self) -> npt.NDArray[np.uint64]:
-        """Boards at each depth, shape ``(radius + 1,)``, dtype uint64, index = depth (moves)."""
+        """Boards at each depth, shape ``(max_depth + 1,)``, dtype uint64, index = depth."""
+    @property
+    def max_depth(self) -> int:
+        """The goal's eccentricity: the largest depth in moves (God's number from the
+        standard goal), summary.json's ``max_depth``; not the graph's radius."""
     @property
     def radius(self) -> int:
-        """The largest depth in moves (God's number from the standard goal)."""
+        """Deprecated alias of :attr:`max_depth` (DeprecationWarning)."""
     @property
     def hardest(self) -> list[Board]:
         """The boards at the largest depth (when few enough to list), by rank."""
@@ -132,8 +156,10 @@ def analyze(
     """Maps the whole state space of ``rows`` x ``cols`` (``npuzzle analyze``).
 
     Raises ValueError (bad arguments), MemoryError (does not fit), OSError (files),
-    KeyboardInterrupt (Ctrl-C: stops after the BFS layer, writes nothing)."""
+    KeyboardInterrupt (Ctrl-C: stops after the BFS layer, writes nothing and removes the
+    folders it made)."""
 
+@final
 class Solution:
     """An optimal solution."""
 
@@ -165,8 +191,9 @@ def solve(
     """An optimal solution toward the standard goal, or None when it cannot be reached.
 
     Raises ValueError (bad board, metric or heuristic), TimeoutError (time_limit),
-    MemoryError."""
+    MemoryError, KeyboardInterrupt (Ctrl-C: IDA* stops within a second)."""
 
+@final
 class DistanceTable:
     """A memory-mapped distance table (table.npt)."""
 
@@ -178,16 +205,20 @@ class DistanceTable:
     def depth(self, board: BoardLike) -> Optional[int]:
         """Moves from ``board`` to the table's goal; None when unreachable."""
     def depths(
-        self, boards: Union[npt.NDArray[np.uint8], Sequence[Sequence[int]]]
-    ) -> npt.NDArray[np.uint8]:
-        """Depths of an ``(N, cells)`` uint8 array of boards: shape ``(N,)``, uint8, 255 for
-        unreachable. Parallel, GIL released, no copy of a C-contiguous input.
+        self, boards: Union[npt.NDArray[np.integer[Any]], Sequence[Sequence[int]]]
+    ) -> Union[npt.NDArray[np.uint8], npt.NDArray[np.uint16]]:
+        """Depths of an ``(N, cells)`` array of boards, any integer dtype, any layout:
+        shape ``(N,)``, uint8 with 255 for unreachable (uint16 with 65535 for a table with
+        depths past 254). Parallel, GIL released, no copy of a C-contiguous uint8 input.
 
-        Raises TypeError (dtype), ValueError (shape, a row not a board), DamagedFileError."""
+        Raises TypeError (not integers), ValueError (shape, a row not a board),
+        DamagedFileError, KeyboardInterrupt."""
     def solve(self, board: BoardLike) -> Optional[Solution]:
         """A shortest solution by walking the table; None when unreachable."""
     def sample(self, depth: int, count: int, seed: int = 0) -> npt.NDArray[np.uint8]:
-        """``count`` boards uniformly at exactly ``depth``: shape ``(count, cells)``, uint8."""
+        """``count`` boards uniformly at exactly ``depth``: shape ``(count, cells)``, uint8.
+
+        Raises ValueError, MemoryError (``count`` boards do not fit), KeyboardInterrupt."""
     @property
     def path(self) -> os.PathLike[str]: ...
     @property
@@ -199,16 +230,22 @@ class DistanceTable:
     @property
     def goal(self) -> Board: ...
     @property
-    def radius(self) -> int: ...
+    def max_depth(self) -> int:
+        """The goal's eccentricity: the largest depth, in moves."""
+    @property
+    def radius(self) -> int:
+        """Deprecated alias of :attr:`max_depth` (DeprecationWarning)."""
     @property
     def depth_counts(self) -> npt.NDArray[np.uint64]: ...
 
+@final
 class GameGraph:
     """The whole game graph of up to 10 cells, vertices = ranks ``0..cells!``."""
 
     @property
     def edges(self) -> npt.NDArray[np.uint64]:
-        """Shape ``(E, 2)``, dtype uint64: ranks, as edges.csv with ``--edges ranks``."""
+        """Shape ``(E, 2)``, dtype uint64: ranks, as edges.csv with ``--edges ranks``; the
+        same read-only array on every access."""
     @property
     def boards(self) -> int: ...
     @property
@@ -233,8 +270,11 @@ def random_boards(
     moves: Optional[int] = None,
     goal: Optional[BoardLike] = None,
 ) -> npt.NDArray[np.uint8]:
-    """The boards of ``npuzzle random``: shape ``(count, cells)``, uint8."""
+    """The boards of ``npuzzle random``: shape ``(count, cells)``, uint8.
 
+    Raises ValueError, MemoryError (``count`` boards do not fit), KeyboardInterrupt."""
+
+@final
 class Geometry:
     """The whole game graph's geometry (:func:`all_pairs`), igraph's definitions; moves."""
 

@@ -26,7 +26,7 @@ use npuzzle::export::{self, BoardFormat, Provenance, Summary};
 use npuzzle::{Board, Metric, Progress, Shape};
 
 use crate::board::{PyBoard, board_arg};
-use crate::{metric_of, os_error, shape_of, value_error};
+use crate::{Int, metric_of, opt, os_error, shape_of, value_error};
 
 /// Boards above this many cells export no edges or nodes (as the CLI's default).
 const DEFAULT_EXPORT_CELLS: usize = 10;
@@ -169,9 +169,61 @@ pub(crate) fn run_interruptible<T: Send>(
     });
     match joined {
         Ok(result) => Ok((result, raised)),
-        Err(_) => Err(PyRuntimeError::new_err(
-            "the analysis panicked (a bug: please report it)",
-        )),
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(PyRuntimeError::new_err(format!(
+                "npuzzle panicked (a bug: please report it): {why}"
+            )))
+        }
+    }
+}
+
+/// [`run_interruptible`] for a call that has nothing to keep once interrupted: the exception
+/// the signal raised (`KeyboardInterrupt`) if one did, else what `work` returned.
+pub(crate) fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool) -> T + Send,
+) -> PyResult<T> {
+    match run_interruptible(py, work)? {
+        (_, Some(raised)) => Err(raised),
+        (done, None) => Ok(done),
+    }
+}
+
+/// The folders an analysis made for its results (the results folder and those of its
+/// ancestors that did not exist), removed again when dropped unless [`MadeDirs::keep`] was
+/// called: a failed or interrupted `analyze(output=DIR)` leaves no empty folder. Only empty
+/// folders are removed (`remove_dir`), deepest first.
+struct MadeDirs(Vec<PathBuf>);
+
+impl MadeDirs {
+    /// The folders of `dir` (itself, then its ancestors) that do not exist yet.
+    fn missing(dir: &Path) -> MadeDirs {
+        MadeDirs(
+            dir.ancestors()
+                .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+                .map(Path::to_path_buf)
+                .collect(),
+        )
+    }
+
+    /// The run succeeded: its folders stay.
+    fn keep(mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for MadeDirs {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
     }
 }
 
@@ -237,10 +289,19 @@ impl PyAnalysis {
     }
 
     /// The goal's eccentricity: the largest depth, in moves (God's number from the standard
-    /// goal); for a partial run (``max_depth``), the last depth searched.
+    /// goal; ``max_depth`` of ``summary.json``); for a partial run (``max_depth``), the last
+    /// depth searched. Not the graph's radius (:attr:`Geometry.radius`).
     #[getter]
-    fn radius(&self) -> u32 {
+    fn max_depth(&self) -> u32 {
         self.summary.max_depth
+    }
+
+    /// Deprecated alias of :attr:`max_depth` (it is the goal's eccentricity, not the graph's
+    /// radius); warns ``DeprecationWarning``, and goes in the next release.
+    #[getter]
+    fn radius(&self, py: Python<'_>) -> PyResult<u32> {
+        crate::deprecated(py, "Analysis.radius", "Analysis.max_depth")?;
+        Ok(self.max_depth())
     }
 
     /// The boards at the largest depth (all of them when the layer is small enough to list,
@@ -353,7 +414,7 @@ impl PyAnalysis {
 
     fn __repr__(&self) -> String {
         format!(
-            "Analysis({} {}, goal {}, radius {}, {} boards reached{})",
+            "Analysis({} {}, goal {}, max_depth {}, {} boards reached{})",
             self.summary.board,
             self.metric.name(),
             self.summary.goal,
@@ -540,17 +601,18 @@ fn write_outputs(
 #[allow(clippy::too_many_arguments)]
 fn analyze(
     py: Python<'_>,
-    rows: usize,
-    cols: usize,
+    rows: Int<usize>,
+    cols: Int<usize>,
     goal: Option<&Bound<'_, PyAny>>,
     metric: &str,
-    max_depth: Option<u32>,
-    threads: Option<usize>,
+    max_depth: Option<Int<u32>>,
+    threads: Option<Int<usize>>,
     table: bool,
     output: Option<PathBuf>,
     progress: bool,
 ) -> PyResult<PyAnalysis> {
-    let shape = shape_of(rows, cols)?;
+    let (max_depth, threads) = (opt(max_depth), opt(threads));
+    let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
     let goal = match goal {
         Some(g) => board_arg(g, Some(shape)).map_err(|e| value_error(format!("goal: {e}")))?,
@@ -597,6 +659,7 @@ fn analyze(
         Some(_) => analysis::plan_limited(shape).map_err(value_error)?,
     }
     let pool = pool_of(threads)?;
+    let made = MadeDirs::missing(outputs.as_ref().map_or(Path::new(""), |o| o.dir.as_path()));
     if let Some(o) = &outputs {
         export::prepare_dir(&o.dir).map_err(|e| os_error(e.source.kind(), e.to_string()))?;
     }
@@ -644,6 +707,7 @@ fn analyze(
     })?;
     let (hardest, summary, written) = done.map_err(|e| analyze_error(e, shape, raised))?;
     let (written, moved) = written?.unwrap_or_default();
+    made.keep();
     if let (false, Some(o)) = (moved.is_empty(), &outputs) {
         let message = format!(
             "moved {} of an earlier run to {} (this run does not write {})",

@@ -11,7 +11,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use npuzzle::solve::input::parse_flat;
 use npuzzle::{Board, Shape};
 
-use crate::{metric_of, shape_of, value_error};
+use crate::{Int, metric_of, shape_of, value_error};
 
 /// One board of a sliding-tile puzzle: its tiles row by row, 0 for the blank.
 ///
@@ -36,9 +36,12 @@ impl PyBoard {
 }
 
 /// The shape from optional `rows` and `cols` (both or neither).
-pub(crate) fn optional_shape(rows: Option<usize>, cols: Option<usize>) -> PyResult<Option<Shape>> {
+pub(crate) fn optional_shape(
+    rows: Option<Int<usize>>,
+    cols: Option<Int<usize>>,
+) -> PyResult<Option<Shape>> {
     match (rows, cols) {
-        (Some(r), Some(c)) => shape_of(r, c).map(Some),
+        (Some(r), Some(c)) => shape_of(r.0, c.0).map(Some),
         (None, None) => Ok(None),
         _ => Err(value_error("give both rows and cols, or neither")),
     }
@@ -131,13 +134,13 @@ pub(crate) fn board_arg(obj: &Bound<'_, PyAny>, shape: Option<Shape>) -> PyResul
         if nested {
             let mut tiles = Vec::new();
             for row in &rows {
-                tiles.extend(row.extract::<Vec<u64>>()?);
+                tiles.extend(row.extract::<Vec<Int<u64>>>()?.into_iter().map(|t| t.0));
             }
             board_from_tiles(tiles, Some(rows.len()), shape)?
         } else {
             let tiles = rows
                 .iter()
-                .map(|t| t.extract::<u64>())
+                .map(|t| t.extract::<Int<u64>>().map(|t| t.0))
                 .collect::<PyResult<Vec<u64>>>()?;
             board_from_tiles(tiles, None, shape)?
         }
@@ -159,8 +162,8 @@ impl PyBoard {
     #[pyo3(signature = (board, rows=None, cols=None))]
     fn py_new(
         board: &Bound<'_, PyAny>,
-        rows: Option<usize>,
-        cols: Option<usize>,
+        rows: Option<Int<usize>>,
+        cols: Option<Int<usize>>,
     ) -> PyResult<Self> {
         let shape = optional_shape(rows, cols)?;
         board_arg(board, shape).map(PyBoard::new)
@@ -168,16 +171,17 @@ impl PyBoard {
 
     /// The goal of ``rows`` x ``cols``: tiles in order, the blank last.
     #[staticmethod]
-    fn goal(rows: usize, cols: usize) -> PyResult<Self> {
-        Ok(PyBoard::new(Board::goal(shape_of(rows, cols)?)))
+    fn goal(rows: Int<usize>, cols: Int<usize>) -> PyResult<Self> {
+        Ok(PyBoard::new(Board::goal(shape_of(rows.0, cols.0)?)))
     }
 
     /// The board of lexicographic rank ``rank`` (``0 <= rank < cells!``, at most 20 cells) on
     /// ``rows`` x ``cols``: the ranks of ``edges.csv --edges ranks``, ``nodes.csv`` and
     /// :func:`game_graph`. Raises ``ValueError`` for a rank out of range.
     #[staticmethod]
-    fn unrank(rows: usize, cols: usize, rank: u64) -> PyResult<Self> {
-        let shape = shape_of(rows, cols)?;
+    fn unrank(rows: Int<usize>, cols: Int<usize>, rank: Int<u64>) -> PyResult<Self> {
+        let shape = shape_of(rows.0, cols.0)?;
+        let rank = rank.0;
         match shape.board_count() {
             Some(count) if shape.cells() <= 20 && rank < count => {
                 Ok(PyBoard::new(Board::from_rank(shape, rank)))

@@ -11,7 +11,7 @@ use npuzzle::export::geometry::GeometrySummary;
 use npuzzle::geometry::{self, Geometry};
 
 use crate::analyze::{Bars, analyze_error, pool_of, run_interruptible};
-use crate::{metric_of, shape_of};
+use crate::{Int, metric_of, opt, shape_of};
 
 /// The geometry of a whole game graph (:func:`all_pairs`), with igraph's definitions on a
 /// graph of several components: eccentricities and distances within a component, pairs in
@@ -167,15 +167,15 @@ impl PyGeometry {
 #[pyo3(signature = (rows, cols, *, metric="stm", threads=None, progress=true))]
 fn all_pairs(
     py: Python<'_>,
-    rows: usize,
-    cols: usize,
+    rows: Int<usize>,
+    cols: Int<usize>,
     metric: &str,
-    threads: Option<usize>,
+    threads: Option<Int<usize>>,
     progress: bool,
 ) -> PyResult<PyGeometry> {
-    let shape = shape_of(rows, cols)?;
+    let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
-    let pool = pool_of(threads)?;
+    let pool = pool_of(opt(threads))?;
     let (done, raised) = run_interruptible(py, |stop| {
         let bars = Bars::new(progress, stop);
         let work = || geometry::all_pairs(shape, metric, &bars);

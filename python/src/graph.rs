@@ -2,15 +2,19 @@
 //! edges, those of `edges.csv`) and `npuzzle.random_boards` (`npuzzle::random`, the boards of
 //! `npuzzle random`).
 
+use std::sync::atomic::Ordering;
+
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use npuzzle::random::Scrambler;
 use npuzzle::{Board, Metric, Shape};
 
+use crate::analyze::interruptible;
 use crate::board::{PyBoard, board_arg, tiles_array};
-use crate::{metric_of, shape_of, value_error};
+use crate::{Int, metric_of, opt, shape_of, value_error};
 
 /// The most cells of a game graph made into arrays (2x5: 3,628,800 boards, 4.7 million edges
 /// in the single-tile metric), as `npuzzle analyze` writes `edges.csv` by default.
@@ -25,18 +29,22 @@ const TASK: u32 = 1 << 14;
 pub struct PyGameGraph {
     shape: Shape,
     metric: Metric,
-    /// `(from, to)` pairs, flattened.
-    edges: Vec<u64>,
+    /// The `(E, 2)` array of edges, made once from the pairs (no copy: numpy owns the
+    /// library's vector) and read-only, so that every access returns this same array.
+    edges: Py<PyArray2<u64>>,
+    /// `E`.
+    edge_count: usize,
 }
 
 #[pymethods]
 impl PyGameGraph {
     /// Every undirected edge once: numpy array, shape ``(E, 2)``, dtype uint64, the ranks of
     /// the two boards, from the board whose blank moves right or down, in rank order of the
-    /// first: the rows of ``edges.csv`` written with ``--edges ranks``.
+    /// first: the rows of ``edges.csv`` written with ``--edges ranks``. The same read-only
+    /// array on every access (made once; copy it with ``.copy()`` to change it).
     #[getter]
-    fn edges<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u64>>> {
-        PyArray1::from_slice(py, &self.edges).reshape([self.edges.len() / 2, 2])
+    fn edges<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
+        self.edges.bind(py).clone()
     }
 
     /// The number of vertices, ``cells!`` (every board, both components).
@@ -58,7 +66,8 @@ impl PyGameGraph {
     }
 
     /// The board of vertex ``rank``.
-    fn board(&self, rank: u64) -> PyResult<PyBoard> {
+    fn board(&self, rank: Int<u64>) -> PyResult<PyBoard> {
+        let rank = rank.0;
         if rank >= self.boards() {
             return Err(value_error(format!(
                 "rank {rank} is out of range for {} (0..{})",
@@ -79,7 +88,7 @@ impl PyGameGraph {
             .getattr("range")?
             .call1((self.boards(),))?;
         graph.call_method1("add_nodes_from", (nodes,))?;
-        graph.call_method1("add_edges_from", (self.edges(py)?.call_method0("tolist")?,))?;
+        graph.call_method1("add_edges_from", (self.edges(py).call_method0("tolist")?,))?;
         Ok(graph)
     }
 
@@ -89,7 +98,7 @@ impl PyGameGraph {
         let ig = py.import("igraph")?;
         let kwargs = pyo3::types::PyDict::new(py);
         kwargs.set_item("n", self.boards())?;
-        kwargs.set_item("edges", self.edges(py)?.call_method0("tolist")?)?;
+        kwargs.set_item("edges", self.edges(py).call_method0("tolist")?)?;
         kwargs.set_item("directed", false)?;
         ig.getattr("Graph")?.call((), Some(&kwargs))
     }
@@ -100,7 +109,7 @@ impl PyGameGraph {
             self.shape,
             self.metric.name(),
             self.boards(),
-            self.edges.len() / 2
+            self.edge_count
         )
     }
 }
@@ -110,8 +119,13 @@ impl PyGameGraph {
 /// ``ValueError`` above 10 cells.
 #[pyfunction]
 #[pyo3(signature = (rows, cols, *, metric="stm"))]
-fn game_graph(py: Python<'_>, rows: usize, cols: usize, metric: &str) -> PyResult<PyGameGraph> {
-    let shape = shape_of(rows, cols)?;
+fn game_graph(
+    py: Python<'_>,
+    rows: Int<usize>,
+    cols: Int<usize>,
+    metric: &str,
+) -> PyResult<PyGameGraph> {
+    let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
     if !(2..=GRAPH_CELLS).contains(&shape.cells()) {
         return Err(value_error(format!(
@@ -122,7 +136,7 @@ fn game_graph(py: Python<'_>, rows: usize, cols: usize, metric: &str) -> PyResul
     }
     let boards = shape.board_count().unwrap_or(0) as u32;
     let cols = shape.cols();
-    let edges = py.detach(|| {
+    let edges = interruptible(py, |_| {
         let starts: Vec<u32> = (0..boards).step_by(TASK as usize).collect();
         let parts: Vec<Vec<u64>> = starts
             .par_iter()
@@ -139,11 +153,15 @@ fn game_graph(py: Python<'_>, rows: usize, cols: usize, metric: &str) -> PyResul
             })
             .collect();
         parts.concat()
-    });
+    })?;
+    let edge_count = edges.len() / 2;
+    let array = PyArray1::from_vec(py, edges).reshape([edge_count, 2])?;
+    array.call_method1("setflags", (false,))?;
     Ok(PyGameGraph {
         shape,
         metric,
-        edges,
+        edges: array.unbind(),
+        edge_count,
     })
 }
 
@@ -154,36 +172,73 @@ fn game_graph(py: Python<'_>, rows: usize, cols: usize, metric: &str) -> PyResul
 /// Returns:
 ///     numpy array, shape ``(count, cells)``, dtype uint8: one board a row, tiles row by row,
 ///     0 for the blank (what :meth:`DistanceTable.depths` reads).
+///
+/// Raises:
+///     ValueError: a bad shape or goal, a negative or too large integer.
+///     MemoryError: ``count`` boards do not fit in the memory available (checked before
+///         anything is allocated).
+///     KeyboardInterrupt: Ctrl-C (within a second, even in one walk of ``moves`` slides).
 #[pyfunction]
-#[pyo3(signature = (rows, cols, count, *, seed=0, moves=None, goal=None))]
+#[pyo3(
+    signature = (rows, cols, count, *, seed=Int(0), moves=None, goal=None),
+    text_signature = "(rows, cols, count, *, seed=0, moves=None, goal=None)"
+)]
 fn random_boards<'py>(
     py: Python<'py>,
-    rows: usize,
-    cols: usize,
-    count: usize,
-    seed: u64,
-    moves: Option<u64>,
+    rows: Int<usize>,
+    cols: Int<usize>,
+    count: Int<u64>,
+    seed: Int<u64>,
+    moves: Option<Int<u64>>,
     goal: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<u8>>> {
-    let shape = shape_of(rows, cols)?;
+    let (count, seed, moves) = (count.0, seed.0, opt(moves));
+    let shape = shape_of(rows.0, cols.0)?;
     let goal = match goal {
         Some(g) => board_arg(g, Some(shape)).map_err(|e| value_error(format!("goal: {e}")))?,
         None => Board::goal(shape),
     };
     let cells = shape.cells();
-    let tiles = py.detach(|| {
+    let mut tiles = reserve_tiles(count, cells)?;
+    let tiles = interruptible(py, |stop| {
+        let stopped = || stop.load(Ordering::Relaxed);
         let mut scrambler = Scrambler::new(seed);
-        let mut tiles = Vec::with_capacity(count.saturating_mul(cells));
-        for _ in 0..count {
+        for drawn in 0..count {
             let board = match moves {
-                Some(k) => scrambler.walk(&goal, k),
+                Some(k) => scrambler.walk_until(&goal, k, stopped)?,
                 None => scrambler.uniform(&goal),
             };
             tiles.extend(board.tiles().map(|t| t as u8));
+            if drawn % 4096 == 4095 && stopped() {
+                return None;
+            }
         }
-        tiles
-    });
-    tiles_array(py, tiles, cells)
+        Some(tiles)
+    })?;
+    // `None` only when stopped, and then `interruptible` raised.
+    tiles_array(py, tiles.unwrap_or_default(), cells)
+}
+
+/// An empty vector with room for `count` boards of `cells` tiles (one byte each), or
+/// `MemoryError` when they would not fit in the memory available
+/// ([`npuzzle::analysis::available_memory`]) or the allocation fails: checked before
+/// anything is allocated, so that a huge count is an exception, not an abort.
+pub(crate) fn reserve_tiles(count: u64, cells: usize) -> PyResult<Vec<u8>> {
+    let bytes = count.checked_mul(cells as u64);
+    let available = npuzzle::analysis::available_memory();
+    let too_many = || {
+        PyMemoryError::new_err(format!(
+            "{count} boards of {cells} tiles need {} bytes; {available} are available",
+            bytes.map_or_else(|| "more than 2^64".to_string(), |b| b.to_string())
+        ))
+    };
+    let bytes = match bytes.and_then(|b| usize::try_from(b).ok()) {
+        Some(b) if (b as u64) <= available => b,
+        _ => return Err(too_many()),
+    };
+    let mut tiles = Vec::new();
+    tiles.try_reserve_exact(bytes).map_err(|_| too_many())?;
+    Ok(tiles)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

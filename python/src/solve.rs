@@ -3,6 +3,7 @@
 //! cells, loaded from or built into the cache folder the CLI uses), or the heuristic named.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use npuzzle::solve::pdb::Partition;
 use npuzzle::solve::{self, Algorithm, Heuristic, HeuristicKind, Limits, SolveError, cache, exact};
 use npuzzle::{Board, Direction, Metric, NoProgress, Shape};
 
+use crate::analyze::interruptible;
 use crate::board::{PyBoard, board_arg};
 use crate::{metric_of, value_error};
 
@@ -190,6 +192,8 @@ impl PySolution {
 ///     ValueError: a bad board, metric or heuristic (or one not admissible in the metric).
 ///     TimeoutError: ``time_limit`` passed first.
 ///     MemoryError: the search filled the memory it may use.
+///     KeyboardInterrupt: Ctrl-C; IDA* stops within a second (preparing pattern databases
+///         the first time is not interrupted: it finishes first).
 #[pyfunction]
 #[pyo3(name = "solve", signature = (board, *, metric="stm", heuristic=None, time_limit=None))]
 fn solve_board(
@@ -217,7 +221,8 @@ fn solve_board(
         }));
     }
     let time_limit = match time_limit {
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        // Beyond what a Duration holds (about 5.8e11 years): no limit.
+        Some(s) if s.is_finite() && s > 0.0 => Duration::try_from_secs_f64(s).ok(),
         Some(s) => {
             return Err(value_error(format!(
                 "time_limit {s}: give a positive number of seconds"
@@ -232,10 +237,17 @@ fn solve_board(
         time_limit,
         ..Limits::NONE
     };
-    let solved = py.detach(|| -> Result<Result<solve::Solution, SolveError>, String> {
-        let heuristic = prepare(shape, kind, metric)?;
-        Ok(solve::solve(&board, metric, algorithm, &heuristic, &limits))
-    });
+    let solved = interruptible(
+        py,
+        |stop| -> Result<Result<solve::Solution, SolveError>, String> {
+            let heuristic = prepare(shape, kind, metric)?;
+            let goal = solve::Goal::standard(shape);
+            let asked = StopOnFlag(stop);
+            Ok(solve::solve_toward(
+                &board, &goal, metric, algorithm, &heuristic, &limits, &asked,
+            ))
+        },
+    )?;
     match solved.map_err(value_error)? {
         Ok(s) => Ok(Some(PySolution {
             start: board,
@@ -249,6 +261,19 @@ fn solve_board(
         Err(e @ SolveError::TimeUp { .. }) => Err(PyTimeoutError::new_err(e.to_string())),
         Err(e @ SolveError::LimitReached { .. }) => Err(PyMemoryError::new_err(e.to_string())),
         Err(e) => Err(value_error(e)),
+    }
+}
+
+/// A [`npuzzle::Progress`] that shows nothing and asks the search to stop once `.0` is set
+/// (by [`interruptible`] on Ctrl-C): IDA* then stops within 16,384 expansions.
+struct StopOnFlag<'a>(&'a AtomicBool);
+
+impl npuzzle::Progress for StopOnFlag<'_> {
+    fn begin(&self, _task: &str, _total: u64, _unit: &str) {}
+    fn update(&self, _done: u64, _note: &str) {}
+    fn end(&self) {}
+    fn stop_requested(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 }
 

@@ -5,17 +5,23 @@
 
 use std::path::PathBuf;
 
-use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::PyTypeError;
+use std::sync::atomic::Ordering;
+
+use numpy::{
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use npuzzle::table::{DistanceTable, TableError};
 
 use crate::DamagedFileError;
+use crate::analyze::interruptible;
 use crate::board::{PyBoard, board_arg, permutations_of, tiles_array};
+use crate::graph::reserve_tiles;
 use crate::solve::PySolution;
-use crate::{os_error, value_error};
+use crate::{Int, os_error, value_error};
 
 /// The depth :meth:`DistanceTable.depths` gives a board the table's goal cannot reach.
 pub(crate) const UNREACHABLE: u8 = u8::MAX;
@@ -49,6 +55,125 @@ impl PyTable {
     fn cell_count(&self) -> usize {
         self.table.shape().cells()
     }
+
+    /// The depth of each board of `tiles` (rows of `cells` tiles, checked to be boards) as
+    /// `D` (`u8` or `u16`, wide enough for every depth of the table), `unreachable` for a
+    /// board the goal cannot reach; in parallel, the GIL released, stopping on Ctrl-C.
+    fn walk_depths<'py, D>(
+        &self,
+        py: Python<'py>,
+        tiles: &[u8],
+        unreachable: D,
+    ) -> PyResult<Bound<'py, PyArray1<D>>>
+    where
+        D: numpy::Element + Copy + Default + Send + Sync + TryFrom<u32>,
+    {
+        let cells = self.cell_count();
+        let table_shape = self.table.shape();
+        let table = &self.table;
+        let answered = interruptible(py, |stop| -> Result<Vec<D>, PyErrParts> {
+            let mut out = vec![D::default(); tiles.len() / cells];
+            out.par_chunks_mut(TASK)
+                .zip(tiles.par_chunks(TASK * cells))
+                .enumerate()
+                .try_for_each_init(Vec::new, |perms, (task, (out, rows))| {
+                    if stop.load(Ordering::Relaxed) {
+                        return Err(PyErrParts::Stopped);
+                    }
+                    permutations_of(rows, cells, table_shape, task * TASK, perms)
+                        .map_err(PyErrParts::Value)?;
+                    let refs: Vec<&[u8]> = perms.chunks_exact(cells).collect();
+                    for (slot, depth) in out.iter_mut().zip(table.depths_of(&refs)) {
+                        *slot = match depth {
+                            Ok(Some(d)) => D::try_from(d).map_err(|_| {
+                                PyErrParts::Value(format!(
+                                    "depth {d} does not fit the result's dtype (a bug)"
+                                ))
+                            })?,
+                            Ok(None) => unreachable,
+                            Err(e) => return Err(PyErrParts::Table(e)),
+                        };
+                    }
+                    Ok(())
+                })?;
+            Ok(out)
+        })?;
+        match answered {
+            Ok(out) => Ok(PyArray1::from_vec(py, out)),
+            Err(PyErrParts::Value(m)) => Err(value_error(m)),
+            Err(PyErrParts::Table(e)) => Err(table_error(e)),
+            // Only when interrupted, and then `interruptible` raised.
+            Err(PyErrParts::Stopped) => Err(PyKeyboardInterrupt::new_err("interrupted")),
+        }
+    }
+}
+
+/// `boards` (a numpy array or anything `np.asarray` reads) as a C-contiguous `(N, cells)`
+/// uint8 array of `shape`'s tiles: itself when it is one already (no copy), else converted by
+/// numpy after checking that its dtype is an integer one (`TypeError` otherwise: floats are
+/// never truncated) and that every value is a tile, `0..cells` (`ValueError` naming the first
+/// row that is not, so that no value wraps around in the conversion).
+fn uint8_boards<'py>(
+    py: Python<'py>,
+    boards: &Bound<'py, PyAny>,
+    cells: usize,
+    shape: npuzzle::Shape,
+) -> PyResult<Bound<'py, PyArray2<u8>>> {
+    let numpy = py.import("numpy")?;
+    let array = if boards.is_instance_of::<PyUntypedArray>() {
+        boards.clone()
+    } else {
+        numpy.call_method1("asarray", (boards,))?
+    };
+    let untyped = array.cast::<PyUntypedArray>()?;
+    let dims = untyped.shape().to_vec();
+    if dims.len() != 2 || dims[1] != cells {
+        return Err(value_error(format!(
+            "boards has shape {dims:?}; a {shape} table's boards are an array of shape \
+             (N, {cells}): one board a row"
+        )));
+    }
+    if let Ok(ready) = array.cast::<PyArray2<u8>>()
+        && ready.is_c_contiguous()
+    {
+        return Ok(ready.clone());
+    }
+    let kind: char = untyped.dtype().kind().into();
+    if !matches!(kind, 'i' | 'u') {
+        return Err(PyTypeError::new_err(format!(
+            "boards: an array of integers is expected, not one of dtype {} (tiles are \
+             whole numbers 0 to {})",
+            untyped.dtype(),
+            cells - 1
+        )));
+    }
+    // uint8 values cannot wrap around in the conversion (and `permutations_of` checks that
+    // each row is a board): only wider or signed dtypes have their range checked.
+    if dims[0] > 0 && untyped.dtype().itemsize() * 8 + usize::from(kind == 'i') > 8 {
+        let low: i128 = array.call_method0("min")?.extract()?;
+        let high: i128 = array.call_method0("max")?.extract()?;
+        if low < 0 || high >= cells as i128 {
+            // The first row holding a value that is not a tile, and that value, found by numpy.
+            let outside = |a: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyAny>> {
+                a.call_method1("__lt__", (0,))?
+                    .call_method1("__or__", (a.call_method1("__ge__", (cells,))?,))
+            };
+            let row: usize = outside(&array)?
+                .call_method1("any", (1,))?
+                .call_method0("argmax")?
+                .extract()?;
+            let values = array.get_item(row)?;
+            let bad = values.get_item(outside(&values)?)?.get_item(0)?;
+            return Err(value_error(format!(
+                "boards[{row}]: tile {bad} is out of range (the tiles of a {shape} board are 0 to {})",
+                cells - 1
+            )));
+        }
+    }
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", "uint8")?;
+    let converted = numpy.call_method("ascontiguousarray", (array,), Some(&kwargs))?;
+    Ok(converted.cast_into::<PyArray2<u8>>()?)
 }
 
 #[pymethods]
@@ -90,89 +215,40 @@ impl PyTable {
     /// The distance of every board of ``boards`` to the table's goal.
     ///
     /// Args:
-    ///     boards: numpy array, shape ``(N, cells)``, dtype uint8: one board a row, its tiles
-    ///         row by row, 0 for the blank. Read in place (no copy) when C-contiguous; do not
-    ///         change it while the call runs. A list of rows is converted first.
+    ///     boards: numpy array, shape ``(N, cells)``, of any integer dtype (int8 to int64,
+    ///         uint8 to uint64) and any memory layout (C or Fortran order, a strided view):
+    ///         one board a row, its tiles row by row, 0 for the blank. A C-contiguous uint8
+    ///         array is read in place (do not change it while the call runs); any other is
+    ///         converted to one first, its values checked to be tiles. A list of rows is read
+    ///         as ``np.asarray(boards)`` is.
     ///
     /// Returns:
-    ///     numpy array, shape ``(N,)``, dtype uint8: moves in the table's metric, 255
-    ///     (``npuzzle.UNREACHABLE``) for a board the goal cannot reach. Computed in parallel
-    ///     (rayon, every core), the GIL released.
+    ///     numpy array, shape ``(N,)``: moves in the table's metric, dtype uint8 with 255
+    ///     (``npuzzle.UNREACHABLE``) for a board the goal cannot reach when every depth of the
+    ///     table is at most 254; else dtype uint16 with 65535 for an unreachable board (never
+    ///     a depth clamped). Computed in parallel (rayon, every core), the GIL released.
     ///
     /// Raises:
-    ///     TypeError: an array of another dtype (convert with ``boards.astype(np.uint8)``).
-    ///     ValueError: another number of columns than the table's cells, or a row that is not
-    ///         a board (``boards[17]: tile 3 appears twice ...``).
+    ///     TypeError: an array that is not of integers (floats, booleans, objects: convert
+    ///         with ``boards.astype(np.uint8)`` if that is what you mean).
+    ///     ValueError: not two dimensions, another number of columns than the table's cells,
+    ///         or a row that is not a board (``boards[17]: tile 3 appears twice ...``,
+    ///         ``boards[4]: tile -1 is out of range``).
     ///     DamagedFileError: a walk fails its checks (a damaged table).
-    fn depths<'py>(
-        &self,
-        py: Python<'py>,
-        boards: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    ///     KeyboardInterrupt: Ctrl-C (the walk stops within a second).
+    fn depths<'py>(&self, py: Python<'py>, boards: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
         let cells = self.cell_count();
-        let array: PyReadonlyArray2<'py, u8> = match boards.extract() {
-            Ok(a) => a,
-            Err(_) if boards.is_instance_of::<PyUntypedArray>() => {
-                let a = boards.cast::<PyUntypedArray>()?;
-                return Err(PyTypeError::new_err(format!(
-                    "boards: an array of shape (N, {cells}) and dtype uint8 is expected, not \
-                     one of shape {:?} and dtype {} (convert with boards.astype(np.uint8))",
-                    a.shape(),
-                    a.dtype()
-                )));
-            }
-            Err(_) => {
-                let numpy = py.import("numpy")?;
-                let converted = numpy.call_method1("asarray", (boards, "uint8"))?;
-                converted.extract().map_err(|_| {
-                    value_error(format!(
-                        "boards: expected rows of {cells} tiles (shape (N, {cells}))"
-                    ))
-                })?
-            }
-        };
-        let shape = array.shape();
-        if shape[1] != cells {
-            return Err(value_error(format!(
-                "boards has {} columns; a {} table's boards have {cells} tiles (shape (N, {cells}))",
-                shape[1],
-                self.table.shape()
-            )));
-        }
-        let copied;
-        let tiles: &[u8] = match array.as_slice() {
-            Ok(s) => s,
-            Err(_) => {
-                copied = array.as_array().iter().copied().collect::<Vec<u8>>();
-                &copied
-            }
-        };
-        let table_shape = self.table.shape();
-        let table = &self.table;
-        let answered: Result<Vec<u8>, PyErrParts> = py.detach(|| {
-            let mut out = vec![0u8; tiles.len() / cells];
-            out.par_chunks_mut(TASK)
-                .zip(tiles.par_chunks(TASK * cells))
-                .enumerate()
-                .try_for_each_init(Vec::new, |perms, (task, (out, rows))| {
-                    permutations_of(rows, cells, table_shape, task * TASK, perms)
-                        .map_err(PyErrParts::Value)?;
-                    let refs: Vec<&[u8]> = perms.chunks_exact(cells).collect();
-                    for (slot, depth) in out.iter_mut().zip(table.depths_of(&refs)) {
-                        *slot = match depth {
-                            Ok(Some(d)) => u8::try_from(d).unwrap_or(UNREACHABLE - 1),
-                            Ok(None) => UNREACHABLE,
-                            Err(e) => return Err(PyErrParts::Table(e)),
-                        };
-                    }
-                    Ok(())
-                })?;
-            Ok(out)
-        });
-        match answered {
-            Ok(out) => Ok(PyArray1::from_vec(py, out)),
-            Err(PyErrParts::Value(m)) => Err(value_error(m)),
-            Err(PyErrParts::Table(e)) => Err(table_error(e)),
+        let array = uint8_boards(py, boards, cells, self.table.shape())?;
+        let array = array.readonly();
+        let tiles: &[u8] = array
+            .as_slice()
+            .map_err(|_| value_error("boards: not C-contiguous after conversion"))?;
+        if self.table.layers().len() <= usize::from(UNREACHABLE) {
+            self.walk_depths::<u8>(py, tiles, UNREACHABLE)
+                .map(|a| a.into_any().unbind())
+        } else {
+            self.walk_depths::<u16>(py, tiles, u16::MAX)
+                .map(|a| a.into_any().unbind())
         }
     }
 
@@ -199,29 +275,40 @@ impl PyTable {
     ///     row, 0 for the blank.
     ///
     /// Raises:
-    ///     ValueError: no board lies at ``depth``.
+    ///     ValueError: no board lies at ``depth``; a negative or too large integer.
+    ///     MemoryError: ``count`` boards do not fit in the memory available (checked before
+    ///         anything is allocated).
     ///     DamagedFileError: a damaged table.
-    #[pyo3(signature = (depth, count, seed=0))]
+    ///     KeyboardInterrupt: Ctrl-C (within a second).
+    #[pyo3(
+        signature = (depth, count, seed=Int(0)),
+        text_signature = "($self, depth, count, seed=0)"
+    )]
     fn sample<'py>(
         &self,
         py: Python<'py>,
-        depth: u32,
-        count: u64,
-        seed: u64,
+        depth: Int<u32>,
+        count: Int<u64>,
+        seed: Int<u64>,
     ) -> PyResult<Bound<'py, numpy::PyArray2<u8>>> {
+        let (depth, count, seed) = (depth.0, count.0, seed.0);
         let cells = self.cell_count();
-        let tiles = py
-            .detach(|| {
-                let mut tiles = Vec::with_capacity((count.min(1 << 24) as usize) * cells);
-                self.table
-                    .sample_each(depth, count, seed, |board| {
-                        tiles.extend(board.tiles().map(|t| t as u8));
+        let mut tiles = reserve_tiles(count, cells)?;
+        let sampled = interruptible(py, |stop| {
+            let mut drawn = 0u64;
+            self.table
+                .sample_each(depth, count, seed, |board| {
+                    tiles.extend(board.tiles().map(|t| t as u8));
+                    drawn += 1;
+                    if drawn % 1024 == 0 && stop.load(Ordering::Relaxed) {
+                        std::ops::ControlFlow::Break(())
+                    } else {
                         std::ops::ControlFlow::Continue(())
-                    })
-                    .map(|()| tiles)
-            })
-            .map_err(table_error)?;
-        tiles_array(py, tiles, cells)
+                    }
+                })
+                .map(|()| tiles)
+        })?;
+        tiles_array(py, sampled.map_err(table_error)?, cells)
     }
 
     /// The file.
@@ -254,10 +341,19 @@ impl PyTable {
         PyBoard::new(self.table.goal().clone())
     }
 
-    /// The largest distance (the goal's eccentricity).
+    /// The largest distance from the goal, in moves: the goal's eccentricity (``max_depth``
+    /// of ``summary.json``), not the graph's radius (:attr:`Geometry.radius`).
     #[getter]
-    fn radius(&self) -> usize {
+    fn max_depth(&self) -> usize {
         self.table.layers().len().saturating_sub(1)
+    }
+
+    /// Deprecated alias of :attr:`max_depth` (it is the goal's eccentricity, not the graph's
+    /// radius); warns ``DeprecationWarning``, and goes in the next release.
+    #[getter]
+    fn radius(&self, py: Python<'_>) -> PyResult<usize> {
+        crate::deprecated(py, "DistanceTable.radius", "DistanceTable.max_depth")?;
+        Ok(self.max_depth())
     }
 
     /// Boards at each depth: numpy array, dtype uint64, index = depth (the analysis's
@@ -269,7 +365,7 @@ impl PyTable {
 
     fn __repr__(&self) -> String {
         format!(
-            "DistanceTable({:?}: {} {}, goal {}, radius {})",
+            "DistanceTable({:?}: {} {}, goal {}, max_depth {})",
             self.path.display().to_string(),
             self.table.shape(),
             self.table.metric().name(),
@@ -283,6 +379,8 @@ impl PyTable {
 enum PyErrParts {
     Value(String),
     Table(TableError),
+    /// Ctrl-C stopped the walk.
+    Stopped,
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -42,7 +42,7 @@ def test_depth_counts_equal_the_clis_depths_csv(cli, tmp_path, rows, cols):
     assert result.depth_counts.dtype == np.uint64
     assert result.depth_counts.tolist() == expected
     summary = json.loads((folder / "summary.json").read_text())
-    assert result.radius == summary["max_depth"] == len(expected) - 1
+    assert result.max_depth == summary["max_depth"] == len(expected) - 1
     assert result.components == summary["components"]
     assert [b.label for b in result.hardest] == [h["board"] for h in summary["hardest"]["boards"]]
     assert result.hardest_count == summary["hardest"]["count"]
@@ -62,7 +62,7 @@ def test_goal_and_partial_runs_equal_the_clis(cli, tmp_path):
     folder = cli_analyze(cli, tmp_path, 3, 3, "--goal", "123495678", "--edges", "none", "--nodes", "none")
     result = npuzzle.analyze(3, 3, goal="1 2 3 / 4 0 5 / 6 7 8", progress=False)
     assert result.depth_counts.tolist() == read_depths_csv(folder / "depths.csv")
-    assert result.radius == 30 and result.hardest_count == 148
+    assert result.max_depth == 30 and result.hardest_count == 148
     partial = npuzzle.analyze(4, 4, max_depth=12, progress=False)
     limited = cli_analyze(cli, tmp_path / "limited", 4, 4, "--max-depth", "12")
     assert partial.depth_counts.tolist() == read_depths_csv(limited / "depths.csv")
@@ -99,7 +99,7 @@ def test_table_is_the_clis_and_depths_equal_solve_lengths(cli, tmp_path):
     folder = cli_analyze(cli, tmp_path, 3, 4, "--table")
     assert (result.output / "table.npt").read_bytes() == (folder / "table.npt").read_bytes()
     table = npuzzle.DistanceTable.open(result.output)
-    assert table.shape == (3, 4) and table.radius == 53 and table.metric == "stm"
+    assert table.shape == (3, 4) and table.max_depth == 53 and table.metric == "stm"
     assert table.depth_counts.tolist() == result.depth_counts.tolist()
     # Random boards: the CLI's `random`, the package's random_boards; their depths against
     # `solve --table --batch`'s lengths.
@@ -167,7 +167,7 @@ def test_to_networkx_equals_the_exported_edge_list(cli, tmp_path):
     assert {frozenset(e) for e in g.edges()} == {frozenset(e) for e in exported}
     assert nx.number_connected_components(g) == 2
     radius = max(nx.single_source_shortest_path_length(g, 0).values())
-    assert radius == npuzzle.analyze(2, 4, progress=False).radius == 36
+    assert radius == npuzzle.analyze(2, 4, progress=False).max_depth == 36
 
 
 def test_boards_read_every_notation_the_cli_reads(cli):
@@ -268,7 +268,7 @@ def test_bad_input_raises_the_documented_exceptions(cli, tmp_path):
     # depths: the dtype, the columns, and a row that is not a board.
     table = npuzzle.DistanceTable.open(result.output)
     with pytest.raises(TypeError):
-        table.depths(np.zeros((2, 9), dtype=np.int64))
+        table.depths(np.zeros((2, 9), dtype=np.float32))
     with pytest.raises(ValueError):
         table.depths(np.zeros((2, 8), dtype=np.uint8))
     boards = npuzzle.random_boards(3, 3, 4)
@@ -318,9 +318,10 @@ def test_an_interrupt_stops_analyze_within_a_second_leaving_no_file(tmp_path, ru
     words = done.stdout.split()
     assert words[0] == "interrupted", done.stdout
     assert float(words[2]) < 1.0, done.stdout
-    # The results folder was made before the run; nothing is in it, no temporary file either.
+    # Nothing is left: no file, no temporary file, not the results folder made for the run
+    # (issue 61: an empty one was left), nor `out` itself.
     left = [str(p.relative_to(out)) for p in out.rglob("*")] if out.exists() else []
-    assert left == {"table": ["3x4"], "frontier": ["4x4"], "all_pairs": []}[run], left
+    assert left == [] and not out.exists(), left
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,9 @@ pub fn solve(
 /// [`crate::solve::replay`] of them from `board` gives the goal. IDA* reports each new bound
 /// to `progress` (a task `IDA*` in nodes, the note `bound 48: 123,456,789 nodes, 25.1 M/s,
 /// 4.9 s`), and the same note every 2^20 nodes within a bound through
-/// [`Progress::refresh`]; the other algorithms report nothing.
+/// [`Progress::refresh`], and stops with [`SolveError::TimeUp`] when
+/// [`Progress::stop_requested`] says so (asked every 16,384 expansions); the other
+/// algorithms report nothing.
 ///
 /// # Errors
 /// As [`solve`]; [`SolveError::Unsolvable`] when the goal is in another component than the
@@ -1040,7 +1042,8 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
     }
 
     /// Every [`CLOCK_EVERY`] expansions: the progress within the bound (every
-    /// [`REPORT_EVERY`]), and whether the time limit has passed (then `timed_out`). Out of
+    /// [`REPORT_EVERY`]), and whether the time limit has passed or `progress` asks to stop
+    /// (then `timed_out`). Out of
     /// line, so that the search's loop keeps only the counter's test.
     #[cold]
     #[inline(never)]
@@ -1049,7 +1052,10 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
             let note = bound_note(self.bound, self.expanded, self.started.elapsed());
             self.progress.refresh(self.expanded, &note);
         }
-        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l);
+        // A stop the caller asked for ([`Progress::stop_requested`], a Python user's Ctrl-C)
+        // ends the search as the time limit does.
+        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
+            || self.progress.stop_requested();
         self.timed_out
     }
 
