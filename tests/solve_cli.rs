@@ -632,6 +632,7 @@ fn batches_from_stdin_quiet_comparisons_and_one_line_prefix() {
 /// profile, and far below a 7-8 build.
 #[test]
 fn first_4x4_solve_builds_the_quick_databases() {
+    use npuzzle::solve::cache;
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache").display().to_string();
     let tiles = "9 1 8 4 14 11 3 12 6 13 7 0 15 5 2 10";
@@ -661,6 +662,48 @@ fn first_4x4_solve_builds_the_quick_databases() {
             "pdb-4x4-7-8-11-12-14-15.bin"
         ]
     );
+    // Issue 61: the built databases are the ones whose digests the binary carries; one entry
+    // forged (its CRC and full-check flag kept valid) is refused on load, by the digest.
+    let shape = npuzzle::Shape::new(4, 4).unwrap();
+    for tiles in [
+        &[1u8, 5, 6, 9, 10, 13][..],
+        &[7, 8, 11, 12, 14, 15],
+        &[2, 3, 4],
+    ] {
+        let path = std::path::Path::new(&cache).join(cache::file_name(shape, tiles));
+        let db = cache::decode(&fs::read(&path).unwrap(), shape, tiles).unwrap();
+        assert_eq!(
+            Some(cache::entries_digest(db.table()).as_str()),
+            cache::known_digest(shape, tiles),
+            "{tiles:?}"
+        );
+    }
+    let tiles = [1u8, 5, 6, 9, 10, 13];
+    let path = std::path::Path::new(&cache).join(cache::file_name(shape, &tiles));
+    let original = fs::read(&path).unwrap();
+    let mut forged = original.clone();
+    // The header: magic, version, rows, columns, k, the tiles, the checks flag (1), the count.
+    let header = 8 + 4 * 5 + tiles.len() + 8;
+    assert_eq!(
+        forged[28 + tiles.len()],
+        1,
+        "the file records the full check"
+    );
+    let i = header
+        + forged[header..]
+            .iter()
+            .position(|&v| v > 0 && v < 40)
+            .unwrap();
+    forged[i] += 2;
+    let end = forged.len() - 4;
+    let crc = crc32fast::hash(&forged[..end]);
+    forged[end..].copy_from_slice(&crc.to_le_bytes());
+    fs::write(&path, &forged).unwrap();
+    match cache::load(&path, shape, &tiles) {
+        Err(cache::Rebuild::Invalid(why)) => assert!(why.contains("SHA-256"), "{why}"),
+        other => panic!("a forged database was accepted: {:?}", other.map(|_| ())),
+    }
+    fs::write(&path, original).unwrap();
     let batch = write(
         dir.path(),
         "three.txt",
