@@ -186,6 +186,8 @@ struct HeldWalks<'a, F> {
     table: &'a DistanceTable,
     group: &'a [&'a [u8]],
     step: F,
+    /// Whether the reads check their blocks ([`DistanceTable::must_check`]).
+    check: bool,
 }
 
 impl<F: FnMut(usize, Direction, usize, usize)> WithHeld for HeldWalks<'_, F> {
@@ -195,9 +197,13 @@ impl<F: FnMut(usize, Direction, usize, usize)> WithHeld for HeldWalks<'_, F> {
         #[cfg(target_arch = "x86_64")]
         if crate::bfs::x86_64_v3() {
             // SAFETY: the processor has the features `walk_held_v3` is compiled for.
-            return unsafe { self.table.walk_held_v3::<M, C>(self.group, self.step) };
+            return unsafe {
+                self.table
+                    .walk_held_v3::<M, C>(self.group, self.step, self.check)
+            };
         }
-        self.table.walk_held::<M, C>(self.group, self.step)
+        self.table
+            .walk_held::<M, C>(self.group, self.step, self.check)
     }
 }
 
@@ -634,6 +640,9 @@ pub struct DistanceTable {
     shift: u32,
     crcs: usize,
     blocks: Box<[std::sync::atomic::AtomicU8]>,
+    /// Every block is [`GOOD`]: the reads skip the per-block check (set at open for one
+    /// [`GOOD`] block, and by [`DistanceTable::check_all`] when it finds no damage).
+    whole: std::sync::atomic::AtomicBool,
 }
 
 /// How [`DistanceTable::open_checking`] checks the codes of a table against their CRCs (its
@@ -798,7 +807,7 @@ impl DistanceTable {
         let crcs = codes + codes_len as usize;
         let (body, stored) = map.split_at(map.len() - 4);
         let all_good = || Box::new([std::sync::atomic::AtomicU8::new(GOOD)]) as Box<[_]>;
-        let (shift, blocks) = match shift {
+        let (shift, blocks): (u32, Box<[std::sync::atomic::AtomicU8]>) = match shift {
             Some(s) => {
                 // The header and the blocks' CRCs, always: a few kilobytes and the listed
                 // layers.
@@ -857,6 +866,9 @@ impl DistanceTable {
             boards,
             space,
             sides,
+            whole: (blocks.len() == 1
+                && blocks[0].load(std::sync::atomic::Ordering::Relaxed) == GOOD)
+                .into(),
             shift,
             crcs,
             blocks,
@@ -868,8 +880,10 @@ impl DistanceTable {
     }
 
     /// Whether the block of codes holding byte `at` of the codes is whole: checked against
-    /// its CRC on the first call for the block, remembered after.
-    #[inline(always)]
+    /// its CRC on the first call for the block, remembered after. Out of line: the walks'
+    /// innermost loop, which calls it only while [`DistanceTable::must_check`], keeps its
+    /// shape (inlined, it cost the walks about 15 %).
+    #[inline(never)]
     fn block_whole(&self, at: u64) -> bool {
         let block = (at >> self.shift) as usize;
         match self.blocks.get(block) {
@@ -933,7 +947,23 @@ impl DistanceTable {
         (0..self.blocks.len()).into_par_iter().for_each(|b| {
             self.check_block(b);
         });
-        self.damage().map_or(Ok(()), Err)
+        let damage = self.damage();
+        if damage.is_none() {
+            self.whole.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        damage.map_or(Ok(()), Err)
+    }
+
+    /// Whether the reads must check their blocks: not once every block is known [`GOOD`].
+    /// A group of more boards than blocks reads most blocks anyway, so it checks them all
+    /// first (in parallel; a damaged block is then refused at its reads, as before), and its
+    /// walks skip the per-read check (a check in the walk's innermost loop cost about 15 %).
+    fn must_check(&self, boards: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.whole.load(Relaxed) && boards >= self.blocks.len() {
+            let _ = self.check_all();
+        }
+        !self.whole.load(Relaxed)
     }
 
     /// Where the file lies in memory: the address of its first byte and its length. Reading
@@ -990,14 +1020,15 @@ impl DistanceTable {
             .sides
             .as_ref()
             .map_or(0, |(sides, _)| index % sides.period);
-        self.class_with(index, rho)
+        self.class_with(index, rho, true)
     }
 
     /// [`DistanceTable::class_at`] of a board whose index is `rho` modulo the period of the
-    /// sides ([`Codes::Marks`]; in the parity layout, its blank's cell).
+    /// sides ([`Codes::Marks`]; in the parity layout, its blank's cell); its block checked
+    /// first when `check` ([`DistanceTable::must_check`]).
     #[inline(always)]
-    fn class_with(&self, index: u64, rho: u64) -> Option<u8> {
-        if !self.block_whole(index / 4) {
+    fn class_with(&self, index: u64, rho: u64, check: bool) -> Option<u8> {
+        if check && !self.block_whole(index / 4) {
             return Some(CORRUPT);
         }
         let byte = self.map[self.codes + (index / 4) as usize];
@@ -1133,6 +1164,7 @@ impl DistanceTable {
         group: &[&[u8]],
         mut step: impl FnMut(usize, Direction, usize, usize),
     ) -> Vec<Result<Option<u32>, TableError>> {
+        let check = self.must_check(group.len());
         if self.space.is_some() {
             return crate::bfs::with_held(
                 self.shape,
@@ -1140,6 +1172,7 @@ impl DistanceTable {
                     table: self,
                     group,
                     step,
+                    check,
                 },
             );
         }
@@ -1149,10 +1182,10 @@ impl DistanceTable {
             #[cfg(target_arch = "x86_64")]
             if crate::bfs::x86_64_v3() {
                 // SAFETY: the processor has the features `walk_v3` is compiled for.
-                results.extend(unsafe { self.walk_v3(walks, step) });
+                results.extend(unsafe { self.walk_v3(walks, step, check) });
                 continue;
             }
-            results.extend(self.walk_steps(walks, step));
+            results.extend(self.walk_steps(walks, step, check));
         }
         results
     }
@@ -1170,6 +1203,7 @@ impl DistanceTable {
         &self,
         boards: &[&[u8]],
         mut step: impl FnMut(usize, Direction, usize, usize),
+        check: bool,
     ) -> Vec<Result<Option<u32>, TableError>> {
         let modulus = self.modulus();
         let goal = Held::<M, C>::new(self.goal.permutation()).index();
@@ -1228,7 +1262,7 @@ impl DistanceTable {
                         .map(|&to| usize::from(to))
                         .find(|&to| {
                             to != walk.from
-                                && self.class_with(flat(walk.index, blank, to), to as u64)
+                                && self.class_with(flat(walk.index, blank, to), to as u64, check)
                                     == Some(want)
                         });
                     let Some(to) = down else {
@@ -1282,9 +1316,9 @@ impl DistanceTable {
                 // (A code no table holds has no way down.)
                 let want = (walk.code < modulus).then(|| below(walk.code, modulus));
                 let down = want.and_then(|want| {
-                    walk.next[..walk.found]
-                        .iter()
-                        .find(|&&(index, to)| self.class_with(index, u64::from(to)) == Some(want))
+                    walk.next[..walk.found].iter().find(|&&(index, to)| {
+                        self.class_with(index, u64::from(to), check) == Some(want)
+                    })
                 });
                 walk.steps += 1;
                 let Some(&(index, to)) = down.filter(|_| walk.steps <= radius) else {
@@ -1317,8 +1351,9 @@ impl DistanceTable {
         &self,
         group: &[&[u8]],
         step: impl FnMut(usize, Direction, usize, usize),
+        check: bool,
     ) -> Vec<Result<Option<u32>, TableError>> {
-        self.walk_steps(group, step)
+        self.walk_steps(group, step, check)
     }
 
     /// [`DistanceTable::walk`]'s body in the lexicographic layout (one-row and one-column
@@ -1328,6 +1363,7 @@ impl DistanceTable {
         &self,
         group: &[&[u8]],
         mut step: impl FnMut(usize, Direction, usize, usize),
+        check: bool,
     ) -> Vec<Result<Option<u32>, TableError>> {
         let n = self.shape.cells();
         let cols = self.shape.cols();
@@ -1392,9 +1428,9 @@ impl DistanceTable {
                 // (A code no table holds has no way down.)
                 let want = (walk.code < modulus).then(|| (walk.code + modulus - 1) % modulus);
                 let down = want.and_then(|want| {
-                    walk.next[..walk.found]
-                        .iter()
-                        .find(|&&(index, to)| self.class_with(index, u64::from(to)) == Some(want))
+                    walk.next[..walk.found].iter().find(|&&(index, to)| {
+                        self.class_with(index, u64::from(to), check) == Some(want)
+                    })
                 });
                 walk.steps += 1;
                 let Some(&(index, to)) = down.filter(|_| walk.steps <= radius) else {
@@ -1431,8 +1467,9 @@ impl DistanceTable {
         &self,
         group: &[&[u8]],
         step: impl FnMut(usize, Direction, usize, usize),
+        check: bool,
     ) -> Vec<Result<Option<u32>, TableError>> {
-        self.walk_held::<M, C>(group, step)
+        self.walk_held::<M, C>(group, step, check)
     }
 
     /// Whether the goal can reach the board `cells` (an internal permutation of the table's
