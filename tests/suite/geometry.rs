@@ -166,7 +166,7 @@ fn each_cells_distribution_adds_up_to_its_component() {
 /// its radius 30: a board with the blank in the centre is at most 30 moves from any board
 /// (Reinefeld 1993, "Complete solution of the eight-puzzle": 30 for goals with the blank in
 /// the middle). In the multi-tile metric, the radius from the standard goal is 24
-/// (lightln2/SlidingTilesSolver, as tests/mtm.rs).
+/// (lightln2/SlidingTilesSolver, as tests/suite/mtm.rs).
 #[test]
 fn the_8_puzzle() {
     let shape = Shape::new(3, 3).unwrap();
