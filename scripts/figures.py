@@ -11,7 +11,7 @@ rendered from it.
     python3 scripts/figures.py boards N SEED ROWS COLS FILE
                                                  # N random solvable boards, one a line
 
-`scripts/bench.sh check` measures the figures and calls `compare` (or `update`); tests/figures.rs
+`scripts/bench.sh check` measures the figures and calls `compare` (or `update`); tests/suite/figures.rs
 calls `render` and scripts/test_figures.py (which runs `compare` and `update` on synthetic
 files). The rendering lives here only.
 
@@ -135,7 +135,7 @@ def render(rows):
     lines = [
         BEGIN,
         "<!-- Generated from output/bench/figures.csv by scripts/figures.py: `scripts/bench.sh check"
-        " --update` rewrites it, `scripts/bench.sh check` and tests/figures.rs compare it. -->",
+        " --update` rewrites it, `scripts/bench.sh check` and tests/suite/figures.rs compare it. -->",
         "",
         "| figure | what: side / other side, measured in the same rounds | value | peak RSS | must | measured |",
         "|---|---|---:|---:|---|---|",

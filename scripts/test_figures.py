@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of scripts/figures.py's `compare` and `update` on synthetic files: no benchmark runs.
 
-    python3 scripts/test_figures.py            # exits 1 on a failure (tests/figures.rs runs it)
+    python3 scripts/test_figures.py            # exits 1 on a failure (tests/suite/figures.rs runs it)
     FIGURES_PY=/path/to/figures.py python3 scripts/test_figures.py   # test another version
 
 Each test copies figures.py into a temporary tree (scripts/, output/bench/figures.csv,

@@ -1718,7 +1718,7 @@ mod tests {
     /// Issue 25, the cluster's tables: every grid up to 10 cells, from the standard goal and
     /// one of the other class with the blank inside, on one process of 1 and 3 worker threads:
     /// the table process 0 streams ([`Spool`]) is byte for byte the one-machine table (codes,
-    /// listed layers, checksum). (Several processes: tests/cluster.rs.)
+    /// listed layers, checksum). (Several processes: tests/suite/cluster.rs.)
     #[test]
     fn a_distributed_run_streams_the_one_machine_table() {
         use crate::bfs::cluster::Cluster;

@@ -63,11 +63,11 @@ impl Claims {
     /// shape and with less memory (`CHANGELOG.md`, issue 21): with the scan prefetched, the
     /// random claims' misses overlap well, and filing a neighbour costs about as much as
     /// claiming it. In builds with debug
-    /// assertions only, the environment variable `NPUZZLE_CLAIMS=bucketed` chooses
+    /// assertions or the `test-hooks` feature only, the environment variable `NPUZZLE_CLAIMS=bucketed` chooses
     /// [`Claims::Bucketed`] instead, for the tests of the whole binary; a release build never
     /// reads it (what it computes does not depend on the environment).
     pub fn configured() -> Claims {
-        #[cfg(debug_assertions)]
+        #[cfg(any(debug_assertions, feature = "test-hooks"))]
         if std::env::var("NPUZZLE_CLAIMS").as_deref() == Ok("bucketed") {
             return Claims::Bucketed {
                 segment_bits: Self::SEGMENT_BITS,

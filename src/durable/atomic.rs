@@ -124,7 +124,7 @@ pub fn temp_beside(path: &Path) -> io::Result<TempFile> {
             Ok(file) => {
                 pending.push(registered);
                 drop(pending);
-                #[cfg(debug_assertions)]
+                #[cfg(any(debug_assertions, feature = "test-hooks"))]
                 abort_if_asked();
                 return Ok(TempFile {
                     file: Some(file),
@@ -242,9 +242,9 @@ pub fn abandon() -> usize {
 
 /// For the tests of the abort handler: `NPUZZLE_ABORT_AFTER_TEMP=N` makes the process abort
 /// (SIGABRT, as a failed allocation does) right after creating its `N`-th temporary file.
-/// Only in builds with debug assertions (`cargo test`'s binary); a release build has no such
-/// hook.
-#[cfg(debug_assertions)]
+/// Only in builds with debug assertions or the `test-hooks` feature (the binary `cargo test`
+/// runs, `--release` too); a release build has no such hook.
+#[cfg(any(debug_assertions, feature = "test-hooks"))]
 fn abort_if_asked() {
     static CREATED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let created = CREATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

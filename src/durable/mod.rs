@@ -16,11 +16,12 @@ pub use read::open_regular;
 /// (SIGKILL, no cleanup) right after checkpoint step `N` (a layer of the distributed engine or
 /// of the frontier search), as a crashed machine would.
 ///
-/// Only in builds with debug assertions (`cargo build`, and the binary `cargo test` runs); a
-/// release build does nothing here and never reads the variable.
+/// Only in builds with debug assertions (`cargo build`) or the `test-hooks` feature (the
+/// binary `cargo test` runs, `--release` too); a release build does nothing here and never
+/// reads the variable.
 #[inline(always)]
 pub fn fault_injection(step: u64) {
-    #[cfg(debug_assertions)]
+    #[cfg(any(debug_assertions, feature = "test-hooks"))]
     if let Some(n) = std::env::var("NPUZZLE_KILL_AFTER_STEP")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -33,6 +34,6 @@ pub fn fault_injection(step: u64) {
         }
         std::process::abort();
     }
-    #[cfg(not(debug_assertions))]
+    #[cfg(not(any(debug_assertions, feature = "test-hooks")))]
     let _ = step;
 }

@@ -341,7 +341,7 @@ fn read_db(
 /// same bytes on every machine). A cached file of one of them is used only if its entries
 /// hash to this value, whatever its header records and whatever lies beside it: about 11 ms
 /// per 6-tile database (SHA-NI), against about a second of CPU for [`PatternDb::verify`].
-/// `tests/solve_cli.rs` checks them against a fresh build.
+/// `tests/suite/solve_cli.rs` checks them against a fresh build.
 const KNOWN_DIGESTS: [(usize, usize, &[u8], &str); 3] = [
     (
         4,

@@ -18,13 +18,17 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<(
     f.read_exact(buf)
 }
 
-/// Debug builds only, for the tests of the checks on reading back:
+/// Builds with debug assertions or the `test-hooks` feature only (the binary `cargo test`
+/// runs), for the tests of the checks on reading back:
 /// `NPUZZLE_DAMAGE_SCRATCH=runs:D` (or `layer:D`) flips a bit in the middle of the runs of
 /// depth `D` once written (or of layer `D`'s file), as a disk error would. Does nothing in a
 /// release build.
-#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+#[cfg_attr(
+    not(any(debug_assertions, feature = "test-hooks")),
+    allow(unused_variables)
+)]
 pub(super) fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Path>) {
-    #[cfg(all(debug_assertions, unix))]
+    #[cfg(all(any(debug_assertions, feature = "test-hooks"), unix))]
     if std::env::var("NPUZZLE_DAMAGE_SCRATCH").ok() == Some(format!("{what}:{depth}")) {
         use std::os::unix::fs::FileExt;
         let reopened = path.map(|p| std::fs::OpenOptions::new().read(true).write(true).open(p));
@@ -42,11 +46,11 @@ pub(super) fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Pat
 }
 
 /// Bytes free for an unprivileged user in the file system of `dir`, or `None` when unknown.
-/// In builds with debug assertions only (the binary the tests run),
+/// In builds with debug assertions or the `test-hooks` feature only (the binary the tests run),
 /// `NPUZZLE_FAKE_DISK_FREE=BYTES` overrides it, for the tests of a full disk; a release build
 /// never reads it, so its disk-full guard cannot be switched off.
 pub fn disk_free(dir: &Path) -> Option<u64> {
-    #[cfg(debug_assertions)]
+    #[cfg(any(debug_assertions, feature = "test-hooks"))]
     if let Some(v) = std::env::var("NPUZZLE_FAKE_DISK_FREE")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -626,8 +626,11 @@ mod tests {
 
     /// Every grid up to 10 cells, from the standard goal and from a goal with the blank inside
     /// (the other parity class on some shapes), in chunks of 1, 7 and 64 boards and 1, 3 and
-    /// 1,024 segments: the one-machine driver's layers and antipodes.
+    /// 1,024 segments: the one-machine driver's layers and antipodes. The slowest test of the
+    /// suite (185 s of the lib's 279 s, release, loaded machine): left to CI
+    /// (`scripts/check.sh` passes `--include-ignored`), as the README says.
     #[test]
+    #[ignore = "slow: every grid up to 10 cells in 9 chunkings (minutes); CI runs it"]
     fn every_small_grid_matches_the_one_machine_driver() {
         let mut shapes = 0;
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {

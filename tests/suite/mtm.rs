@@ -69,6 +69,7 @@ fn radii_of_the_small_boards() {
 /// on the lexicographic index alone), from two goals; and an independent BFS over the
 /// materialised MTM edges (petgraph, made from [`Board::slid`]) agrees up to 8 cells.
 #[test]
+#[ignore = "slow: petgraph's BFS on every MTM graph up to 8 cells (88 s on a loaded machine); CI runs it"]
 fn both_indices_and_petgraph_agree() {
     for shape in Shape::all_up_to(10) {
         let lex = LexSpace::with_metric(shape, Metric::Mtm).unwrap();

@@ -724,7 +724,7 @@ fn first_4x4_solve_builds_the_quick_databases() {
 /// The 4x4 7-8 databases, built by `npuzzle pdb` (about 6 minutes and 1.6 GB in a release
 /// build, announced before) and then chosen by default, against the 6-6-3 ones: equal lengths
 /// on the 100 seeded boards of the benchmark, every solution replayed to the goal; Korf's
-/// instances; `--compare`. Run with `cargo test --release --test solve_cli -- --ignored`.
+/// instances; `--compare`. Run with `cargo test --release --test suite solve_cli:: -- --ignored`.
 #[test]
 #[ignore = "builds the 4x4 7-8 pattern databases (6 minutes in release)"]
 fn default_method_on_4x4() {

@@ -7,8 +7,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
-mod support;
-use support::{Damage, damaged_copy, newest_slot, run_killed};
+use crate::support::{Damage, damaged_copy, newest_slot, run_killed};
 
 fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     Command::cargo_bin("npuzzle")
@@ -287,8 +286,9 @@ fn a_killed_search_resumes_from_its_checkpoint() {
                 );
             }
             assert!(
-                support::summary_figures(&dir.path().join(name).join(folder).join("summary.json"))
-                    == support::summary_figures(&reference.join(folder).join("summary.json")),
+                crate::support::summary_figures(
+                    &dir.path().join(name).join(folder).join("summary.json")
+                ) == crate::support::summary_figures(&reference.join(folder).join("summary.json")),
                 "{folder} {name}: summary.json differs"
             );
         }
@@ -546,14 +546,14 @@ fn one_line_error(out: &std::process::Output) -> (Option<i32>, String) {
     (out.status.code(), err)
 }
 
-/// Issue 49: a bit flipped (by a debug-only hook, as a disk error would) in the middle of a
+/// Issue 49: a bit flipped (by a test hook, as a disk error would) in the middle of a
 /// scratch file mid-search, the runs of a layer or an unnamed or checkpointed layer file, is a
 /// one-line error (exit 1) naming the layer or run, where it is and the segment, never a
 /// wrong count.
 #[test]
 #[cfg_attr(
-    not(debug_assertions),
-    ignore = "NPUZZLE_DAMAGE_SCRATCH is read by debug builds only"
+    not(any(debug_assertions, feature = "test-hooks")),
+    ignore = "NPUZZLE_DAMAGE_SCRATCH is read by builds with the test hooks only"
 )]
 fn a_damaged_scratch_file_is_a_clean_error() {
     let dir = tempfile::tempdir().unwrap();

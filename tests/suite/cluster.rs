@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-use support::{Damage, damaged_copy, newest_slot, run_killed};
+use crate::support::{Damage, HOOKS, damaged_copy, newest_slot, run_killed};
 
 /// The step of a cluster checkpoint's header.
 fn step_of(header: &serde_json::Value) -> Option<u64> {
@@ -21,11 +20,12 @@ fn newest_of(ck: &Path, p: usize) -> Option<(u64, usize)> {
     newest_slot(ck, &format!("process-{p}"), step_of)
 }
 
-/// In release builds (no `NPUZZLE_KILL_AFTER_STEP` hook), a thread that kills process `p` of
-/// a run checkpointing into `ck` (SIGKILL; its id from its lock file, `process-P.lock`) once
-/// its checkpoint holds step `at` or later; in debug builds, nothing (the hook does it).
+/// In builds without the `NPUZZLE_KILL_AFTER_STEP` hook ([`HOOKS`]), a thread that kills
+/// process `p` of a run checkpointing into `ck` (SIGKILL; its id from its lock file,
+/// `process-P.lock`) once its checkpoint holds step `at` or later; with it, nothing (the hook
+/// does it).
 fn kill_peer_at(ck: &Path, p: usize, at: u64) -> Option<std::thread::JoinHandle<()>> {
-    if cfg!(debug_assertions) {
+    if HOOKS {
         return None;
     }
     let ck = ck.to_path_buf();
@@ -217,8 +217,8 @@ fn same_files(a: &Path, b: &Path) {
         assert!(x == y, "{name} differs between {a:?} and {b:?}");
     }
     assert!(
-        support::summary_figures(&a.join("summary.json"))
-            == support::summary_figures(&b.join("summary.json")),
+        crate::support::summary_figures(&a.join("summary.json"))
+            == crate::support::summary_figures(&b.join("summary.json")),
         "summary.json differs between {a:?} and {b:?}"
     );
 }
@@ -360,7 +360,7 @@ fn one_row_boards_run_distributed() {
             "{file} differs"
         );
     }
-    let summary = |d: &Path| support::summary_figures(&d.join("summary.json"));
+    let summary = |d: &Path| crate::support::summary_figures(&d.join("summary.json"));
     assert_eq!(
         summary(&p0),
         summary(&reference).replace("\"found_by\": \"search\"", "\"found_by\": \"theorem\"")
@@ -397,10 +397,10 @@ fn a_killed_process_resumes_from_the_checkpoints() {
     .status()
     .unwrap();
     assert!(status.success());
-    // Killed by the debug builds' hook, or from outside by a release build's test.
+    // Killed by the test hook, or from outside in a build without it.
     let watcher = kill_peer_at(&checkpoint, 1, 20);
     let crashed = run_cluster(&board, dir.path(), 2, 2, &extra, |i| {
-        if i == 1 && cfg!(debug_assertions) {
+        if i == 1 && HOOKS {
             vec![("NPUZZLE_KILL_AFTER_STEP", "20".to_string())]
         } else {
             Vec::new()
@@ -1230,8 +1230,8 @@ fn all_pairs_runs_distributed() {
         );
     }
     assert_eq!(
-        support::summary_figures(&a.join("summary.json")),
-        support::summary_figures(&b.join("summary.json"))
+        crate::support::summary_figures(&a.join("summary.json")),
+        crate::support::summary_figures(&b.join("summary.json"))
     );
     assert!(
         !dir.path().join("p1/2x3/geometry").exists(),

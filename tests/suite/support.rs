@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 /// (`"npuzzle": {"version", "commit", "command"}`), which must be there: the figures, which
 /// two runs of different command lines (a distributed run and one machine's, a resumed run and
 /// a whole one) must write byte for byte alike.
-#[allow(dead_code)]
 pub fn summary_figures(path: &Path) -> String {
     let text = fs::read_to_string(path).unwrap();
     let at = text
@@ -35,7 +34,6 @@ pub fn damaged_copy(ck: &Path, to: PathBuf, damage: &dyn Fn(&Path)) -> PathBuf {
 
 /// The JSON header of the checkpoint container at `path` (`NPZCKPT`, the header's length,
 /// the header), or `None` when it is not there or not whole yet.
-#[allow(dead_code)]
 pub fn container_header(path: &Path) -> Option<serde_json::Value> {
     use std::io::Read;
     let mut file = fs::File::open(path).ok()?;
@@ -52,7 +50,6 @@ pub fn container_header(path: &Path) -> Option<serde_json::Value> {
 
 /// The newest step saved in the two slots `ck/NAME.{0,1}.ckpt` (`step` reads it from a
 /// header), and its slot.
-#[allow(dead_code)]
 pub fn newest_slot(
     ck: &Path,
     name: &str,
@@ -66,15 +63,20 @@ pub fn newest_slot(
         .max()
 }
 
+/// Whether the binary under test has the test hooks (`NPUZZLE_KILL_AFTER_STEP` and the
+/// others): builds with debug assertions, and `cargo test --release`, whose build of the crate
+/// has the `test-hooks` feature (Cargo.toml's dev-dependency on itself).
+pub const HOOKS: bool = cfg!(any(debug_assertions, feature = "test-hooks"));
+
 /// Runs `cmd`, a run that saves checkpoints, and kills it (SIGKILL, no cleanup, as a crashed
 /// machine) once `saved()` (the newest step its checkpoint holds) reaches `at`; `pid()`, given
-/// the child's id, says which process to kill (the child, or a peer it names). Debug builds
-/// have a hook for it, `NPUZZLE_KILL_AFTER_STEP`, that kills the process right after step
-/// `at`; release builds have none (`cargo test --release`), so the test watches the
-/// checkpoint folder from outside and kills when the step is there (then `at` or a few steps
-/// later: read the step from the folder afterwards). When the run ends before it could be
-/// killed (a fast release build), it is started again, up to 20 times, after `reset()`.
-#[allow(dead_code)]
+/// the child's id, says which process to kill (the child, or a peer it names). Builds with
+/// [`HOOKS`] have a hook for it, `NPUZZLE_KILL_AFTER_STEP`, that kills the process right after
+/// step `at`; a build without them (release, without the feature) has none, so the test
+/// watches the checkpoint folder from outside and kills when the step is there (then
+/// `at` or a few steps later: read the step from the folder afterwards). When the run ends
+/// before it could be killed (a fast release build), it is started again, up to 20 times,
+/// after `reset()`.
 pub fn run_killed(
     mut cmd: std::process::Command,
     at: u64,
@@ -82,7 +84,7 @@ pub fn run_killed(
     pid: impl Fn(u32) -> Option<u32>,
     reset: impl Fn(),
 ) -> std::process::Output {
-    if cfg!(debug_assertions) {
+    if HOOKS {
         return cmd
             .env("NPUZZLE_KILL_AFTER_STEP", at.to_string())
             .output()
