@@ -579,16 +579,26 @@ fn the_page_maps_3x4_on_request() {
         (status, response.body_mut().read_json::<Value>().unwrap())
     };
     let (status, shape) = s.get("/api/shape", &q);
-    assert_eq!((status, shape["source"].as_str()), (200, Some("solver")), "{shape}");
+    assert_eq!(
+        (status, shape["source"].as_str()),
+        (200, Some("solver")),
+        "{shape}"
+    );
     let offer = &shape["map"];
     assert_eq!(offer["boards"], 239_500_800u64, "{shape}");
     assert_eq!(offer["table_bytes"], 59_875_200u64, "{shape}");
     // The build's peak holds the BFS's marks (two bits a board) and the table.
-    assert!(offer["bytes"].as_u64().unwrap() >= 2 * 59_875_200, "{shape}");
+    assert!(
+        offer["bytes"].as_u64().unwrap() >= 2 * 59_875_200,
+        "{shape}"
+    );
     let seconds = offer["seconds"].as_f64().unwrap();
     assert!(seconds > 1.0 && seconds < 10.0, "{shape}");
     assert!(
-        shape["source_note"].as_str().unwrap().contains("--build 12"),
+        shape["source_note"]
+            .as_str()
+            .unwrap()
+            .contains("--build 12"),
         "{shape}"
     );
 
@@ -611,7 +621,11 @@ fn the_page_maps_3x4_on_request() {
     );
 
     let (status, mapped) = post(&s, &q);
-    assert_eq!((status, mapped["source"].as_str()), (200, Some("table")), "{mapped}");
+    assert_eq!(
+        (status, mapped["source"].as_str()),
+        (200, Some("table")),
+        "{mapped}"
+    );
     let counts: Vec<u64> = serde_json::from_value(mapped["depth_counts"].clone()).unwrap();
     assert_eq!(counts.iter().sum::<u64>(), 239_500_800);
     assert_eq!((counts.len(), counts[53]), (54, 18));
@@ -619,7 +633,11 @@ fn the_page_maps_3x4_on_request() {
     // Now from the table: every move's distance is known.
     let (status, b) = s.get(
         "/api/board",
-        &[("rows", "3"), ("cols", "4"), ("board", "1 2 3 4 / 5 6 7 8 / 9 10 0 11")],
+        &[
+            ("rows", "3"),
+            ("cols", "4"),
+            ("board", "1 2 3 4 / 5 6 7 8 / 9 10 0 11"),
+        ],
     );
     assert_eq!((status, b["distance"].as_u64()), (200, Some(1)), "{b}");
     let moves = b["moves"].as_array().unwrap();

@@ -607,7 +607,10 @@ impl Answers {
                         "map it below, or start the server with --build 12 to map it on first use"
                             .to_string()
                     } else if shape.cells() <= 12 {
-                        format!("npuzzle serve --build {} maps it on first use", shape.cells())
+                        format!(
+                            "npuzzle serve --build {} maps it on first use",
+                            shape.cells()
+                        )
                     } else {
                         "npuzzle analyze --table makes one where it fits".to_string()
                     }

@@ -355,7 +355,10 @@ async fn api(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     if name == "map" {
-        return error(StatusCode::METHOD_NOT_ALLOWED, "POST /api/map builds a table");
+        return error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "POST /api/map builds a table",
+        );
     }
     respond(served, name, uri, query).await
 }
