@@ -275,11 +275,13 @@ pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, Anal
         ),
     };
     let onward = match (Engine::for_shape(shape), needed) {
-        (Some(Engine::Parity), Some(_)) => {
-            "; search it layer by layer to a chosen depth with --max-depth D, or spread the \
-             marks over several machines with --processes N (see the README)"
-        }
-        _ => "",
+        (Some(Engine::Parity), Some(_)) => format!(
+            "; search it layer by layer to a chosen depth with {}, or spread the marks over \
+             several machines with {} (see the README)",
+            crate::frontend::arg(crate::frontend::Input::MaxDepth, "D"),
+            crate::frontend::arg(crate::frontend::Input::Processes, "N")
+        ),
+        _ => String::new(),
     };
     Err(AnalyzeError::TooLarge(format!(
         "{shape} has {boards} boards{reachable}; analyzing it needs {need}; {fits}{onward}"

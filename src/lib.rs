@@ -28,9 +28,11 @@
 //!   budget, resumable checkpoints), [`bfs::DepthArray`] and the gap
 //!   encoding of sorted index lists ([`bfs::codec`]). Outside its tests the engine imports
 //!   only [`durable`], [`board`], [`shape`], [`rank`], [`metric`], [`moves`] (the
-//!   lexicographic space's kernel, and `with_cells!`) and [`progress`] (the frontier search's
-//!   and the distributed driver's reports); its tests also take [`published`],
-//!   [`components`] and [`solve`].
+//!   lexicographic space's kernel, and `with_cells!`), [`progress`] (the frontier search's
+//!   and the distributed driver's reports) and [`frontend`] (its messages' words); its
+//!   tests also take [`published`], [`components`] and [`solve`].
+//! - [`frontend`]: whose words messages use for the inputs they ask for: the command line's
+//!   (`--rows`, the default) or the Python package's (`rows=`), chosen once by the front end.
 //! - [`durable`]: below the engine and the exporters: files written to a temporary name,
 //!   synced and renamed, the temporary-file sweep on a signal, and the checksummed checkpoint
 //!   container (one CRC-32 over header and body).
@@ -114,6 +116,7 @@ pub mod distances;
 pub mod drawing;
 pub mod durable;
 pub mod export;
+pub mod frontend;
 pub mod geometry;
 pub mod graph;
 pub mod interop;

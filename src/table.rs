@@ -702,9 +702,10 @@ impl DistanceTable {
                     path: name.clone(),
                     why: format!(
                         "no table here, but an older one is in {}: a later `analyze` without \
-                         --table set it aside; run the analysis again with --table (or give \
+                         {table} set it aside; run the analysis again with {table} (or give \
                          that file, if its run is the one you want)",
-                        stale.display()
+                        stale.display(),
+                        table = crate::frontend::arg(crate::frontend::Input::Table, ""),
                     ),
                 }
             } else {
@@ -735,7 +736,8 @@ impl DistanceTable {
         if version != 1 && version != FORMAT_VERSION {
             return Err(invalid(format!(
                 "format version {version}, this npuzzle reads 1 and {FORMAT_VERSION}: write \
-                 the table again with this npuzzle (`analyze R C --table`)"
+                 the table again with this npuzzle ({})",
+                crate::frontend::current().table_command("")
             )));
         }
         let (rows, cols) = (word(take(4)?) as usize, word(take(4)?) as usize);
@@ -932,8 +934,9 @@ impl DistanceTable {
             path: self.path.clone(),
             why: format!(
                 "corrupt: block {block} of the codes (bytes {start} to {}) fails its checksum \
-                 (CRC-32); write the table again (`analyze R C --table`)",
-                end - 1
+                 (CRC-32); write the table again ({})",
+                end - 1,
+                crate::frontend::current().table_command("")
             ),
         })
     }

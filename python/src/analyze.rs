@@ -10,6 +10,7 @@
 //! temporary name renamed over the old one).
 
 use std::ffi::CString;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -34,11 +35,14 @@ const DEFAULT_EXPORT_CELLS: usize = 10;
 /// How often the waiting thread checks for signals.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-/// The progress of a run: indicatif bars on stderr when `show` (drawn only where stderr is a
-/// terminal), the plan's notes and the warnings as lines; and the stop flag the waiting
-/// thread sets on Ctrl-C.
+/// The progress of a run: indicatif bars on stderr and the plan's notes as lines (both only
+/// where stderr is a terminal, as docs/python.md says: nothing in a pipe or a log file), the
+/// warnings as lines; and the stop flag the waiting thread sets on Ctrl-C.
 pub(crate) struct Bars<'a> {
+    /// `progress=True`: warnings on stderr.
     show: bool,
+    /// `progress=True` and stderr a terminal: bars and notes.
+    terminal: bool,
     bar: Mutex<Option<ProgressBar>>,
     stop: &'a AtomicBool,
 }
@@ -47,6 +51,7 @@ impl<'a> Bars<'a> {
     pub(crate) fn new(show: bool, stop: &'a AtomicBool) -> Bars<'a> {
         Bars {
             show,
+            terminal: show && std::io::stderr().is_terminal(),
             bar: Mutex::new(None),
             stop,
         }
@@ -63,7 +68,7 @@ impl<'a> Bars<'a> {
 
 impl Progress for Bars<'_> {
     fn begin(&self, task: &str, total: u64, unit: &str) {
-        if !self.show {
+        if !self.terminal {
             return;
         }
         let bar = ProgressBar::with_draw_target(
@@ -113,7 +118,7 @@ impl Progress for Bars<'_> {
     }
 
     fn note(&self, line: &str) {
-        if self.show {
+        if self.terminal {
             eprintln!("note: {line}");
         }
     }
@@ -584,7 +589,7 @@ fn write_outputs(
 ///         10 cells; ``table.npt`` with ``table``). Without it nothing is written. As with
 ///         the CLI, the files of an earlier run there that this run does not write are moved
 ///         to ``stale/`` (a ``UserWarning`` names them), so that none describes another run.
-///     progress: progress bars on stderr (drawn where stderr is a terminal).
+///     progress: progress bars and notes on stderr, only where stderr is a terminal.
 ///
 /// Returns:
 ///     :class:`Analysis`.

@@ -102,7 +102,7 @@ fn board_from_tiles(tiles: Vec<u64>, rows: Option<usize>, shape: Option<Shape>) 
             let side = (1..=n).find(|s| s * s >= n).unwrap_or(0);
             if side * side != n || n == 0 {
                 return Err(value_error(format!(
-                    "{n} tiles are not a square board: give rows and cols"
+                    "{n} tiles are not a square board: give rows= and cols="
                 )));
             }
             shape_of(side, side)?

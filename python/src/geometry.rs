@@ -154,7 +154,7 @@ impl PyGeometry {
 ///     rows, cols: the shape (at least 2 cells; up to 14 cells in 24 GB, as :func:`analyze`).
 ///     metric: ``"stm"`` or ``"mtm"``.
 ///     threads: worker threads (default: every core).
-///     progress: progress bars on stderr (drawn where stderr is a terminal).
+///     progress: progress bars and notes on stderr, only where stderr is a terminal.
 ///
 /// Returns:
 ///     :class:`Geometry`.

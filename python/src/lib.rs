@@ -5,7 +5,8 @@
 //! only converts arguments and results, releases the GIL around the work, and turns the
 //! library's errors into Python exceptions:
 //!
-//! - `ValueError`: a bad board or argument (the CLI's one-line message);
+//! - `ValueError`: a bad board or argument (the CLI's one-line message, naming Python's
+//!   arguments: the module sets [`npuzzle::frontend`] to Python's words on import);
 //! - `MemoryError`: the memory plan refuses a run, or an allocation fails;
 //! - `OSError` (`FileNotFoundError`, ...): a file cannot be read or written;
 //! - `npuzzle.DamagedFileError`: a table (or checkpoint) that is not one, or is damaged;
@@ -142,6 +143,8 @@ pub(crate) fn shape_of(rows: usize, cols: usize) -> PyResult<npuzzle::Shape> {
 
 #[pymodule]
 fn _npuzzle(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The library's messages name Python's arguments (`rows=`), not the CLI's flags.
+    npuzzle::frontend::set(npuzzle::frontend::FrontEnd::Python);
     m.add("DamagedFileError", m.py().get_type::<DamagedFileError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("UNREACHABLE", table::UNREACHABLE)?;

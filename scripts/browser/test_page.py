@@ -18,7 +18,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BIN = os.environ.get("NPUZZLE_BIN", "target/release/npuzzle")
 SHOTS = Path(os.environ.get("NPUZZLE_SHOTS", "output/bench/serve-61"))
@@ -337,3 +337,67 @@ def test_axe_finds_no_violation(page):
     page.find_element(By.ID, "compare").click()
     WebDriverWait(page, 60).until(lambda d: d.find_element(By.ID, "compare-table").is_displayed())
     assert axe_violations(page) == []
+
+
+# ---------- issue 62: mapping a shape on request, the legends ----------
+
+
+def test_switching_to_3x4_offers_its_map_and_maps_it(page):
+    # 3x4 has no table at start (--build 9): the page said "too large to map here". Now it
+    # offers the map with its size, time and memory, and a click builds it: 239,500,800 boards
+    # (12!/2), God's number 53 from the goal (docs/geometry.md).
+    Select(page.find_element(By.ID, "cols")).select_by_visible_text("4")
+    WebDriverWait(page, 30).until(lambda d: d.find_element(By.ID, "map").is_displayed())
+    button = page.find_element(By.ID, "map-button")
+    assert button.text == "map 3x4: all 239,500,800 boards", button.text
+    note = page.find_element(By.ID, "map-note").text
+    assert re.search(r"about \d+ s and \d+ MB of memory \(60 MB kept\)", note), note
+    assert "Map it below" in page.find_element(By.ID, "chart").text
+    assert "--build 12" in page.find_element(By.ID, "source").text
+    assert axe_violations(page) == []
+    button.click()
+    WebDriverWait(page, 120).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#chart .bar")) == 54
+    )
+    assert not page.find_element(By.ID, "map").is_displayed()
+    assert "built for this page" in page.find_element(By.ID, "source").text
+    said = page.execute_script("return document.getElementById('announce').textContent")
+    assert said.startswith("3x4 mapped in "), said
+    # The board's moves now come from the table: 0 moves, and after one move 1, the move
+    # back marked closer.
+    WebDriverWait(page, 20).until(lambda d: d.find_element(By.ID, "distance").text == "0")
+    page.find_elements(By.CSS_SELECTOR, "#board .tile.movable")[0].click()
+    WebDriverWait(page, 20).until(lambda d: d.find_element(By.ID, "distance").text == "1")
+    assert len(page.find_elements(By.CSS_SELECTOR, "#board .tile.closer")) == 1
+
+
+def test_the_legends_say_what_the_colours_mean(page):
+    load_board(page, "1 2 3 / 4 5 6 / 7 0 8")
+    WebDriverWait(page, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#graph .node"))
+    items = page.find_elements(By.CSS_SELECTOR, "#tile-legend li")
+    assert [i.text.split(":")[0] for i in items] == [
+        "blue edge and dot", "white", "grey-blue"], [i.text for i in items]
+    # Each swatch is drawn as the tiles it names: the 8, one move from the goal, is closer.
+    style = (
+        "const s = getComputedStyle(arguments[0]), a = getComputedStyle(arguments[0], '::after');"
+        " return [s.borderTopColor, s.backgroundColor, a.backgroundColor];"
+    )
+    closer = page.find_element(By.CSS_SELECTOR, "#board .tile.closer")
+    assert closer.get_attribute("data-tile") == "8"
+    swatch = page.find_element(By.CSS_SELECTOR, "#tile-legend .sw-closer")
+    assert page.execute_script(style, swatch) == page.execute_script(style, closer)
+    movable = page.find_element(By.CSS_SELECTOR, "#board .tile.movable:not(.closer)")
+    plain = page.find_element(By.CSS_SELECTOR, "#board .tile:not(.movable):not(.blank)")
+    for tile, css in [(movable, ".sw-movable"), (plain, "li:last-child .swatch")]:
+        swatch = page.find_element(By.CSS_SELECTOR, f"#tile-legend {css}")
+        assert page.execute_script(style, swatch)[:2] == page.execute_script(style, tile)[:2]
+    # The graph's: viridis from 0 to the shape's largest distance (31 on 3x3, OEIS A089473),
+    # the ramp's ends the colours of the nodes at 0 and at 31.
+    assert page.find_element(By.ID, "legend-near").text == "0"
+    assert page.find_element(By.ID, "legend-far").text == "31"
+    ramp = page.execute_script(
+        "return getComputedStyle(document.querySelector('#graph-legend .ramp')).backgroundImage"
+    )
+    assert ramp.startswith("linear-gradient(to right, rgb(68, 1, 84)") and ramp.endswith(
+        "rgb(253, 231, 37))"), ramp
+    assert "black ring: this board" in page.find_element(By.ID, "graph-legend").text

@@ -31,6 +31,15 @@ pub struct ServeArgs {
     /// asked (9: up to 3x3, at once; 12: 3x4 too, about 3 s and 61 MB).
     #[arg(long, value_name = "CELLS", default_value_t = 9)]
     build: usize,
+    /// Build a distance table in memory when the page asks for it (its "map" button, POST
+    /// /api/map) for shapes of at most this many cells, one at a time (12: 3x4 in about 4 s;
+    /// 0: never).
+    #[arg(long, value_name = "CELLS", default_value_t = 12)]
+    map: usize,
+    /// The memory the tables built on request may hold together, in MB (a build's peak
+    /// counted); a build past it is refused.
+    #[arg(long, value_name = "MB", default_value_t = 1000)]
+    map_memory: u64,
     /// Searches and table builds run at once (default: one per core, at least 2); four per
     /// job may wait, more get status 503 with Retry-After. Answers from a table never wait.
     #[arg(long, value_name = "N")]
@@ -92,8 +101,17 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     options.idle_timeout = Duration::from_secs_f64(args.idle_timeout);
     options.allowed_hosts = args.allow_host.clone();
     options.threads = rayon::current_num_threads().max(2);
+    if args.map > 12 {
+        return Err(CliError::usage(format!(
+            "--map {}: at most 12 cells are mapped on request (npuzzle analyze --table makes \
+             larger tables the server reads)",
+            args.map
+        )));
+    }
     let limits = Limits {
         build_cells: args.build,
+        map_cells: args.map,
+        map_memory: args.map_memory.saturating_mul(1_000_000),
         time_limit: Duration::from_secs_f64(args.time_limit),
         ..Limits::default()
     };

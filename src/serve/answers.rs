@@ -5,9 +5,11 @@
 //! `analyze --table`) found in the served folder, or built in memory on first use for a shape
 //! of at most [`Limits::build_cells`] cells (once per shape and metric, outside the lock
 //! every request takes: a request for another shape never waits on a build, and a build that
-//! fails or panics fails that build only, a later request tries again); otherwise the solver
-//! (IDA* with linear conflict in the single-tile metric, with the walking distance in the
-//! multi-tile metric), within the time budget of each request (its `deadline`).
+//! fails or panics fails that build only, a later request tries again), or built when the
+//! page asks ([`Answers::map`], `POST /api/map`) for a shape of at most [`Limits::map_cells`]
+//! cells, one such build at a time and all of them within [`Limits::map_memory`]; otherwise
+//! the solver (IDA* with linear conflict in the single-tile metric, with the walking distance
+//! in the multi-tile metric), within the time budget of each request (its `deadline`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -48,6 +50,48 @@ pub struct Limits {
     pub max_cells: usize,
     /// The most boards one `sample` request returns.
     pub max_samples: u64,
+    /// Build a distance table in memory when the page asks for it (`POST /api/map`) for
+    /// shapes of at most this many cells (12: 3x4, 2x6 and their transposes; 0: never).
+    pub map_cells: usize,
+    /// Bytes of memory the tables built when asked may hold together, the one being built
+    /// counted at its peak ([`map_bytes`]); a build past it is refused.
+    pub map_memory: u64,
+}
+
+/// Nanoseconds per board of a table's build in the server on the project's machine (2 cores):
+/// the 3x4 table's 239,500,800 boards in 5 s, issue 62's trial (3.1 s idle in issue 61's
+/// benchmark; 18 to 21 s measured while three compilers shared the cores, docs/serve.md). The
+/// estimate of a build's time until the server has timed one of at least [`RATE_BOARDS`]
+/// boards itself.
+pub const NS_PER_BOARD: f64 = 20.9;
+
+/// The fewest boards of a build whose time the server takes as its own per-board rate (below
+/// it, the build's fixed costs dominate).
+pub const RATE_BOARDS: u64 = 1_000_000;
+
+/// The peak bytes of building `shape`'s table in `metric` in memory and keeping it: the
+/// analysis' own ([`analysis::bytes_needed`]) and the table's (two bits a board), or `None`
+/// where no engine builds it.
+pub fn map_bytes(shape: Shape, metric: Metric) -> Option<u64> {
+    let options = table_options(shape, metric);
+    let table = table_bytes(shape)?;
+    analysis::bytes_needed(shape, options)?.checked_add(table)
+}
+
+/// The bytes of `shape`'s table: two bits for each board the goal reaches (`n!/2`).
+fn table_bytes(shape: Shape) -> Option<u64> {
+    Some((shape.board_count()? / 2).div_ceil(4))
+}
+
+/// The analysis options of a table's build for the page.
+fn table_options(shape: Shape, metric: Metric) -> Options {
+    Options {
+        // Where the BFS's marks are not the table, it is made from every board's depth.
+        per_board: !analysis::table_from_marks(shape, metric),
+        metric,
+        table: true,
+        search_components: false,
+    }
 }
 
 impl Default for Limits {
@@ -57,6 +101,8 @@ impl Default for Limits {
             time_limit: Duration::from_secs(5),
             max_cells: 16,
             max_samples: 100,
+            map_cells: 12,
+            map_memory: 1_000_000_000,
         }
     }
 }
@@ -102,6 +148,13 @@ pub struct Answers {
     folder: Option<String>,
     /// The walking distances of the multi-tile solver, built on first use (milliseconds).
     walking: Mutex<HashMap<Key, Arc<WalkingDistance>>>,
+    /// Held by the one build the page asked for ([`Answers::map`]): one at a time.
+    mapping: Mutex<()>,
+    /// Bytes of the tables built when asked, kept ([`Limits::map_memory`]).
+    mapped: Mutex<u64>,
+    /// The largest build timed so far: its boards and seconds (the per-board rate of
+    /// [`MapOffer::seconds`]).
+    timed: Mutex<Option<(u64, f64)>>,
 }
 
 /// Builds of tables that panic on purpose, for the unit test of a panicking build.
@@ -127,6 +180,24 @@ pub struct ShapeInfo {
     pub depth_counts: Option<Vec<u64>>,
     /// The largest depth (God's number of the shape from this goal), when known.
     pub radius: Option<u32>,
+    /// What mapping the shape would take, where the solver answers it and the page may ask
+    /// for its table (`POST /api/map`).
+    pub map: Option<MapOffer>,
+}
+
+/// A table the page may ask the server to build ([`Answers::map`]): its size and cost.
+#[derive(Debug, Serialize)]
+pub struct MapOffer {
+    /// Boards of the table (those the goal reaches).
+    pub boards: u64,
+    /// The build's estimated wall time, in seconds: `boards` at the per-board rate of the
+    /// largest build the server has timed (of at least [`RATE_BOARDS`] boards), or
+    /// [`NS_PER_BOARD`].
+    pub seconds: f64,
+    /// Peak memory of the build, in bytes ([`map_bytes`]).
+    pub bytes: u64,
+    /// Memory the table keeps once built, in bytes (two bits a board).
+    pub table_bytes: u64,
 }
 
 /// One move of a board: the cell the blank goes to, and the board's distance after it.
@@ -256,6 +327,9 @@ impl Answers {
             paths,
             folder,
             walking: Mutex::new(HashMap::new()),
+            mapping: Mutex::new(()),
+            mapped: Mutex::new(0),
+            timed: Mutex::new(None),
         })
     }
 
@@ -331,49 +405,143 @@ impl Answers {
         Ok(shape)
     }
 
-    /// The source of `shape`'s answers in `metric`: its table (built now if allowed, once:
-    /// a second request for the shape waits for the first one's build, requests for other
-    /// shapes do not), checked [`Answers::intact`].
+    /// The source of `shape`'s answers in `metric`: its table (built now if
+    /// [`Limits::build_cells`] allows, once: a second request for the shape waits for the
+    /// first one's build, requests for other shapes do not), checked [`Answers::intact`]; the
+    /// solver for a larger shape until its table is read or mapped ([`Answers::map`]).
     ///
     /// # Errors
     /// A [`Refusal`] when building the table fails or panics (a later request builds again),
     /// or the table's file changed under the server.
     pub fn source(&self, shape: Shape, metric: Metric) -> Result<Source, Refusal> {
         let key = (shape, metric);
-        let slot = {
-            let mut tables = self
-                .tables
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match tables.get(&key) {
-                Some(slot) => slot.clone(),
-                None if shape.cells() > self.limits.build_cells => return Ok(Source::Solver),
-                None => tables.entry(key).or_default().clone(),
-            }
-        };
+        // Beyond --build only a table read, or mapped on request and finished, answers.
+        if shape.cells() > self.limits.build_cells && !self.has_table(shape, metric) {
+            return Ok(Source::Solver);
+        }
+        let table = self.table(shape, metric)?;
+        self.intact(shape, metric)?;
+        Ok(Source::Table(
+            table,
+            self.paths.get(&key).map(|s| PathBuf::from(&s.name)),
+        ))
+    }
+
+    /// The table of `shape` in `metric`: read, built already, or built now (once: a second
+    /// request for the shape waits for the first one's build, requests for other shapes do
+    /// not). Each build is timed ([`MapOffer::seconds`]).
+    fn table(&self, shape: Shape, metric: Metric) -> Result<Arc<DistanceTable>, Refusal> {
+        let slot = self
+            .tables
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry((shape, metric))
+            .or_default()
+            .clone();
         if slot.ready.get().is_none() {
             let _building = slot
                 .building
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             if slot.ready.get().is_none() {
+                let started = Instant::now();
                 let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     Self::build(shape, metric)
                 }))
                 .map_err(|_| refuse(format!("building the table of {shape} failed")))??;
+                let boards = built.layers().iter().sum::<u64>();
+                let seconds = started.elapsed().as_secs_f64();
+                let mut timed = self
+                    .timed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if boards >= RATE_BOARDS && timed.is_none_or(|(b, _)| boards > b) {
+                    *timed = Some((boards, seconds));
+                }
                 let _ = slot.ready.set(Arc::new(built));
             }
         }
-        let table = slot
-            .ready
+        slot.ready
             .get()
             .cloned()
-            .ok_or_else(|| refuse(format!("building the table of {shape} failed")))?;
-        self.intact(shape, metric)?;
-        Ok(Source::Table(
-            table,
-            self.paths.get(&key).map(|s| PathBuf::from(&s.name)),
-        ))
+            .ok_or_else(|| refuse(format!("building the table of {shape} failed")))
+    }
+
+    /// What mapping `shape` in `metric` on request would take, if the page may ask for it:
+    /// a shape without a table, of at most [`Limits::map_cells`] cells.
+    pub fn map_offer(&self, shape: Shape, metric: Metric) -> Option<MapOffer> {
+        if shape.cells() > self.limits.map_cells || self.has_table(shape, metric) {
+            return None;
+        }
+        let boards = shape.board_count()? / 2;
+        let per_board = match *self
+            .timed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some((b, s)) => s / b as f64,
+            None => NS_PER_BOARD * 1e-9,
+        };
+        Some(MapOffer {
+            boards,
+            seconds: boards as f64 * per_board,
+            bytes: map_bytes(shape, metric)?,
+            table_bytes: table_bytes(shape)?,
+        })
+    }
+
+    /// `POST /api/map`: builds the table of `shape` in `metric` now, as the page asks, and
+    /// answers as [`Answers::shape_info`]. One such build at a time (a second waits for the
+    /// first); each shape's at most once (the table is kept); and all of them within
+    /// [`Limits::map_memory`] and the memory available.
+    ///
+    /// # Errors
+    /// A [`Refusal`] for a shape beyond [`Limits::map_cells`], a build past the memory
+    /// budget, or a build that fails.
+    pub fn map(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
+        if self.has_table(shape, metric) {
+            return self.shape_info(shape, metric);
+        }
+        let cells = self.limits.map_cells;
+        if shape.cells() > cells {
+            return Err(refuse(format!(
+                "{shape}: this server maps boards of at most {cells} cells on request \
+                 (npuzzle serve --map CELLS, up to 12); npuzzle analyze --table makes a table \
+                 it serves"
+            )));
+        }
+        let _one = self
+            .mapping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if self.has_table(shape, metric) {
+            return self.shape_info(shape, metric);
+        }
+        let bytes = map_bytes(shape, metric)
+            .ok_or_else(|| refuse(format!("{shape}: no table of it can be built here")))?;
+        let kept = *self
+            .mapped
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let budget = self.limits.map_memory;
+        let available = analysis::available_memory();
+        if kept.saturating_add(bytes) > budget || bytes > available {
+            return Err(refuse(format!(
+                "mapping {shape} needs {} of memory; the tables mapped on request hold {} of \
+                 the server's {} for them ({} available): npuzzle serve --map-memory MB, or \
+                 npuzzle analyze --table for a table it serves",
+                indicatif::DecimalBytes(bytes),
+                indicatif::DecimalBytes(kept),
+                indicatif::DecimalBytes(budget),
+                indicatif::DecimalBytes(available),
+            )));
+        }
+        let table = self.table(shape, metric)?;
+        *self
+            .mapped
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) += table.mapped().1 as u64;
+        self.shape_info(shape, metric)
     }
 
     /// The distance table of `shape` in `metric`, built in memory.
@@ -390,13 +558,7 @@ impl Answers {
             panic!("a build that panics, for the test");
         }
         let goal = Board::goal(shape);
-        let options = Options {
-            // Where the BFS's marks are not the table, it is made from every board's depth.
-            per_board: !analysis::table_from_marks(shape, metric),
-            metric,
-            table: true,
-            search_components: false,
-        };
+        let options = table_options(shape, metric);
         let analysis = analysis::analyze_unchecked(&goal, options, &NoProgress).map_err(refuse)?;
         // Written to a temporary folder, mapped, and the folder removed at once: the mapping
         // outlives the file, and nothing is left behind however the server ends.
@@ -435,12 +597,23 @@ impl Answers {
                 None,
                 format!(
                     "Distances from the solver (IDA* with {}), each within {:.0} s; no table \
-                     of {shape} here (npuzzle analyze --table makes one where it fits).",
+                     of {shape} here ({}).",
                     match metric {
                         Metric::Stm => "linear conflict",
                         Metric::Mtm => "the walking distance",
                     },
-                    self.limits.time_limit.as_secs_f64()
+                    self.limits.time_limit.as_secs_f64(),
+                    if self.map_offer(shape, metric).is_some() {
+                        "map it below, or start the server with --build 12 to map it on first use"
+                            .to_string()
+                    } else if shape.cells() <= 12 {
+                        format!(
+                            "npuzzle serve --build {} maps it on first use",
+                            shape.cells()
+                        )
+                    } else {
+                        "npuzzle analyze --table makes one where it fits".to_string()
+                    }
                 ),
             ),
         };
@@ -458,6 +631,7 @@ impl Answers {
                 .map(|c| c.len().saturating_sub(1) as u32),
             depth_counts,
             source_note,
+            map: self.map_offer(shape, metric),
         })
     }
 

@@ -16,6 +16,10 @@
 //! | `/api/graph` | `board`, `radius` (1, 2) | [`answers::GraphAnswer`] |
 //! | `/api/compare` | `board` | [`answers::CompareAnswer`], as `solve --compare` |
 //!
+//! and `POST /api/map` (`rows`, `cols`, `metric`): builds the shape's distance table now
+//! ([`Answers::map`]), answering as `/api/shape`. A `POST`, so that another site's page
+//! cannot start a build without its `Origin` (refused) as an image's `GET` could.
+//!
 //! A bad board or parameter is status 400 with `{"error": "<the CLI's one-line message>"}`;
 //! an unknown path 404. Boards are in any notation the CLI reads; tiles in answers are row by
 //! row, `0` for the blank.
@@ -46,7 +50,7 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::{HeaderValue, Request, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
@@ -326,6 +330,7 @@ pub fn router_within(answers: Arc<Answers>, log: Option<Log>, options: &Options)
     let served = Served { answers, log, gate };
     Router::new()
         .route("/", get(page))
+        .route("/api/map", post(map))
         .route("/api/{name}", get(api))
         .fallback(not_found)
         .with_state(served)
@@ -348,6 +353,31 @@ async fn api(
     axum::extract::Path(name): axum::extract::Path<String>,
     uri: Uri,
     Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if name == "map" {
+        return error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "POST /api/map builds a table",
+        );
+    }
+    respond(served, name, uri, query).await
+}
+
+/// `POST /api/map`: the shape's table built now.
+async fn map(
+    State(served): State<Served>,
+    uri: Uri,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    respond(served, "map".to_string(), uri, query).await
+}
+
+/// The answer of API `name` to `query`, expensive work through the gate.
+async fn respond(
+    served: Served,
+    name: String,
+    uri: Uri,
+    query: HashMap<String, String>,
 ) -> Response {
     let started = Instant::now();
     let response = if uri.query().map_or(0, str::len) > MAX_QUERY {
@@ -398,7 +428,8 @@ fn busy(answers: &Answers) -> Response {
 }
 
 /// Whether API `name` on `query` may be expensive: a comparison, a search (a shape without a
-/// table), or a table's first build. Answers from a table, and refusals, are cheap.
+/// table), or a table's first build (on first use, or mapped on request). Answers from a
+/// table, and refusals, are cheap.
 fn expensive(answers: &Answers, name: &str, query: &HashMap<String, String>) -> bool {
     if matches!(name, "shapes" | "random") {
         return false;
@@ -420,7 +451,7 @@ fn expensive(answers: &Answers, name: &str, query: &HashMap<String, String>) -> 
     };
     if answers.has_table(shape, metric) {
         false
-    } else if answers.builds(shape) {
+    } else if answers.builds(shape) || name == "map" {
         true
     } else {
         matches!(name, "board" | "solve")
@@ -502,6 +533,7 @@ fn answer(
         |v: Result<Value, serde_json::Error>| v.map_err(|e| Refused::Bad(Refusal(e.to_string())));
     match name {
         "shape" => to_json(serde_json::to_value(answers.shape_info(shape, metric)?)),
+        "map" => to_json(serde_json::to_value(answers.map(shape, metric)?)),
         "board" => to_json(serde_json::to_value(answers.board_answer(
             &board()?,
             metric,

@@ -90,7 +90,11 @@ pub enum InputError {
         shape: Shape,
     },
     /// A flat list whose length is not a square, with no shape given.
-    #[error("{0} numbers do not make a square board; give --rows and --cols for a rectangular one")]
+    #[error(
+        "{0} numbers do not make a square board; give {rows} and {cols} for a rectangular one",
+        rows = crate::frontend::arg(crate::frontend::Input::Rows, ""),
+        cols = crate::frontend::arg(crate::frontend::Input::Cols, "")
+    )]
     NotSquare(usize),
     /// A tile that appears twice (so another one is missing).
     #[error("tile {tile} appears more than once and tile {missing} is missing")]

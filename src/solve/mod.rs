@@ -359,7 +359,8 @@ pub enum SolveError {
     /// BFS, UCS and A* pack a board in 128 bits, which holds at most 25 cells.
     #[error(
         "{algorithm} keeps every board in memory and supports at most {max} cells, not {shape}; \
-         use --algorithm idastar"
+         use {instead}",
+        instead = crate::frontend::arg(crate::frontend::Input::Algorithm, "idastar")
     )]
     TooLarge {
         /// The algorithm asked for.

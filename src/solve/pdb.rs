@@ -70,7 +70,8 @@ pub enum PdbError {
     /// The board has too many cells.
     #[error(
         "pattern databases are built for boards of at most {MAX_CELLS} cells, not {shape}; \
-         use --heuristic linear-conflict"
+         use {instead}",
+        instead = crate::frontend::arg(crate::frontend::Input::Heuristic, "linear-conflict")
     )]
     TooLarge {
         /// The board's shape.

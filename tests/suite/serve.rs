@@ -557,3 +557,120 @@ fn the_multi_tile_solver_answers_4x4() {
         assert_eq!(row["length"], 1, "{body}");
     }
 }
+
+/// Issue 62: a shape of at most 12 cells without a table is mapped when the page asks
+/// (`POST /api/map`): 3x4's 239,500,800 boards (12!/2), 18 of them at God's number 53 from
+/// the goal (docs/python.md's worked example, `analyze --rows 3 --cols 4`), then answered
+/// from the table. The offer states the boards, a time and the memory (two bits a board
+/// kept); a second request does not build again; a GET, another site's `Origin`, a shape
+/// past 12 cells and a build past `--map-memory` are refused.
+#[test]
+fn the_page_maps_3x4_on_request() {
+    let s = Server::start(&["--jobs", "2"]);
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let q = [("rows", "3"), ("cols", "4")];
+    let post = |server: &Server, query: &[(&str, &str)]| {
+        let mut request = server.agent.post(format!("{}/api/map", server.base));
+        for (k, v) in query {
+            request = request.query(*k, *v);
+        }
+        let mut response = request.send_empty().unwrap();
+        let status = response.status().as_u16();
+        (status, response.body_mut().read_json::<Value>().unwrap())
+    };
+    let (status, shape) = s.get("/api/shape", &q);
+    assert_eq!(
+        (status, shape["source"].as_str()),
+        (200, Some("solver")),
+        "{shape}"
+    );
+    let offer = &shape["map"];
+    assert_eq!(offer["boards"], 239_500_800u64, "{shape}");
+    assert_eq!(offer["table_bytes"], 59_875_200u64, "{shape}");
+    // The build's peak holds the BFS's marks (two bits a board) and the table.
+    assert!(
+        offer["bytes"].as_u64().unwrap() >= 2 * 59_875_200,
+        "{shape}"
+    );
+    let seconds = offer["seconds"].as_f64().unwrap();
+    assert!(seconds > 1.0 && seconds < 10.0, "{shape}");
+    assert!(
+        shape["source_note"]
+            .as_str()
+            .unwrap()
+            .contains("--build 12"),
+        "{shape}"
+    );
+
+    // Refused before any build: a GET, another site's page, a shape of 16 cells.
+    let (status, _) = s.get("/api/map", &q);
+    assert_eq!(status, 405);
+    let text = raw(
+        &s.base,
+        &format!(
+            "POST /api/map?rows=3&cols=4 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+             Origin: http://evil.example\r\nContent-Length: 0"
+        ),
+    );
+    assert!(text.starts_with("HTTP/1.1 403"), "{text}");
+    let (status, body) = post(&s, &[("rows", "4"), ("cols", "4")]);
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("at most 12 cells"),
+        "{body}"
+    );
+
+    let (status, mapped) = post(&s, &q);
+    assert_eq!(
+        (status, mapped["source"].as_str()),
+        (200, Some("table")),
+        "{mapped}"
+    );
+    let counts: Vec<u64> = serde_json::from_value(mapped["depth_counts"].clone()).unwrap();
+    assert_eq!(counts.iter().sum::<u64>(), 239_500_800);
+    assert_eq!((counts.len(), counts[53]), (54, 18));
+    assert!(mapped["map"].is_null(), "{mapped}");
+    // Now from the table: every move's distance is known.
+    let (status, b) = s.get(
+        "/api/board",
+        &[
+            ("rows", "3"),
+            ("cols", "4"),
+            ("board", "1 2 3 4 / 5 6 7 8 / 9 10 0 11"),
+        ],
+    );
+    assert_eq!((status, b["distance"].as_u64()), (200, Some(1)), "{b}");
+    let moves = b["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 3);
+    assert!(moves.iter().all(|m| m["distance"].is_u64()), "{b}");
+    // Kept: a second request answers at once.
+    let started = std::time::Instant::now();
+    assert_eq!(post(&s, &q).0, 200);
+    assert!(started.elapsed().as_secs_f64() < 1.0);
+
+    // A build past the memory for mapped tables is refused, naming the option.
+    let small = Server::start(&["--map-memory", "100"]);
+    let (status, body) = post(&small, &q);
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("--map-memory"),
+        "{body}"
+    );
+    assert_eq!(small.get("/api/shape", &q).1["source"], "solver");
+}
+
+/// Issue 62: a request line with spaces in its query (a URL not percent-encoded) is answered
+/// 400 by the HTTP parser, and the server goes on; `curl` refuses such a URL itself before
+/// connecting (exit 3, "HTTP 000"), so docs/serve.md shows `curl -G --data-urlencode`.
+#[test]
+fn a_request_line_with_spaces_is_a_400() {
+    let s = Server::start(&[]);
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let text = raw(
+        &s.base,
+        &format!("GET /api/board?board=1 2 3 / 4 5 6 / 7 0 8 HTTP/1.1\r\nHost: 127.0.0.1:{port}"),
+    );
+    assert!(text.starts_with("HTTP/1.1 400 Bad Request"), "{text:?}");
+    let (status, b) = s.get("/api/board", &[("board", "1 2 3 / 4 5 6 / 7 0 8")]);
+    assert_eq!((status, b["distance"].as_u64()), (200, Some(1)), "{b}");
+}

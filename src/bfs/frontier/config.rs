@@ -58,8 +58,14 @@ impl FrontierConfig {
         let per_board = chunk_bytes_per_board(space);
         let fits = memory.saturating_sub(RESERVE) / per_board;
         if fits < MIN_CHUNK as u64 {
+            let budget = match crate::frontend::current() {
+                crate::frontend::FrontEnd::Cli => {
+                    crate::frontend::arg(crate::frontend::Input::Memory, "")
+                }
+                crate::frontend::FrontEnd::Python => "the memory available,".to_string(),
+            };
             return Err(FrontierError::Budget(format!(
-                "--memory {} is too small: a chunk of {} boards takes {} with the search's \
+                "{budget} {} is too small: a chunk of {} boards takes {} with the search's \
                  buffers; give at least that",
                 indicatif::DecimalBytes(memory),
                 MIN_CHUNK,

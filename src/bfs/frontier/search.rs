@@ -486,9 +486,12 @@ impl<S: StateSpace> Step<'_, S> {
                     indicatif::DecimalBytes(need),
                     indicatif::DecimalBytes(memory),
                     if layers_dir.is_none() {
-                        " (keep the layers on disk with --scratch DIR)"
+                        format!(
+                            " (keep the layers on disk with {})",
+                            crate::frontend::arg(crate::frontend::Input::Scratch, "DIR")
+                        )
                     } else {
-                        ""
+                        String::new()
                     }
                 ));
             }
