@@ -561,11 +561,11 @@ fn board_file_cases() -> Vec<Case> {
             "1\n0\n",
             "line 1: a 1x1 board has a single cell and no tile to slide",
         ),
-        // Size 2^32: its cell count overflows 64 bits, and is named exactly.
+        // Size 2^32: its cell count overflows 64 bits; refused by its sides, named exactly.
         assignment(
             "size_line_2_pow_32",
             "4294967296\n",
-            "a 4294967296x4294967296 board has 18446744073709551616 cells",
+            "line 1: a 4294967296x4294967296 board is not supported: boards need 2 to 127 rows",
         ),
         // A size beyond usize.
         assignment(
