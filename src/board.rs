@@ -136,12 +136,20 @@ impl Direction {
 
     /// The cell the blank reaches from `cell` on `shape`, or `None` off the board.
     pub fn step(self, shape: Shape, cell: usize) -> Option<usize> {
-        let (r, c) = shape.coords(cell);
+        self.step_on(shape.rows(), shape.cols(), cell)
+    }
+
+    /// The cell the blank reaches from `cell` on a `rows x cols` board (cells numbered
+    /// row-major), or `None` off the board: the move rule of every board, those of more
+    /// cells than a [`Shape`] holds ([`crate::solve::wide`]) included.
+    #[inline]
+    pub fn step_on(self, rows: usize, cols: usize, cell: usize) -> Option<usize> {
+        let (r, c) = (cell / cols, cell % cols);
         match self {
-            Direction::Up => (r > 0).then(|| cell - shape.cols()),
-            Direction::Down => (r + 1 < shape.rows()).then(|| cell + shape.cols()),
+            Direction::Up => (r > 0).then(|| cell - cols),
+            Direction::Down => (r + 1 < rows).then(|| cell + cols),
             Direction::Left => (c > 0).then(|| cell - 1),
-            Direction::Right => (c + 1 < shape.cols()).then(|| cell + 1),
+            Direction::Right => (c + 1 < cols).then(|| cell + 1),
         }
     }
 }
@@ -319,23 +327,7 @@ impl Board {
     /// The board as a grid, one row per line (no trailing newline), numbers right-aligned,
     /// the blank as `.`.
     pub fn grid(&self) -> String {
-        let width = (self.cells.len() - 1).to_string().len();
-        let mut s = String::new();
-        for (i, t) in self.tiles().enumerate() {
-            if i > 0 {
-                s.push(if i % self.shape.cols() == 0 {
-                    '\n'
-                } else {
-                    ' '
-                });
-            }
-            if t == 0 {
-                let _ = write!(s, "{:>width$}", ".");
-            } else {
-                let _ = write!(s, "{t:>width$}");
-            }
-        }
-        s
+        write_grid(self.tiles(), self.cells.len(), self.shape.cols())
     }
 
     /// The board after the blank moves `dir`, or `None` when that leaves the board.
@@ -381,28 +373,71 @@ impl Board {
     /// A board one cell wide (`1xN` or `Nx1`) is the exception: its tiles can never change
     /// order, so it is solvable exactly when the tiles, read along the line, are in order.
     pub fn is_solvable(&self) -> bool {
-        let n = self.cells.len();
-        if self.shape.rows() == 1 || self.shape.cols() == 1 {
-            let blank = (n - 1) as u8;
-            let tiles: Vec<u8> = self.cells.iter().copied().filter(|&v| v != blank).collect();
-            return tiles.windows(2).all(|w| w[0] < w[1]);
-        }
-        let mut seen = vec![false; n];
-        let mut transpositions = 0usize;
-        for start in 0..n {
-            let mut len = 0usize;
-            let mut i = start;
-            while !seen[i] {
-                seen[i] = true;
-                i = self.cells[i] as usize;
-                len += 1;
-            }
-            transpositions += len.saturating_sub(1);
-        }
-        let (r, c) = self.shape.coords(self.blank());
-        let distance = (self.shape.rows() - 1 - r) + (self.shape.cols() - 1 - c);
-        transpositions % 2 == distance % 2
+        solvable(self.shape.rows(), self.shape.cols(), &self.cells)
     }
+}
+
+/// [`Board::is_solvable`] for the internal permutation `cells` of a `rows x cols` board
+/// (pieces named by their goal cell, blank `n - 1`), in bytes or wider
+/// ([`crate::solve::wide`]): one rule for every size. Time `O(n)`: the permutation's parity
+/// from its cycles (a cycle of length `l` is `l - 1` transpositions), which equals the parity
+/// of its inversion count.
+pub fn solvable<P: Copy + Into<usize>>(rows: usize, cols: usize, cells: &[P]) -> bool {
+    let n = cells.len();
+    let blank_piece = n - 1;
+    if rows == 1 || cols == 1 {
+        let mut tiles = cells
+            .iter()
+            .map(|&p| p.into())
+            .filter(|&v| v != blank_piece);
+        let Some(mut last) = tiles.next() else {
+            return true;
+        };
+        return tiles.all(|t| {
+            let ordered = last < t;
+            last = t;
+            ordered
+        });
+    }
+    let mut seen = vec![false; n];
+    let mut transpositions = 0usize;
+    let mut blank = 0;
+    for start in 0..n {
+        let piece: usize = cells[start].into();
+        if piece == blank_piece {
+            blank = start;
+        }
+        let mut len = 0usize;
+        let mut i = start;
+        while !seen[i] {
+            seen[i] = true;
+            i = cells[i].into();
+            len += 1;
+        }
+        transpositions += len.saturating_sub(1);
+    }
+    let (r, c) = (blank / cols, blank % cols);
+    let distance = (rows - 1 - r) + (cols - 1 - c);
+    transpositions % 2 == distance % 2
+}
+
+/// Tiles (row-major, `0` for the blank) of a board of `cells` cells as a grid, `cols` to a
+/// row, one row per line (no trailing newline), numbers right-aligned to the width of the
+/// largest, the blank as `.`: [`Board::grid`], and the grid of every wider board.
+pub fn write_grid(tiles: impl Iterator<Item = u64>, cells: usize, cols: usize) -> String {
+    let width = (cells - 1).to_string().len();
+    let mut s = String::with_capacity(cells * (width + 1));
+    for (i, t) in tiles.enumerate() {
+        if i > 0 {
+            s.push(if i % cols == 0 { '\n' } else { ' ' });
+        }
+        if t == 0 {
+            let _ = write!(s, "{:>width$}", ".");
+        } else {
+            let _ = write!(s, "{t:>width$}");
+        }
+    }
+    s
 }
 
 /// Appends the R-analysis label of the internal permutation `cells` to `out`.

@@ -68,7 +68,10 @@
 //!   built by [`bfs::run`] over its pattern's abstract space, [`solve::pattern_space`], and
 //!   cached in files by [`solve::cache`]), walking distance ([`solve::walking`]), the exact
 //!   table; in the multi-tile metric walking distance, the domain-abstraction databases of
-//!   [`solve::domain`] and the MTM exact table; reading boards as users write them.
+//!   [`solve::domain`] and the MTM exact table; reading boards as users write them; boards
+//!   over 64 cells, up to the assignment's 127x127 ([`solve::wide`]: tiles in `u16`, IDA*
+//!   with linear conflict, the move rule, parity rule, line-conflict count and grid shared
+//!   with [`board`] and [`solve::heuristic`]).
 //!
 //!
 //! Outside this crate, `python/` is the Python package (PyO3, its own crate and workspace,

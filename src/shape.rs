@@ -9,7 +9,9 @@ use serde::Serialize;
 
 /// The largest number of cells a [`Shape`] may have (a 8x8 board).
 ///
-/// Boards are stored one byte per cell and solvers keep cell sets in a `u64`.
+/// Boards are stored one byte per cell and solvers keep cell sets in a `u64`. Larger boards,
+/// up to 127 x 127, are solved as [`crate::solve::wide::WideBoard`]s, outside every engine
+/// and table.
 pub const MAX_CELLS: usize = 64;
 
 /// Errors from [`Shape::new`].

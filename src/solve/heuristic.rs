@@ -367,11 +367,121 @@ impl ConflictMemo {
     }
 }
 
+/// The linear-conflict count of one line, fed the goal positions (within the line) of the
+/// line's tiles that belong to it, in the order they sit: the fewest of them that must leave
+/// the line so that the others reach goal order, their count minus their longest increasing
+/// subsequence (patience sorting, `O(k log k)` for `k` tiles). The one formula of every
+/// board's linear conflict, wide boards ([`crate::solve::wide`]) included.
+#[derive(Debug, Clone)]
+pub(crate) struct LineOrder {
+    /// `tails[k]`: the smallest last goal position of an increasing subsequence of length
+    /// `k + 1`. A line has at most [`LineOrder::MAX_LINE`] cells.
+    tails: [u8; LineOrder::MAX_LINE],
+    longest: usize,
+    count: u32,
+}
+
+impl LineOrder {
+    /// The longest line: the assignment's boards are at most 127 wide.
+    pub(crate) const MAX_LINE: usize = 128;
+
+    #[inline(always)]
+    pub(crate) fn new() -> LineOrder {
+        LineOrder {
+            tails: [0; LineOrder::MAX_LINE],
+            longest: 0,
+            count: 0,
+        }
+    }
+
+    /// The next tile of the line that belongs to it: `key` its goal position in the line.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, key: u8) {
+        self.count += 1;
+        let at = self.tails[..self.longest].partition_point(|&t| t < key);
+        self.tails[at] = key;
+        if at == self.longest {
+            self.longest += 1;
+        }
+    }
+
+    /// The tiles that must leave the line (each costs two moves).
+    #[inline(always)]
+    pub(crate) fn removed(&self) -> u32 {
+        self.count - self.longest as u32
+    }
+}
+
+/// The linear-conflict count of `line` on a `sides.0 x sides.1` board ([`LineOrder`]): the
+/// fewest tiles of the line that belong to it that must leave it, reading the internal
+/// permutation `cells` (in bytes, or wider on boards over 64 cells) with cells `swap.0` and
+/// `swap.1` exchanged (pass the same cell twice to read it as it is); `coords[cell]` is a
+/// cell's row and column.
+#[inline(always)]
+pub(crate) fn line_removed<P: Copy + Into<usize>>(
+    cells: &[P],
+    coords: &[(u8, u8)],
+    (rows, cols): (usize, usize),
+    line: Line,
+    swap: (usize, usize),
+) -> u32 {
+    let blank = cells.len() - 1;
+    let (len, first, step) = match line {
+        Line::Row(r) => (cols, r * cols, 1),
+        Line::Col(c) => (rows, c, cols),
+    };
+    let mut line_order = LineOrder::new();
+    for k in 0..len {
+        let mut cell = first + k * step;
+        if cell == swap.0 {
+            cell = swap.1;
+        } else if cell == swap.1 {
+            cell = swap.0;
+        }
+        let piece: usize = cells[cell].into();
+        if piece == blank {
+            continue;
+        }
+        let (gr, gc) = coords[piece];
+        let key = match line {
+            Line::Row(r) if gr as usize == r => gc,
+            Line::Col(c) if gc as usize == c => gr,
+            _ => continue,
+        };
+        line_order.push(key);
+    }
+    line_order.removed()
+}
+
 /// Which line of the board: a row or a column.
 #[derive(Debug, Clone, Copy)]
-enum Line {
+pub(crate) enum Line {
+    /// The row of that index.
     Row(usize),
+    /// The column of that index.
     Col(usize),
+}
+
+impl Line {
+    /// The one line whose conflicts can change when a tile whose goal cell is at `goal` (row,
+    /// column) slides from `from` to `to`: its goal row when a vertical move takes it into
+    /// or out of that row, its goal column likewise for a horizontal move, else none (a
+    /// vertical move keeps the order within the column, a horizontal one within the row).
+    #[inline(always)]
+    pub(crate) fn changed(
+        goal: (usize, usize),
+        from: (usize, usize),
+        to: (usize, usize),
+    ) -> Option<Line> {
+        let ((goal_row, goal_col), (fr, fc), (tr, tc)) = (goal, from, to);
+        if fc == tc && (fr == goal_row || tr == goal_row) {
+            Some(Line::Row(goal_row))
+        } else if fr == tr && (fc == goal_col || tc == goal_col) {
+            Some(Line::Col(goal_col))
+        } else {
+            None
+        }
+    }
 }
 
 impl LinearConflict {
@@ -400,41 +510,13 @@ impl LinearConflict {
     /// exchanged (pass the same cell twice to read it as it is).
     fn removed(&self, cells: &[u8], line: Line, swap: (usize, usize)) -> u32 {
         let shape = self.manhattan.shape;
-        let (rows, cols) = (shape.rows(), shape.cols());
-        let blank = (cells.len() - 1) as u8;
-        let (len, first, step) = match line {
-            Line::Row(r) => (cols, r * cols, 1),
-            Line::Col(c) => (rows, c, cols),
-        };
-        // Patience sorting: tails[k] = smallest last goal position of an increasing
-        // subsequence of length k + 1. A line has at most MAX_CELLS cells.
-        let mut tails = [0u8; crate::shape::MAX_CELLS];
-        let (mut longest, mut count) = (0usize, 0u32);
-        for k in 0..len {
-            let mut cell = first + k * step;
-            if cell == swap.0 {
-                cell = swap.1;
-            } else if cell == swap.1 {
-                cell = swap.0;
-            }
-            let piece = cells[cell];
-            if piece == blank {
-                continue;
-            }
-            let (gr, gc) = self.coords(piece as usize);
-            let key = match line {
-                Line::Row(r) if gr == r => gc,
-                Line::Col(c) if gc == c => gr,
-                _ => continue,
-            } as u8;
-            count += 1;
-            let at = tails[..longest].partition_point(|&t| t < key);
-            tails[at] = key;
-            if at == longest {
-                longest += 1;
-            }
-        }
-        count - longest as u32
+        line_removed(
+            cells,
+            &self.coords,
+            (shape.rows(), shape.cols()),
+            line,
+            swap,
+        )
     }
 
     fn memo(&self, cells: &[u8]) -> ConflictMemo {
@@ -470,18 +552,9 @@ impl Estimator for LinearConflict {
         next.manhattan = memo.manhattan + self.manhattan.distance(piece, to)
             - self.manhattan.distance(piece, from);
         // Only the tile's own goal line can change, and only when the tile enters or leaves
-        // it: a vertical move keeps the order within the column, a horizontal one within the
-        // row.
-        let (goal_row, goal_col) = self.coords(piece as usize);
-        let ((fr, fc), (tr, tc)) = (self.coords(from), self.coords(to));
-        let line = if fc == tc && (fr == goal_row || tr == goal_row) {
-            Some(Line::Row(goal_row))
-        } else if fr == tr && (fc == goal_col || tc == goal_col) {
-            Some(Line::Col(goal_col))
-        } else {
-            None
-        };
-        if let Some(line) = line {
+        // it.
+        let goal = self.coords(piece as usize);
+        if let Some(line) = Line::changed(goal, self.coords(from), self.coords(to)) {
             let before = self.removed(cells, line, (from, to));
             let after = self.removed(cells, line, (to, to));
             next.removed = memo.removed + after - before;

@@ -7,11 +7,16 @@
 //!   `/` may separate rows (`0 1 3 / 4 2 5 / 7 8 6`). Without an explicit shape the rows give
 //!   it, or else the count must be a square (9 numbers: 3x3).
 //!
+//! `parse_assignment` and `parse_flat` read boards of at most 64 cells ([`Board`]);
+//! `parse_assignment_any` and `parse_flat_any` read every size the assignment allows
+//! (`2 <= N < 128`), boards over 64 cells as [`WideBoard`]s ([`AnyBoard`]).
+//!
 //! Every error names what is wrong in one line, with the line number where there is one;
 //! callers add the file name.
 
 use crate::board::{Board, BoardError, parse_numbers};
 use crate::shape::{Shape, ShapeError};
+use crate::solve::wide::{WideBoard, WideError};
 
 /// What is wrong with a board's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -104,12 +109,110 @@ pub enum InputError {
         /// The smallest missing tile.
         missing: u64,
     },
+    /// The size line asks for a board no solver takes (over 64 cells and a side outside
+    /// `2..=127`).
+    #[error("line {line}: {source}")]
+    WideSize {
+        /// Line number (from 1).
+        line: usize,
+        /// Why.
+        source: WideError,
+    },
+    /// The tiles of a board over 64 cells are not a board ([`crate::solve::wide`]).
+    #[error(transparent)]
+    Wide(WideError),
     /// Any other problem with the tiles (wrong count, out of range, not a number).
     #[error(transparent)]
     Board(#[from] BoardError),
 }
 
-/// Reads a board in the assignment format (see the module documentation).
+/// A board as read: one that a [`Shape`] holds (at most [`crate::shape::MAX_CELLS`] cells,
+/// every solver of the crate), or a wider one ([`crate::solve::wide`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnyBoard {
+    /// At most 64 cells.
+    Board(Board),
+    /// Over 64 cells, sides of 2 to [`crate::solve::wide::MAX_SIDE`].
+    Wide(WideBoard),
+}
+
+impl AnyBoard {
+    /// The board's size as `RxC`.
+    pub fn size_name(&self) -> String {
+        match self {
+            AnyBoard::Board(b) => b.shape().to_string(),
+            AnyBoard::Wide(w) => w.to_string(),
+        }
+    }
+}
+
+/// The sides of a board being read: a [`Shape`], or those of a wide board.
+#[derive(Debug, Clone, Copy)]
+enum Sides {
+    Shape(Shape),
+    Wide { rows: usize, cols: usize },
+}
+
+/// What a board of `rows x cols` is read as: a [`Shape`], or with `wide` a wide board when a
+/// shape would have too many cells.
+fn sides(rows: usize, cols: usize, wide: bool) -> Result<Sides, SidesError> {
+    match Shape::new(rows, cols) {
+        Ok(shape) => Ok(Sides::Shape(shape)),
+        Err(ShapeError::TooManyCells { .. }) if wide => WideBoard::check_sides(rows, cols)
+            .map(|()| Sides::Wide { rows, cols })
+            .map_err(SidesError::Wide),
+        Err(e) => Err(SidesError::Shape(e)),
+    }
+}
+
+/// Why [`sides`] refused.
+enum SidesError {
+    Shape(ShapeError),
+    Wide(WideError),
+}
+
+impl SidesError {
+    /// The error of the size line `line`.
+    fn at(self, line: usize) -> InputError {
+        match self {
+            SidesError::Shape(source) => InputError::Shape { line, source },
+            SidesError::Wide(source) => InputError::WideSize { line, source },
+        }
+    }
+
+    /// The error of a one-line board.
+    fn flat(self) -> InputError {
+        match self {
+            SidesError::Shape(e) => InputError::FlatShape(e),
+            SidesError::Wide(e) => InputError::Wide(e),
+        }
+    }
+}
+
+/// The board of `tiles` on `sides`.
+fn build(sides: Sides, tiles: &[u64]) -> Result<AnyBoard, InputError> {
+    match sides {
+        Sides::Shape(shape) => board_from_tiles(shape, tiles).map(AnyBoard::Board),
+        Sides::Wide { rows, cols } => WideBoard::from_tiles(rows, cols, tiles)
+            .map(AnyBoard::Wide)
+            .map_err(InputError::Wide),
+    }
+}
+
+/// The [`Board`] of a text read without wide boards (so never [`AnyBoard::Wide`]).
+fn narrow(board: AnyBoard) -> Result<Board, InputError> {
+    match board {
+        AnyBoard::Board(b) => Ok(b),
+        AnyBoard::Wide(w) => Err(InputError::FlatShape(ShapeError::TooManyCells {
+            rows: w.rows(),
+            cols: w.cols(),
+            cells: w.cells() as u128,
+        })),
+    }
+}
+
+/// Reads a board in the assignment format (see the module documentation), of at most
+/// [`crate::shape::MAX_CELLS`] cells ([`parse_assignment_any`] reads larger ones too).
 ///
 /// # Errors
 /// An [`InputError`] naming the line and the problem.
@@ -120,6 +223,29 @@ pub enum InputError {
 /// assert_eq!(board.label(), "913425786");
 /// ```
 pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
+    narrow(read_assignment(text, false)?)
+}
+
+/// Reads a board in the assignment format of any size the assignment allows (`2 <= N <
+/// 128`): a [`Board`] up to 8x8, a [`WideBoard`] above.
+///
+/// # Errors
+/// As [`parse_assignment`]; a size outside `2..=127` is refused on its line.
+///
+/// ```
+/// use npuzzle::solve::input::{AnyBoard, parse_assignment_any};
+/// let rows: Vec<String> = (0..9)
+///     .map(|r| (1..=9).map(|c| ((9 * r + c) % 81).to_string()).collect::<Vec<_>>().join(" "))
+///     .collect();
+/// let board = parse_assignment_any(&format!("9\n{}\n", rows.join("\n"))).unwrap();
+/// assert!(matches!(board, AnyBoard::Wide(ref w) if w.is_goal()));
+/// ```
+pub fn parse_assignment_any(text: &str) -> Result<AnyBoard, InputError> {
+    read_assignment(text, true)
+}
+
+/// [`parse_assignment`], wide boards read when `wide`.
+fn read_assignment(text: &str, wide: bool) -> Result<AnyBoard, InputError> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -137,11 +263,8 @@ pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
             });
         }
     };
-    let shape = Shape::square(size).map_err(|source| InputError::Shape {
-        line: size_line,
-        source,
-    })?;
-    let mut tiles = Vec::with_capacity(shape.cells());
+    let board_sides = sides(size, size, wide).map_err(|e| e.at(size_line))?;
+    let mut tiles = Vec::with_capacity(size * size);
     let mut rows = 0;
     for (line, text) in lines {
         let row = numbers(text, line)?;
@@ -158,12 +281,13 @@ pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
     if rows != size {
         return Err(InputError::RowCount { size, found: rows });
     }
-    board_from_tiles(shape, &tiles)
+    build(board_sides, &tiles)
 }
 
 /// Reads a flat list of tiles (see the module documentation), or the tiles as one run of
 /// digits with `0` for the blank (`123456780`, up to 10 cells: [`crate::board::compact_tiles`]);
-/// `shape` is the board's shape when the user gave one.
+/// `shape` is the board's shape when the user gave one. At most
+/// [`crate::shape::MAX_CELLS`] cells ([`parse_flat_any`] reads larger ones too).
 ///
 /// # Errors
 /// An [`InputError`].
@@ -174,11 +298,25 @@ pub fn parse_assignment(text: &str) -> Result<Board, InputError> {
 /// assert_eq!(board.shape().to_string(), "2x3");
 /// ```
 pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError> {
+    narrow(read_flat(text, shape, false)?)
+}
+
+/// [`parse_flat`] for boards of any size the assignment allows: without `shape`, a square
+/// count or `/`-separated rows of 2 to 127 numbers over 64 cells make a [`WideBoard`].
+///
+/// # Errors
+/// As [`parse_flat`].
+pub fn parse_flat_any(text: &str, shape: Option<Shape>) -> Result<AnyBoard, InputError> {
+    read_flat(text, shape, true)
+}
+
+/// [`parse_flat`], wide boards read when `wide`.
+fn read_flat(text: &str, shape: Option<Shape>, wide: bool) -> Result<AnyBoard, InputError> {
     // The tiles as one run of digits (`123456780`), as `analyze --goal` reads them too.
     let text = match crate::board::compact_tiles(text) {
         Some(tiles) => {
             let spaced: Vec<String> = tiles.iter().map(u64::to_string).collect();
-            return parse_flat(&spaced.join(" "), shape);
+            return read_flat(&spaced.join(" "), shape, wide);
         }
         None => text,
     };
@@ -210,8 +348,8 @@ pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError>
             }
             Some(_) => {}
             None => {
-                let s = Shape::new(r, c).map_err(InputError::FlatShape)?;
-                return board_from_tiles(s, &parse_numbers(text)?);
+                let s = sides(r, c, wide).map_err(SidesError::flat)?;
+                return build(s, &parse_numbers(text)?);
             }
         }
     }
@@ -219,19 +357,17 @@ pub fn parse_flat(text: &str, shape: Option<Shape>) -> Result<Board, InputError>
         Err(BoardError::Empty) => return Err(InputError::Empty),
         other => other?,
     };
-    let shape = match shape {
-        Some(s) => s,
+    let board_sides = match shape {
+        Some(s) => Sides::Shape(s),
         None => {
-            let side = (1..=tiles.len())
-                .find(|s| s * s >= tiles.len())
-                .unwrap_or(0);
+            let side = tiles.len().isqrt();
             if side * side != tiles.len() {
                 return Err(InputError::NotSquare(tiles.len()));
             }
-            Shape::square(side).map_err(InputError::FlatShape)?
+            sides(side, side, wide).map_err(SidesError::flat)?
         }
     };
-    board_from_tiles(shape, &tiles)
+    build(board_sides, &tiles)
 }
 
 /// The numbers of one line.
@@ -344,6 +480,70 @@ mod tests {
         check(
             "3\n0 1 3\n4 -2 5\n7 8 6\n",
             "line 3: '-2' is not a tile number",
+        );
+    }
+
+    /// Issue 62: over 64 cells the `_any` readers give wide boards, the others refuse them as
+    /// before; sides over 127 are refused by both.
+    #[test]
+    fn boards_over_64_cells() {
+        let goal_rows = |n: u64| -> Vec<String> {
+            (0..n)
+                .map(|r| {
+                    let row: Vec<String> = (1..=n)
+                        .map(|c| ((n * r + c) % (n * n)).to_string())
+                        .collect();
+                    row.join(" ")
+                })
+                .collect()
+        };
+        let text = format!("10\n{}\n", goal_rows(10).join("\n"));
+        match parse_assignment_any(&text) {
+            Ok(AnyBoard::Wide(w)) => assert!(w.is_goal() && w.cells() == 100),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            parse_assignment(&text).unwrap_err().to_string(),
+            "line 1: a 10x10 board has 100 cells; at most 64 are supported"
+        );
+        assert!(matches!(
+            parse_assignment_any("3\n1 2 3\n4 5 6\n7 8 0\n"),
+            Ok(AnyBoard::Board(_))
+        ));
+        let flat = goal_rows(9).join(" / ");
+        match parse_flat_any(&flat, None) {
+            Ok(AnyBoard::Wide(w)) => {
+                assert_eq!((w.rows(), w.cols(), w.to_string()), (9, 9, "9x9".into()))
+            }
+            other => panic!("{other:?}"),
+        }
+        let any_err = |t: &str| parse_assignment_any(t).unwrap_err().to_string();
+        assert_eq!(
+            any_err("128\n"),
+            "line 1: a 128x128 board is not supported: boards need 2 to 127 rows and columns \
+             (the assignment's 2 <= N < 128)"
+        );
+        let mut rows = goal_rows(9);
+        rows[8] = rows[8].replace(" 0", " 80");
+        assert_eq!(
+            any_err(&format!("9\n{}\n", rows.join("\n"))),
+            "tile 80 appears more than once and tile 0 is missing"
+        );
+        rows[8] = rows[8].replace(" 80", " 81");
+        assert_eq!(
+            any_err(&format!("9\n{}\n", rows.join("\n"))),
+            "tile 81 is out of range for a 9x9 board (tiles are 0 to 80)"
+        );
+        let long_line: Vec<String> = (1..=130).map(|t| t.to_string()).collect();
+        assert_eq!(
+            parse_flat_any(
+                &format!("{} / {}", long_line.join(" "), long_line.join(" ")),
+                None
+            )
+            .unwrap_err()
+            .to_string(),
+            "a 2x130 board is not supported: boards need 2 to 127 rows and columns (the \
+             assignment's 2 <= N < 128)"
         );
     }
 

@@ -26,6 +26,8 @@
 //!   tiles renamed so that the heuristics of the standard goal serve.
 //! - [`input`]: reading boards: the assignment's file format, flat lists, batch lines.
 //! - [`random`]: reproducible random boards for tests and benchmarks.
+//! - [`wide`]: boards over 64 cells (the assignment's `N x N` up to 127 x 127), their tiles
+//!   in `u16`, solved by IDA* with Manhattan distance and linear conflict.
 //!
 //! ```
 //! use npuzzle::{Board, Metric, Shape};
@@ -52,6 +54,7 @@ pub mod pdb;
 pub mod random;
 pub mod search;
 pub mod walking;
+pub mod wide;
 
 use std::fmt;
 use std::str::FromStr;
@@ -369,6 +372,16 @@ pub enum SolveError {
         shape: Shape,
         /// The most cells supported.
         max: usize,
+    },
+    /// A heuristic that boards over 64 cells ([`wide`]) do not have: they are solved with
+    /// Manhattan distance or linear conflict.
+    #[error(
+        "the {kind} heuristic is not available for boards over 64 cells; use linear-conflict \
+         (the default) or manhattan"
+    )]
+    WideHeuristic {
+        /// The heuristic asked for.
+        kind: HeuristicKind,
     },
     /// A cap of [`Limits`] was reached before the goal.
     #[error("stopped after {expanded} boards expanded ({stored} held) without reaching the goal")]

@@ -454,14 +454,14 @@ fn check_solvable(board: &Board) -> Result<(), SolveError> {
 }
 
 /// Expansions between two looks at the clock.
-const CLOCK_EVERY: u64 = 1 << 14;
+pub(crate) const CLOCK_EVERY: u64 = 1 << 14;
 /// Expansions between two reports of IDA*'s progress within one bound (a multiple of
 /// [`CLOCK_EVERY`]: about 25 a second at 25 million nodes a second).
-const REPORT_EVERY: u64 = 1 << 20;
+pub(crate) const REPORT_EVERY: u64 = 1 << 20;
 
 /// The note of IDA*'s progress: `bound 48: 123,456,789 nodes, 25.1 M/s, 4.9 s` (nodes
 /// expanded so far, over all bounds, and their rate since the start).
-fn bound_note(bound: u32, expanded: u64, elapsed: Duration) -> String {
+pub(crate) fn bound_note(bound: u32, expanded: u64, elapsed: Duration) -> String {
     let seconds = elapsed.as_secs_f64();
     let mut note = format!("bound {bound}: {} nodes", HumanCount(expanded));
     if expanded > 0 && seconds > 0.0 {

@@ -434,12 +434,12 @@ fn board_flag_cases() -> Vec<Case> {
             2,
             "50000 numbers do not make a square board",
         ),
-        // 40,000 numbers make a square, 200x200, far above 64 cells.
+        // 40,000 numbers make a square, 200x200: sides above the assignment's 127.
         case(
             "board_square_too_big",
             &["solve", "--board", &square_too_big],
             2,
-            "a 200x200 board has 40000 cells; at most 64 are supported",
+            "a 200x200 board is not supported: boards need 2 to 127 rows and columns",
         ),
         // Rows of unequal length.
         case(
@@ -528,20 +528,20 @@ fn board_file_cases() -> Vec<Case> {
             "3\n0 1 3\n4 \u{1b}]0;pwned\u{7} 5\n7 8 6\n",
             r"line 3: '\u{1b}]0;pwned\u{7}' is not a tile number",
         ),
-        // 70,000 bytes: refused by size, not read whole.
+        // 300,000 bytes: refused by size, not read whole (a 127x127 board is about 100 KiB).
         case(
             "file_too_long",
             &["solve", "{tmp}/b.txt"],
             2,
-            "more than 64 KiB, not a board",
+            "more than 256 KiB, not a board",
         )
-        .file("b.txt", "1 2 3\n".repeat(12_000)),
+        .file("b.txt", "1 2 3\n".repeat(50_000)),
         // An endless file.
         case(
             "file_dev_zero",
             &["solve", "/dev/zero"],
             2,
-            "/dev/zero: more than 64 KiB, not a board",
+            "/dev/zero: more than 256 KiB, not a board",
         ),
         // The size line is a word.
         assignment(
@@ -561,11 +561,11 @@ fn board_file_cases() -> Vec<Case> {
             "1\n0\n",
             "line 1: a 1x1 board has a single cell and no tile to slide",
         ),
-        // Size 2^32: its cell count overflows 64 bits, and is named exactly.
+        // Size 2^32: its cell count overflows 64 bits; refused by its sides, named exactly.
         assignment(
             "size_line_2_pow_32",
             "4294967296\n",
-            "a 4294967296x4294967296 board has 18446744073709551616 cells",
+            "line 1: a 4294967296x4294967296 board is not supported: boards need 2 to 127 rows",
         ),
         // A size beyond usize.
         assignment(
@@ -581,11 +581,18 @@ fn board_file_cases() -> Vec<Case> {
         ),
         // A decimal size.
         assignment("size_line_decimal", "3.0\n", "'3.0' is not a board size"),
-        // Size 9: 81 cells.
+        // Size 128: the assignment's N < 128 (issue 62: 9 to 127 are solved).
         assignment(
             "size_line_too_large",
+            "128\n",
+            "line 1: a 128x128 board is not supported: boards need 2 to 127 rows and columns \
+             (the assignment's 2 <= N < 128)",
+        ),
+        // Size 9 with its rows missing: read as a 9x9 board, not refused for its size.
+        assignment(
+            "size_line_nine_without_rows",
             "9\n",
-            "a 9x9 board has 81 cells; at most 64 are supported",
+            "0 rows of tiles after the size line, expected 9",
         ),
         // The whole board on the size line.
         assignment(
@@ -661,14 +668,14 @@ fn board_file_cases() -> Vec<Case> {
             "<stdin>: not a text file (invalid UTF-8)",
         )
         .stdin(b"\xff\xfe\xfd\x00".to_vec()),
-        // Over 64 KiB on stdin.
+        // Over 256 KiB on stdin.
         case(
             "stdin_too_long",
             &["solve", "-"],
             2,
-            "<stdin>: more than 64 KiB, not a board",
+            "<stdin>: more than 256 KiB, not a board",
         )
-        .stdin("1 2 3\n".repeat(20_000)),
+        .stdin("1 2 3\n".repeat(50_000)),
         // An escape sequence on stdin, shown escaped.
         case(
             "stdin_escape_sequence",
@@ -1831,14 +1838,15 @@ fn multi_line_by_design() {
     assert_eq!(out.before, out.after);
 }
 
-/// Issue 61: a batch line that is not text (invalid UTF-8) or longer than 64 KiB is reported
+/// Issue 61: a batch line that is not text (invalid UTF-8) or longer than 256 KiB (64 before
+/// issue 62) is reported
 /// in its place, like a line that does not read as a board, and the lines after it are still
 /// solved (before, the batch stopped there and the lines after it were lost); the same from
 /// a distance table, whose rows stream through other threads.
 #[test]
 fn batch_bad_lines_of_any_kind() {
     let mut file = b"1 2 3 0\n\xff\xfe 1 2 3 0\n".to_vec();
-    file.extend(std::iter::repeat_n(b'1', 70_000));
+    file.extend(std::iter::repeat_n(b'1', 300_000));
     file.extend(b"\n0 1 2 3\n1 2 0 3\n");
     let expected = "line,moves,expanded,nodes,seconds,solution\n1,0,";
     let batch = case(
@@ -1883,7 +1891,7 @@ fn batch_bad_lines_of_any_kind() {
             out.stderr
         );
         assert!(
-            lines[1].ends_with("/b.txt line 3: longer than 64 KiB, not a board"),
+            lines[1].ends_with("/b.txt line 3: longer than 256 KiB, not a board"),
             "{}",
             out.stderr
         );

@@ -616,11 +616,12 @@ fn batches_from_stdin_quiet_comparisons_and_one_line_prefix() {
     assert!(!out.is_empty() && out.lines().all(|l| l == "1"), "{out}");
     let (_, out, _) = run(&["--board", "1 2 3 4 5 6 8 7 0", "--compare", "-q"], None);
     assert_eq!(out, "unsolvable\n");
-    let tiles: Vec<String> = (1..100).chain([0]).map(|t| t.to_string()).collect();
+    // 128x128: above the assignment's sides (10x10 is solved since issue 62).
+    let tiles: Vec<String> = (1..128 * 128).chain([0]).map(|t| t.to_string()).collect();
     let (code, _, err) = run(&["--batch", "-"], Some(&format!("{}\n", tiles.join(" "))));
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("error: - line 1: a 10x10 board has 100 cells"),
+        err.starts_with("error: - line 1: a 128x128 board is not supported"),
         "{err}"
     );
 }
@@ -816,7 +817,7 @@ fn default_method_on_4x4() {
 }
 
 /// Issue 14: endless input is not read without bound. A board file, stdin or a batch line
-/// past 64 KiB is refused in one line, exit 2 (the memory stays small: the reads stop).
+/// past 256 KiB (64 before issue 62) is refused in one line, exit 2 (the memory stays small: the reads stop).
 #[test]
 fn endless_input_is_refused_not_read() {
     for args in [vec!["/dev/zero"], vec!["--batch", "/dev/zero"]] {
@@ -826,15 +827,18 @@ fn endless_input_is_refused_not_read() {
         assert_eq!(errors.len(), 1, "{err}");
         // (A batch reads past a long line up to 64 MiB: /dev/zero has no line break.)
         assert!(
-            errors[0].contains("64 KiB, not a board")
+            errors[0].contains("256 KiB, not a board")
                 || errors[0].contains("64 MiB without a line break: not a batch of boards"),
             "{err}"
         );
     }
-    let endless = "1 2 3\n".repeat(20_000);
+    let endless = "1 2 3\n".repeat(50_000);
     let (code, _, err) = run(&["-"], Some(&endless));
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: <stdin>: more than 64 KiB"), "{err}");
+    assert!(
+        err.starts_with("error: <stdin>: more than 256 KiB"),
+        "{err}"
+    );
 }
 
 /// Issue 14: input quoted in a message is escaped: an escape sequence, a bell, a backspace
@@ -1133,4 +1137,320 @@ fn idastar_reports_each_bound_on_stderr() {
     );
     let (code, out, log) = run_with_env(&[&args[..], &["-q"]].concat(), None, &lines);
     assert_eq!((code, out.as_str(), log.as_str()), (0, "36\n", ""));
+}
+
+/// Issue 62: a board of the assignment as tiles (row-major, `0` the blank) on `rows x cols`,
+/// moved and checked here without the library.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Tiles {
+    rows: usize,
+    cols: usize,
+    tiles: Vec<u64>,
+}
+
+impl Tiles {
+    fn goal(rows: usize, cols: usize) -> Tiles {
+        let n = (rows * cols) as u64;
+        Tiles {
+            rows,
+            cols,
+            tiles: (1..n).chain([0]).collect(),
+        }
+    }
+
+    /// The board after the blank moves `letter` (`U D L R`), or `None` off the board.
+    fn moved(&self, letter: char) -> Option<Tiles> {
+        let b = self.tiles.iter().position(|&t| t == 0)?;
+        let (r, c) = (b / self.cols, b % self.cols);
+        let to = match letter {
+            'U' if r > 0 => b - self.cols,
+            'D' if r + 1 < self.rows => b + self.cols,
+            'L' if c > 0 => b - 1,
+            'R' if c + 1 < self.cols => b + 1,
+            _ => return None,
+        };
+        let mut next = self.clone();
+        next.tiles.swap(b, to);
+        Some(next)
+    }
+
+    /// The Manhattan distance: a lower bound on the moves to the goal.
+    fn manhattan(&self) -> usize {
+        let cols = self.cols;
+        (self.tiles.iter().enumerate())
+            .filter(|&(_, &t)| t != 0)
+            .map(|(i, &t)| {
+                let g = t as usize - 1;
+                (i / cols).abs_diff(g / cols) + (i % cols).abs_diff(g % cols)
+            })
+            .sum()
+    }
+
+    /// The fewest moves to the goal, by a plain breadth-first search (small boards only).
+    fn bfs_distance(&self) -> usize {
+        let goal = Tiles::goal(self.rows, self.cols);
+        let mut seen = std::collections::HashSet::from([self.tiles.clone()]);
+        let mut layer = vec![self.clone()];
+        for depth in 0.. {
+            if layer.contains(&goal) {
+                return depth;
+            }
+            let mut next = Vec::new();
+            for b in &layer {
+                for letter in ['U', 'D', 'L', 'R'] {
+                    if let Some(m) = b.moved(letter)
+                        && seen.insert(m.tiles.clone())
+                    {
+                        next.push(m);
+                    }
+                }
+            }
+            assert!(!next.is_empty(), "the goal is not reachable");
+            layer = next;
+        }
+        unreachable!()
+    }
+
+    /// The rows separated by ` / `, as `--batch` lines and `--board` take them.
+    fn line(&self) -> String {
+        let rows: Vec<String> = self
+            .tiles
+            .chunks(self.cols)
+            .map(|r| r.iter().map(u64::to_string).collect::<Vec<_>>().join(" "))
+            .collect();
+        rows.join(" / ")
+    }
+
+    /// The assignment's file: `N`, then the rows.
+    fn assignment(&self) -> String {
+        let mut text = format!("{}\n", self.rows);
+        for row in self.tiles.chunks(self.cols) {
+            let row: Vec<String> = row.iter().map(u64::to_string).collect();
+            text.push_str(&row.join(" "));
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The grid as `solve` prints it: numbers right-aligned, the blank as `.`.
+    fn grid(&self) -> String {
+        let width = (self.tiles.len() - 1).to_string().len();
+        let rows: Vec<String> = self
+            .tiles
+            .chunks(self.cols)
+            .map(|r| {
+                let cells: Vec<String> = r
+                    .iter()
+                    .map(|&t| match t {
+                        0 => format!("{:>width$}", "."),
+                        t => format!("{t:>width$}"),
+                    })
+                    .collect();
+                cells.join(" ")
+            })
+            .collect();
+        rows.join("\n")
+    }
+
+    /// A walk of `moves` random blank moves from the goal, never undoing the last one.
+    fn walk(rows: usize, cols: usize, moves: usize, seed: u64) -> Tiles {
+        let mut rng = npuzzle::solve::random::SplitMix64::new(seed);
+        let mut board = Tiles::goal(rows, cols);
+        let mut last = ' ';
+        let back = |l| match l {
+            'U' => 'D',
+            'D' => 'U',
+            'L' => 'R',
+            'R' => 'L',
+            _ => ' ',
+        };
+        for _ in 0..moves {
+            let options: Vec<(char, Tiles)> = ['U', 'D', 'L', 'R']
+                .into_iter()
+                .filter(|&l| l != back(last))
+                .filter_map(|l| board.moved(l).map(|b| (l, b)))
+                .collect();
+            let (l, b) = options[rng.below(options.len() as u64) as usize].clone();
+            (last, board) = (l, b);
+        }
+        board
+    }
+}
+
+/// Replays `letters` from `start`: each one slide (never off the board); the board reached.
+fn replay_letters(start: &Tiles, letters: &str) -> Tiles {
+    letters
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .fold(start.clone(), |b, l| {
+            b.moved(l)
+                .unwrap_or_else(|| panic!("move {l} leaves the board"))
+        })
+}
+
+/// Issue 62: `solve --batch` answers an N x N board for every N of the assignment, 2 to 127,
+/// and a few rectangles, optimally: on boards up to 3x3 and 2x4 the length is a plain BFS's
+/// here; on larger ones the board is a scramble whose Manhattan distance (computed here, a
+/// lower bound) equals its number of moves (an upper bound), and the printed moves replay,
+/// one slide each, to the goal.
+#[test]
+fn batch_solves_every_assignment_size_from_2_to_127() {
+    let mut cases: Vec<(Tiles, usize)> = Vec::new();
+    for (rows, cols, moves) in [(2, 2, 5), (3, 3, 20), (2, 4, 17), (3, 2, 9)] {
+        let board = Tiles::walk(rows, cols, moves, 62);
+        let d = board.bfs_distance();
+        cases.push((board, d));
+    }
+    let sizes = (4..=127)
+        .map(|n| (n, n))
+        .chain([(9, 11), (127, 2), (20, 100)]);
+    for (rows, cols) in sizes {
+        let moves = 4 + (rows + cols) % 17;
+        let board = npuzzle::solve::wide::scramble(rows, cols, moves, rows as u64).unwrap();
+        let board = Tiles {
+            rows,
+            cols,
+            tiles: board.tiles().collect(),
+        };
+        assert_eq!(board.manhattan(), moves, "{rows}x{cols}");
+        cases.push((board, moves));
+    }
+    let input: String = cases.iter().map(|(b, _)| b.line() + "\n").collect();
+    let (code, out, err) = run(
+        &["--batch", "-", "--heuristic", "linear-conflict"],
+        Some(&input),
+    );
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), cases.len(), "{out}");
+    for (row, (board, optimal)) in rows.iter().zip(&cases) {
+        let fields: Vec<&str> = row.split(',').collect();
+        let size = format!("{}x{}", board.rows, board.cols);
+        assert_eq!(fields[1], optimal.to_string(), "{size}: {row}");
+        assert_eq!(fields[5].len(), *optimal, "{size}: {row}");
+        let reached = replay_letters(board, fields[5]);
+        assert_eq!(reached, Tiles::goal(board.rows, board.cols), "{size}");
+    }
+}
+
+/// Issue 62: the assignment's files over 64 cells, in and out: the committed 10x10 board 16
+/// moves from the goal and 9x9 board 10 moves from it, and a 127x127 scramble, each printed
+/// as the 3x3 ones are (the start, every board on the way, the goal last, the count).
+#[test]
+fn assignment_files_over_64_cells_print_every_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let scrambled = npuzzle::solve::wide::scramble(127, 127, 20, 7).unwrap();
+    let largest = Tiles {
+        rows: 127,
+        cols: 127,
+        tiles: scrambled.tiles().collect(),
+    };
+    let largest_file = write(dir.path(), "127x127.txt", &largest.assignment());
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (file, moves) in [
+        (format!("{root}/benches/data/10x10_16moves.txt"), 16),
+        (format!("{root}/benches/data/9x9_10moves.txt"), 10),
+        (largest_file, 20),
+    ] {
+        let text = fs::read_to_string(&file).unwrap();
+        let mut numbers = text.split_whitespace().map(|t| t.parse::<u64>().unwrap());
+        let n = numbers.next().unwrap() as usize;
+        let start = Tiles {
+            rows: n,
+            cols: n,
+            tiles: numbers.collect(),
+        };
+        let (code, out, err) = run(&[&file], None);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(
+            out.starts_with(&format!("Start:\n{}\n", start.grid())),
+            "{file}"
+        );
+        assert!(
+            out.contains(&format!("\nMinimum number of moves = {moves}\n")),
+            "{file}"
+        );
+        assert!(
+            out.contains("Method: idastar + linear-conflict\n"),
+            "{file}"
+        );
+        let letters = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Solution (blank moves): "))
+            .unwrap();
+        // Every board on the way is printed, the last one the goal.
+        let mut board = start.clone();
+        for (i, letter) in letters.split(' ').enumerate() {
+            board = replay_letters(&board, letter);
+            let block = format!("\nMove {} (blank ", i + 1);
+            let at = out
+                .find(&block)
+                .unwrap_or_else(|| panic!("{file}: {block}"));
+            let grid_at = at + out[at..].find(":\n").unwrap() + 2;
+            assert!(
+                out[grid_at..].starts_with(&board.grid()),
+                "{file}: move {i}"
+            );
+        }
+        assert_eq!(board, Tiles::goal(n, n), "{file}");
+        assert!(!out.contains(&format!("\nMove {} ", moves + 1)), "{file}");
+    }
+}
+
+/// Issue 62: over 64 cells, an unsolvable board is answered by parity as the small ones are;
+/// a board beyond reach stops at the time limit with one line (exit 1); the options these
+/// boards do not take, and sides over 127, are refused in one line (exit 2).
+#[test]
+fn wide_boards_refused_in_one_line() {
+    let mut swapped = Tiles::goal(10, 10);
+    swapped.tiles.swap(0, 1);
+    let (code, out, _) = run(&["--board", &swapped.line()], None);
+    assert_eq!((code, out.as_str()), (0, "No solution possible\n"));
+    let (code, out, _) = run(&["--board", &swapped.line(), "-q"], None);
+    assert_eq!((code, out.as_str()), (0, "unsolvable\n"));
+    // 20,000 random moves on 40x40: a Manhattan distance in the thousands.
+    let far = Tiles::walk(40, 40, 20_000, 62);
+    assert!(far.manhattan() > 2_000);
+    let started = std::time::Instant::now();
+    let (code, out, err) = run(&["--board", &far.line(), "--time-limit", "1", "-q"], None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(started.elapsed().as_secs() < 30);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: idastar stopped after 1 s (the time limit) and "),
+        "{err}"
+    );
+    assert!(err.contains("no solution is shorter than"), "{err}");
+    let goal = Tiles::goal(10, 10).line();
+    for (args, message) in [
+        (
+            vec!["--goal", "1 2"],
+            "error: --goal is not available for boards over 64 cells (this one is 10x10)",
+        ),
+        (
+            vec!["--metric", "mtm"],
+            "error: --metric mtm is not available for boards over 64 cells",
+        ),
+        (
+            vec!["--algorithm", "astar"],
+            "error: --algorithm astar is not available for boards over 64 cells",
+        ),
+        (
+            vec!["--heuristic", "pdb"],
+            "error: the pdb heuristic is not available for boards over 64 cells",
+        ),
+    ] {
+        let mut all = vec!["--board", goal.as_str()];
+        all.extend(&args);
+        let (code, out, err) = run(&all, None);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert!(err.starts_with(message), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let (code, _, err) = run(&["-"], Some("128\n"));
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: <stdin>: line 1: a 128x128 board is not supported"),
+        "{err}"
+    );
 }

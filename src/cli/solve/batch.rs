@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
+use npuzzle::solve::input::AnyBoard;
 use npuzzle::solve::{self, Algorithm, Goal, Heuristic, Solution, SolveError, input};
 use npuzzle::table::DistanceTable;
 use npuzzle::{Board, NoProgress, Shape};
@@ -445,9 +446,15 @@ fn solve_lines(
         .par_iter()
         .map(|(_, line)| parse(line, config))
         .collect();
+    let small = || {
+        parsed.iter().flatten().filter_map(|b| match b {
+            AnyBoard::Board(board) => Some(board),
+            AnyBoard::Wide(_) => None,
+        })
+    };
     // --goal, read once for each shape of board.
     let mut goals: HashMap<Shape, Goal> = HashMap::new();
-    for board in parsed.iter().flatten() {
+    for board in small() {
         if !goals.contains_key(&board.shape())
             && let Some(goal) = goal_of(config, board.shape())?
         {
@@ -456,7 +463,7 @@ fn solve_lines(
     }
     // Unsolvable boards are answered before any table is built.
     let mut jobs = Vec::with_capacity(lines.len());
-    for board in parsed.iter().flatten() {
+    for board in small() {
         let (algorithm, kind) = config.method(board.shape());
         let reached = goals
             .get(&board.shape())
@@ -493,24 +500,46 @@ fn solve_lines(
     } else {
         jobs.par_iter().map(solve_one).collect()
     };
+    // Boards over 64 cells: IDA* with linear conflict (or Manhattan), in parallel.
+    let wide_boards: Vec<_> = parsed
+        .iter()
+        .flatten()
+        .filter_map(|b| match b {
+            AnyBoard::Wide(board) => Some(board),
+            AnyBoard::Board(_) => None,
+        })
+        .collect();
+    let wide_results: Vec<Result<Result<Solution, SolveError>, CliError>> = wide_boards
+        .par_iter()
+        .map(|board| {
+            let kind = super::wide::wide_method(config, &board.to_string())?;
+            let limits = config.limits(Algorithm::IdaStar);
+            Ok(solve::wide::solve(board, kind, &limits, &NoProgress))
+        })
+        .collect();
     let mut rows = Rows::default();
     let mut solved = jobs.iter().zip(results);
+    let mut wide_solved = wide_results.into_iter();
     for ((number, _), board) in lines.iter().zip(&parsed) {
         match board {
-            Ok(_) => {
+            Ok(AnyBoard::Board(_)) => {
                 let ((_, algorithm, _), result) = solved.next().expect("a job per board");
                 rows.push(*number, result, algorithm.name(), path);
             }
+            Ok(AnyBoard::Wide(_)) => match wide_solved.next().expect("a result per board") {
+                Ok(result) => rows.push(*number, result, Algorithm::IdaStar.name(), path),
+                Err(e) => rows.bad(*number, e, path),
+            },
             Err(e) => rows.bad(*number, e, path),
         }
     }
     Ok(vec![rows])
 }
 
-/// The board of a batch line, or why there is none.
-fn parse(line: &LineText, config: &Config) -> Result<Board, String> {
+/// The board of a batch line (of any size the assignment allows), or why there is none.
+fn parse(line: &LineText, config: &Config) -> Result<AnyBoard, String> {
     match line {
-        Ok(text) => input::parse_flat(text, config.shape).map_err(|e| e.to_string()),
+        Ok(text) => input::parse_flat_any(text, config.shape).map_err(|e| e.to_string()),
         Err(why) => Err(why.clone()),
     }
 }
@@ -518,7 +547,13 @@ fn parse(line: &LineText, config: &Config) -> Result<Board, String> {
 /// The rows of `lines` from `table`: the boards parsed, walked together, and written. The
 /// seconds of each row are the mean of the walks made together.
 fn table_rows(config: &Config, path: &Path, table: &DistanceTable, lines: &[Line]) -> Rows {
-    let parsed: Vec<_> = lines.iter().map(|(_, line)| parse(line, config)).collect();
+    let parsed: Vec<_> = lines
+        .iter()
+        .map(|(_, line)| match parse(line, config)? {
+            AnyBoard::Board(board) => Ok(board),
+            AnyBoard::Wide(board) => Err(format!("a {board} board is not in a table")),
+        })
+        .collect();
     let boards: Vec<Board> = parsed.iter().flatten().cloned().collect();
     let started = std::time::Instant::now();
     let walks = table.solve_many(&boards);

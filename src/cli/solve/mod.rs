@@ -16,11 +16,13 @@ use std::io::{self, BufWriter, Read, Write};
 use std::sync::Arc;
 
 use indicatif::{HumanBytes, HumanCount};
+use npuzzle::solve::input::AnyBoard;
+use npuzzle::solve::wide::WideBoard;
 use npuzzle::solve::{
     self, Algorithm, Goal, Heuristic, HeuristicKind, Limits, Solution, SolveError, input,
 };
 use npuzzle::table::DistanceTable;
-use npuzzle::{Board, Metric, Shape};
+use npuzzle::{Board, Direction, Metric, Shape};
 
 use crate::cli::CliError;
 use crate::cli::progress::Bars;
@@ -40,6 +42,7 @@ mod config;
 mod heuristics;
 mod pdb;
 mod table;
+mod wide;
 
 pub use config::SolveArgs;
 pub use pdb::{PdbArgs, build_databases};
@@ -92,7 +95,14 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
     let result = match &config.source {
         Source::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
         Source::Single(single) => {
-            let board = read_board(single, config.shape)?;
+            let board = match read_board(single, config.shape)? {
+                AnyBoard::Board(board) => board,
+                AnyBoard::Wide(board) => {
+                    let result = wide::run_wide(&config, &board, &bars, &mut out)
+                        .and_then(|()| out.flush().map_err(Fail::Io));
+                    return finish(result);
+                }
+            };
             let goal = match goal_of(&config, board.shape())? {
                 Some(goal) if !goal.reaches(&board) => {
                     return Err(CliError::usage(format!(
@@ -127,7 +137,11 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
             }
         }
     };
-    let result = result.and_then(|()| out.flush().map_err(Fail::Io));
+    finish(result.and_then(|()| out.flush().map_err(Fail::Io)))
+}
+
+/// The end of a run: its error, a closed pipe (`npuzzle solve ... | head`) not being one.
+fn finish(result: Result<(), Fail>) -> Result<(), CliError> {
     match result {
         Ok(()) => Ok(()),
         Err(Fail::Cli(e)) => Err(e),
@@ -168,13 +182,15 @@ impl From<io::Error> for Fail {
     }
 }
 
-/// The most bytes a board file (or a batch line) may hold: a board of the largest shape
-/// (64 cells) needs a few hundred; more means the input is not a board (`/dev/zero`, an
-/// endless stream), and reading stops there rather than fill the memory.
-const MAX_BOARD_BYTES: u64 = 64 * 1024;
+/// The most bytes a board file (or a batch line) may hold: the largest board, 127 x 127,
+/// needs about 97 KB (16,129 numbers of up to 5 digits and a space), a few more with wider
+/// alignment; more means the input is not a board (`/dev/zero`, an endless stream), and
+/// reading stops there rather than fill the memory.
+const MAX_BOARD_BYTES: u64 = 256 * 1024;
 
-/// Reads a single board (file, stdin or `--board`); `shape` from `--rows/--cols`.
-fn read_board(source: &Single, shape: Option<Shape>) -> Result<Board, CliError> {
+/// Reads a single board (file, stdin or `--board`), of any size the assignment allows;
+/// `shape` from `--rows/--cols`.
+fn read_board(source: &Single, shape: Option<Shape>) -> Result<AnyBoard, CliError> {
     let (name, text) = match source {
         Single::File(path) => {
             let name = path.display().to_string();
@@ -188,8 +204,8 @@ fn read_board(source: &Single, shape: Option<Shape>) -> Result<Board, CliError> 
     };
     // A file holds N and then N rows, unless --rows/--cols say the list is flat.
     let parsed = match (source, shape) {
-        (Single::Board(_), _) | (_, Some(_)) => input::parse_flat(&text, shape),
-        _ => input::parse_assignment(&text),
+        (Single::Board(_), _) | (_, Some(_)) => input::parse_flat_any(&text, shape),
+        _ => input::parse_assignment_any(&text),
     };
     parsed.map_err(|e| CliError::usage(format!("{name}: {e}")))
 }
@@ -203,7 +219,7 @@ fn read_bounded(input: impl Read, name: &str) -> Result<String, CliError> {
         .map_err(|e| CliError::usage(format!("{name}: cannot read: {e}")))?;
     if bytes.len() as u64 > MAX_BOARD_BYTES {
         return Err(CliError::usage(format!(
-            "{name}: more than {} KiB, not a board (a board file is a few hundred bytes)",
+            "{name}: more than {} KiB, not a board (a 127x127 board file is about 100 KiB)",
             MAX_BOARD_BYTES / 1024
         )));
     }
@@ -294,35 +310,101 @@ fn run_one(
             writeln!(out, "{unsolvable}")?;
             return Ok(());
         }
-        Err(e @ SolveError::TimeUp { .. }) => {
-            return Err(CliError::runtime(format!("{algorithm} {e} (--time-limit)")).into());
-        }
-        Err(SolveError::LimitReached { expanded, .. })
-            if config.max_expanded.is_some_and(|m| expanded >= m) =>
-        {
-            return Err(CliError::runtime(format!(
-                "{algorithm} stopped after {expanded} boards expanded (--max-expansions) \
-                 without reaching the goal"
-            ))
-            .into());
-        }
-        Err(e @ SolveError::LimitReached { .. }) => {
-            return Err(CliError::runtime(format!(
-                "{algorithm} {e}: the search would outgrow the memory; \
-                 try --algorithm idastar, which needs almost none"
-            ))
-            .into());
-        }
-        Err(e) => return Err(CliError::usage(e).into()),
+        Err(e) => return Err(refusal(config, algorithm, e)),
     };
     if config.quiet {
         writeln!(out, "{}", solution.length())?;
         return Ok(());
     }
+    let goal_grid = goal.map(|g| g.board().grid());
+    write_solution(out, board, goal_grid, &solution, algorithm)?;
+    let mut method = if let Some(table) = &heuristics.table {
+        match *table.goal() == Board::goal(table.shape()) {
+            true => "table".to_string(),
+            false => format!("table (to its goal {})", table.goal().label()),
+        }
+    } else {
+        method_name(algorithm, kind)
+    };
+    if algorithm.uses_heuristic()
+        && kind == HeuristicKind::Pdb
+        && let Some(partition) = heuristics.chosen.get(&board.shape())
+    {
+        method = format!("{method} ({})", partition.name());
+    }
+    if let Some(goal) = goal
+        && heuristics.table.is_none()
+    {
+        method.push_str(&toward_words(goal, algorithm, config.metric));
+    }
+    writeln!(out, "Method: {method}")?;
+    Ok(())
+}
+
+/// The one-line error of a search that stopped (`e` is not [`SolveError::Unsolvable`], which
+/// is an answer): a limit reached (exit 1), or a usage error.
+fn refusal(config: &Config, algorithm: Algorithm, e: SolveError) -> Fail {
+    match e {
+        e @ SolveError::TimeUp { .. } => {
+            CliError::runtime(format!("{algorithm} {e} (--time-limit)")).into()
+        }
+        SolveError::LimitReached { expanded, .. }
+            if config.max_expanded.is_some_and(|m| expanded >= m) =>
+        {
+            CliError::runtime(format!(
+                "{algorithm} stopped after {expanded} boards expanded (--max-expansions) \
+                 without reaching the goal"
+            ))
+            .into()
+        }
+        e @ SolveError::LimitReached { .. } => CliError::runtime(format!(
+            "{algorithm} {e}: the search would outgrow the memory; \
+             try --algorithm idastar, which needs almost none"
+        ))
+        .into(),
+        e => CliError::usage(e).into(),
+    }
+}
+
+/// What printing a solution needs of a board, of at most 64 cells or more: its grid and
+/// its moves.
+trait Printed: Clone {
+    fn grid(&self) -> String;
+    fn moved(&self, dir: Direction) -> Option<Self>;
+}
+
+impl Printed for Board {
+    fn grid(&self) -> String {
+        Board::grid(self)
+    }
+    fn moved(&self, dir: Direction) -> Option<Board> {
+        Board::moved(self, dir)
+    }
+}
+
+impl Printed for WideBoard {
+    fn grid(&self) -> String {
+        WideBoard::grid(self)
+    }
+    fn moved(&self, dir: Direction) -> Option<WideBoard> {
+        WideBoard::moved(self, dir)
+    }
+}
+
+/// The answer for one board, in the assignment's form: the start (and `goal_grid`, a goal
+/// other than the standard one), the board after each move, the number of moves, then the
+/// moves as letters and what the search cost. The `Method:` line is the caller's.
+fn write_solution(
+    out: &mut impl Write,
+    board: &impl Printed,
+    goal_grid: Option<String>,
+    solution: &Solution,
+    algorithm: Algorithm,
+) -> Result<(), Fail> {
     let mut current = board.clone();
     writeln!(out, "Start:\n{}", current.grid())?;
-    if let Some(goal) = goal {
-        writeln!(out, "\nGoal:\n{}", goal.board().grid())?;
+    if let Some(goal) = goal_grid {
+        writeln!(out, "\nGoal:\n{goal}")?;
     }
     // One printed move per run of one direction in MTM (its notation), per slide in STM.
     for (i, (dir, tiles)) in solution
@@ -378,26 +460,6 @@ fn run_one(
             (false, _) => "levels deep",
         }
     )?;
-    let mut method = if let Some(table) = &heuristics.table {
-        match *table.goal() == Board::goal(table.shape()) {
-            true => "table".to_string(),
-            false => format!("table (to its goal {})", table.goal().label()),
-        }
-    } else {
-        method_name(algorithm, kind)
-    };
-    if algorithm.uses_heuristic()
-        && kind == HeuristicKind::Pdb
-        && let Some(partition) = heuristics.chosen.get(&board.shape())
-    {
-        method = format!("{method} ({})", partition.name());
-    }
-    if let Some(goal) = goal
-        && heuristics.table.is_none()
-    {
-        method.push_str(&toward_words(goal, algorithm, config.metric));
-    }
-    writeln!(out, "Method: {method}")?;
     Ok(())
 }
 
