@@ -116,11 +116,19 @@ pub(super) fn write_png_atomically(
 ) -> Result<(), PlotError> {
     let (rgb, ()) = render_rgb(draw).map_err(|e| draw_error(path, &*e))?;
     write_atomically(path, |out| {
-        use image::ImageEncoder;
-        image::codecs::png::PngEncoder::new(out)
-            .write_image(&rgb, WIDTH, HEIGHT, image::ColorType::Rgb8)
+        // The settings of image 0.24's `PngEncoder::new`, which wrote the charts before:
+        // fast compression, adaptive filters (the same bytes).
+        let mut encoder = png::Encoder::new(out, WIDTH, HEIGHT);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        encoder.set_filter(png::FilterType::Sub);
+        encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+        encoder
+            .write_header()
+            .and_then(|mut writer| writer.write_image_data(&rgb))
             .map_err(|e| match e {
-                image::ImageError::IoError(source) => io_error(path, source),
+                png::EncodingError::IoError(source) => io_error(path, source),
                 other => draw_error(path, &other),
             })
     })
