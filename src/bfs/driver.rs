@@ -830,6 +830,7 @@ mod tests {
     /// its depth `d` (from the per-board depths of a run under [`Marking::Frontier`] without
     /// pull steps), and each listed layer holds exactly its boards.
     #[test]
+    #[ignore = "slow: the depth marks on every grid (15 s); CI runs it"]
     fn depth_marks_keep_every_depth() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
             for goal in two_goals(shape) {
@@ -888,6 +889,7 @@ mod tests {
     /// each) give the layers and antipodes of random claims on every grid up to 10 cells, for
     /// the standard goal and a goal in the other parity class, on both indices.
     #[test]
+    #[ignore = "slow: both claim orders on every grid (14 s); CI runs it"]
     fn bucketed_and_random_claims_agree() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
             let lex = LexSpace::new(shape).unwrap();
@@ -964,6 +966,7 @@ mod tests {
     /// but one, less those of layers 2 on with one move across whose other end is one layer
     /// closer (on two rows, about half of them; the rule without the flag leaves more).
     #[test]
+    #[ignore = "slow: the across flag on every grid (16 s); CI runs it"]
     fn the_across_flag_skips_every_board_reached_across() {
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
             for goal in two_goals(shape) {
