@@ -52,19 +52,38 @@ Rscript scripts/igraph_check.R "$out/3x3"
 Rscript scripts/igraph_check.R --graphml "$out/2x3"
 
 step "the whole graph's geometry: igraph and networkx on 2x3 and 2x4, both metrics"
+# R and networkx compute on one core each: a shape's two metrics are checked side by side (on
+# 2x4, igraph's all-pairs functions take minutes a metric), each check's output printed after.
+geometry_check() {
+  local shape=$1 dir=$2
+  Rscript scripts/igraph_geometry.R "$dir"
+  if [ "$shape" = "2 3" ]; then
+    "$python" scripts/check_geometry_networkx.py --all "$dir"
+  else
+    "$python" scripts/check_geometry_networkx.py "$dir"   # one random board per cell
+  fi
+}
 for shape in "2 3" "2 4"; do
   read -r rows cols <<<"$shape"
+  pids=() dirs=()
   for metric in stm mtm; do
     npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --output "$out" --quiet
     npuzzle analyze --rows "$rows" --cols "$cols" --metric "$metric" --all-pairs --output "$out" --quiet
     case $metric in mtm) dir="$out/${rows}x${cols}-mtm" ;; *) dir="$out/${rows}x${cols}" ;; esac
-    Rscript scripts/igraph_geometry.R "$dir"
-    if [ "$shape" = "2 3" ]; then
-      "$python" scripts/check_geometry_networkx.py --all "$dir"
-    else
-      "$python" scripts/check_geometry_networkx.py "$dir"   # one random board per cell
+    geometry_check "$shape" "$dir" >"$dir.geometry.log" 2>&1 &
+    pids+=("$!") dirs+=("$dir")
+  done
+  failed=0
+  for i in "${!pids[@]}"; do
+    status=0
+    wait "${pids[$i]}" || status=$?
+    cat "${dirs[$i]}.geometry.log"
+    if [ "$status" -ne 0 ]; then
+      echo "FAILED: the geometry of ${dirs[$i]} (exit $status)" >&2
+      failed=1
     fi
   done
+  [ "$failed" -eq 0 ] || exit 1
 done
 
 step "Graphviz"
