@@ -126,7 +126,11 @@ pub(super) fn write_png_atomically(
         encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
         encoder
             .write_header()
-            .and_then(|mut writer| writer.write_image_data(&rgb))
+            .and_then(|mut writer| {
+                writer.write_image_data(&rgb)?;
+                // The IEND chunk, its error reported (dropping the writer would ignore it).
+                writer.finish()
+            })
             .map_err(|e| match e {
                 png::EncodingError::IoError(source) => io_error(path, source),
                 other => draw_error(path, &other),
