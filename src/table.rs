@@ -1167,6 +1167,10 @@ impl DistanceTable {
         group: &[&[u8]],
         mut step: impl FnMut(usize, Direction, usize, usize),
     ) -> Vec<Result<Option<u32>, TableError>> {
+        // One walk per grid for every caller (issue 62: three callers made the walks of the
+        // parity layout's 27 grids 6 % of the crate's code); a call per move is nothing
+        // beside the move's read of the table.
+        let step: &mut dyn FnMut(usize, Direction, usize, usize) = &mut step;
         let check = self.must_check(group.len());
         if self.space.is_some() {
             return crate::bfs::with_held(
