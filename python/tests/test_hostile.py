@@ -121,6 +121,9 @@ def test_a_huge_count_is_a_memory_error_not_an_abort():
 INTERRUPTED = textwrap.dedent(
     """
     import os, signal, sys, threading, time
+    # Ctrl-C's handler, whatever the parent left: a job a shell starts in the background
+    # inherits SIGINT ignored, and Python then installs no handler of its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import npuzzle
     sent = []
     def interrupt():

@@ -356,6 +356,9 @@ def test_all_pairs_notes_go_to_stderr_only_where_it_is_a_terminal():
 INTERRUPTED = textwrap.dedent(
     """
     import os, signal, sys, threading, time
+    # Ctrl-C's handler, whatever the parent left: a job a shell starts in the background
+    # inherits SIGINT ignored, and Python then installs no handler of its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import npuzzle
     sent = []
     def interrupt():
