@@ -62,8 +62,8 @@ mod store;
 mod tournament;
 
 pub use config::{
-    CHUNK, FrontierConfig, MAX_CHUNK, MAX_SEGMENTS, MIN_CHUNK, RESERVE, SEGMENTS,
-    chunk_bytes_per_board,
+    CHUNK, FAN_IN, FrontierConfig, MAX_CHUNK, MAX_FAN_IN, MAX_SEGMENTS, MIN_CHUNK, MIN_FAN_IN,
+    RESERVE, SEGMENTS, chunk_bytes_per_board,
 };
 pub use disk::disk_free;
 pub use resume::RunLabel;
@@ -125,8 +125,14 @@ pub struct LayerReport {
     pub disk_free: Option<u64>,
     /// Chunks the layer before it was expanded in (runs merged into it; 0 at depth 0).
     pub chunks: u64,
-    /// Bytes of all its runs, in memory or on disk.
+    /// Bytes of all its runs of chunks, in memory or on disk (before any merge).
     pub bytes_of_runs: u64,
+    /// Runs written by merging runs before the last merge, when the chunks were more than the
+    /// fan-in ([`FrontierConfig::fan_in`]); 0 when the last merge read the chunks' runs.
+    pub merges: u64,
+    /// The merges before the last one a board of the layer went through at most: 0 with no
+    /// more runs than the fan-in, 1 with up to `fan_in^2`, and so on.
+    pub levels: u32,
 }
 
 /// The result of [`search`] and [`search_with`].
@@ -157,6 +163,10 @@ pub struct Frontier {
     /// Boards per chunk the search expanded at once (the configuration's, or fewer to fit
     /// the memory budget).
     pub chunk: usize,
+    /// The fan-in the runs were merged with ([`FrontierConfig::fan_in`]).
+    pub fan_in: usize,
+    /// Runs written by merges before the last, all layers together ([`LayerReport::merges`]).
+    pub merges: u64,
     /// With a checkpoint: bytes of checkpoint written by this run (layer files and state
     /// files), and the time spent writing them, checksums and syncs included.
     pub saved_bytes: u64,
@@ -182,6 +192,9 @@ pub struct Storage {
     /// and a search whose next layer would not fit stops cleanly before it. `None`: no
     /// budget.
     pub memory: Option<u64>,
+    /// The merge's fan-in, in place of the configuration's ([`FrontierConfig::fan_in`]):
+    /// `analyze --fan-in`. `None`: the configuration's.
+    pub fan_in: Option<usize>,
 }
 
 /// A checkpoint folder: the two live layers (`layer-D.npl`) and the state after the last
