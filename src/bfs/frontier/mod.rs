@@ -23,6 +23,21 @@
 //!    layer, so a layer costs time linear in its neighbours (times `log2` of the bucket for the
 //!    sort and of the number of chunks for the merge), whatever the number of chunks.
 //!
+//! **Fan-in.** A merge reads at most [`FrontierConfig::fan_in`] runs (default [`FAN_IN`],
+//! 128). A layer of more chunks is merged in several passes, as a log-structured merge tree
+//! does, while the runs accumulate: before a chunk's run is added, a level holding `fan_in`
+//! runs is merged into one run of the next level (its union, in the runs' format: a piece
+//! and a CRC-32 per segment, in memory or in an unnamed file of that level, which is removed
+//! once its runs are merged), and after the last chunk the smallest runs are merged until at
+//! most `fan_in` are left; then the merge above. A layer of at most `fan_in` runs is merged
+//! once, as before. Merging as the runs come rather than all at the end keeps the live runs
+//! at fewer than `fan_in` a level (`log_fan_in` of the chunks levels: 2 for 4x4 whole's 7,500
+//! runs) instead of every chunk's. The merges before the last do not subtract layers `d - 1`
+//! and `d`: the runs of chunks spread over the whole index, so each would decode both layers
+//! whole again (the work issue 21 removed, once per merge) to save only the bytes of the
+//! boards of those layers; the union already drops what chunks share. A board's neighbour is
+//! decoded and encoded once more per level: `log_fan_in(chunks)` passes in all.
+//!
 //! Memory: one chunk's boards and their non-lane neighbours ([`chunk_bytes_per_board`]: about
 //! 5.4 GB for a chunk of 2^27 4x4 boards); the three layers and the runs of the layer being
 //! built (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus the
@@ -30,10 +45,13 @@
 //! fixed sizes, whatever the size of a layer or of a segment ([`RESERVE`]): every segment of a
 //! layer or a run is read through a reader's buffer (a segment larger than a chunk is decoded
 //! in part, and continued in the next chunk), and a merged segment past 8 MiB goes on to a
-//! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
-//! (about 44 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
-//! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
-//! checked before each layer. A memory budget sets the chunk, cuts it further for a layer
+//! scratch file of its own and is copied into its layer's file. Only the live runs' piece
+//! lists (about 44 bytes per segment and bucket of each run) grow with a layer, with the
+//! logarithm of its runs (fewer than `fan_in` a level, `runs::live_runs`), and the merge's
+//! read buffers are those of at most `fan_in` runs (64 MiB over `threads x (fan_in + 2)`:
+//! 252 KiB each at the default on 2 threads): both are in the plan checked before each layer,
+//! with twice the runs' bytes (in memory or on disk) for a layer merged in several passes
+//! (a merge holds the run it writes beside the runs it reads). A memory budget sets the chunk, cuts it further for a layer
 //! whose runs and buffers (or layers in memory) leave less room, and stops the search cleanly
 //! before a layer that would not fit even with a chunk of [`MIN_CHUNK`] boards, or on the disk.
 //!
