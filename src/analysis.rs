@@ -689,6 +689,11 @@ pub struct Limited {
     pub stopped: Option<String>,
     /// Boards per chunk expanded at once.
     pub chunk: usize,
+    /// The most runs merged at once (`--fan-in`).
+    pub fan_in: usize,
+    /// Runs written by merges before the last one of a layer, all layers together: 0 when no
+    /// layer had more runs than the fan-in.
+    pub merges: u64,
     /// With `--checkpoint`: bytes of checkpoint this run wrote (the layer files and the
     /// search's state), and the time spent writing them, checksums and syncs included.
     pub saved_bytes: u64,
@@ -753,7 +758,7 @@ pub fn analyze_limited(
         progress.update(
             u64::from(r.depth),
             &format!(
-                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}, about {} more",
+                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}{}, about {} more",
                 r.depth,
                 HumanCount(r.size),
                 // The first report (depth 0, or the layer a search resumed from) has no rate.
@@ -776,6 +781,12 @@ pub fn analyze_limited(
                                 .min(1e18) as u64
                         )
                     )
+                } else {
+                    String::new()
+                },
+                // Runs merged in several passes (more chunks than the fan-in).
+                if r.merges > 0 {
+                    format!(", {} runs merged in {} passes", r.chunks, r.levels + 1)
                 } else {
                     String::new()
                 },
@@ -836,6 +847,8 @@ pub fn analyze_limited(
         resumed_from: frontier.resumed_from,
         stopped: frontier.stopped,
         chunk: frontier.chunk,
+        fan_in: frontier.fan_in,
+        merges: frontier.merges,
         saved_bytes: frontier.saved_bytes,
         save_time: frontier.save_time,
     };
@@ -892,7 +905,11 @@ fn search_from<S: StateSpace>(
     report: impl FnMut(bfs::frontier::LayerReport),
 ) -> Result<(bfs::frontier::Frontier, Vec<Board>), bfs::frontier::FrontierError> {
     let seed = space.rank(goal).expect("the goal is in its space");
-    let config = bfs::frontier::FrontierConfig::default().within(space, storage.memory)?;
+    let config = bfs::frontier::FrontierConfig {
+        fan_in: storage.fan_in.unwrap_or(bfs::frontier::FAN_IN),
+        ..bfs::frontier::FrontierConfig::default()
+    }
+    .within(space, storage.memory)?;
     progress.note(&frontier_plan(space, storage, config));
     let f =
         bfs::frontier::search_stored(space, seed, max_depth, storage, config, report, progress)?;

@@ -778,3 +778,104 @@ fn a_checkpoint_deeper_than_max_depth_is_refused() {
         counts(&dir.path().join("a").join("3x3").join("depths.csv"))
     );
 }
+
+/// A small `--fan-in` (layers of 12 runs and more, in chunks of about 139,000 boards under
+/// `--memory 274M`, merged 2 or 3 at a time in several passes) gives the files of one merge:
+/// 4x4 to depth 21, byte for byte, also killed (SIGKILL) after depth 18 and resumed with
+/// another fan-in; the report counts the merges. A fan-in below 2 or without --max-depth is a
+/// usage error (exit 2) in one line.
+#[test]
+fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--size", "4", "--max-depth", "21", "--edges", "none"];
+    let reference = dir.path().join("one");
+    analyze(&reference, &args).success();
+    let same = |out: &Path| {
+        for file in ["depths.csv", "hardest.txt"] {
+            assert!(
+                fs::read(out.join("4x4").join(file)).unwrap()
+                    == fs::read(reference.join("4x4").join(file)).unwrap(),
+                "{}: {file} differs",
+                out.display()
+            );
+        }
+    };
+    let small = ["--memory", "274M", "--fan-in"];
+    let scratch = dir.path().join("scratch").display().to_string();
+    let mut a = args.to_vec();
+    a.extend(small);
+    a.extend(["2", "--scratch", &scratch]);
+    let out = loud(&dir.path().join("two"), &a);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("layers of more than 2 runs merged in several passes"),
+        "{report}"
+    );
+    same(&dir.path().join("two"));
+    // Killed after depth 18, resumed with a fan-in of 3.
+    let ck = dir.path().join("ck");
+    let ck_arg = ck.display().to_string();
+    let mut with_ck = args.to_vec();
+    with_ck.extend(small);
+    with_ck.extend(["2", "--checkpoint", &ck_arg]);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"));
+    cmd.env_clear()
+        .arg("analyze")
+        .args(&with_ck)
+        .arg("--output")
+        .arg(dir.path().join("killed"));
+    let depth = |h: &Value| Some(h["sizes"].as_array()?.len() as u64 - 1);
+    let newest = || newest_slot(&ck, "frontier", depth);
+    let killed = run_killed(
+        cmd,
+        18,
+        || newest().map(|n| n.0),
+        Some,
+        || {
+            let _ = fs::remove_dir_all(&ck);
+            let _ = fs::remove_dir_all(dir.path().join("killed"));
+        },
+    );
+    assert!(!killed.status.success());
+    let mut resumed = args.to_vec();
+    resumed.extend(small);
+    resumed.extend(["3", "--checkpoint", &ck_arg, "--resume"]);
+    let out = loud(&dir.path().join("resumed"), &resumed);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("resumed from the checkpoint after depth"),
+        "{report}"
+    );
+    assert!(
+        report.contains("layers of more than 3 runs merged in several passes"),
+        "{report}"
+    );
+    same(&dir.path().join("resumed"));
+    // Usage errors.
+    for (bad, named) in [
+        (
+            vec!["--size", "4", "--max-depth", "5", "--fan-in", "1"],
+            "--fan-in",
+        ),
+        (
+            vec!["--size", "4", "--max-depth", "5", "--fan-in", "x"],
+            "--fan-in",
+        ),
+        (vec!["--size", "3", "--fan-in", "4"], "--max-depth"),
+    ] {
+        let out = loud(&dir.path().join("bad"), &bad);
+        let (code, err) = one_line_error(&out);
+        assert_eq!(code, Some(2), "{bad:?}: {err}");
+        assert!(err.contains(named), "{bad:?}: {err}");
+    }
+}

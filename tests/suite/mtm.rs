@@ -163,6 +163,7 @@ fn the_frontier_search_agrees() {
         let tiny = FrontierConfig {
             chunk: 7,
             segments: 3,
+            ..FrontierConfig::default()
         };
         let (want, _) = bfs(space, goal);
         let seed = space.rank(goal).unwrap();

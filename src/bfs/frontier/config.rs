@@ -13,6 +13,17 @@ pub const CHUNK: usize = 1 << 27;
 pub const MAX_SEGMENTS: usize = 1 << 20;
 /// Most boards per chunk [`FrontierConfig::clamped`] allows (2^31).
 pub const MAX_CHUNK: usize = 1 << 31;
+/// Runs merged at once in [`FrontierConfig::default`]: the merge's 64 MiB of read buffers
+/// over `threads x (128 + 2)` sources give each source 252 KiB on 2 threads and at least
+/// 64 KiB up to 7 threads (4 KiB was the floor before: past about 8,000 runs); 4x4 whole
+/// (about 7,500 runs a layer at the default chunk) takes one pass more than a single merge
+/// (128^2 = 16,384 runs before a third).
+pub const FAN_IN: usize = 128;
+/// Fewest runs merged at once [`FrontierConfig::clamped`] allows: a merge of one run would
+/// only copy it.
+pub const MIN_FAN_IN: usize = 2;
+/// Most runs merged at once [`FrontierConfig::clamped`] allows (2^16).
+pub const MAX_FAN_IN: usize = 1 << 16;
 
 /// How a [`search_with`] cuts its work: how many boards it expands at once and how many index
 /// ranges a layer is cut into. Neither changes the result, only time and memory.
@@ -26,6 +37,12 @@ pub struct FrontierConfig {
     /// Segments per layer, by index range (the unit of the parallel merge). Default
     /// [`SEGMENTS`] (1,024).
     pub segments: usize,
+    /// Most runs merged at once (the fan-in): when `fan_in` runs of one level exist they are
+    /// merged into one run of the next level (runs of chunks are level 0), and before the
+    /// last merge the lowest runs are merged until at most `fan_in` are left, so that the
+    /// merge's read buffers and the runs' piece lists do not grow with the number of chunks
+    /// (see the module documentation). Default [`FAN_IN`] (128).
+    pub fan_in: usize,
 }
 
 impl Default for FrontierConfig {
@@ -33,6 +50,7 @@ impl Default for FrontierConfig {
         FrontierConfig {
             chunk: CHUNK,
             segments: SEGMENTS,
+            fan_in: FAN_IN,
         }
     }
 }
@@ -79,13 +97,15 @@ impl FrontierConfig {
     }
 
     /// The same configuration in range: `chunk` in `1..=`[`MAX_CHUNK`], `segments` in
-    /// `1..=`[`MAX_SEGMENTS`]. [`search_with`] clamps what it is given.
+    /// `1..=`[`MAX_SEGMENTS`], `fan_in` in [`MIN_FAN_IN`]`..=`[`MAX_FAN_IN`]. [`search_with`]
+    /// clamps what it is given.
     ///
     /// [`search_with`]: super::search_with
     pub fn clamped(self) -> Self {
         FrontierConfig {
             chunk: self.chunk.clamp(1, MAX_CHUNK),
             segments: self.segments.clamp(1, MAX_SEGMENTS),
+            fan_in: self.fan_in.clamp(MIN_FAN_IN, MAX_FAN_IN),
         }
     }
 }

@@ -142,7 +142,7 @@ pub(super) fn merge(
     };
     let segments = newer.segments();
     let (starts, entries) = runs.index(segments);
-    let buffer = buffers.read_buffer(runs.pieces.len());
+    let buffer = buffers.read_buffer(runs.len());
     let (runs_at, older_at, newer_at) = (runs.place(), older.place(), newer.place());
     let runs_of = format!("the runs of depth {depth}");
     let older_is = format!("layer {}", depth.saturating_sub(2));
@@ -190,6 +190,127 @@ pub(super) fn merge(
         }
     }
     sink.finish().map_err(scratch)
+}
+
+/// Merges the runs `which` into one run of `level` (appended to that level's file, or in
+/// memory), their union without subtracting anything, a window of segments at a time (the
+/// segments of a window in parallel, each source read through a buffer and checked, each
+/// segment spilled past [`Buffers::out_limit`]), then removes them.
+///
+/// Layers `d - 1` and `d` are not subtracted here: the runs of chunks are spread over the
+/// whole index, so every merge before the last would decode both layers whole again (the
+/// cost issue 21 removed, times the number of merges), to save bytes only on the boards of
+/// the layers themselves; the union already drops the neighbours several chunks share.
+///
+/// # Errors
+/// [`FrontierError::Read`] for a run that does not check out, naming it and the segment;
+/// [`FrontierError::Scratch`] when a file fails.
+pub(super) fn merge_runs(
+    runs: &mut Runs,
+    which: &[usize],
+    level: u32,
+    (segments, span): (usize, u64),
+    buffers: &Buffers,
+    depth: u32,
+) -> Result<(), FrontierError> {
+    let spill = runs.dir().map(Path::to_path_buf);
+    let scratch = |source| FrontierError::Scratch {
+        path: spill.clone().unwrap_or_default(),
+        source,
+    };
+    runs.flush().map_err(scratch)?;
+    let (starts, entries) = runs.index_of(which, segments);
+    let buffer = buffers.read_buffer(which.len());
+    let runs_at = runs.place();
+    let runs_of = format!("the runs of depth {depth}");
+    let mut new = runs.begin(level).map_err(scratch)?;
+    for first in (0..segments).step_by(buffers.window.max(1)) {
+        let window = first..(first + buffers.window.max(1)).min(segments);
+        let reading = &*runs;
+        let merged: Vec<Segment> = window
+            .clone()
+            .into_par_iter()
+            .map(|s| {
+                let entries = &entries[starts[s]..starts[s + 1]];
+                let mut sources: Vec<_> = entries
+                    .iter()
+                    .map(|e| reading.reader(e, span, buffer))
+                    .collect();
+                let mut out = Output::new(buffers.out_limit, spill.as_deref());
+                merge_segment(
+                    sources.iter_mut().collect(),
+                    &mut std::iter::empty::<u64>(),
+                    &mut std::iter::empty::<u64>(),
+                    s as u64 * span,
+                    &mut out,
+                );
+                for (e, source) in entries.iter().zip(sources) {
+                    source.finish().map_err(|err| {
+                        let what = format!("{runs_of}, run {}", e.0);
+                        read_error(&what, &runs_at, s, err)
+                    })?;
+                }
+                out.finish().map_err(scratch)
+            })
+            .collect::<Result<_, FrontierError>>()?;
+        for (s, segment) in window.zip(merged) {
+            runs.append(&mut new, s, s as u64 * span, segment)
+                .map_err(scratch)?;
+        }
+    }
+    runs.finish(new);
+    runs.remove(which);
+    Ok(())
+}
+
+/// Keeps the runs within the fan-in as they accumulate, as a log-structured merge tree
+/// does: while a level holds `fan_in` runs, they are merged into one run of the next level
+/// ([`merge_runs`]). Called before each run of a chunk is added, so each level holds at
+/// most `fan_in` runs (fewer above level 0), and a merge reads at most `fan_in` runs.
+///
+/// # Errors
+/// As [`merge_runs`].
+pub(super) fn settle(
+    runs: &mut Runs,
+    fan_in: usize,
+    shape: (usize, u64),
+    buffers: &Buffers,
+    depth: u32,
+) -> Result<(), FrontierError> {
+    let mut level = 0;
+    loop {
+        let full = runs.of_level(level);
+        if full.len() < fan_in.max(2) {
+            return Ok(());
+        }
+        merge_runs(runs, &full, level + 1, shape, buffers, depth)?;
+        level += 1;
+    }
+}
+
+/// Brings the runs down to at most `fan_in` before the last merge: while there are more, the
+/// smallest (lowest level first) are merged, as many as it takes and at most `fan_in`, into a
+/// run one level above the highest of them.
+///
+/// # Errors
+/// As [`merge_runs`].
+pub(super) fn narrow(
+    runs: &mut Runs,
+    fan_in: usize,
+    shape: (usize, u64),
+    buffers: &Buffers,
+    depth: u32,
+) -> Result<(), FrontierError> {
+    let fan_in = fan_in.max(2);
+    while runs.len() > fan_in {
+        let mut order: Vec<usize> = (0..runs.len()).collect();
+        order.sort_by_key(|&r| (runs.level(r), runs.run_bytes(r)));
+        order.truncate(fan_in.min(runs.len() - fan_in + 1));
+        order.sort_unstable();
+        let level = order.iter().map(|&r| runs.level(r)).max().unwrap_or(0) + 1;
+        merge_runs(runs, &order, level, shape, buffers, depth)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -259,5 +380,100 @@ mod tests {
         );
         let segment = out.finish().unwrap();
         assert_eq!((segment.count, segment.bytes.len()), (0, 0));
+    }
+
+    /// The multi-level merge keeps every index of every run once and no other: random
+    /// ascending runs of 3 buckets each (duplicates between runs, some empty), 1 to 40 of
+    /// them, added one by one with [`settle`] before each and [`narrow`] after the last, with
+    /// a fan-in of 2 to 5, in memory and on disk with the smallest buffers (segments spilled
+    /// past 64 bytes): at most `fan_in` runs are left, never more live than [`live_runs`]
+    /// plans for, each distinct, and their union is the union of the runs added (a
+    /// `BTreeSet`). On disk, the files of the merged runs are gone.
+    #[test]
+    fn the_multi_level_merge_keeps_the_union() {
+        use crate::bfs::frontier::runs::{PieceWriter, live_runs};
+        use std::collections::BTreeSet;
+        let (segments, span) = (10usize, 1000u64);
+        let tiny = Buffers {
+            merge_read: 1,
+            out_limit: 64,
+            window: 2,
+            decode: 16,
+        };
+        let mut rng = fastrand::Rng::with_seed(63);
+        for fan_in in 2..=5usize {
+            for disk in [false, true] {
+                for count in [1usize, 2, fan_in, fan_in + 1, 17, 40] {
+                    let dir = tempfile::tempdir().unwrap();
+                    let mut runs = Runs::new(disk.then(|| dir.path())).unwrap();
+                    let mut all = BTreeSet::new();
+                    let mut written = 0u64;
+                    for k in 0..count {
+                        // Dense in part of the index (many duplicates), sparse elsewhere.
+                        let len = if k % 5 == 3 { 0 } else { rng.usize(0..400) };
+                        let run: BTreeSet<u64> = (0..len)
+                            .map(|_| match rng.u8(0..3) {
+                                0 => rng.u64(2000..2300),
+                                _ => rng.u64(0..segments as u64 * span),
+                            })
+                            .collect();
+                        all.extend(run.iter().copied());
+                        // Three buckets at 3,000 and 6,500 (within segments 3 and 6).
+                        let buckets = [0u64, 3000, 6500, u64::MAX];
+                        let pieces = buckets
+                            .windows(2)
+                            .map(|b| {
+                                let mut w = PieceWriter::new(span, b[0]);
+                                run.range(b[0]..b[1]).for_each(|&x| w.push(x));
+                                w.finish()
+                            })
+                            .collect();
+                        settle(&mut runs, fan_in, (segments, span), &tiny, 1).unwrap();
+                        runs.add(pieces).unwrap();
+                        written = runs.bytes;
+                        let at = format!("fan-in {fan_in}, disk {disk}, run {k} of {count}");
+                        assert!(runs.len() <= live_runs(k + 1, fan_in), "{at}");
+                    }
+                    narrow(&mut runs, fan_in, (segments, span), &tiny, 1).unwrap();
+                    let at = format!("fan-in {fan_in}, disk {disk}, {count} runs");
+                    assert!(runs.len() <= fan_in, "{at}");
+                    assert_eq!(runs.merges > 0, count > fan_in, "{at}");
+                    runs.flush().unwrap();
+                    let (starts, entries) = runs.index(segments);
+                    let mut got = Vec::new();
+                    let mut each = vec![0u64; runs.len()];
+                    for s in 0..segments {
+                        for e in &entries[starts[s]..starts[s + 1]] {
+                            let mut reader = runs.reader(e, span, 16);
+                            for x in reader.by_ref() {
+                                assert_eq!(x / span, s as u64, "{at}");
+                                got.push(x);
+                                each[e.0] += 1;
+                            }
+                            reader.finish().unwrap();
+                        }
+                    }
+                    // Each run is distinct (the reader checks it ascends strictly), and the
+                    // runs left share nothing when all were merged into one.
+                    got.sort_unstable();
+                    let union: Vec<u64> = got
+                        .iter()
+                        .copied()
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    assert_eq!(union, all.iter().copied().collect::<Vec<_>>(), "{at}");
+                    if runs.len() == 1 {
+                        assert_eq!(got.len(), all.len(), "{at}");
+                    }
+                    if disk && runs.merges > 0 && runs.len() == 1 {
+                        // The merged runs' files are gone: only the last run's bytes are
+                        // left on disk.
+                        assert_eq!(runs.bytes_on_disk(), runs.run_bytes(0), "{at}");
+                        assert!(runs.bytes_on_disk() <= written, "{at}");
+                    }
+                }
+            }
+        }
     }
 }

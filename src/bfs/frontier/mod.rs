@@ -23,6 +23,21 @@
 //!    layer, so a layer costs time linear in its neighbours (times `log2` of the bucket for the
 //!    sort and of the number of chunks for the merge), whatever the number of chunks.
 //!
+//! **Fan-in.** A merge reads at most [`FrontierConfig::fan_in`] runs (default [`FAN_IN`],
+//! 128). A layer of more chunks is merged in several passes, as a log-structured merge tree
+//! does, while the runs accumulate: before a chunk's run is added, a level holding `fan_in`
+//! runs is merged into one run of the next level (its union, in the runs' format: a piece
+//! and a CRC-32 per segment, in memory or in an unnamed file of that level, which is removed
+//! once its runs are merged), and after the last chunk the smallest runs are merged until at
+//! most `fan_in` are left; then the merge above. A layer of at most `fan_in` runs is merged
+//! once, as before. Merging as the runs come rather than all at the end keeps the live runs
+//! at fewer than `fan_in` a level (`log_fan_in` of the chunks levels: 2 for 4x4 whole's 7,500
+//! runs) instead of every chunk's. The merges before the last do not subtract layers `d - 1`
+//! and `d`: the runs of chunks spread over the whole index, so each would decode both layers
+//! whole again (the work issue 21 removed, once per merge) to save only the bytes of the
+//! boards of those layers; the union already drops what chunks share. A board's neighbour is
+//! decoded and encoded once more per level: `log_fan_in(chunks)` passes in all.
+//!
 //! Memory: one chunk's boards and their non-lane neighbours ([`chunk_bytes_per_board`]: about
 //! 5.4 GB for a chunk of 2^27 4x4 boards); the three layers and the runs of the layer being
 //! built (gap-encoded: about the size of layers `d - 1` and `d + 1` together, plus the
@@ -30,10 +45,13 @@
 //! fixed sizes, whatever the size of a layer or of a segment ([`RESERVE`]): every segment of a
 //! layer or a run is read through a reader's buffer (a segment larger than a chunk is decoded
 //! in part, and continued in the next chunk), and a merged segment past 8 MiB goes on to a
-//! scratch file of its own and is copied into its layer's file. Only the runs' piece lists
-//! (about 44 bytes per segment and bucket of each run) and, past about 8,000 runs, the merge's
-//! read buffers (4 KiB per run and thread at least) grow with a layer: both are in the plan
-//! checked before each layer. A memory budget sets the chunk, cuts it further for a layer
+//! scratch file of its own and is copied into its layer's file. Only the live runs' piece
+//! lists (about 44 bytes per segment and bucket of each run) grow with a layer, with the
+//! logarithm of its runs (fewer than `fan_in` a level, `runs::live_runs`), and the merge's
+//! read buffers are those of at most `fan_in` runs (64 MiB over `threads x (fan_in + 2)`:
+//! 252 KiB each at the default on 2 threads): both are in the plan checked before each layer,
+//! with twice the runs' bytes (in memory or on disk) for a layer merged in several passes
+//! (a merge holds the run it writes beside the runs it reads). A memory budget sets the chunk, cuts it further for a layer
 //! whose runs and buffers (or layers in memory) leave less room, and stops the search cleanly
 //! before a layer that would not fit even with a chunk of [`MIN_CHUNK`] boards, or on the disk.
 //!
@@ -62,8 +80,8 @@ mod store;
 mod tournament;
 
 pub use config::{
-    CHUNK, FrontierConfig, MAX_CHUNK, MAX_SEGMENTS, MIN_CHUNK, RESERVE, SEGMENTS,
-    chunk_bytes_per_board,
+    CHUNK, FAN_IN, FrontierConfig, MAX_CHUNK, MAX_FAN_IN, MAX_SEGMENTS, MIN_CHUNK, MIN_FAN_IN,
+    RESERVE, SEGMENTS, chunk_bytes_per_board,
 };
 pub use disk::disk_free;
 pub use resume::RunLabel;
@@ -125,8 +143,14 @@ pub struct LayerReport {
     pub disk_free: Option<u64>,
     /// Chunks the layer before it was expanded in (runs merged into it; 0 at depth 0).
     pub chunks: u64,
-    /// Bytes of all its runs, in memory or on disk.
+    /// Bytes of all its runs of chunks, in memory or on disk (before any merge).
     pub bytes_of_runs: u64,
+    /// Runs written by merging runs before the last merge, when the chunks were more than the
+    /// fan-in ([`FrontierConfig::fan_in`]); 0 when the last merge read the chunks' runs.
+    pub merges: u64,
+    /// The merges before the last one a board of the layer went through at most: 0 with no
+    /// more runs than the fan-in, 1 with up to `fan_in^2`, and so on.
+    pub levels: u32,
 }
 
 /// The result of [`search`] and [`search_with`].
@@ -157,6 +181,10 @@ pub struct Frontier {
     /// Boards per chunk the search expanded at once (the configuration's, or fewer to fit
     /// the memory budget).
     pub chunk: usize,
+    /// The fan-in the runs were merged with ([`FrontierConfig::fan_in`]).
+    pub fan_in: usize,
+    /// Runs written by merges before the last, all layers together ([`LayerReport::merges`]).
+    pub merges: u64,
     /// With a checkpoint: bytes of checkpoint written by this run (layer files and state
     /// files), and the time spent writing them, checksums and syncs included.
     pub saved_bytes: u64,
@@ -182,6 +210,9 @@ pub struct Storage {
     /// and a search whose next layer would not fit stops cleanly before it. `None`: no
     /// budget.
     pub memory: Option<u64>,
+    /// The merge's fan-in, in place of the configuration's ([`FrontierConfig::fan_in`]):
+    /// `analyze --fan-in`. `None`: the configuration's.
+    pub fan_in: Option<usize>,
 }
 
 /// A checkpoint folder: the two live layers (`layer-D.npl`) and the state after the last

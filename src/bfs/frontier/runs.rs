@@ -7,7 +7,9 @@ use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::disk::read_at;
 use super::sort::MAX_BUCKETS;
+use super::store::{SPILL_COPY, Segment};
 use crate::bfs::codec::{Part, Reader, Source, push_gap};
 
 /// A gap-encoded stretch of a run: the indices of one bucket of a chunk's sort in one segment.
@@ -105,24 +107,67 @@ impl PieceWriter {
     }
 }
 
-/// The runs of the layer being built: their pieces, and their bytes in memory or in one file
-/// (unnamed, deleted when closed) under the scratch folder, with a CRC-32 of each run's bytes
-/// in each segment.
+/// One run: the sorted, distinct indices of one chunk's neighbours (level 0), or the union of
+/// runs merged into it (level `l + 1` from runs of level `l` and below), as pieces in index
+/// order, with a CRC-32 of its bytes in each segment it has pieces in (on disk).
+struct Run {
+    /// 0 for a chunk's run; one more than the highest of the runs merged into it.
+    level: u32,
+    /// The file its bytes are in (an index into [`Runs::files`]; on disk).
+    file: usize,
+    /// Its bytes (empty on disk).
+    memory: Vec<u8>,
+    /// Its pieces in index order.
+    pieces: Vec<Piece>,
+    /// The CRC-32 of its bytes in each segment it has pieces in, in index order (empty in
+    /// memory).
+    crcs: Vec<u32>,
+}
+
+impl Run {
+    /// Bytes it holds in memory: its bytes there, its pieces and CRCs.
+    fn bytes_in_memory(&self) -> u64 {
+        (self.memory.capacity()
+            + self.pieces.capacity() * std::mem::size_of::<Piece>()
+            + self.crcs.capacity() * 4) as u64
+    }
+}
+
+/// An unnamed scratch file the runs of one level are appended to, removed (closed) once no
+/// run in it is left: so the runs merged into a run of the next level give their disk back.
+struct RunFile {
+    writer: BufWriter<File>,
+    /// Bytes written.
+    len: u64,
+    /// Runs with bytes in it (and a run being written there).
+    runs: usize,
+}
+
+/// A run being written by a merge ([`Runs::begin`], [`Runs::append`], [`Runs::finish`]).
+pub(super) struct NewRun {
+    run: Run,
+}
+
+/// The runs of the layer being built: their pieces, and their bytes in memory or in unnamed
+/// files under the scratch folder (one open per level, each removed once its runs are merged
+/// into the next level), with a CRC-32 of each run's bytes in each segment.
 pub(super) struct Runs {
-    pub(super) file: Option<BufWriter<File>>,
     /// The scratch folder, when on disk.
     dir: Option<PathBuf>,
-    /// Per run, its bytes (empty when on disk).
-    memory: Vec<Vec<u8>>,
-    /// Per run, its pieces in index order.
-    pub(super) pieces: Vec<Vec<Piece>>,
-    /// Per run, the CRC-32 of its bytes in each segment it has pieces in, in index order
-    /// (empty in memory).
-    crcs: Vec<Vec<u32>>,
-    /// Bytes of all runs.
+    /// The runs' files (on disk); `None` once removed.
+    files: Vec<Option<RunFile>>,
+    /// Per level, the file its next run is appended to.
+    open: Vec<Option<usize>>,
+    /// The live runs.
+    runs: Vec<Run>,
+    /// Bytes of the chunks' runs (level 0), all of them.
     pub(super) bytes: u64,
-    /// Bytes of runs, pieces and CRCs held in memory.
-    in_memory: u64,
+    /// Runs written by merging runs (before the last merge).
+    pub(super) merges: u64,
+    /// The highest level of a run written.
+    pub(super) levels: u32,
+    /// Most bytes of runs, pieces and CRCs held in memory at once.
+    peak_in_memory: u64,
 }
 
 /// The runs of one segment: `(run, first piece..end piece, CRC-32 of their bytes)`.
@@ -130,31 +175,72 @@ pub(super) type Entry = (usize, Range<usize>, u32);
 
 impl Runs {
     pub(super) fn new(scratch: Option<&Path>) -> std::io::Result<Runs> {
-        let file = match scratch {
-            None => None,
-            Some(dir) => {
-                std::fs::create_dir_all(dir)?;
-                let file = tempfile::tempfile_in(dir)?;
-                Some(BufWriter::with_capacity(1 << 20, file))
-            }
-        };
+        if let Some(dir) = scratch {
+            std::fs::create_dir_all(dir)?;
+        }
         Ok(Runs {
-            file,
             dir: scratch.map(Path::to_path_buf),
-            memory: Vec::new(),
-            pieces: Vec::new(),
-            crcs: Vec::new(),
+            files: Vec::new(),
+            open: Vec::new(),
+            runs: Vec::new(),
             bytes: 0,
-            in_memory: 0,
+            merges: 0,
+            levels: 0,
+            peak_in_memory: 0,
         })
     }
 
-    pub(super) fn bytes_in_memory(&self) -> u64 {
-        self.in_memory
+    /// The live runs.
+    pub(super) fn len(&self) -> usize {
+        self.runs.len()
     }
 
+    /// The live runs of level `level`, in order.
+    pub(super) fn of_level(&self, level: u32) -> Vec<usize> {
+        (0..self.runs.len())
+            .filter(|&r| self.runs[r].level == level)
+            .collect()
+    }
+
+    /// The level of run `run`.
+    pub(super) fn level(&self, run: usize) -> u32 {
+        self.runs[run].level
+    }
+
+    /// Bytes of run `run` (in memory or on disk).
+    pub(super) fn run_bytes(&self, run: usize) -> u64 {
+        self.runs[run].pieces.iter().map(|p| p.len).sum()
+    }
+
+    /// Bytes of runs, pieces and CRCs held in memory now.
+    pub(super) fn bytes_in_memory(&self) -> u64 {
+        self.runs.iter().map(Run::bytes_in_memory).sum()
+    }
+
+    /// The most bytes of runs, pieces and CRCs held in memory at once (merges included).
+    pub(super) fn peak_in_memory(&self) -> u64 {
+        self.peak_in_memory.max(self.bytes_in_memory())
+    }
+
+    /// Bytes of the runs' files on disk now.
     pub(super) fn bytes_on_disk(&self) -> u64 {
-        if self.file.is_some() { self.bytes } else { 0 }
+        self.files.iter().flatten().map(|f| f.len).sum()
+    }
+
+    /// The folder of the runs' files, when on disk (where a merge spills a large segment).
+    pub(super) fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// A file of the runs, the lowest level's (for the tests of the checks on reading back).
+    pub(super) fn a_file(&self) -> Option<&File> {
+        self.open
+            .iter()
+            .flatten()
+            .copied()
+            .chain(0..self.files.len())
+            .find_map(|f| self.files[f].as_ref())
+            .map(|f| f.writer.get_ref())
     }
 
     /// Where the runs are, for an error.
@@ -165,20 +251,53 @@ impl Runs {
         }
     }
 
-    /// Adds one run, given as the bytes and pieces of each bucket in index order (pieces
-    /// counted from the bucket's first byte).
+    /// The file the next run of `level` goes to (on disk), made if there is none open; its
+    /// count of runs taken by one.
+    fn file_for(&mut self, level: u32) -> std::io::Result<usize> {
+        let Some(dir) = &self.dir else { return Ok(0) };
+        let l = level as usize;
+        if self.open.len() <= l {
+            self.open.resize(l + 1, None);
+        }
+        let f = match self.open[l] {
+            Some(f) => f,
+            None => {
+                let file = tempfile::tempfile_in(dir)?;
+                self.files.push(Some(RunFile {
+                    writer: BufWriter::with_capacity(1 << 20, file),
+                    len: 0,
+                    runs: 0,
+                }));
+                self.open[l] = Some(self.files.len() - 1);
+                self.files.len() - 1
+            }
+        };
+        if let Some(file) = &mut self.files[f] {
+            file.runs += 1;
+        }
+        Ok(f)
+    }
+
+    fn note_peak(&mut self, extra: u64) {
+        self.peak_in_memory = self.peak_in_memory.max(self.bytes_in_memory() + extra);
+    }
+
+    /// Adds one run of a chunk (level 0), given as the bytes and pieces of each bucket in
+    /// index order (pieces counted from the bucket's first byte).
     pub(super) fn add(&mut self, buckets: Vec<(Vec<u8>, Vec<Piece>)>) -> std::io::Result<()> {
         let total: usize = buckets.iter().map(|(b, _)| b.len()).sum();
         let mut pieces = Vec::with_capacity(buckets.iter().map(|(_, p)| p.len()).sum());
         let mut memory = Vec::new();
         let mut crcs = Vec::new();
-        if self.file.is_none() {
+        let file = self.file_for(0)?;
+        let mut out = self.files.get_mut(file).and_then(Option::as_mut);
+        if out.is_none() {
             memory.reserve_exact(total);
         }
         // The open segment's CRC (on disk).
         let mut open: Option<(u32, crc32fast::Hasher)> = None;
         for (bytes, ps) in buckets {
-            let origin = match &mut self.file {
+            let origin = match &mut out {
                 Some(w) => {
                     for p in &ps {
                         if open.as_ref().is_none_or(|(s, _)| *s != p.segment) {
@@ -192,8 +311,9 @@ impl Runs {
                             h.update(&bytes[from..from + p.len as usize]);
                         }
                     }
-                    let at = self.bytes;
-                    w.write_all(&bytes)?;
+                    let at = w.len;
+                    w.writer.write_all(&bytes)?;
+                    w.len += bytes.len() as u64;
                     at
                 }
                 None => {
@@ -211,19 +331,130 @@ impl Runs {
         if let Some((_, h)) = open {
             crcs.push(h.finalize());
         }
-        self.in_memory += (memory.capacity()
-            + pieces.capacity() * std::mem::size_of::<Piece>()
-            + crcs.capacity() * 4) as u64;
-        self.memory.push(memory);
-        self.pieces.push(pieces);
-        self.crcs.push(crcs);
+        self.runs.push(Run {
+            level: 0,
+            file,
+            memory,
+            pieces,
+            crcs,
+        });
+        self.note_peak(0);
         Ok(())
     }
 
-    /// Writes out what is buffered, before the merge reads the file.
+    /// Starts a run of `level`, written by a merge segment by segment ([`Runs::append`]).
+    pub(super) fn begin(&mut self, level: u32) -> std::io::Result<NewRun> {
+        let file = self.file_for(level)?;
+        self.levels = self.levels.max(level);
+        Ok(NewRun {
+            run: Run {
+                level,
+                file,
+                memory: Vec::new(),
+                pieces: Vec::new(),
+                crcs: Vec::new(),
+            },
+        })
+    }
+
+    /// Appends segment `segment` of a run being written, gap-encoded from `base` as a merge
+    /// wrote it (its spilled bytes copied in first); nothing for an empty one.
+    pub(super) fn append(
+        &mut self,
+        new: &mut NewRun,
+        segment: usize,
+        base: u64,
+        written: Segment,
+    ) -> std::io::Result<()> {
+        if written.count == 0 {
+            return Ok(());
+        }
+        let run = &mut new.run;
+        let mut piece = Piece {
+            segment: segment as u32,
+            base,
+            start: 0,
+            len: 0,
+            count: written.count,
+        };
+        match self.files.get_mut(run.file).and_then(Option::as_mut) {
+            Some(out) => {
+                piece.start = out.len;
+                let mut crc = crc32fast::Hasher::new();
+                if let Some((file, len)) = &written.spill {
+                    let mut buffer = vec![0u8; SPILL_COPY.min(*len as usize)];
+                    let mut at = 0u64;
+                    while at < *len {
+                        let n = buffer.len().min((*len - at) as usize);
+                        read_at(file, &mut buffer[..n], at)?;
+                        out.writer.write_all(&buffer[..n])?;
+                        crc.update(&buffer[..n]);
+                        at += n as u64;
+                    }
+                    piece.len = *len;
+                }
+                out.writer.write_all(&written.bytes)?;
+                crc.update(&written.bytes);
+                piece.len += written.bytes.len() as u64;
+                out.len += piece.len;
+                run.crcs.push(crc.finalize());
+            }
+            None => {
+                piece.start = run.memory.len() as u64;
+                if let Some((file, len)) = &written.spill {
+                    let from = run.memory.len();
+                    run.memory.resize(from + *len as usize, 0);
+                    read_at(file, &mut run.memory[from..], 0)?;
+                }
+                run.memory.extend_from_slice(&written.bytes);
+                piece.len = run.memory.len() as u64 - piece.start;
+            }
+        }
+        run.pieces.push(piece);
+        let extra = new.run.bytes_in_memory();
+        self.note_peak(extra);
+        Ok(())
+    }
+
+    /// Adds a run written by a merge.
+    pub(super) fn finish(&mut self, new: NewRun) {
+        let mut run = new.run;
+        run.memory.shrink_to_fit();
+        run.pieces.shrink_to_fit();
+        self.runs.push(run);
+        self.merges += 1;
+    }
+
+    /// Removes the runs `gone` (merged into another), and the files left without runs.
+    pub(super) fn remove(&mut self, gone: &[usize]) {
+        let mut k = 0;
+        let mut kept = Vec::with_capacity(self.runs.len());
+        for (r, run) in std::mem::take(&mut self.runs).into_iter().enumerate() {
+            if gone.contains(&r) {
+                k += 1;
+                if let Some(file) = self.files.get_mut(run.file).and_then(Option::as_mut) {
+                    file.runs -= 1;
+                    if file.runs == 0 {
+                        self.files[run.file] = None;
+                        for open in &mut self.open {
+                            if *open == Some(run.file) {
+                                *open = None;
+                            }
+                        }
+                    }
+                }
+            } else {
+                kept.push(run);
+            }
+        }
+        debug_assert_eq!(k, gone.len());
+        self.runs = kept;
+    }
+
+    /// Writes out what is buffered, before a merge reads the files.
     pub(super) fn flush(&mut self) -> std::io::Result<()> {
-        if let Some(w) = &mut self.file {
-            w.flush()?;
+        for file in self.files.iter_mut().flatten() {
+            file.writer.flush()?;
         }
         Ok(())
     }
@@ -231,9 +462,17 @@ impl Runs {
     /// For each of `segments` segments, the runs with pieces in it: `(starts, entries)`, where
     /// `entries[starts[s]..starts[s + 1]]` are segment `s`'s.
     pub(super) fn index(&self, segments: usize) -> (Vec<usize>, Vec<Entry>) {
+        self.index_of(&(0..self.runs.len()).collect::<Vec<_>>(), segments)
+    }
+
+    /// [`Runs::index`] of the runs `which` only.
+    pub(super) fn index_of(&self, which: &[usize], segments: usize) -> (Vec<usize>, Vec<Entry>) {
         let mut starts = vec![0usize; segments + 1];
-        for pieces in &self.pieces {
-            for g in pieces.chunk_by(|a, b| a.segment == b.segment) {
+        for &run in which {
+            for g in self.runs[run]
+                .pieces
+                .chunk_by(|a, b| a.segment == b.segment)
+            {
                 starts[g[0].segment as usize + 1] += 1;
             }
         }
@@ -242,11 +481,12 @@ impl Runs {
         }
         let mut at = starts.clone();
         let mut entries = vec![(0, 0..0, 0); starts[segments]];
-        for (run, pieces) in self.pieces.iter().enumerate() {
+        for &run in which {
             let mut first = 0;
-            for (k, g) in pieces.chunk_by(|a, b| a.segment == b.segment).enumerate() {
+            let r = &self.runs[run];
+            for (k, g) in r.pieces.chunk_by(|a, b| a.segment == b.segment).enumerate() {
                 let s = g[0].segment as usize;
-                let crc = self.crcs[run].get(k).copied().unwrap_or(0);
+                let crc = r.crcs.get(k).copied().unwrap_or(0);
                 entries[at[s]] = (run, first..first + g.len(), crc);
                 at[s] += 1;
                 first += g.len();
@@ -263,13 +503,14 @@ impl Runs {
         span: u64,
         buffer: usize,
     ) -> Reader<'_, PieceParts<'_>> {
-        let pieces = &self.pieces[*run][range.clone()];
+        let r = &self.runs[*run];
+        let pieces = &r.pieces[range.clone()];
         let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
         let (start, end) = (first.start, last.start + last.len);
-        let source = match &self.file {
-            None => Source::Memory(&self.memory[*run][start as usize..end as usize]),
+        let source = match self.files.get(r.file).and_then(Option::as_ref) {
+            None => Source::Memory(&r.memory[start as usize..end as usize]),
             Some(w) => Source::File {
-                file: w.get_ref(),
+                file: w.writer.get_ref(),
                 from: start,
                 to: end,
                 crc: *crc,
@@ -281,6 +522,23 @@ impl Runs {
         };
         Reader::new(source, parts, buffer)
     }
+}
+
+/// The most runs live at once when a layer gives `runs` runs of chunks merged with a fan-in
+/// of `fan_in`: all of them when they are at most `fan_in`; else fewer than `fan_in` at each
+/// level below the top, the `fan_in` being merged and the run they make.
+pub(super) fn live_runs(runs: usize, fan_in: usize) -> usize {
+    let fan_in = fan_in.max(2);
+    if runs <= fan_in {
+        return runs;
+    }
+    let mut levels = 0;
+    let mut reach = 1usize;
+    while reach < runs {
+        reach = reach.saturating_mul(fan_in);
+        levels += 1;
+    }
+    runs.min(levels * (fan_in - 1) + 2)
 }
 
 /// Bytes of the piece lists of `runs` runs over `segments` segments, at most (a piece per

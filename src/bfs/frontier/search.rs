@@ -8,9 +8,9 @@ use super::chunks::Chunks;
 use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
 use super::disk::{damage_hook, disk_free};
 use super::expand::Plan;
-use super::merge::merge;
+use super::merge::{merge, narrow, settle};
 use super::resume::{Checkpoint, Resumed, layer_name};
-use super::runs::{Runs, pieces_bytes};
+use super::runs::{Runs, live_runs, pieces_bytes};
 use super::store::{self, Layer, Sink};
 use super::{
     CheckpointAt, Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage,
@@ -67,6 +67,7 @@ pub fn search_with<S: StateSpace>(
         scratch: scratch.map(Path::to_path_buf),
         checkpoint: None,
         memory: None,
+        fan_in: None,
     };
     search_stored(
         space,
@@ -124,7 +125,11 @@ fn search_buffered<S: StateSpace>(
     mut on_layer: impl FnMut(LayerReport),
     progress: &dyn Progress,
 ) -> Result<Frontier, FrontierError> {
-    let config = config.within(space, storage.memory)?;
+    let config = FrontierConfig {
+        fan_in: storage.fan_in.unwrap_or(config.fan_in),
+        ..config
+    }
+    .within(space, storage.memory)?;
     let size = space.size();
     let places = Places::new(storage, size, config.segments);
     // The folder's lock, held until the search returns.
@@ -164,8 +169,11 @@ fn search_buffered<S: StateSpace>(
         disk_free: free_dir.and_then(disk_free),
         chunks: 0,
         bytes_of_runs: 0,
+        merges: 0,
+        levels: 0,
     });
     let mut stopped = None;
+    let mut merges = 0u64;
     let mut complete = false;
     let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
@@ -185,8 +193,9 @@ fn search_buffered<S: StateSpace>(
             current.bytes_in_memory()
                 + runs.bytes_in_memory()
                 + older_bytes.max(next.bytes_in_memory())
-                + buffers.merge_bytes(runs.pieces.len()),
+                + buffers.merge_bytes(runs.len()),
         );
+        merges += runs.merges;
         if next.len == 0 {
             complete = true;
             // (An empty layer's file is not kept.)
@@ -224,6 +233,8 @@ fn search_buffered<S: StateSpace>(
             disk_free: free_dir.and_then(disk_free),
             chunks: count,
             bytes_of_runs: runs.bytes,
+            merges: runs.merges,
+            levels: runs.levels,
         });
         drop(runs);
         if step.places.checkpoint.is_some() {
@@ -242,6 +253,8 @@ fn search_buffered<S: StateSpace>(
         resumed_from,
         stopped,
         chunk: config.chunk,
+        fan_in: config.fan_in,
+        merges,
         saved_bytes,
         save_time,
     })
@@ -454,16 +467,19 @@ impl<S: StateSpace> Step<'_, S> {
             // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
             // the shipped buffers while the runs are few; past that the merge's read buffers
             // (at their least) and the runs' piece lists grow with the runs.
+            // With more runs than the fan-in, the merges before the last read at most
+            // `fan_in` runs, and the live runs are fewer than `fan_in` a level
+            // ([`live_runs`]); a merge of runs in memory holds the run it makes beside them.
             let besides = |c: usize| {
                 let runs = current.len.div_ceil(c as u64) as usize;
                 let mut b = RESERVE
-                    + buffers.merge_bytes_past_reserve(runs)
-                    + pieces_bytes(runs, config.segments);
+                    + buffers.merge_bytes_past_reserve(runs.min(config.fan_in))
+                    + pieces_bytes(live_runs(runs, config.fan_in), config.segments);
                 if layers_dir.is_none() {
                     b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
                 }
                 if runs_dir.is_none() {
-                    b += runs_bytes;
+                    b += runs_bytes * if runs > config.fan_in { 2 } else { 1 };
                 }
                 b
             };
@@ -499,7 +515,10 @@ impl<S: StateSpace> Step<'_, S> {
         if let Some(dir) = self.places.free_dir()
             && let Some(free) = disk_free(dir)
         {
-            let need = (runs_bytes + if layers_dir.is_some() { next_bytes } else { 0 })
+            // A merge before the last holds the run it makes beside the runs merged into it.
+            let passes = current.len.div_ceil(chunk.max(1) as u64) > config.fan_in as u64;
+            let runs_need = runs_bytes * if passes { 2 } else { 1 };
+            let need = (runs_need + if layers_dir.is_some() { next_bytes } else { 0 })
                 .saturating_mul(11)
                 / 10;
             if need > free {
@@ -538,18 +557,25 @@ impl<S: StateSpace> Step<'_, S> {
         let mut count = 0u64;
         let layers =
             previous.bytes_in_memory() + current.bytes_in_memory() + self.buffers.decode_bytes();
+        let shape = (current.segments(), current.span);
+        let fan_in = self.config.fan_in;
         while let Some(boards) = chunks.next_chunk()? {
             if self.progress.stop_requested() {
                 return Err(FrontierError::Interrupted);
             }
+            // A full level is merged only when another run comes: a layer of `fan_in` runs
+            // is merged once, by the last merge.
+            settle(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
             runs.add(self.plan.run(boards)).map_err(scratch_fail)?;
             count += 1;
-            *peak = (*peak).max(layers + runs.bytes_in_memory());
+            *peak = (*peak).max(layers + runs.peak_in_memory());
         }
         drop(chunks);
+        narrow(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
+        *peak = (*peak).max(layers + runs.peak_in_memory());
         runs.flush().map_err(scratch_fail)?;
-        if let Some(w) = &runs.file {
-            damage_hook("runs", depth + 1, w.get_ref(), None);
+        if let Some(file) = runs.a_file() {
+            damage_hook("runs", depth + 1, file, None);
         }
         Ok((runs, count))
     }
@@ -591,7 +617,11 @@ mod tests {
     use crate::published::{A089473, A089484_TO_20 as A089484, A090036};
 
     fn config(chunk: usize, segments: usize) -> FrontierConfig {
-        FrontierConfig { chunk, segments }
+        FrontierConfig {
+            chunk,
+            segments,
+            ..FrontierConfig::default()
+        }
     }
 
     fn run(r: usize, c: usize, d: u32, scratch: Option<&Path>) -> Frontier {
@@ -755,6 +785,77 @@ mod tests {
         }
     }
 
+    /// A fan-in of 2 or 3 (many merges before the last, several levels) gives the layers and
+    /// the last layer of a single merge, in both metrics, with the runs and layers in memory
+    /// and on disk: 3x3 and 2x5 to the end, 4x4 to depth 20 (stm, OEIS A089484) and 12
+    /// (mtm), in chunks small enough for tens to hundreds of runs a layer. The reports count
+    /// the merges: none for a layer of at most `fan_in` runs, some for the others.
+    fn a_small_fan_in_gives_the_layers_of_a_single_merge(metric: crate::metric::Metric) {
+        use crate::metric::Metric;
+        let depth_4x4 = if metric == Metric::Stm { 20 } else { 12 };
+        let cases = [
+            (3, 3, 100, 1_009),
+            (2, 5, 100, 20_011),
+            (4, 4, depth_4x4, 40_009),
+        ];
+        for (rows, cols, depth, chunk) in cases {
+            let shape = Shape::new(rows, cols).unwrap();
+            let space = ParitySpace::with_metric(shape, Parity::Even, metric).unwrap();
+            let seed = space.rank(&Board::goal(shape)).unwrap();
+            let one = search(&space, seed, depth, None, |_| {}).unwrap();
+            if (rows, metric) == (4, Metric::Stm) {
+                assert_eq!(one.layer_sizes[..=20], A089484);
+            }
+            for fan_in in [2, 3] {
+                for disk in [false, true] {
+                    let dir = tempfile::tempdir().unwrap();
+                    let scratch = disk.then(|| dir.path().join("runs"));
+                    let c = FrontierConfig {
+                        fan_in,
+                        ..config(chunk, 61)
+                    };
+                    let mut reports = Vec::new();
+                    let f = search_with(&space, seed, depth, scratch.as_deref(), c, |r| {
+                        reports.push(r)
+                    })
+                    .unwrap();
+                    let at = format!("{shape} {metric:?} fan-in {fan_in} on disk {disk}");
+                    assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
+                    assert_eq!(f.complete, one.complete, "{at}");
+                    assert_eq!(f.last, one.last, "{at}");
+                    assert_eq!(f.fan_in, fan_in, "{at}");
+                    assert!(f.merges > 0, "{at}");
+                    assert_eq!(
+                        f.merges,
+                        reports.iter().map(|r| r.merges).sum::<u64>(),
+                        "{at}"
+                    );
+                    for r in &reports {
+                        let d = r.depth;
+                        assert_eq!(r.merges > 0, r.chunks > fan_in as u64, "{at} depth {d}");
+                        assert_eq!(r.levels > 0, r.merges > 0, "{at} depth {d}");
+                    }
+                    if disk {
+                        let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
+                        assert_eq!(left, 0, "{at}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`a_small_fan_in_gives_the_layers_of_a_single_merge`] in the single-tile metric.
+    #[test]
+    fn a_small_fan_in_gives_the_layers_of_a_single_merge_stm() {
+        a_small_fan_in_gives_the_layers_of_a_single_merge(crate::metric::Metric::Stm);
+    }
+
+    /// [`a_small_fan_in_gives_the_layers_of_a_single_merge`] in the multi-tile metric.
+    #[test]
+    fn a_small_fan_in_gives_the_layers_of_a_single_merge_mtm() {
+        a_small_fan_in_gives_the_layers_of_a_single_merge(crate::metric::Metric::Mtm);
+    }
+
     /// The smallest buffers (reads of 4 KiB, a decode buffer of 16 bytes, segments spilled
     /// past 64 bytes, two merged at once) give the same layers as the shipped ones, whatever
     /// the chunk and the segments, in memory, on disk and in a checkpoint: 4x4 to depth 20
@@ -784,6 +885,7 @@ mod tests {
                     run: RunLabel::default(),
                 }),
                 memory: None,
+                fan_in: None,
             };
             let f =
                 search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, &NoProgress).unwrap();
@@ -831,6 +933,7 @@ mod tests {
                 scratch: Some(dir.path().to_path_buf()),
                 checkpoint: None,
                 memory: None,
+                fan_in: None,
             };
             let buffers = Buffers {
                 merge_read: 4 << 20,
@@ -886,6 +989,7 @@ mod tests {
             scratch: Some(dir.path().to_path_buf()),
             checkpoint: None,
             memory: Some(memory),
+            fan_in: None,
         };
         let mut chunks = Vec::new();
         let f = search_stored(

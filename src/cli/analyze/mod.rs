@@ -88,6 +88,12 @@ pub struct AnalyzeArgs {
     /// before it, keeping the depths it finished ("complete": false).
     #[arg(long, value_name = "BYTES", requires = "max_depth", value_parser = parse_bytes)]
     memory: Option<u64>,
+    /// With --max-depth: the most runs (one per chunk of a layer) merged at once, 2 to 65536
+    /// [default: 128]. A layer of more runs is merged in several passes (the runs merged
+    /// `N` at a time as they come), so that the merge's buffers and the runs' lists stay
+    /// within --memory however many chunks a layer takes; the results do not depend on it.
+    #[arg(long, value_name = "N", requires = "max_depth", value_parser = parse_fan_in)]
+    fan_in: Option<usize>,
     /// Instead of the distances from one goal, the whole game graph's geometry: every
     /// board's eccentricity, the diameter, the radius, the centre and periphery, the mean
     /// distance and the distance table (pairs of boards at each distance), from one BFS per
@@ -105,6 +111,19 @@ pub struct AnalyzeArgs {
 /// Parses `--memory`: a size with decimal (`12G`, `500MB`) or binary (`12GiB`) units.
 fn parse_bytes(value: &str) -> Result<u64, String> {
     parse_size::parse_size(value).map_err(|e| format!("{e} (a size such as 12G or 500MB)"))
+}
+
+/// Parses `--fan-in`: a whole number from 2 to [`MAX_FAN_IN`].
+///
+/// [`MAX_FAN_IN`]: npuzzle::bfs::frontier::MAX_FAN_IN
+fn parse_fan_in(value: &str) -> Result<usize, String> {
+    use npuzzle::bfs::frontier::{MAX_FAN_IN, MIN_FAN_IN};
+    match value.trim().parse::<usize>() {
+        Ok(n) if (MIN_FAN_IN..=MAX_FAN_IN).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the runs merged at once: a whole number from {MIN_FAN_IN} to {MAX_FAN_IN}"
+        )),
+    }
 }
 
 /// Runs `npuzzle analyze`: the flags checked against the shape and the memory, the search,
@@ -322,6 +341,7 @@ fn search(
                 scratch: args.scratch.clone(),
                 checkpoint: args.cluster.frontier_checkpoint(),
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
+                fan_in: args.fan_in,
             };
             let (result, l) = analysis::analyze_limited(goal, metric, depth, &storage, bars)
                 .map_err(CliError::limited)?;
@@ -395,6 +415,7 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
                 scratch: args.scratch.clone(),
                 checkpoint: None,
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
+                fan_in: args.fan_in,
             },
         )
     });

@@ -63,6 +63,14 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
             DecimalBytes(l.peak_bytes),
             HumanCount(l.chunk as u64)
         ));
+        if l.merges > 0 {
+            notes.push(format!(
+                "layers of more than {} runs merged in several passes: {} run(s) written by \
+                 merges before the last",
+                HumanCount(l.fan_in as u64),
+                HumanCount(l.merges)
+            ));
+        }
         if let Some(why) = &l.stopped {
             notes.push(why.clone());
         }
