@@ -197,6 +197,33 @@ fn loud(out: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The depth of a frontier checkpoint's state header: its layer sizes from depth 0.
+fn state_depth(header: &Value) -> Option<u64> {
+    Some(header["sizes"].as_array()?.len() as u64 - 1)
+}
+
+/// `analyze ARGS --output OUT` (ARGS naming the checkpoint folder `ck`), killed (SIGKILL)
+/// once `ck`'s newest state has reached `depth` ([`run_killed`], which retries from a clean
+/// folder when the kill came too late).
+fn killed_after(args: &[&str], ck: &Path, out: &Path, depth: u64) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"));
+    cmd.env_clear()
+        .arg("analyze")
+        .args(args)
+        .arg("--output")
+        .arg(out);
+    run_killed(
+        cmd,
+        depth,
+        || newest_slot(ck, "frontier", state_depth).map(|n| n.0),
+        Some,
+        || {
+            let _ = fs::remove_dir_all(ck);
+            let _ = fs::remove_dir_all(out);
+        },
+    )
+}
+
 /// A depth-limited search with its layers in a checkpoint folder, killed (SIGKILL) after
 /// depth 12 and resumed, equals an unbroken run byte for byte (3x3 and 2x5, searched to the
 /// end; summary.json but for the command line it records); a damaged newest state or layer file falls back to the older slot with one warning;
@@ -217,26 +244,9 @@ fn a_killed_search_resumes_from_its_checkpoint() {
         let ck_arg = ck.display().to_string();
         let mut with_ck = args.clone();
         with_ck.extend(["--checkpoint", &ck_arg]);
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"));
-        cmd.env_clear()
-            .arg("analyze")
-            .args(&with_ck)
-            .arg("--output")
-            .arg(dir.path().join("killed"));
-        // The depth of a state's header: its layer sizes from depth 0.
-        let depth = |h: &Value| Some(h["sizes"].as_array()?.len() as u64 - 1);
-        let newest = || newest_slot(&ck, "frontier", depth);
-        let killed = run_killed(
-            cmd,
-            12,
-            || newest().map(|n| n.0),
-            Some,
-            || {
-                let _ = fs::remove_dir_all(&ck);
-                let _ = fs::remove_dir_all(dir.path().join("killed"));
-            },
-        );
+        let killed = killed_after(&with_ck, &ck, &dir.path().join("killed"), 12);
         assert!(!killed.status.success());
+        let newest = || newest_slot(&ck, "frontier", state_depth);
         // Depth 12 (or, killed from outside by a release build's test, a little later).
         let (d, slot) = newest().unwrap();
         let (state, layer) = (format!("frontier.{slot}.ckpt"), format!("layer-{d}.npl"));
@@ -823,24 +833,7 @@ fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
     let mut with_ck = args.to_vec();
     with_ck.extend(small);
     with_ck.extend(["2", "--checkpoint", &ck_arg]);
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"));
-    cmd.env_clear()
-        .arg("analyze")
-        .args(&with_ck)
-        .arg("--output")
-        .arg(dir.path().join("killed"));
-    let depth = |h: &Value| Some(h["sizes"].as_array()?.len() as u64 - 1);
-    let newest = || newest_slot(&ck, "frontier", depth);
-    let killed = run_killed(
-        cmd,
-        18,
-        || newest().map(|n| n.0),
-        Some,
-        || {
-            let _ = fs::remove_dir_all(&ck);
-            let _ = fs::remove_dir_all(dir.path().join("killed"));
-        },
-    );
+    let killed = killed_after(&with_ck, &ck, &dir.path().join("killed"), 18);
     assert!(!killed.status.success());
     let mut resumed = args.to_vec();
     resumed.extend(small);
