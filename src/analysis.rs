@@ -734,6 +734,7 @@ pub fn analyze_limited(
     }
     let too_large = || beyond_the_index(shape);
     plan_limited(shape)?;
+    check_limited_disk(goal, metric, max_depth, &storage)?;
     // (when the last layer was built, the sizes of the last two layers)
     let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
     progress.begin("layers", u64::from(max_depth), "layers");
@@ -868,6 +869,80 @@ pub fn analyze_limited(
     ))
 }
 
+/// Projected disk needs below this are left to the search's own check before each layer,
+/// which stops a small search cleanly within seconds: 1 GiB.
+pub const REFUSE_DISK_FROM: u64 = 1 << 30;
+
+/// Refuses, before it starts, a depth-limited search ([`analyze_limited`]) from the standard
+/// goal with its layers on disk (`storage`'s checkpoint or scratch folder) whose disk cannot
+/// hold the widest projected layer with its runs ([`bfs::frontier::plan`]: the published layer
+/// sizes and the measured rates): when the projection needs at least [`REFUSE_DISK_FROM`] and
+/// more than the bytes free in the folder (or its nearest existing parent) plus the bytes of
+/// the files already in it (a checkpoint resumed). Nothing is refused without a projection
+/// (another goal, a board without a published distribution), with the layers in memory, or
+/// when the free space is unknown.
+///
+/// # Errors
+/// [`AnalyzeError::Refused`], one line with the bytes needed and free.
+pub fn check_limited_disk(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+) -> Result<(), AnalyzeError> {
+    let shape = goal.shape();
+    let dir = match (&storage.checkpoint, &storage.scratch) {
+        (Some(c), _) => c.dir.as_path(),
+        (None, Some(s)) => s.as_path(),
+        (None, None) => return Ok(()),
+    };
+    if *goal != Board::goal(shape) {
+        return Ok(());
+    }
+    let Some(projection) = bfs::frontier::plan::disk_needed(
+        shape,
+        metric,
+        max_depth,
+        1,
+        storage.memory.unwrap_or_else(available_memory),
+        storage.checkpoint.is_some(),
+    ) else {
+        return Ok(());
+    };
+    let needed = projection.peak_disk;
+    if needed < REFUSE_DISK_FROM {
+        return Ok(());
+    }
+    let existing = dir.ancestors().find(|d| d.is_dir());
+    let Some(free) = existing.and_then(bfs::frontier::disk_free) else {
+        return Ok(());
+    };
+    let held: u64 = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    if needed <= free.saturating_add(held) {
+        return Ok(());
+    }
+    Err(AnalyzeError::Refused(format!(
+        "{shape} to depth {} needs about {} of disk in {} (building depth {}: its layers and \
+         runs, projected from the published layer sizes and the measured rates of \
+         output/bench/plan), and {} {} free there: give a folder on a larger disk, or a \
+         smaller depth limit",
+        projection.depth,
+        DecimalBytes(needed),
+        dir.display(),
+        projection.peak_disk_depth,
+        DecimalBytes(free.saturating_add(held)),
+        if held > 0 { "are held or" } else { "are" },
+    )))
+}
+
 /// Checks that a depth-limited search ([`analyze_limited`]) can index `shape`.
 ///
 /// # Errors
@@ -907,6 +982,7 @@ fn search_from<S: StateSpace>(
     let seed = space.rank(goal).expect("the goal is in its space");
     let config = bfs::frontier::FrontierConfig {
         fan_in: storage.fan_in.unwrap_or(bfs::frontier::FAN_IN),
+        chunk: storage.chunk.unwrap_or(bfs::frontier::CHUNK),
         ..bfs::frontier::FrontierConfig::default()
     }
     .within(space, storage.memory)?;

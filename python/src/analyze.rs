@@ -682,6 +682,7 @@ fn analyze(
                         checkpoint: None,
                         memory: Some(analysis::available_memory()),
                         fan_in: None,
+                        chunk: None,
                     };
                     analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
                         .map(|(a, l)| (a, Some(l)))

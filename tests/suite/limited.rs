@@ -872,3 +872,173 @@ fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
         assert!(err.contains(named), "{bad:?}: {err}");
     }
 }
+
+/// `--chunk` (issue 63): 4x4 to depth 21 in chunks of the fewest boards allowed (65,536: 25
+/// runs for layer 21) gives the files of the default chunk byte for byte, and the report
+/// names the chunk; a chunk below `MIN_CHUNK`, above `MAX_CHUNK`, not a number or without
+/// --max-depth is a usage error (exit 2) in one line naming the flag.
+#[test]
+fn a_small_chunk_gives_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--size", "4", "--max-depth", "21", "--edges", "none"];
+    let reference = dir.path().join("one");
+    analyze(&reference, &args).success();
+    let mut small = args.to_vec();
+    small.extend(["--chunk", "65536"]);
+    let out = loud(&dir.path().join("small"), &small);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("a chunk of 65,536 boards"), "{report}");
+    for file in ["depths.csv", "hardest.txt"] {
+        assert!(
+            fs::read(dir.path().join("small/4x4").join(file)).unwrap()
+                == fs::read(reference.join("4x4").join(file)).unwrap(),
+            "{file} differs"
+        );
+    }
+    for (bad, named) in [
+        (
+            vec!["--size", "4", "--max-depth", "5", "--chunk", "65535"],
+            "--chunk",
+        ),
+        (
+            vec!["--size", "4", "--max-depth", "5", "--chunk", "2147483649"],
+            "--chunk",
+        ),
+        (
+            vec!["--size", "4", "--max-depth", "5", "--chunk", "x"],
+            "--chunk",
+        ),
+        (vec!["--size", "3", "--chunk", "65536"], "--max-depth"),
+    ] {
+        let out = loud(&dir.path().join("bad"), &bad);
+        let (code, err) = one_line_error(&out);
+        assert_eq!(code, Some(2), "{bad:?}: {err}");
+        assert!(err.contains(named), "{bad:?}: {err}");
+    }
+}
+
+/// `--plan` (issue 63) prints the projection and searches nothing (no output folder), exit 0:
+/// for 4x4 to the end on 16-core machines the table's rows for 1, 4, 8 and 16 machines, the
+/// radius 80 and the widest layer (depth 53, 784,195,801,886 boards, lightln2's published
+/// distribution); with --processes one row; a board without a distribution below the end, or
+/// --processes 0, is a usage error in one line.
+#[test]
+fn plan_prints_the_projection_and_searches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("p");
+    let base = [
+        "--size",
+        "4",
+        "--max-depth",
+        "1000",
+        "--plan",
+        "--workers",
+        "16",
+        "--memory",
+        "64G",
+        "--scratch",
+    ];
+    let scratch = dir.path().join("s").display().to_string();
+    let mut args = base.to_vec();
+    args.push(&scratch);
+    let out = loud(&out_dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out_dir.exists() && !dir.path().join("s").exists());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("to the end (depth 80, the radius)"), "{text}");
+    assert!(text.contains("depth 53, 784,195,801,886 boards"), "{text}");
+    assert!(
+        text.contains("10,461,394,944,000 boards expanded"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("machines"))
+        .skip(1)
+        .collect();
+    let firsts: Vec<&str> = rows
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(firsts, ["1", "4", "8", "16"], "{text}");
+    let mut one = args.clone();
+    one.extend(["--processes", "8"]);
+    let text = String::from_utf8_lossy(&loud(&out_dir, &one).stdout).to_string();
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("machines"))
+        .skip(1)
+        .count();
+    assert_eq!(rows, 1, "{text}");
+    for bad in [
+        vec!["--rows", "4", "--cols", "5", "--max-depth", "40", "--plan"],
+        vec![
+            "--size",
+            "4",
+            "--max-depth",
+            "40",
+            "--plan",
+            "--processes",
+            "0",
+        ],
+    ] {
+        let out = loud(&out_dir, &bad);
+        let (code, err) = one_line_error(&out);
+        assert_eq!(code, Some(2), "{bad:?}: {err}");
+    }
+}
+
+/// A search whose disk cannot hold its widest projected layer with its runs is refused before
+/// it starts (issue 63): 4x4 to depth 33 with a scratch folder on a disk of 2 GB free (faked:
+/// NPUZZLE_FAKE_DISK_FREE) is one line with the bytes needed and free, exit 2, no output
+/// folder; a small search on the same disk is not refused (4x4 to depth 20: projected below
+/// 1 GiB, left to the search's own check before each layer).
+#[test]
+fn a_disk_too_small_for_the_widest_layer_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("s").display().to_string();
+    let run = |depth: &str, free: &str, out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .env_clear()
+            .env("NPUZZLE_FAKE_DISK_FREE", free)
+            .args(["analyze", "--size", "4", "--edges", "none", "--quiet"])
+            .args([
+                "--max-depth",
+                depth,
+                "--memory",
+                "2G",
+                "--scratch",
+                &scratch,
+            ])
+            .arg("--output")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let refused = dir.path().join("refused");
+    let out = run("33", "2000000000", &refused);
+    let (code, err) = one_line_error(&out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("4x4 to depth 33 needs about") && err.contains("2.00 GB are free"),
+        "{err}"
+    );
+    assert!(!refused.exists());
+    let small = dir.path().join("small");
+    let out = run("20", "2000000000", &small);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(counts(&small.join("4x4/depths.csv")).len(), 21);
+}

@@ -72,6 +72,7 @@ mod config;
 mod disk;
 mod expand;
 mod merge;
+pub mod plan;
 mod resume;
 mod runs;
 mod search;
@@ -213,6 +214,10 @@ pub struct Storage {
     /// The merge's fan-in, in place of the configuration's ([`FrontierConfig::fan_in`]):
     /// `analyze --fan-in`. `None`: the configuration's.
     pub fan_in: Option<usize>,
+    /// The most boards of a layer expanded at once, in place of the configuration's
+    /// ([`FrontierConfig::chunk`]; clamped to [`MAX_CHUNK`]): `analyze --chunk`. The memory
+    /// budget may cut it further. `None`: the configuration's.
+    pub chunk: Option<usize>,
 }
 
 /// A checkpoint folder: the two live layers (`layer-D.npl`) and the state after the last

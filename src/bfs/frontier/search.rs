@@ -68,6 +68,7 @@ pub fn search_with<S: StateSpace>(
         checkpoint: None,
         memory: None,
         fan_in: None,
+        chunk: None,
     };
     search_stored(
         space,
@@ -127,6 +128,7 @@ fn search_buffered<S: StateSpace>(
 ) -> Result<Frontier, FrontierError> {
     let config = FrontierConfig {
         fan_in: storage.fan_in.unwrap_or(config.fan_in),
+        chunk: storage.chunk.unwrap_or(config.chunk),
         ..config
     }
     .within(space, storage.memory)?;
@@ -886,6 +888,7 @@ mod tests {
                 }),
                 memory: None,
                 fan_in: None,
+                chunk: None,
             };
             let f =
                 search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, &NoProgress).unwrap();
@@ -934,6 +937,7 @@ mod tests {
                 checkpoint: None,
                 memory: None,
                 fan_in: None,
+                chunk: None,
             };
             let buffers = Buffers {
                 merge_read: 4 << 20,
@@ -990,6 +994,7 @@ mod tests {
             checkpoint: None,
             memory: Some(memory),
             fan_in: None,
+            chunk: None,
         };
         let mut chunks = Vec::new();
         let f = search_stored(

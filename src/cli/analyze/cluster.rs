@@ -80,6 +80,11 @@ const MAX_WORKERS: usize = 1024;
 const MAX_WAIT_SECONDS: u64 = 7 * 86_400;
 
 impl ClusterArgs {
+    /// `--processes` and `--workers` as given (for `--plan`, which runs nothing).
+    pub(super) fn asked(&self) -> (Option<usize>, Option<usize>) {
+        (self.processes, self.workers)
+    }
+
     /// The checkpoint folder of a depth-limited search, and whether to resume from it.
     pub(super) fn frontier_checkpoint(&self) -> Option<npuzzle::bfs::frontier::CheckpointAt> {
         self.checkpoint

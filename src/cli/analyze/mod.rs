@@ -21,6 +21,7 @@ use npuzzle::metric::Metric;
 mod chart;
 mod cluster;
 mod outputs;
+mod projection;
 mod report;
 
 pub use chart::{PlotArgs, plot};
@@ -94,6 +95,19 @@ pub struct AnalyzeArgs {
     /// within --memory however many chunks a layer takes; the results do not depend on it.
     #[arg(long, value_name = "N", requires = "max_depth", value_parser = parse_fan_in)]
     fan_in: Option<usize>,
+    /// With --max-depth: the most boards of a layer expanded at once, 65536 to 2147483648
+    /// [default: 134217728, or fewer to fit --memory]. Each chunk gives one run of the next
+    /// layer; smaller chunks take less memory and give more runs. The memory budget may cut
+    /// it further; the results do not depend on it.
+    #[arg(long, value_name = "N", requires = "max_depth", value_parser = parse_chunk)]
+    chunk: Option<usize>,
+    /// With --max-depth: print what the search would cost, projected from the board's
+    /// published layer sizes and the per-board rates the project measured
+    /// (output/bench/plan/): wall time, peak disk and memory per machine, and the bytes each
+    /// machine sends, on --processes machines (or 1, 4, 8 and 16) of --workers cores [default:
+    /// this machine's] with --memory each, and exit without searching.
+    #[arg(long, requires = "max_depth")]
+    plan: bool,
     /// Instead of the distances from one goal, the whole game graph's geometry: every
     /// board's eccentricity, the diameter, the radius, the centre and periphery, the mean
     /// distance and the distance table (pairs of boards at each distance), from one BFS per
@@ -126,16 +140,38 @@ fn parse_fan_in(value: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `--chunk`: a whole number from [`MIN_CHUNK`] to [`MAX_CHUNK`].
+///
+/// [`MIN_CHUNK`]: npuzzle::bfs::frontier::MIN_CHUNK
+/// [`MAX_CHUNK`]: npuzzle::bfs::frontier::MAX_CHUNK
+fn parse_chunk(value: &str) -> Result<usize, String> {
+    use npuzzle::bfs::frontier::{MAX_CHUNK, MIN_CHUNK};
+    match value.trim().parse::<usize>() {
+        Ok(n) if (MIN_CHUNK..=MAX_CHUNK).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the boards expanded at once: a whole number from {MIN_CHUNK} to {MAX_CHUNK}"
+        )),
+    }
+}
+
 /// Runs `npuzzle analyze`: the flags checked against the shape and the memory, the search,
 /// the files written, the files of an earlier run set aside, and the report.
 pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let shape = args.board.shape()?;
     let goal = goal_of(&args, shape)?;
+    if args.plan {
+        return projection::print(&args, shape, &goal);
+    }
     if args.all_pairs {
         return all_pairs(&args, shape, started);
     }
     let plan = plan(&args, shape)?;
+    if let (Some(depth), None) = (args.max_depth, &plan.cluster) {
+        // Refused before any folder is made when the disk cannot hold the widest layer.
+        analysis::check_limited_disk(&goal, plan.metric, depth, &storage(&args))
+            .map_err(CliError::limited)?;
+    }
     make_scratch(&args)?;
     let dir = results_dir(&args, &goal, &plan);
     let writes = plan.cluster.as_ref().is_none_or(|c| c.process == 0);
@@ -337,13 +373,7 @@ fn search(
     let result = match &plan.cluster {
         None if args.max_depth.is_some() => {
             let depth = args.max_depth.unwrap_or_default();
-            let storage = npuzzle::bfs::frontier::Storage {
-                scratch: args.scratch.clone(),
-                checkpoint: args.cluster.frontier_checkpoint(),
-                memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
-                fan_in: args.fan_in,
-            };
-            let (result, l) = analysis::analyze_limited(goal, metric, depth, &storage, bars)
+            let (result, l) = analysis::analyze_limited(goal, metric, depth, &storage(args), bars)
                 .map_err(CliError::limited)?;
             limited = Some(l);
             result
@@ -376,6 +406,18 @@ fn search(
         }
     };
     Ok(Some(Found { result, limited }))
+}
+
+/// Where a depth-limited search keeps its layers, its memory budget and its chunk and
+/// fan-in, from the flags.
+fn storage(args: &AnalyzeArgs) -> npuzzle::bfs::frontier::Storage {
+    npuzzle::bfs::frontier::Storage {
+        scratch: args.scratch.clone(),
+        checkpoint: args.cluster.frontier_checkpoint(),
+        memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
+        fan_in: args.fan_in,
+        chunk: args.chunk,
+    }
 }
 
 /// The run's summary.json: the analysis's counts, this build and command, and how far a
@@ -416,6 +458,7 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
                 checkpoint: None,
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
                 fan_in: args.fan_in,
+                chunk: args.chunk,
             },
         )
     });
