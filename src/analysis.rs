@@ -730,6 +730,8 @@ pub fn analyze_limited(
             board: shape.to_string(),
             goal: goal.label(),
             metric: metric.name().into(),
+            process: 0,
+            processes: 1,
         };
     }
     let too_large = || beyond_the_index(shape);

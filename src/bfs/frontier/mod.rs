@@ -70,6 +70,7 @@ use std::path::PathBuf;
 mod chunks;
 mod config;
 mod disk;
+mod exchange;
 mod expand;
 mod merge;
 mod resume;
@@ -84,8 +85,9 @@ pub use config::{
     RESERVE, SEGMENTS, chunk_bytes_per_board,
 };
 pub use disk::disk_free;
+pub use exchange::{Alone, Arrived, Exchange, owner};
 pub use resume::RunLabel;
-pub use search::{search, search_stored, search_with};
+pub use search::{search, search_across, search_stored, search_with};
 
 use super::StateIndex;
 use super::codec::ReadError;
@@ -125,6 +127,10 @@ pub enum FrontierError {
     /// the layer or the run, where it is, and the segment.
     #[error("{0}")]
     Read(String),
+    /// Another process of a search across processes ([`search_across`]) failed, refused to
+    /// start (its message, named `process P: ...`), or sent a message that cannot be right.
+    #[error("{0}")]
+    Peer(String),
 }
 
 /// What one layer cost, reported after it is built.
@@ -151,6 +157,14 @@ pub struct LayerReport {
     /// The merges before the last one a board of the layer went through at most: 0 with no
     /// more runs than the fan-in, 1 with up to `fan_in^2`, and so on.
     pub levels: u32,
+    /// Boards of the layer before it this process expanded (its share of them across
+    /// processes; all of them on one machine; 0 at depth 0 and at the layer resumed from).
+    pub expanded: u64,
+    /// Bytes of messages (runs' pieces of other processes' segments, with their headers)
+    /// this process sent while building it: 0 on one machine.
+    pub sent_bytes: u64,
+    /// Bytes of messages this process received while building it: 0 on one machine.
+    pub received_bytes: u64,
 }
 
 /// The result of [`search`] and [`search_with`].
