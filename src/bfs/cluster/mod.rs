@@ -55,10 +55,23 @@
 //! sending (stopped, frozen) gives [`ClusterError::Peer`] after the stall timeout. Every
 //! offset, length and count a peer sends is checked before use.
 //!
+//! **The frontier search across processes** ([`frontier()`], `analyze --max-depth D
+//! --processes P`): the same connections, hello, panic hook and relay ([`execute`] serves
+//! both jobs), and [`crate::bfs::frontier::search_across`] on each process with `frontier`'s
+//! [`crate::bfs::frontier::Exchange`] over this channel: segment `k` of every layer belongs
+//! to process `k mod P`, which keeps its share on its own disk or in its memory; a chunk's
+//! run's pieces of another process's segments go to it as one chunk of the claims channel
+//! (gap-coded, acknowledged once added as a run: at most [`FRONTIER_CREDIT`] unacknowledged
+//! per receiver), a layer ends with the end markers above, its size is summed in one round,
+//! and process 0 gathers the last layer's first boards. Each process checkpoints its share
+//! in its own folder; on `--resume` the processes load the deepest layer all of them saved.
+//! Every process's progress goes to its own caller (the layers as
+//! [`crate::bfs::frontier::LayerReport`]s, with its bytes sent and received).
+//!
 //! Files: this one (configuration, the job, the calling thread's side of a run), `handshake`
 //! (the connections and their hello), `net` (timely's dataflow, the rounds, the panic hook),
 //! `state` (what a process holds between layers), `worker` (the search on one process),
-//! `checkpoint` (the checkpoint files).
+//! `checkpoint` (the checkpoint files), `frontier` (the frontier search's job and exchange).
 
 mod checkpoint;
 mod exchange;

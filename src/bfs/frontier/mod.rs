@@ -62,6 +62,37 @@
 //! state after each layer is saved there, and a killed search resumes (`resume.rs`), its state
 //! checked field by field first.
 //!
+//! **Across processes** ([`search_across`], `bfs::cluster::frontier` runs it on the cluster's
+//! connections). Every process cuts the index into the same segments; segment `k` belongs to
+//! process `k mod P` ([`owner`]): the layers of a deep search spread over the whole index,
+//! so each process gets a share of every layer, and a lane move (consecutive indices) stays
+//! in its segment. A process's layers hold its segments only (the others empty), so the
+//! expansion, the runs, the fan-in merges, the last merge minus its layers `d - 1` and `d`,
+//! the checkpoint and the budget above run unchanged on its share. The layer loop is one:
+//! what differs is behind [`Exchange`] (`&mut dyn`, so the generic code is compiled once;
+//! one machine is [`Alone`], which owns everything and does nothing):
+//! - **The exchange.** Each chunk's run is cut by owner (`exchange::split`): the pieces of
+//!   this process's segments stay one run; those of another's go to it as one message (each
+//!   piece's segment, base, count and length, then its bytes: gap-coded as they are, not
+//!   re-encoded). The messages that arrive (taken between chunks, and while waiting for
+//!   credit) are checked (`exchange::parse`: a segment owned here, in range and in order,
+//!   lengths whole) and added as runs of their own, so the fan-in merges bound them too; a
+//!   message is acknowledged once added, and a sender waits (receiving meanwhile) once its
+//!   unacknowledged bytes to a process pass the credit.
+//! - **End markers.** At a layer's end each process sends an end marker to every other and
+//!   waits for theirs, adding what arrives (a channel delivers in order, so every message of
+//!   the layer is in); then the last merge, as on one machine. The layer's size is summed
+//!   over the processes in one round: each knows it, and the search is complete when it is 0.
+//!   A process that must stop before a layer (its budget, its disk) stops every process
+//!   there ([`Exchange::agree_stop`]). At the end each process's first [`LAST_LISTED`]
+//!   boards go to process 0, which keeps the first of them all: one machine's.
+//! - **Checkpoints.** Each process saves its share in its own folder, with the global sizes;
+//!   the run label names the process and the number of processes. On resume each process
+//!   says which depths its two slots can resume, and all load the deepest that every
+//!   process has ([`Exchange::agree_resume`]): a process killed mid-layer leaves its older
+//!   layers, and the others, which may have saved one layer more, load their older slot. A
+//!   process's refusal (a folder of another search or process) is every process's error.
+//!
 //! [`Lanes`]: super::Lanes
 //! [`StateSpace::expand_across`]: super::StateSpace::expand_across
 
@@ -204,6 +235,11 @@ pub struct Frontier {
     pub saved_bytes: u64,
     /// See [`Frontier::saved_bytes`].
     pub save_time: std::time::Duration,
+    /// Boards expanded, by every process together ([`search_across`]).
+    pub expanded: u64,
+    /// Bytes of messages sent between processes, by every process together: 0 on one
+    /// machine.
+    pub sent_bytes: u64,
 }
 
 /// A reader's fault as the search's error, naming what was read: `what` (the layer or the

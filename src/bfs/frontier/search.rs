@@ -241,6 +241,8 @@ fn search_buffered<S: StateSpace>(
     });
     let mut stopped = None;
     let mut merges = 0u64;
+    // Boards expanded and bytes sent by this process.
+    let (mut expanded_total, mut sent_total) = (0u64, 0u64);
     let mut complete = false;
     let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
@@ -258,6 +260,8 @@ fn search_buffered<S: StateSpace>(
         let expanded = current.len;
         let (runs, count, traffic) =
             step.expand(&previous, &current, depth, chunk, &mut peak, exchange)?;
+        expanded_total += expanded;
+        sent_total += traffic.0;
         let older_bytes = previous.bytes_in_memory();
         let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
         peak = peak.max(
@@ -325,6 +329,8 @@ fn search_buffered<S: StateSpace>(
         .map(<[StateIndex]>::to_vec)
         .unwrap_or_default();
     if exchange.processes() > 1 {
+        expanded_total = exchange.sum(expanded_total)?;
+        sent_total = exchange.sum(sent_total)?;
         // Every process's first boards to process 0, which keeps the first of them all.
         let bytes: Vec<u8> = last.iter().flat_map(|i| i.0.to_le_bytes()).collect();
         let all = exchange.gather(bytes)?;
@@ -350,6 +356,8 @@ fn search_buffered<S: StateSpace>(
         merges,
         saved_bytes,
         save_time,
+        expanded: expanded_total,
+        sent_bytes: sent_total,
     })
 }
 

@@ -71,6 +71,16 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
                 HumanCount(l.merges)
             ));
         }
+        if l.processes > 1 {
+            notes.push(format!(
+                "across {} processes: {} boards expanded, {} of runs' pieces sent to other \
+                 processes ({:.2} bytes per board expanded)",
+                l.processes,
+                HumanCount(l.expanded),
+                DecimalBytes(l.sent_bytes),
+                l.sent_bytes as f64 / l.expanded.max(1) as f64
+            ));
+        }
         if let Some(why) = &l.stopped {
             notes.push(why.clone());
         }
