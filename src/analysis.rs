@@ -706,6 +706,10 @@ pub struct Limited {
     /// Bytes of messages sent between processes, by every process together (0 on one
     /// machine).
     pub sent_bytes: u64,
+    /// Per layer this run built: its depth, the boards expanded to build it and the bytes
+    /// sent meanwhile, by every process together
+    /// ([`bfs::frontier::Frontier::traffic_by_depth`]).
+    pub traffic_by_depth: Vec<(u32, u64, u64)>,
 }
 
 /// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
@@ -911,6 +915,7 @@ fn limited(
         processes: cluster.map_or(1, |c| c.processes),
         expanded: frontier.expanded,
         sent_bytes: frontier.sent_bytes,
+        traffic_by_depth: frontier.traffic_by_depth,
     };
     Ok(Some((
         Analysis::new(

@@ -477,6 +477,21 @@ pub struct TrafficSummary {
     pub bytes_sent: u64,
     /// `bytes_sent / boards_expanded`.
     pub bytes_per_board: f64,
+    /// The same per layer built, by depth.
+    pub by_depth: Vec<LayerTraffic>,
+}
+
+/// One layer's line of [`TrafficSummary::by_depth`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayerTraffic {
+    /// The depth of the layer built.
+    pub depth: u32,
+    /// Boards of the layer before it, expanded by the processes.
+    pub boards_expanded: u64,
+    /// Bytes the processes sent each other to build it.
+    pub bytes_sent: u64,
+    /// `bytes_sent / boards_expanded` (0 for no board).
+    pub bytes_per_board: f64,
 }
 
 /// The git commit this build of npuzzle was made from: its short hash, with `-dirty` when a

@@ -1341,6 +1341,9 @@ fn the_frontier_search_on_two_processes_writes_what_one_writes() {
         assert_eq!(summary["traffic"]["processes"], 2);
         let per_board = summary["traffic"]["bytes_per_board"].as_f64().unwrap();
         assert!(per_board > 0.0 && per_board < 8.0, "{summary}");
+        let by_depth = summary["traffic"]["by_depth"].as_array().unwrap();
+        assert_eq!(by_depth.len(), 22, "{summary}");
+        assert_eq!(by_depth[21]["depth"], 22);
     }
 }
 

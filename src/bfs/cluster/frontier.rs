@@ -379,6 +379,7 @@ mod tests {
                 });
                 let mut sent = 0;
                 let mut received = 0;
+                let mut sent_by_zero = None;
                 for (p, (r, reports)) in results.into_iter().enumerate() {
                     let r = r.unwrap_or_else(|e| panic!("{at}: process {p}: {e}"));
                     let sizes: Vec<u64> = reports.iter().map(|r| r.size).collect();
@@ -390,11 +391,19 @@ mod tests {
                         assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
                         assert_eq!(f.complete, one.complete, "{at}");
                         assert_eq!(f.last, one.last, "{at}");
+                        assert_eq!(f.traffic_by_depth.len(), one.traffic_by_depth.len(), "{at}");
+                        sent_by_zero = Some(f.sent_bytes);
                     } else {
                         assert!(r.is_none(), "{at}");
                     }
                 }
                 assert_eq!(sent, received, "{at}");
+                // (A complete search's last, empty layer is built, and sends, unreported.)
+                let total = sent_by_zero.unwrap();
+                assert!(total >= sent, "{at}: process 0's total");
+                if !one.complete {
+                    assert_eq!(total, sent, "{at}: process 0's total");
+                }
                 assert!(sent > 0, "{at}");
             }
         }

@@ -76,13 +76,27 @@ pub trait Exchange {
     /// [`FrontierError::Peer`] when a process sent something else than a count, or as
     /// [`Exchange::all_gather`].
     fn sum(&mut self, value: u64) -> Result<u64, FrontierError> {
-        let all = self.all_gather(&value.to_le_bytes())?;
-        all.iter().enumerate().try_fold(0u64, |total, (p, b)| {
-            <[u8; 8]>::try_from(b.as_slice())
-                .ok()
-                .and_then(|b| total.checked_add(u64::from_le_bytes(b)))
-                .ok_or_else(|| corrupt(p, "a count"))
-        })
+        Ok(self.sum_each(&[value])?[0])
+    }
+
+    /// The sums of `values` over the processes, each on its own (one round).
+    ///
+    /// # Errors
+    /// As [`Exchange::sum`].
+    fn sum_each(&mut self, values: &[u64]) -> Result<Vec<u64>, FrontierError> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let all = self.all_gather(&bytes)?;
+        let mut sums = vec![0u64; values.len()];
+        for (p, b) in all.iter().enumerate() {
+            if b.len() != 8 * values.len() {
+                return Err(corrupt(p, "a count"));
+            }
+            for (sum, c) in sums.iter_mut().zip(b.chunks_exact(8)) {
+                let v = u64::from_le_bytes(c.try_into().expect("eight bytes"));
+                *sum = sum.checked_add(v).ok_or_else(|| corrupt(p, "a count"))?;
+            }
+        }
+        Ok(sums)
     }
 
     /// The depth every process can resume from: the largest of `mine` (the depths this

@@ -240,6 +240,10 @@ pub struct Frontier {
     /// Bytes of messages sent between processes, by every process together: 0 on one
     /// machine.
     pub sent_bytes: u64,
+    /// For each layer this run built (the empty layer that ended a complete search
+    /// included): its depth, the boards expanded to build it and the bytes of messages
+    /// sent meanwhile, by every process together.
+    pub traffic_by_depth: Vec<(u32, u64, u64)>,
 }
 
 /// A reader's fault as the search's error, naming what was read: `what` (the layer or the

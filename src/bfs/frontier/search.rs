@@ -169,14 +169,26 @@ fn agree<T>(
         .err()
         .map_or_else(Vec::new, |e| e.to_string().into_bytes());
     let all = exchange.all_gather(&status)?;
+    let theirs = all.iter().enumerate().find(|(_, s)| !s.is_empty());
+    if theirs.is_some() {
+        before_stopping(exchange);
+    }
     let value = mine?;
-    match all.iter().enumerate().find(|(_, s)| !s.is_empty()) {
+    match theirs {
         Some((p, why)) => Err(FrontierError::Peer(format!(
             "process {p}: {}",
             String::from_utf8_lossy(why)
         ))),
         None => Ok(value),
     }
+}
+
+/// Before every process stops with an error they agreed on: one more round, so that none
+/// exits (breaking its connections) before every other has the round that decided it, and
+/// reports that error rather than a broken connection. Its own failure (a process already
+/// gone) changes nothing.
+fn before_stopping(exchange: &mut dyn Exchange) {
+    let _ = exchange.all_gather(&[]);
 }
 
 /// [`search_across`] with the given buffers.
@@ -241,8 +253,8 @@ fn search_buffered<S: StateSpace>(
     });
     let mut stopped = None;
     let mut merges = 0u64;
-    // Boards expanded and bytes sent by this process.
-    let (mut expanded_total, mut sent_total) = (0u64, 0u64);
+    // Per layer built: its depth, the boards expanded and the bytes sent, by every process.
+    let mut traffic_by_depth: Vec<(u32, u64, u64)> = Vec::new();
     let mut complete = false;
     let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
@@ -260,8 +272,6 @@ fn search_buffered<S: StateSpace>(
         let expanded = current.len;
         let (runs, count, traffic) =
             step.expand(&previous, &current, depth, chunk, &mut peak, exchange)?;
-        expanded_total += expanded;
-        sent_total += traffic.0;
         let older_bytes = previous.bytes_in_memory();
         let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
         peak = peak.max(
@@ -272,10 +282,14 @@ fn search_buffered<S: StateSpace>(
         );
         merges += runs.merges;
         // The layer's size over every process (this process's on one machine).
-        let global = match exchange.processes() {
-            1 => next.len,
-            _ => exchange.sum(next.len)?,
+        let (global, all_expanded, all_sent) = match exchange.processes() {
+            1 => (next.len, expanded, traffic.0),
+            _ => {
+                let sums = exchange.sum_each(&[next.len, expanded, traffic.0])?;
+                (sums[0], sums[1], sums[2])
+            }
         };
+        traffic_by_depth.push((depth + 1, all_expanded, all_sent));
         if global == 0 {
             complete = true;
             // (An empty layer's file is not kept.)
@@ -329,8 +343,6 @@ fn search_buffered<S: StateSpace>(
         .map(<[StateIndex]>::to_vec)
         .unwrap_or_default();
     if exchange.processes() > 1 {
-        expanded_total = exchange.sum(expanded_total)?;
-        sent_total = exchange.sum(sent_total)?;
         // Every process's first boards to process 0, which keeps the first of them all.
         let bytes: Vec<u8> = last.iter().flat_map(|i| i.0.to_le_bytes()).collect();
         let all = exchange.gather(bytes)?;
@@ -356,8 +368,9 @@ fn search_buffered<S: StateSpace>(
         merges,
         saved_bytes,
         save_time,
-        expanded: expanded_total,
-        sent_bytes: sent_total,
+        expanded: traffic_by_depth.iter().map(|t| t.1).sum(),
+        sent_bytes: traffic_by_depth.iter().map(|t| t.2).sum(),
+        traffic_by_depth,
     })
 }
 
@@ -470,6 +483,7 @@ impl<'a> Places<'a> {
             let mine = agree(exchange, ck.available().map_err(fail))?;
             let depth = exchange.agree_resume(&mine)?;
             if depth.is_none() {
+                before_stopping(exchange);
                 return Err(FrontierError::NothingToResume(format!(
                     "--resume: no layer that every process saved checks out (this process's \
                      {} holds {}; run without --resume to start afresh)",

@@ -414,6 +414,16 @@ fn summary_of(found: &Found) -> Summary {
                 boards_expanded: l.expanded,
                 bytes_sent: l.sent_bytes,
                 bytes_per_board: l.sent_bytes as f64 / l.expanded.max(1) as f64,
+                by_depth: l
+                    .traffic_by_depth
+                    .iter()
+                    .map(|&(depth, expanded, sent)| npuzzle::export::LayerTraffic {
+                        depth,
+                        boards_expanded: expanded,
+                        bytes_sent: sent,
+                        bytes_per_board: sent as f64 / expanded.max(1) as f64,
+                    })
+                    .collect(),
             });
         }
     }
