@@ -21,7 +21,8 @@ use crate::progress::Progress;
 
 /// Bytes of messages one process may have sent to another and not yet had acknowledged
 /// (whole messages; one message goes whatever its size when nothing is outstanding): what a
-/// process holds of each other's messages, received and not yet added as runs.
+/// process holds of each other's messages, received and not yet added as runs (in its
+/// memory budget: [`crate::bfs::frontier::Exchange::held`]).
 pub const FRONTIER_CREDIT: u64 = 64 << 20;
 
 /// A frontier search to run across the processes of a cluster: the same on every process
@@ -215,6 +216,10 @@ impl Exchange for Across<'_, '_> {
 
     fn process(&self) -> usize {
         self.net.me
+    }
+
+    fn held(&self) -> u64 {
+        (self.net.peers as u64).saturating_sub(1) * self.net.credit
     }
 
     fn send(

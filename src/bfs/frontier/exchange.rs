@@ -29,6 +29,11 @@ pub trait Exchange {
     fn processes(&self) -> usize;
     /// This process, `0..processes`.
     fn process(&self) -> usize;
+    /// Bytes of other processes' messages this process may hold at once, received and not
+    /// yet added as runs: part of the memory a budget plans for. 0 on one machine.
+    fn held(&self) -> u64 {
+        0
+    }
     /// The process that owns segment `segment` ([`owner`]).
     fn owner(&self, segment: usize) -> usize {
         owner(segment, self.processes())

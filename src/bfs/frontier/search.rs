@@ -231,6 +231,7 @@ fn search_buffered<S: StateSpace>(
         buffers,
         per_board: chunk_bytes_per_board(space),
         memory: storage.memory,
+        held: exchange.held(),
         places,
         progress,
     };
@@ -581,6 +582,8 @@ struct Step<'a, S> {
     per_board: u64,
     /// The memory budget, if any.
     memory: Option<u64>,
+    /// Bytes of other processes' messages held at once, at most ([`Exchange::held`]).
+    held: u64,
     places: Places<'a>,
     /// Asked before each chunk whether to stop.
     progress: &'a dyn Progress,
@@ -620,6 +623,7 @@ impl<S: StateSpace> Step<'_, S> {
             let besides = |c: usize| {
                 let runs = current.len.div_ceil(c as u64) as usize;
                 let mut b = RESERVE
+                    + self.held
                     + buffers.merge_bytes_past_reserve(runs.min(config.fan_in))
                     + pieces_bytes(live_runs(runs, config.fan_in), config.segments);
                 if layers_dir.is_none() {
