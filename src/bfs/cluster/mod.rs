@@ -56,7 +56,7 @@
 //! offset, length and count a peer sends is checked before use.
 //!
 //! **The frontier search across processes** ([`frontier()`], `analyze --max-depth D
-//! --processes P`): the same connections, hello, panic hook and relay ([`execute`] serves
+//! --processes P`): the same connections, hello, panic hook and relay (`execute` serves
 //! both jobs), and [`crate::bfs::frontier::search_across`] on each process with `frontier`'s
 //! [`crate::bfs::frontier::Exchange`] over this channel: segment `k` of every layer belongs
 //! to process `k mod P`, which keeps its share on its own disk or in its memory; a chunk's
