@@ -699,6 +699,17 @@ pub struct Limited {
     pub saved_bytes: u64,
     /// See [`Limited::saved_bytes`].
     pub save_time: std::time::Duration,
+    /// Processes the search ran on ([`analyze_limited_cluster`]; 1 on one machine).
+    pub processes: usize,
+    /// Boards expanded, by every process together.
+    pub expanded: u64,
+    /// Bytes of messages sent between processes, by every process together (0 on one
+    /// machine).
+    pub sent_bytes: u64,
+    /// Per layer this run built: its depth, the boards expanded to build it and the bytes
+    /// sent meanwhile, by every process together
+    /// ([`bfs::frontier::Frontier::traffic_by_depth`]).
+    pub traffic_by_depth: Vec<(u32, u64, u64)>,
 }
 
 /// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
@@ -723,6 +734,39 @@ pub fn analyze_limited(
     storage: &bfs::frontier::Storage,
     progress: &dyn Progress,
 ) -> Result<(Analysis, Limited), AnalyzeError> {
+    limited(goal, metric, max_depth, storage, progress, None)
+        .map(|found| found.expect("one machine gives its result"))
+}
+
+/// [`analyze_limited`] across the processes of `cluster` (the frontier search across
+/// processes, [`cluster::frontier`]): each process keeps its share of the layers in its own
+/// `storage` (its checkpoint labelled with its process and the number of processes), and
+/// uses a rayon pool of `cluster.workers` threads. The same analysis as one machine's on
+/// process 0 (its [`Limited`] with the traffic of every process), `None` on the others.
+///
+/// # Errors
+/// As [`analyze_limited`]; a peer's failure or refusal is [`AnalyzeError::Storage`] (or
+/// [`AnalyzeError::Refused`] for flags that cannot work).
+pub fn analyze_limited_cluster(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    cluster: &Cluster,
+    progress: &dyn Progress,
+) -> Result<Option<(Analysis, Limited)>, AnalyzeError> {
+    limited(goal, metric, max_depth, storage, progress, Some(cluster))
+}
+
+/// [`analyze_limited`] on one machine (`cluster` `None`) or across processes.
+fn limited(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    progress: &dyn Progress,
+    cluster: Option<&Cluster>,
+) -> Result<Option<(Analysis, Limited)>, AnalyzeError> {
     let shape = goal.shape();
     let mut storage = storage.clone();
     if let Some(c) = &mut storage.checkpoint {
@@ -730,11 +774,19 @@ pub fn analyze_limited(
             board: shape.to_string(),
             goal: goal.label(),
             metric: metric.name().into(),
+            process: cluster.map_or(0, |c| c.process),
+            processes: cluster.map_or(1, |c| c.processes),
         };
     }
     let too_large = || beyond_the_index(shape);
     plan_limited(shape)?;
-    check_limited_disk(goal, metric, max_depth, &storage)?;
+    check_limited_disk(
+        goal,
+        metric,
+        max_depth,
+        &storage,
+        cluster.map_or(1, |c| c.processes),
+    )?;
     // (when the last layer was built, the sizes of the last two layers)
     let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
     progress.begin("layers", u64::from(max_depth), "layers");
@@ -759,7 +811,7 @@ pub fn analyze_limited(
         progress.update(
             u64::from(r.depth),
             &format!(
-                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}{}, about {} more",
+                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}{}{}, about {} more",
                 r.depth,
                 HumanCount(r.size),
                 // The first report (depth 0, or the layer a search resumed from) has no rate.
@@ -791,6 +843,17 @@ pub fn analyze_limited(
                 } else {
                     String::new()
                 },
+                // Across processes: this process's messages.
+                if r.sent_bytes + r.received_bytes > 0 {
+                    format!(
+                        ", sent {} ({:.2} B per board expanded), received {}",
+                        DecimalBytes(r.sent_bytes),
+                        r.sent_bytes as f64 / r.expanded.max(1) as f64,
+                        DecimalBytes(r.received_bytes)
+                    )
+                } else {
+                    String::new()
+                },
                 if r.chunks == 0 {
                     "?".to_string()
                 } else {
@@ -801,20 +864,22 @@ pub fn analyze_limited(
             ),
         );
     };
-    let scratch_error = |e: bfs::frontier::FrontierError| match e {
-        bfs::frontier::FrontierError::NothingToResume(m)
-        | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
-        bfs::frontier::FrontierError::Interrupted => {
-            AnalyzeError::Interrupted(crate::progress::Interrupted)
-        }
-        e => AnalyzeError::Storage(e.to_string()),
+    let search = Search {
+        goal,
+        metric,
+        max_depth,
+        storage: &storage,
+        progress,
+        cluster,
     };
     let (frontier, labels, components) = match Engine::for_shape(shape) {
         Some(Engine::Parity) | None if shape.is_grid() => {
             let space =
                 ParitySpace::with_metric(shape, Parity::of(goal), metric).ok_or_else(too_large)?;
-            let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
-                .map_err(scratch_error)?;
+            let Some((f, boards)) = search_from(space.clone(), &search, &mut report)? else {
+                progress.end();
+                return Ok(None);
+            };
             let mut c = Components {
                 method: Method::Theorem,
                 ..Components::default()
@@ -825,8 +890,10 @@ pub fn analyze_limited(
         }
         Some(Engine::Lex) => {
             let space = LexSpace::with_metric(shape, metric).ok_or_else(too_large)?;
-            let (f, boards) = search_from(&space, goal, max_depth, &storage, progress, &mut report)
-                .map_err(scratch_error)?;
+            let Some((f, boards)) = search_from(space, &search, &mut report)? else {
+                progress.end();
+                return Ok(None);
+            };
             (f, boards, Components::of_line(shape))
         }
         _ => return Err(too_large()),
@@ -852,8 +919,12 @@ pub fn analyze_limited(
         merges: frontier.merges,
         saved_bytes: frontier.saved_bytes,
         save_time: frontier.save_time,
+        processes: cluster.map_or(1, |c| c.processes),
+        expanded: frontier.expanded,
+        sent_bytes: frontier.sent_bytes,
+        traffic_by_depth: frontier.traffic_by_depth,
     };
-    Ok((
+    Ok(Some((
         Analysis::new(
             goal,
             metric,
@@ -866,7 +937,29 @@ pub fn analyze_limited(
             None,
         ),
         limited,
-    ))
+    )))
+}
+
+/// What [`search_from`] searches, besides the space.
+struct Search<'a> {
+    goal: &'a Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &'a bfs::frontier::Storage,
+    progress: &'a dyn Progress,
+    cluster: Option<&'a Cluster>,
+}
+
+/// A frontier search's error as the analysis's.
+fn frontier_error(e: bfs::frontier::FrontierError) -> AnalyzeError {
+    match e {
+        bfs::frontier::FrontierError::NothingToResume(m)
+        | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
+        bfs::frontier::FrontierError::Interrupted => {
+            AnalyzeError::Interrupted(crate::progress::Interrupted)
+        }
+        e => AnalyzeError::Storage(e.to_string()),
+    }
 }
 
 /// Projected disk needs below this are left to the search's own check before each layer,
@@ -878,7 +971,8 @@ pub const REFUSE_DISK_FROM: u64 = 1 << 30;
 /// hold the widest projected layer with its runs ([`bfs::frontier::plan`]: the published layer
 /// sizes and the measured rates): when the projection needs at least [`REFUSE_DISK_FROM`] and
 /// more than the bytes free in the folder (or its nearest existing parent) plus the bytes of
-/// the files already in it (a checkpoint resumed). Nothing is refused without a projection
+/// the files already in it (a checkpoint resumed); across `processes` processes, each
+/// process's share of the layers and runs on its own disk. Nothing is refused without a projection
 /// (another goal, a board without a published distribution), with the layers in memory, or
 /// when the free space is unknown.
 ///
@@ -889,6 +983,7 @@ pub fn check_limited_disk(
     metric: Metric,
     max_depth: u32,
     storage: &bfs::frontier::Storage,
+    processes: usize,
 ) -> Result<(), AnalyzeError> {
     let shape = goal.shape();
     let dir = match (&storage.checkpoint, &storage.scratch) {
@@ -903,7 +998,7 @@ pub fn check_limited_disk(
         shape,
         metric,
         max_depth,
-        1,
+        u32::try_from(processes).unwrap_or(u32::MAX),
         storage.memory.unwrap_or_else(available_memory),
         storage.checkpoint.is_some(),
     ) else {
@@ -971,26 +1066,55 @@ fn beyond_the_index(shape: Shape) -> AnalyzeError {
 
 /// The frontier search of `space` from `goal` (which it holds), its plan told to `progress`
 /// first and its warnings passed on; with the last layer's listed boards.
-fn search_from<S: StateSpace>(
-    space: &S,
-    goal: &Board,
-    max_depth: u32,
-    storage: &bfs::frontier::Storage,
-    progress: &dyn Progress,
-    report: impl FnMut(bfs::frontier::LayerReport),
-) -> Result<(bfs::frontier::Frontier, Vec<Board>), bfs::frontier::FrontierError> {
-    let seed = space.rank(goal).expect("the goal is in its space");
+/// Across processes: the search on process 0, `None` on the others.
+fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
+    space: S,
+    search: &Search<'_>,
+    mut report: impl FnMut(bfs::frontier::LayerReport),
+) -> Result<Option<(bfs::frontier::Frontier, Vec<Board>)>, AnalyzeError> {
+    let (storage, progress) = (search.storage, search.progress);
+    let seed = space.rank(search.goal).expect("the goal is in its space");
     let config = bfs::frontier::FrontierConfig {
         fan_in: storage.fan_in.unwrap_or(bfs::frontier::FAN_IN),
         chunk: storage.chunk.unwrap_or(bfs::frontier::CHUNK),
         ..bfs::frontier::FrontierConfig::default()
     }
-    .within(space, storage.memory)?;
-    progress.note(&frontier_plan(space, storage, config));
-    let f =
-        bfs::frontier::search_stored(space, seed, max_depth, storage, config, report, progress)?;
+    .within(&space, storage.memory)
+    .map_err(frontier_error)?;
+    progress.note(&frontier_plan(&space, storage, config));
+    let f = match search.cluster {
+        None => bfs::frontier::search_stored(
+            &space,
+            seed,
+            search.max_depth,
+            storage,
+            config,
+            report,
+            progress,
+        )
+        .map_err(frontier_error)?,
+        Some(c) => {
+            let job = cluster::FrontierJob {
+                space: space.clone(),
+                goal: search.goal.clone(),
+                metric: search.metric,
+                max_depth: search.max_depth,
+                storage: storage.clone(),
+                config,
+            };
+            match cluster::frontier(c, job, progress, &mut report) {
+                Ok(Some(f)) => f,
+                Ok(None) => return Ok(None),
+                Err(ClusterError::Config(m)) => return Err(AnalyzeError::Refused(m)),
+                Err(ClusterError::Interrupted) => {
+                    return Err(AnalyzeError::Interrupted(crate::progress::Interrupted));
+                }
+                Err(e) => return Err(AnalyzeError::Storage(e.to_string())),
+            }
+        }
+    };
     let boards = f.last.iter().map(|&i| space.unrank(i)).collect();
-    Ok((f, boards))
+    Ok(Some((f, boards)))
 }
 
 /// One line: the memory a depth-limited search of `space` with `config` (fitted to the

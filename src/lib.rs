@@ -25,8 +25,11 @@
 //!   worker per process whose threads share its marks, checkpoints on a schedule, a
 //!   distance table gathered by process 0 into a [`bfs::cluster::MarksSink`]), the
 //!   depth-limited frontier search ([`bfs::frontier`]: layers in memory or on disk, a memory
-//!   budget, resumable checkpoints, and its cost projected before a run from published layer
-//!   sizes and measured per-board rates, [`bfs::frontier::plan`]), [`bfs::DepthArray`] and the gap
+//!   budget, resumable checkpoints; across processes through its `Exchange` hooks, which
+//!   `bfs/cluster/frontier.rs` implements over the distributed driver's connections, the
+//!   folders depending `cluster -> frontier` only; its cost projected before a run from
+//!   published layer sizes and measured per-board rates, [`bfs::frontier::plan`]),
+//!   [`bfs::DepthArray`] and the gap
 //!   encoding of sorted index lists ([`bfs::codec`]). Outside its tests the engine imports
 //!   only [`durable`], [`board`], [`shape`], [`rank`], [`metric`], [`moves`] (the
 //!   lexicographic space's kernel, and `with_cells!`), [`progress`] (the frontier search's

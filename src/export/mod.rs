@@ -453,12 +453,45 @@ pub struct Summary {
     /// Only for a depth-limited search: the depth limit asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth_searched: Option<u32>,
+    /// Only for a depth-limited search across processes (`analyze --max-depth --processes`):
+    /// the processes, the boards they expanded and the bytes they sent each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficSummary>,
     /// Which npuzzle wrote the summary, and the command that asked for it (the last field, so
     /// that the figures above read the same whichever command wrote them); absent from
     /// summaries written before it was recorded, and from [`Summary::of`] until the caller
     /// gives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npuzzle: Option<Provenance>,
+}
+
+/// The traffic of a depth-limited search across processes, in `summary.json`: `"traffic":
+/// {"processes": 2, "boards_expanded": ..., "bytes_sent": ..., "bytes_per_board": 0.91}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrafficSummary {
+    /// Processes the search ran on.
+    pub processes: usize,
+    /// Boards expanded, by every process together.
+    pub boards_expanded: u64,
+    /// Bytes of the runs' pieces the processes sent each other (with their headers).
+    pub bytes_sent: u64,
+    /// `bytes_sent / boards_expanded`.
+    pub bytes_per_board: f64,
+    /// The same per layer built, by depth.
+    pub by_depth: Vec<LayerTraffic>,
+}
+
+/// One layer's line of [`TrafficSummary::by_depth`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayerTraffic {
+    /// The depth of the layer built.
+    pub depth: u32,
+    /// Boards of the layer before it, expanded by the processes.
+    pub boards_expanded: u64,
+    /// Bytes the processes sent each other to build it.
+    pub bytes_sent: u64,
+    /// `bytes_sent / boards_expanded` (0 for no board).
+    pub bytes_per_board: f64,
 }
 
 /// The git commit this build of npuzzle was made from: its short hash, with `-dirty` when a
@@ -605,6 +638,7 @@ impl Summary {
             median_depth: median_depth(&d.layer_sizes),
             complete: None,
             max_depth_searched: None,
+            traffic: None,
             npuzzle: None,
         }
     }

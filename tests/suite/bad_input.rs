@@ -1079,12 +1079,21 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "unexpected argument '-1' found",
         ),
-        // --max-depth with the distributed engine.
+        // --all-pairs --max-depth with the distributed engine (one frontier search per
+        // orbit: on one machine).
         analyze(
-            "max_depth_with_workers",
-            &["--size", "2", "--max-depth", "3", "--workers", "1"],
+            "all_pairs_max_depth_with_workers",
+            &[
+                "--size",
+                "3",
+                "--all-pairs",
+                "--max-depth",
+                "3",
+                "--workers",
+                "1",
+            ],
             2,
-            "--max-depth runs on one machine",
+            "--all-pairs with --max-depth runs on one machine",
         ),
         // Issue 25: the distributed engine writes the marks' tables; one-row boards' tables
         // (from per-board depths it does not gather) are made on one machine.

@@ -1238,3 +1238,259 @@ fn all_pairs_runs_distributed() {
         "process 1 writes nothing"
     );
 }
+
+/// The frontier search across processes (`analyze --max-depth --processes`): processes `0..n`
+/// over loopback as [`run_cluster`] starts them, process `i` with the flags `extra_of(i)` (its
+/// own scratch or checkpoint folder) and the environment `env_of(i)`.
+fn run_frontier(
+    board: &[&str],
+    dir: &Path,
+    processes: usize,
+    extra_of: impl Fn(usize) -> Vec<String>,
+    env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
+) -> Vec<Output> {
+    let mut known: Vec<String> = Vec::new();
+    let mut started = Vec::new();
+    for i in 0..processes {
+        let hosts = hostfile(dir, i, processes, &known);
+        let mut cmd = command(board, &dir.join(format!("p{i}")), &[]);
+        let extra = extra_of(i);
+        if !extra.iter().any(|f| f == "--connect-timeout") {
+            cmd.args(["--connect-timeout", "30"]);
+        }
+        cmd.args([
+            "--processes",
+            &processes.to_string(),
+            "--process",
+            &i.to_string(),
+            "--hostfile",
+            &hosts.display().to_string(),
+            "--workers",
+            "1",
+            "--stall-timeout",
+            "60",
+        ])
+        .args(extra)
+        .envs(env_of(i));
+        let (s, address) = start(cmd, i + 1 < processes);
+        if i + 1 < processes {
+            known.push(address.expect("a listening process announces its address"));
+        }
+        started.push(s);
+    }
+    started.into_iter().map(Started::wait).collect()
+}
+
+/// depths.csv and hardest.txt byte for byte, and summary.json but for how it ran (the
+/// command line, the traffic across processes), in `a` and `b`.
+fn same_frontier_files(a: &Path, b: &Path) {
+    for name in ["depths.csv", "hardest.txt"] {
+        let x = fs::read(a.join(name)).unwrap();
+        let y = fs::read(b.join(name)).unwrap();
+        assert!(x == y, "{name} differs between {a:?} and {b:?}");
+    }
+    let figures = |p: &Path| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(p.join("summary.json")).unwrap()).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("npuzzle");
+        o.remove("traffic");
+        v
+    };
+    assert_eq!(figures(a), figures(b), "summary.json of {a:?} and {b:?}");
+}
+
+/// 4x4 to depth 22 on 2 processes of one worker, in memory and each with its own scratch
+/// folder: depths.csv and hardest.txt byte-identical to one machine's, summary.json the same
+/// figures, with the traffic across processes; only process 0 writes.
+#[test]
+fn the_frontier_search_on_two_processes_writes_what_one_writes() {
+    let board = ["--size", "4"];
+    let dir = tempfile::tempdir().unwrap();
+    let one = one_process(&board, dir.path(), "4x4", &["--max-depth", "22"]);
+    for disk in [false, true] {
+        let d = dir.path().join(format!("disk-{disk}"));
+        fs::create_dir_all(&d).unwrap();
+        let outs = run_frontier(
+            &board,
+            &d,
+            2,
+            |i| {
+                let mut flags = vec!["--max-depth".to_string(), "22".to_string()];
+                if disk {
+                    flags.extend([
+                        "--scratch".into(),
+                        d.join(format!("s{i}")).display().to_string(),
+                    ]);
+                }
+                flags
+            },
+            |_| Vec::new(),
+        );
+        for (i, o) in outs.iter().enumerate() {
+            assert!(o.status.success(), "process {i}: {}", errors(o));
+        }
+        let p0 = d.join("p0").join("4x4");
+        same_frontier_files(&p0, &one);
+        assert!(
+            !d.join("p1").join("4x4").exists(),
+            "process 1 writes nothing"
+        );
+        let summary: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(p0.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["traffic"]["processes"], 2);
+        let per_board = summary["traffic"]["bytes_per_board"].as_f64().unwrap();
+        assert!(per_board > 0.0 && per_board < 8.0, "{summary}");
+        let by_depth = summary["traffic"]["by_depth"].as_array().unwrap();
+        assert_eq!(by_depth.len(), 22, "{summary}");
+        assert_eq!(by_depth[21]["depth"], 22);
+    }
+}
+
+/// Process 1 of 2 killed (SIGKILL) after saving depth 15 of 4x4 to depth 22, each process
+/// with its own checkpoint folder: process 0 stops with a one-line error; both restarted with
+/// --resume continue from the last layer both saved and write one machine's files. A process
+/// given the other's folder, or another board's, refuses with one line, and so does its peer.
+#[test]
+fn the_frontier_search_resumes_across_processes() {
+    if !HOOKS {
+        return; // (the kill hook: `cargo test --release` builds it)
+    }
+    let board = ["--size", "4"];
+    let dir = tempfile::tempdir().unwrap();
+    let one = one_process(&board, dir.path(), "4x4", &["--max-depth", "22"]);
+    let ck = |i: usize| dir.path().join(format!("ck{i}")).display().to_string();
+    let flags = |folder: usize, resume: bool| {
+        let mut f = vec![
+            "--max-depth".to_string(),
+            "22".to_string(),
+            "--checkpoint".into(),
+            ck(folder),
+        ];
+        if resume {
+            f.push("--resume".into());
+        }
+        f
+    };
+    let crashed = run_frontier(
+        &board,
+        dir.path(),
+        2,
+        |i| flags(i, false),
+        |i| match i {
+            1 => vec![("NPUZZLE_KILL_AFTER_STEP", "15".to_string())],
+            _ => Vec::new(),
+        },
+    );
+    assert!(!crashed[0].status.success());
+    let err = errors(&crashed[0]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(crashed[1].status.signal(), Some(9));
+    }
+    // The folders swapped: both refuse in one line.
+    let swapped = run_frontier(
+        &board,
+        dir.path(),
+        2,
+        |i| flags(1 - i, true),
+        |_| Vec::new(),
+    );
+    for (i, o) in swapped.iter().enumerate() {
+        assert!(!o.status.success(), "process {i}");
+        let err = errors(o);
+        assert_eq!(err.lines().count(), 1, "process {i}: {err}");
+        assert!(err.contains("another search"), "process {i}: {err}");
+    }
+    // Another board's folder (3x4 over process 0's): refused on both.
+    let other = run_frontier(
+        &["--rows", "3", "--cols", "4"],
+        dir.path(),
+        2,
+        |i| flags(i, true),
+        |_| Vec::new(),
+    );
+    for (i, o) in other.iter().enumerate() {
+        assert!(!o.status.success(), "process {i}");
+        assert_eq!(errors(o).lines().count(), 1, "process {i}: {}", errors(o));
+    }
+    let resumed = run_frontier(&board, dir.path(), 2, |i| flags(i, true), |_| Vec::new());
+    for (i, o) in resumed.iter().enumerate() {
+        assert!(o.status.success(), "process {i}: {}", errors(o));
+    }
+    same_frontier_files(&dir.path().join("p0").join("4x4"), &one);
+}
+
+/// Bad input across processes: a --max-depth that differs between them is refused by both,
+/// naming it (the hello's fingerprint: the dialing process in one line, the waiting one in
+/// its last line, after the warning of the connection it refused); a disk too small for the next layer on
+/// one process (the fake free space of the test hooks) stops every process before that
+/// layer, process 0 writing the layers all finished, and --resume from the checkpoints with
+/// the disk back goes on to one machine's files.
+#[test]
+fn frontier_flags_that_differ_and_a_full_disk_on_one_process() {
+    let board = ["--size", "4"];
+    let dir = tempfile::tempdir().unwrap();
+    let outs = run_frontier(
+        &board,
+        dir.path(),
+        2,
+        |i| {
+            let depth = (20 + i).to_string();
+            ["--max-depth", &depth, "--connect-timeout", "3"]
+                .map(String::from)
+                .to_vec()
+        },
+        |_| Vec::new(),
+    );
+    for (i, o) in outs.iter().enumerate() {
+        assert!(!o.status.success(), "process {i}");
+        let err = errors(o);
+        assert!(err.lines().count() <= 2 - i, "process {i}: {err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.contains("--max-depth is 2"), "process {i}: {err}");
+    }
+    if !HOOKS {
+        return;
+    }
+    let one = one_process(&board, dir.path(), "4x4", &["--max-depth", "20"]);
+    let ck = |i: usize| dir.path().join(format!("ck{i}")).display().to_string();
+    let flags = |i: usize, resume: bool| {
+        let mut f = vec![
+            "--max-depth".to_string(),
+            "20".to_string(),
+            "--checkpoint".into(),
+            ck(i),
+        ];
+        if resume {
+            f.push("--resume".into());
+        }
+        f
+    };
+    let full = run_frontier(
+        &board,
+        dir.path(),
+        2,
+        |i| flags(i, false),
+        |i| match i {
+            1 => vec![("NPUZZLE_FAKE_DISK_FREE", "2000000".to_string())],
+            _ => Vec::new(),
+        },
+    );
+    for (i, o) in full.iter().enumerate() {
+        assert!(o.status.success(), "process {i}: {}", errors(o));
+    }
+    let p0 = dir.path().join("p0").join("4x4");
+    let summary: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(p0.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["complete"], false);
+    let reached = summary["max_depth"].as_u64().unwrap();
+    assert!(reached < 20, "{summary}");
+    let resumed = run_frontier(&board, dir.path(), 2, |i| flags(i, true), |_| Vec::new());
+    for (i, o) in resumed.iter().enumerate() {
+        assert!(o.status.success(), "process {i}: {}", errors(o));
+    }
+    same_frontier_files(&p0, &one);
+}

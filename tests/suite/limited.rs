@@ -168,8 +168,9 @@ fn two_by_seven_to_depth_30_matches_the_whole_space_run() {
     assert_eq!(counts(&dir.path().join("2x7/depths.csv")), whole[..31]);
 }
 
-/// The refusal for a board too large to map whole names the way on; --nodes and the
-/// distributed flags do not go with --max-depth.
+/// The refusal for a board too large to map whole names the way on; --nodes, and the
+/// distributed flags with --all-pairs, do not go with --max-depth; --workers alone runs the
+/// frontier search as one process of that many threads, with one machine's depths.
 #[test]
 fn the_refusal_names_max_depth_and_conflicts_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,10 +179,32 @@ fn the_refusal_names_max_depth_and_conflicts_are_usage_errors() {
     assert!(text.contains("--max-depth D"), "{text}");
     for args in [
         vec!["--size", "3", "--max-depth", "5", "--nodes", "ranks"],
-        vec!["--size", "3", "--max-depth", "5", "--workers", "2"],
+        vec![
+            "--size",
+            "3",
+            "--all-pairs",
+            "--max-depth",
+            "5",
+            "--workers",
+            "2",
+        ],
         vec!["--size", "3", "--scratch", "x"],
     ] {
         analyze(dir.path(), &args).failure().code(2);
+    }
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    analyze(&one, &["--size", "3", "--max-depth", "40"]).success();
+    analyze(
+        &two,
+        &["--size", "3", "--max-depth", "40", "--workers", "2"],
+    )
+    .success();
+    for name in ["depths.csv", "hardest.txt"] {
+        assert!(
+            fs::read(one.join("3x3").join(name)).unwrap()
+                == fs::read(two.join("3x3").join(name)).unwrap(),
+            "{name}"
+        );
     }
 }
 

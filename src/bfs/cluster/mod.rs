@@ -55,13 +55,27 @@
 //! sending (stopped, frozen) gives [`ClusterError::Peer`] after the stall timeout. Every
 //! offset, length and count a peer sends is checked before use.
 //!
+//! **The frontier search across processes** ([`frontier()`], `analyze --max-depth D
+//! --processes P`): the same connections, hello, panic hook and relay (`execute` serves
+//! both jobs), and [`crate::bfs::frontier::search_across`] on each process with `frontier`'s
+//! [`crate::bfs::frontier::Exchange`] over this channel: segment `k` of every layer belongs
+//! to process `k mod P`, which keeps its share on its own disk or in its memory; a chunk's
+//! run's pieces of another process's segments go to it as one chunk of the claims channel
+//! (gap-coded, acknowledged once added as a run: at most [`FRONTIER_CREDIT`] unacknowledged
+//! per receiver), a layer ends with the end markers above, its size is summed in one round,
+//! and process 0 gathers the last layer's first boards. Each process checkpoints its share
+//! in its own folder; on `--resume` the processes load the deepest layer all of them saved.
+//! Every process's progress goes to its own caller (the layers as
+//! [`crate::bfs::frontier::LayerReport`]s, with its bytes sent and received).
+//!
 //! Files: this one (configuration, the job, the calling thread's side of a run), `handshake`
 //! (the connections and their hello), `net` (timely's dataflow, the rounds, the panic hook),
 //! `state` (what a process holds between layers), `worker` (the search on one process),
-//! `checkpoint` (the checkpoint files).
+//! `checkpoint` (the checkpoint files), `frontier` (the frontier search's job and exchange).
 
 mod checkpoint;
 mod exchange;
+mod frontier;
 mod gather;
 pub mod handshake;
 mod net;
@@ -80,6 +94,7 @@ use serde::{Deserialize, Serialize};
 use super::{Marking, StateIndex, StateSpace};
 use crate::board::Board;
 use crate::progress::Progress;
+pub use frontier::{FRONTIER_CREDIT, FrontierJob, frontier};
 use net::{Wire, install_panic_hook};
 use worker::{Setup, worker_main};
 
@@ -543,6 +558,10 @@ pub enum ClusterError {
     /// The distance table could not be written (process 0's [`MarksSink`]).
     #[error("{0}")]
     Table(String),
+    /// The caller asked to stop ([`Progress::stop_requested`]; the frontier search, between
+    /// two chunks).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// A process's array that the memory check let through but could not be allocated.
@@ -550,8 +569,12 @@ fn out_of_memory(e: crate::bfs::OutOfMemory) -> ClusterError {
     ClusterError::Peer(e.to_string())
 }
 
-/// Progress events from worker 0 to the calling thread.
-enum Event {
+/// Progress events from the worker to the calling thread (its process's: worker 0 of the
+/// marks BFS reports its layers; every process of the frontier search reports its own), and
+/// its outcome (`T`: the marks BFS's [`Outcome`], the frontier search's [`Frontier`]).
+///
+/// [`Frontier`]: crate::bfs::frontier::Frontier
+enum Event<T = Outcome> {
     Connected,
     Begin(String, u64),
     Layer {
@@ -562,7 +585,11 @@ enum Event {
     End,
     /// A line for [`Progress::warn`] (from any process, about its own state).
     Warning(String),
-    Done(Result<Option<Outcome>, ClusterError>),
+    /// A line for [`Progress::note`].
+    Note(String),
+    /// A layer of the frontier search, for the caller's `on_layer`.
+    Report(crate::bfs::frontier::LayerReport),
+    Done(Result<Option<T>, ClusterError>),
     /// Every thread of the run, network threads included, has ended cleanly.
     Finished,
 }
@@ -571,6 +598,8 @@ enum Event {
 struct Shared {
     failed: AtomicBool,
     message: Mutex<Option<String>>,
+    /// The caller asked to stop ([`Progress::stop_requested`], relayed by [`execute`]).
+    stop: AtomicBool,
 }
 
 impl Shared {
@@ -628,26 +657,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     progress: &dyn Progress,
     table: Option<Box<dyn MarksSink>>,
 ) -> Result<Option<Outcome>, ClusterError> {
-    if cluster.processes == 0 || cluster.workers == 0 {
-        return Err(ClusterError::Config(
-            "--processes and --workers must be at least 1".into(),
-        ));
-    }
-    cluster.tuning.check().map_err(ClusterError::Config)?;
-    if cluster.process >= cluster.processes {
-        return Err(ClusterError::Config(format!(
-            "--process {} is out of range for --processes {} (0..{})",
-            cluster.process, cluster.processes, cluster.processes
-        )));
-    }
-    if cluster.processes > 1 && cluster.addresses.len() != cluster.processes {
-        return Err(ClusterError::Config(format!(
-            "{} processes need {} addresses, got {}",
-            cluster.processes,
-            cluster.processes,
-            cluster.addresses.len()
-        )));
-    }
+    check_processes(cluster)?;
     let Some(first) = job.spaces.first() else {
         return Err(ClusterError::Config("a job needs a space to search".into()));
     };
@@ -676,20 +686,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             ));
         }
     }
-    let shared = Arc::new(Shared {
-        failed: AtomicBool::new(false),
-        message: Mutex::new(None),
-    });
-    install_panic_hook(Arc::clone(&shared));
-    let (events, inbox) = mpsc::channel::<Event>();
-    let peering = (cluster.processes > 1).then(|| handshake::Peering {
-        me: cluster.process,
-        addresses: cluster.addresses.clone(),
-        fingerprint: fingerprint(cluster, &job),
-        key: cluster.key.as_ref().map(|k| k.0.clone()),
-        deadline: Instant::now() + cluster.connect_timeout,
-        connect_timeout: cluster.connect_timeout,
-    });
+    let fingerprint = fingerprint(cluster, &job);
     let table: TableSlot = Arc::new(Mutex::new(table.filter(|_| cluster.process == 0)));
     let _drop_sink = DropSinkOnReturn(Arc::clone(&table));
     let setup = Setup {
@@ -717,6 +714,104 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
             .collect(),
         table,
     };
+    execute(
+        cluster,
+        fingerprint,
+        progress,
+        &mut |_| {},
+        move |worker, shared, events| worker_main(worker, &setup, shared, events),
+    )
+}
+
+/// Checks the processes of `cluster`: at least one, and one worker; this process among them;
+/// an address for each.
+///
+/// # Errors
+/// [`ClusterError::Config`] saying what is wrong.
+fn check_processes(cluster: &Cluster) -> Result<(), ClusterError> {
+    if cluster.processes == 0 || cluster.workers == 0 {
+        return Err(ClusterError::Config(
+            "--processes and --workers must be at least 1".into(),
+        ));
+    }
+    cluster.tuning.check().map_err(ClusterError::Config)?;
+    if cluster.process >= cluster.processes {
+        return Err(ClusterError::Config(format!(
+            "--process {} is out of range for --processes {} (0..{})",
+            cluster.process, cluster.processes, cluster.processes
+        )));
+    }
+    if cluster.processes > 1 && cluster.addresses.len() != cluster.processes {
+        return Err(ClusterError::Config(format!(
+            "{} processes need {} addresses, got {}",
+            cluster.processes,
+            cluster.processes,
+            cluster.addresses.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The worker's side of a run, given to [`execute`]: this process's timely worker, the state
+/// shared with the calling thread, and the events to it; returns the outcome (on process 0,
+/// or on every process, as the job says).
+trait Body<T>:
+    Fn(
+        &mut timely::worker::Worker,
+        &Shared,
+        &mpsc::Sender<Event<T>>,
+    ) -> Result<Option<T>, ClusterError>
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T, F> Body<T> for F where
+    F: Fn(
+            &mut timely::worker::Worker,
+            &Shared,
+            &mpsc::Sender<Event<T>>,
+        ) -> Result<Option<T>, ClusterError>
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// Runs `body` as this process of `cluster`, whatever the job (the marks BFS of [`run`], the
+/// frontier search of [`frontier`]): the connections to the other processes and their hello
+/// (`fingerprint`, [`handshake`]), timely's network threads and worker, the panic hook that
+/// turns a broken connection into an error, and the relay of the worker's events to
+/// `progress` (and of the frontier's layers to `on_report`) on this thread, which also passes
+/// on a request to stop ([`Progress::stop_requested`]). Blocks until every worker of this
+/// process is done; returns the body's outcome.
+///
+/// # Errors
+/// [`ClusterError::Connect`] when a peer does not connect within the connect timeout; the
+/// body's error; [`ClusterError::Peer`] when a peer or a thread failed.
+fn execute<T: Send + 'static>(
+    cluster: &Cluster,
+    fingerprint: handshake::Fingerprint,
+    progress: &dyn Progress,
+    on_report: &mut dyn FnMut(crate::bfs::frontier::LayerReport),
+    body: impl Body<T>,
+) -> Result<Option<T>, ClusterError> {
+    let shared = Arc::new(Shared {
+        failed: AtomicBool::new(false),
+        message: Mutex::new(None),
+        stop: AtomicBool::new(false),
+    });
+    install_panic_hook(Arc::clone(&shared));
+    let (events, inbox) = mpsc::channel::<Event<T>>();
+    let peering = (cluster.processes > 1).then(|| handshake::Peering {
+        me: cluster.process,
+        addresses: cluster.addresses.clone(),
+        fingerprint,
+        key: cluster.key.as_ref().map(|k| k.0.clone()),
+        deadline: Instant::now() + cluster.connect_timeout,
+        connect_timeout: cluster.connect_timeout,
+    });
     {
         let shared = Arc::clone(&shared);
         let on_error = Arc::clone(&shared);
@@ -756,7 +851,7 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
                                 return;
                             };
                             let _ = sender.send(Event::Connected);
-                            let outcome = worker_main(worker, &setup, &shared, &sender);
+                            let outcome = body(worker, &shared, &sender);
                             if let Err(e) = &outcome {
                                 shared.fail(e.to_string());
                             }
@@ -781,9 +876,12 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
     let deadline = Instant::now() + cluster.connect_timeout + Duration::from_secs(30);
     let mut connected = false;
     let mut done = 0;
-    let mut result: Option<Outcome> = None;
+    let mut result: Option<T> = None;
     let mut begun = false;
     loop {
+        if progress.stop_requested() {
+            shared.stop.store(true, Relaxed);
+        }
         let event = inbox.recv_timeout(Duration::from_millis(100));
         match event {
             Ok(Event::Connected) => connected = true,
@@ -803,6 +901,8 @@ pub fn run<S: StateSpace + Clone + Send + 'static>(
                 &format!("depth {depth}: {} boards", indicatif::HumanCount(size)),
             ),
             Ok(Event::Warning(line)) => progress.warn(&line),
+            Ok(Event::Note(line)) => progress.note(&line),
+            Ok(Event::Report(r)) => on_report(r),
             Ok(Event::End) => {
                 if begun {
                     progress.end();
@@ -873,6 +973,7 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
         ("the board".into(), job.goal.shape().to_string()),
         ("the goal".into(), rows(&job.goal)),
         ("the metric".into(), job.metric.long_name().into()),
+        ("the engine".into(), "whole-space marks".into()),
         ("the spaces' sizes".into(), sizes.join(" + ")),
         ("per-board results".into(), yes(job.per_board)),
         (

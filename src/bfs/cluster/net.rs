@@ -94,6 +94,9 @@ const SORTED: u8 = 2;
 /// A [`Chunk`] returning credit: its receiver may send that many more bytes of lists to its
 /// sender, which has claimed them.
 const ACK: u8 = 3;
+/// A [`Chunk`] holding pieces of a frontier search's run, in segments its receiver owns
+/// (`crate::bfs::frontier`'s message: gap-coded as the run holds them).
+const PIECES: u8 = 4;
 
 /// How a process writes its lists of indices to another: chosen by the sender for each
 /// receiver, and named by each chunk's kind, so the receiver needs no agreement to read them.
@@ -140,8 +143,8 @@ impl Chunk {
         })
     }
 
-    /// What follows the header: a list's indices.
-    fn payload(&self) -> &[u8] {
+    /// What follows the header: a list's indices, or a frontier search's pieces.
+    pub fn payload(&self) -> &[u8] {
         self.bytes().get(CHUNK_HEADER..).unwrap_or_default()
     }
 
@@ -294,7 +297,7 @@ impl<'w> Net<'w> {
         while let Some(chunk) = self.from.pull().take() {
             self.sink.arrivals.set(self.sink.arrivals.get() + 1);
             match chunk.header() {
-                Some((round, _, LIST | SORTED)) => {
+                Some((round, _, LIST | SORTED | PIECES)) => {
                     self.unclaimed += chunk.length_in_bytes() as u64;
                     self.traffic.peak_unclaimed = self.traffic.peak_unclaimed.max(self.unclaimed);
                     self.lists.push((round, chunk));
@@ -513,6 +516,19 @@ impl<'w> Net<'w> {
         self.traffic.sent_indices += count as u64;
         self.traffic.sent_bytes += bytes.len() as u64;
         Some(bytes)
+    }
+
+    /// The chunk of a frontier search's message `pieces` for another process, tagged with
+    /// the current round; [`Net::send_list`] sends it.
+    pub fn pieces_chunk(&self, pieces: &[u8]) -> Vec<u8> {
+        let mut bytes = Chunk::header_bytes(self.round, self.me, PIECES, pieces.len());
+        bytes.extend_from_slice(pieces);
+        bytes
+    }
+
+    /// Whether `chunk` holds a frontier search's pieces ([`Net::pieces_chunk`]).
+    pub fn is_pieces(chunk: &Chunk) -> bool {
+        matches!(chunk.header(), Some((_, _, PIECES)))
     }
 
     /// Sends a list from [`Net::list_of`] to process `target` (after [`Net::needs_credit`]

@@ -62,6 +62,37 @@
 //! state after each layer is saved there, and a killed search resumes (`resume.rs`), its state
 //! checked field by field first.
 //!
+//! **Across processes** ([`search_across`], `bfs::cluster::frontier` runs it on the cluster's
+//! connections). Every process cuts the index into the same segments; segment `k` belongs to
+//! process `k mod P` ([`owner`]): the layers of a deep search spread over the whole index,
+//! so each process gets a share of every layer, and a lane move (consecutive indices) stays
+//! in its segment. A process's layers hold its segments only (the others empty), so the
+//! expansion, the runs, the fan-in merges, the last merge minus its layers `d - 1` and `d`,
+//! the checkpoint and the budget above run unchanged on its share. The layer loop is one:
+//! what differs is behind [`Exchange`] (`&mut dyn`, so the generic code is compiled once;
+//! one machine is [`Alone`], which owns everything and does nothing):
+//! - **The exchange.** Each chunk's run is cut by owner (`exchange::split`): the pieces of
+//!   this process's segments stay one run; those of another's go to it as one message (each
+//!   piece's segment, base, count and length, then its bytes: gap-coded as they are, not
+//!   re-encoded). The messages that arrive (taken between chunks, and while waiting for
+//!   credit) are checked (`exchange::parse`: a segment owned here, in range and in order,
+//!   lengths whole) and added as runs of their own, so the fan-in merges bound them too; a
+//!   message is acknowledged once added, and a sender waits (receiving meanwhile) once its
+//!   unacknowledged bytes to a process pass the credit.
+//! - **End markers.** At a layer's end each process sends an end marker to every other and
+//!   waits for theirs, adding what arrives (a channel delivers in order, so every message of
+//!   the layer is in); then the last merge, as on one machine. The layer's size is summed
+//!   over the processes in one round: each knows it, and the search is complete when it is 0.
+//!   A process that must stop before a layer (its budget, its disk) stops every process
+//!   there ([`Exchange::agree_stop`]). At the end each process's first [`LAST_LISTED`]
+//!   boards go to process 0, which keeps the first of them all: one machine's.
+//! - **Checkpoints.** Each process saves its share in its own folder, with the global sizes;
+//!   the run label names the process and the number of processes. On resume each process
+//!   says which depths its two slots can resume, and all load the deepest that every
+//!   process has ([`Exchange::agree_resume`]): a process killed mid-layer leaves its older
+//!   layers, and the others, which may have saved one layer more, load their older slot. A
+//!   process's refusal (a folder of another search or process) is every process's error.
+//!
 //! [`Lanes`]: super::Lanes
 //! [`StateSpace::expand_across`]: super::StateSpace::expand_across
 
@@ -70,6 +101,7 @@ use std::path::PathBuf;
 mod chunks;
 mod config;
 mod disk;
+mod exchange;
 mod expand;
 mod merge;
 pub mod plan;
@@ -85,8 +117,9 @@ pub use config::{
     RESERVE, SEGMENTS, chunk_bytes_per_board,
 };
 pub use disk::disk_free;
+pub use exchange::{Alone, Arrived, Exchange, owner};
 pub use resume::RunLabel;
-pub use search::{search, search_stored, search_with};
+pub use search::{search, search_across, search_stored, search_with};
 
 use super::StateIndex;
 use super::codec::ReadError;
@@ -126,6 +159,10 @@ pub enum FrontierError {
     /// the layer or the run, where it is, and the segment.
     #[error("{0}")]
     Read(String),
+    /// Another process of a search across processes ([`search_across`]) failed, refused to
+    /// start (its message, named `process P: ...`), or sent a message that cannot be right.
+    #[error("{0}")]
+    Peer(String),
 }
 
 /// What one layer cost, reported after it is built.
@@ -152,6 +189,14 @@ pub struct LayerReport {
     /// The merges before the last one a board of the layer went through at most: 0 with no
     /// more runs than the fan-in, 1 with up to `fan_in^2`, and so on.
     pub levels: u32,
+    /// Boards of the layer before it this process expanded (its share of them across
+    /// processes; all of them on one machine; 0 at depth 0 and at the layer resumed from).
+    pub expanded: u64,
+    /// Bytes of messages (runs' pieces of other processes' segments, with their headers)
+    /// this process sent while building it: 0 on one machine.
+    pub sent_bytes: u64,
+    /// Bytes of messages this process received while building it: 0 on one machine.
+    pub received_bytes: u64,
 }
 
 /// The result of [`search`] and [`search_with`].
@@ -191,6 +236,15 @@ pub struct Frontier {
     pub saved_bytes: u64,
     /// See [`Frontier::saved_bytes`].
     pub save_time: std::time::Duration,
+    /// Boards expanded, by every process together ([`search_across`]).
+    pub expanded: u64,
+    /// Bytes of messages sent between processes, by every process together: 0 on one
+    /// machine.
+    pub sent_bytes: u64,
+    /// For each layer this run built (the empty layer that ended a complete search
+    /// included): its depth, the boards expanded to build it and the bytes of messages
+    /// sent meanwhile, by every process together.
+    pub traffic_by_depth: Vec<(u32, u64, u64)>,
 }
 
 /// A reader's fault as the search's error, naming what was read: `what` (the layer or the

@@ -29,6 +29,21 @@ pub struct RunLabel {
     pub goal: String,
     /// The move metric (`stm`).
     pub metric: String,
+    /// The process whose share of the layers the folder holds, across processes
+    /// ([`super::search_across`]); 0 on one machine.
+    #[serde(default)]
+    pub process: usize,
+    /// The processes the layers are shared by: 1 on one machine (0, in a state written
+    /// before it was kept, is read as 1).
+    #[serde(default)]
+    pub processes: usize,
+}
+
+impl RunLabel {
+    /// Processes, 0 read as 1.
+    fn processes(&self) -> usize {
+        self.processes.max(1)
+    }
 }
 
 /// A layer's file as the state records it.
@@ -203,10 +218,36 @@ impl Checkpoint {
         Ok(std::fs::metadata(&path)?.len())
     }
 
-    /// The newest state whose container and layer files check out (each file read whole for
-    /// its CRC), or `None`; and a line for each slot passed over. An error when a state
-    /// belongs to another run.
-    pub fn load(&self) -> io::Result<(Option<Resumed>, Vec<String>)> {
+    /// The depths the state slots can resume, newest first: each slot whose container checks
+    /// out and whose fields agree with this search (its layer files are read when loaded).
+    /// An error when a state belongs to another run.
+    pub fn available(&self) -> io::Result<Vec<u32>> {
+        let mut depths = Vec::new();
+        for slot in 0..2 {
+            let path = self.slot(slot);
+            match container::verify::<State>(&path) {
+                Ok(state) => {
+                    self.check_owner(&path, &state)?;
+                    if self.check_fields(&state).is_ok() {
+                        depths.push((state.sizes.len() - 1) as u32);
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::InvalidData
+                    ) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        depths.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(depths)
+    }
+
+    /// The newest state (of depth `depth` only, when given) whose container and layer files
+    /// check out (each file read whole for its CRC), or `None`; and a line for each slot
+    /// passed over. An error when a state belongs to another run.
+    pub fn load(&self, depth: Option<u32>) -> io::Result<(Option<Resumed>, Vec<String>)> {
         let mut states = Vec::new();
         let mut warnings = Vec::new();
         for slot in 0..2 {
@@ -221,6 +262,9 @@ impl Checkpoint {
             }
         }
         states.sort_by_key(|(_, s)| std::cmp::Reverse(s.sizes.len()));
+        if let Some(d) = depth {
+            states.retain(|(_, s)| s.sizes.len() == d as usize + 1);
+        }
         for (path, state) in states {
             self.check_owner(&path, &state)?;
             if let Err(field) = self.check_fields(&state) {
@@ -261,6 +305,16 @@ impl Checkpoint {
             Some(format!("goal {}", state.run.goal))
         } else if state.run.metric != self.run.metric {
             Some(format!("metric {}", state.run.metric))
+        } else if state.run.process != self.run.process
+            || state.run.processes() != self.run.processes()
+        {
+            Some(format!(
+                "process {} of {}, where this is process {} of {}",
+                state.run.process,
+                state.run.processes(),
+                self.run.process,
+                self.run.processes()
+            ))
         } else if state.size != self.size || state.segments != self.segments {
             Some(format!(
                 "index layout ({} boards in {} segments)",
@@ -271,8 +325,8 @@ impl Checkpoint {
         };
         match field {
             Some(field) => Err(io::Error::other(format!(
-                "{} belongs to another search ({field}); resume with the same board, goal and \
-                 metric, or use another --checkpoint folder",
+                "{} belongs to another search ({field}); resume with the same board, goal, \
+                 metric and processes, or use another --checkpoint folder",
                 path.display()
             ))),
             None => Ok(()),
@@ -345,7 +399,10 @@ impl Checkpoint {
                 }
                 boards += count;
             }
-            if boards != sizes[d] {
+            // Across processes a folder holds its share of each layer (the sizes are the
+            // whole layers').
+            let share = self.run.processes() > 1;
+            if (share && boards > sizes[d]) || (!share && boards != sizes[d]) {
                 return Err(at(format!(
                     "{boards} boards in its segments, {} at depth {d}",
                     sizes[d]

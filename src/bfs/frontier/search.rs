@@ -7,6 +7,7 @@ use std::path::Path;
 use super::chunks::Chunks;
 use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
 use super::disk::{damage_hook, disk_free};
+use super::exchange::{Alone, Exchange, parse, split};
 use super::expand::Plan;
 use super::merge::{merge, narrow, settle};
 use super::resume::{Checkpoint, Resumed, layer_name};
@@ -106,25 +107,100 @@ pub fn search_stored<S: StateSpace>(
         space,
         seed,
         max_depth,
-        storage,
-        config,
-        &Buffers::SHIPPED,
+        (storage, config, &Buffers::SHIPPED),
         on_layer,
         progress,
+        &mut Alone,
     )
 }
 
-/// [`search_stored`] with the given buffers.
+/// [`search_stored`] as one of the processes of `exchange` ([`Exchange`]), each holding the
+/// segments it owns of every layer (segment `k` on process `k mod P`): its own layers,
+/// runs, checkpoint and memory budget in `storage`, the same `seed`, `max_depth` and
+/// `config` (segments and fan-in) on every process. Each chunk's run is cut by owner, the
+/// pieces of other processes' segments sent to them and theirs added as runs here; after
+/// each layer the processes sum its size. Every process gets the global layer sizes,
+/// `complete` and `stopped`; [`Frontier::last`] is gathered to process 0 (the first
+/// [`LAST_LISTED`] boards of the last layer, as one machine's) and empty on the others; the
+/// other figures are this process's. `on_layer` is told the global size of each layer and
+/// this process's bytes sent and received. With [`super::Alone`], exactly
+/// [`search_stored`].
+///
+/// With a checkpoint, `--resume` continues from the deepest layer every process can resume
+/// ([`Exchange::agree_resume`]), each loading the slot of that depth; a process's refusal
+/// (a folder of another search or process, nothing to resume) is every process's error.
+///
+/// # Errors
+/// As [`search_stored`], and [`FrontierError::Peer`] when another process failed, refused or
+/// sent what cannot be right.
 #[allow(clippy::too_many_arguments)]
-fn search_buffered<S: StateSpace>(
+pub fn search_across<S: StateSpace>(
     space: &S,
     seed: StateIndex,
     max_depth: u32,
     storage: &Storage,
     config: FrontierConfig,
-    buffers: &Buffers,
+    on_layer: impl FnMut(LayerReport),
+    progress: &dyn Progress,
+    exchange: &mut dyn Exchange,
+) -> Result<Frontier, FrontierError> {
+    search_buffered(
+        space,
+        seed,
+        max_depth,
+        (storage, config, &Buffers::SHIPPED),
+        on_layer,
+        progress,
+        exchange,
+    )
+}
+
+/// Every process's outcome of a step that may fail on any of them (preparing or resuming a
+/// checkpoint): this process's error, else the first other process's (named), else `mine`.
+/// One machine: `mine`, with no round.
+fn agree<T>(
+    exchange: &mut dyn Exchange,
+    mine: Result<T, FrontierError>,
+) -> Result<T, FrontierError> {
+    if exchange.processes() == 1 {
+        return mine;
+    }
+    let status = mine
+        .as_ref()
+        .err()
+        .map_or_else(Vec::new, |e| e.to_string().into_bytes());
+    let all = exchange.all_gather(&status)?;
+    let theirs = all.iter().enumerate().find(|(_, s)| !s.is_empty());
+    if theirs.is_some() {
+        before_stopping(exchange);
+    }
+    let value = mine?;
+    match theirs {
+        Some((p, why)) => Err(FrontierError::Peer(format!(
+            "process {p}: {}",
+            String::from_utf8_lossy(why)
+        ))),
+        None => Ok(value),
+    }
+}
+
+/// Before every process stops with an error they agreed on: one more round, so that none
+/// exits (breaking its connections) before every other has the round that decided it, and
+/// reports that error rather than a broken connection. Its own failure (a process already
+/// gone) changes nothing.
+fn before_stopping(exchange: &mut dyn Exchange) {
+    let _ = exchange.all_gather(&[]);
+}
+
+/// [`search_across`] with the given buffers.
+fn search_buffered<S: StateSpace>(
+    space: &S,
+    seed: StateIndex,
+    max_depth: u32,
+    (storage, config, buffers): (&Storage, FrontierConfig, &Buffers),
     mut on_layer: impl FnMut(LayerReport),
     progress: &dyn Progress,
+    exchange: &mut dyn Exchange,
 ) -> Result<Frontier, FrontierError> {
     let config = FrontierConfig {
         fan_in: storage.fan_in.unwrap_or(config.fan_in),
@@ -135,13 +211,13 @@ fn search_buffered<S: StateSpace>(
     let size = space.size();
     let places = Places::new(storage, size, config.segments);
     // The folder's lock, held until the search returns.
-    let _held = places.prepare()?;
-    let resumed = places.resume(max_depth, progress)?;
+    let _held = agree(exchange, places.prepare())?;
+    let resumed = places.resume(max_depth, progress, exchange)?;
     let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
     let (mut previous, mut current, mut sizes, mut peak) = match resumed {
         Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
         None => {
-            let (previous, current) = places.first_layers(seed)?;
+            let (previous, current) = places.first_layers(seed, &*exchange)?;
             let peak = current.bytes_in_memory();
             (previous, current, vec![1u64], peak)
         }
@@ -157,6 +233,7 @@ fn search_buffered<S: StateSpace>(
         buffers,
         per_board: chunk_bytes_per_board(space),
         memory: storage.memory,
+        held: exchange.held(),
         places,
         progress,
     };
@@ -165,7 +242,7 @@ fn search_buffered<S: StateSpace>(
     let free_dir = step.places.free_dir();
     on_layer(LayerReport {
         depth,
-        size: current.len,
+        size: sizes[depth as usize],
         bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
         bytes_on_disk: previous.bytes_on_disk() + current.bytes_on_disk(),
         disk_free: free_dir.and_then(disk_free),
@@ -173,22 +250,31 @@ fn search_buffered<S: StateSpace>(
         bytes_of_runs: 0,
         merges: 0,
         levels: 0,
+        expanded: 0,
+        sent_bytes: 0,
+        received_bytes: 0,
     });
     let mut stopped = None;
     let mut merges = 0u64;
+    // Per layer built: its depth, the boards expanded and the bytes sent, by every process.
+    let mut traffic_by_depth: Vec<(u32, u64, u64)> = Vec::new();
     let mut complete = false;
     let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
     let mut retained: Option<Layer> = None;
     while depth < max_depth {
-        let chunk = match step.chunk_for(&previous, &current, depth) {
-            Ok(chunk) => chunk,
-            Err(why) => {
-                stopped = Some(why);
-                break;
-            }
+        let (chunk, why) = match step.chunk_for(&previous, &current, depth) {
+            Ok(chunk) => (chunk, None),
+            Err(why) => (0, Some(why)),
         };
-        let (runs, count) = step.expand(&previous, &current, depth, chunk, &mut peak)?;
+        // Every process stops before the layer when one must.
+        if let Some(why) = exchange.agree_stop(why)? {
+            stopped = Some(why);
+            break;
+        }
+        let expanded = current.len;
+        let (runs, count, traffic) =
+            step.expand(&previous, &current, depth, chunk, &mut peak, exchange)?;
         let older_bytes = previous.bytes_in_memory();
         let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
         peak = peak.max(
@@ -198,14 +284,23 @@ fn search_buffered<S: StateSpace>(
                 + buffers.merge_bytes(runs.len()),
         );
         merges += runs.merges;
-        if next.len == 0 {
+        // The layer's size over every process (this process's on one machine).
+        let (global, all_expanded, all_sent) = match exchange.processes() {
+            1 => (next.len, expanded, traffic.0),
+            _ => {
+                let sums = exchange.sum_each(&[next.len, expanded, traffic.0])?;
+                (sums[0], sums[1], sums[2])
+            }
+        };
+        traffic_by_depth.push((depth + 1, all_expanded, all_sent));
+        if global == 0 {
             complete = true;
             // (An empty layer's file is not kept.)
             next.retire().map_err(checkpoint_fail)?;
             break;
         }
         depth += 1;
-        sizes.push(next.len);
+        sizes.push(global);
         let on_disk = current.bytes_on_disk()
             + next.bytes_on_disk()
             + previous.bytes_on_disk()
@@ -229,7 +324,7 @@ fn search_buffered<S: StateSpace>(
         current = next;
         on_layer(LayerReport {
             depth,
-            size: current.len,
+            size: global,
             bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
             bytes_on_disk: on_disk + runs.bytes_on_disk(),
             disk_free: free_dir.and_then(disk_free),
@@ -237,16 +332,33 @@ fn search_buffered<S: StateSpace>(
             bytes_of_runs: runs.bytes,
             merges: runs.merges,
             levels: runs.levels,
+            expanded,
+            sent_bytes: traffic.0,
+            received_bytes: traffic.1,
         });
         drop(runs);
         if step.places.checkpoint.is_some() {
             crate::durable::fault_injection(u64::from(depth));
         }
     }
-    let last = Chunks::new(&current, depth, LAST_LISTED, buffers.decode)
+    let mut last = Chunks::new(&current, depth, LAST_LISTED, buffers.decode)
         .next_chunk()?
         .map(<[StateIndex]>::to_vec)
         .unwrap_or_default();
+    if exchange.processes() > 1 {
+        // Every process's first boards to process 0, which keeps the first of them all.
+        let bytes: Vec<u8> = last.iter().flat_map(|i| i.0.to_le_bytes()).collect();
+        let all = exchange.gather(bytes)?;
+        last = all
+            .iter()
+            .flat_map(|b| b.chunks_exact(8))
+            .map(|c| StateIndex(u64::from_le_bytes(c.try_into().expect("eight bytes"))))
+            .filter(|i| i.0 < size)
+            .collect();
+        last.sort_unstable();
+        last.dedup();
+        last.truncate(LAST_LISTED);
+    }
     Ok(Frontier {
         layer_sizes: sizes,
         complete,
@@ -259,6 +371,9 @@ fn search_buffered<S: StateSpace>(
         merges,
         saved_bytes,
         save_time,
+        expanded: traffic_by_depth.iter().map(|t| t.1).sum(),
+        sent_bytes: traffic_by_depth.iter().map(|t| t.2).sum(),
+        traffic_by_depth,
     })
 }
 
@@ -354,6 +469,7 @@ impl<'a> Places<'a> {
         &self,
         max_depth: u32,
         progress: &dyn Progress,
+        exchange: &mut dyn Exchange,
     ) -> Result<Option<Resumed>, FrontierError> {
         let Some((at, ck)) = &self.checkpoint else {
             return Ok(None);
@@ -361,10 +477,35 @@ impl<'a> Places<'a> {
         if !at.start.resumes() {
             return Ok(None);
         }
-        let (loaded, warnings) = ck.load().map_err(|e| match e.kind() {
+        let fail = |e: std::io::Error| match e.kind() {
             std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
             _ => self.checkpoint_fail(e),
-        })?;
+        };
+        // Across processes: the deepest layer every process can resume, loaded on each.
+        let depth = if exchange.processes() > 1 {
+            let mine = agree(exchange, ck.available().map_err(fail))?;
+            let depth = exchange.agree_resume(&mine)?;
+            if depth.is_none() {
+                before_stopping(exchange);
+                return Err(FrontierError::NothingToResume(format!(
+                    "--resume: no layer that every process saved checks out (this process's \
+                     {} holds {}; run without --resume to start afresh)",
+                    at.dir.display(),
+                    match mine.is_empty() {
+                        true => "none".to_string(),
+                        false => format!("depths {mine:?}"),
+                    }
+                )));
+            }
+            depth
+        } else {
+            None
+        };
+        let loaded = ck.load(depth).map_err(fail);
+        let (loaded, warnings) = match depth {
+            Some(_) => agree(exchange, loaded)?,
+            None => loaded?,
+        };
         for w in &warnings {
             progress.warn(w);
         }
@@ -406,19 +547,26 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// Layers -1 (empty) and 0 (`seed` alone) of a new search, layer 0 written to its sink.
-    fn first_layers(&self, seed: StateIndex) -> Result<(Layer, Layer), FrontierError> {
+    /// Layers -1 (empty) and 0 (`seed` alone, on the process that owns its segment) of a new
+    /// search, layer 0 written to its sink.
+    fn first_layers(
+        &self,
+        seed: StateIndex,
+        exchange: &dyn Exchange,
+    ) -> Result<(Layer, Layer), FrontierError> {
         let previous = Layer::new(self.size, self.segments);
         let span = previous.span;
         let mut first = self.sink(0, span)?;
         let s = (seed.0 / span) as usize;
+        let here = exchange.owner(s) == exchange.process();
         for k in 0..self.segments {
             let mut bytes = Vec::new();
-            if k == s {
+            let seeded = k == s && here;
+            if seeded {
                 encode_sorted(&[seed.0], k as u64 * span, &mut bytes);
             }
             first
-                .push(bytes, u64::from(k == s))
+                .push(bytes, u64::from(seeded))
                 .map_err(|e| self.scratch_fail(e))?;
         }
         let current = first.finish().map_err(|e| self.scratch_fail(e))?;
@@ -436,6 +584,8 @@ struct Step<'a, S> {
     per_board: u64,
     /// The memory budget, if any.
     memory: Option<u64>,
+    /// Bytes of other processes' messages held at once, at most ([`Exchange::held`]).
+    held: u64,
     places: Places<'a>,
     /// Asked before each chunk whether to stop.
     progress: &'a dyn Progress,
@@ -475,6 +625,7 @@ impl<S: StateSpace> Step<'_, S> {
             let besides = |c: usize| {
                 let runs = current.len.div_ceil(c as u64) as usize;
                 let mut b = RESERVE
+                    + self.held
                     + buffers.merge_bytes_past_reserve(runs.min(config.fan_in))
                     + pieces_bytes(live_runs(runs, config.fan_in), config.segments);
                 if layers_dir.is_none() {
@@ -537,14 +688,18 @@ impl<S: StateSpace> Step<'_, S> {
     }
 
     /// The runs of layer `depth` (`current`, after `previous`), expanded in chunks of `chunk`
-    /// boards, and the number of chunks; `peak` rises to the bytes held meanwhile (the layers
-    /// in memory, the decode buffers and the runs in memory). `progress` is asked before each
-    /// chunk whether to stop.
+    /// boards, the number of chunks, and the bytes of messages sent to and received from
+    /// other processes; `peak` rises to the bytes held meanwhile (the layers in memory, the
+    /// decode buffers and the runs in memory). `progress` is asked before each chunk whether
+    /// to stop. Each chunk's run is cut by owner ([`split`]): the pieces of this process's
+    /// segments are a run here, the others sent to their owners; the messages that arrive
+    /// (between chunks, while waiting for credit, and until every process has ended the
+    /// layer) are runs of their own ([`parse`]).
     ///
     /// # Errors
     /// [`FrontierError::Interrupted`] when asked to stop; [`FrontierError::Read`] for a
     /// segment of the layer that does not check out; [`FrontierError::Scratch`] when the runs'
-    /// file fails.
+    /// file fails; [`FrontierError::Peer`] from the exchange.
     fn expand(
         &self,
         previous: &Layer,
@@ -552,7 +707,8 @@ impl<S: StateSpace> Step<'_, S> {
         depth: u32,
         chunk: usize,
         peak: &mut u64,
-    ) -> Result<(Runs, u64), FrontierError> {
+        exchange: &mut dyn Exchange,
+    ) -> Result<(Runs, u64, (u64, u64)), FrontierError> {
         let scratch_fail = |source| self.places.scratch_fail(source);
         let mut runs = Runs::new(self.places.runs).map_err(scratch_fail)?;
         let mut chunks = Chunks::new(current, depth, chunk, self.buffers.decode);
@@ -561,25 +717,70 @@ impl<S: StateSpace> Step<'_, S> {
             previous.bytes_in_memory() + current.bytes_in_memory() + self.buffers.decode_bytes();
         let shape = (current.segments(), current.span);
         let fan_in = self.config.fan_in;
+        let layout = (current.segments(), current.span, self.plan.size);
+        let alone = exchange.processes() == 1;
+        let (mut sent, mut received) = (0u64, 0u64);
         while let Some(boards) = chunks.next_chunk()? {
             if self.progress.stop_requested() {
                 return Err(FrontierError::Interrupted);
             }
+            let (mine, out) = split(self.plan.run(boards), &*exchange);
             // A full level is merged only when another run comes: a layer of `fan_in` runs
             // is merged once, by the last merge.
-            settle(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
-            runs.add(self.plan.run(boards)).map_err(scratch_fail)?;
+            if alone || mine.iter().any(|(_, p)| !p.is_empty()) {
+                settle(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
+                runs.add(mine).map_err(scratch_fail)?;
+            }
             count += 1;
+            *peak = (*peak).max(layers + runs.peak_in_memory());
+            for (target, message) in out {
+                sent += message.len() as u64;
+                let (who, ours) = (exchange.process(), exchange.processes());
+                let mut arrived = |m: &[u8]| {
+                    self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
+                };
+                exchange.send(target, message, &mut arrived)?;
+            }
+            let (who, ours) = (exchange.process(), exchange.processes());
+            exchange.take(&mut |m: &[u8]| {
+                self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
+            })?;
             *peak = (*peak).max(layers + runs.peak_in_memory());
         }
         drop(chunks);
+        if !alone {
+            let (who, ours) = (exchange.process(), exchange.processes());
+            exchange.end_layer(&mut |m: &[u8]| {
+                self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
+            })?;
+            *peak = (*peak).max(layers + runs.peak_in_memory());
+        }
         narrow(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
         *peak = (*peak).max(layers + runs.peak_in_memory());
         runs.flush().map_err(scratch_fail)?;
         if let Some(file) = runs.a_file() {
             damage_hook("runs", depth + 1, file, None);
         }
-        Ok((runs, count))
+        Ok((runs, count, (sent, received)))
+    }
+
+    /// A message from another process ([`parse`]d against `layout` for process `who` of
+    /// `ours`) added to `runs` as a run of its own, the fan-in kept first ([`settle`]);
+    /// `received` counts its bytes.
+    fn receive(
+        &self,
+        runs: &mut Runs,
+        message: &[u8],
+        (layout, who, ours): ((usize, u64, u64), usize, usize),
+        depth: u32,
+        received: &mut u64,
+    ) -> Result<(), FrontierError> {
+        *received += message.len() as u64;
+        let bucket = parse(message, layout, (who, ours))?;
+        let shape = (layout.0, layout.1);
+        settle(runs, self.config.fan_in, shape, self.buffers, depth + 1)?;
+        runs.add(vec![bucket])
+            .map_err(|source| self.places.scratch_fail(source))
     }
 
     /// Layer `depth` merged from `runs` minus `older` and `newer` ([`merge`]), written where
@@ -890,8 +1091,16 @@ mod tests {
                 fan_in: None,
                 chunk: None,
             };
-            let f =
-                search_buffered(&space, seed, 20, &storage, c, &tiny, |_| {}, &NoProgress).unwrap();
+            let f = search_buffered(
+                &space,
+                seed,
+                20,
+                (&storage, c, &tiny),
+                |_| {},
+                &NoProgress,
+                &mut Alone,
+            )
+            .unwrap();
             assert_eq!(f.layer_sizes, A089484, "{place}");
             assert_eq!(f.last, one.last, "{place}");
         }
@@ -946,8 +1155,16 @@ mod tests {
                 decode: 64 << 10,
             };
             let before = status_bytes("VmRSS:");
-            let f = search_buffered(&space, seed, 24, &storage, c, &buffers, |_| {}, &NoProgress)
-                .unwrap();
+            let f = search_buffered(
+                &space,
+                seed,
+                24,
+                (&storage, c, &buffers),
+                |_| {},
+                &NoProgress,
+                &mut Alone,
+            )
+            .unwrap();
             let peak = status_bytes("VmHWM:");
             println!(
                 "bounded: {before} {peak} {} {:?}",

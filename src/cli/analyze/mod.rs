@@ -167,9 +167,11 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
         return all_pairs(&args, shape, started);
     }
     let plan = plan(&args, shape)?;
-    if let (Some(depth), None) = (args.max_depth, &plan.cluster) {
-        // Refused before any folder is made when the disk cannot hold the widest layer.
-        analysis::check_limited_disk(&goal, plan.metric, depth, &storage(&args))
+    if let Some(depth) = args.max_depth {
+        // Refused before any folder is made (and before any connection) when the disk cannot
+        // hold the widest layer (this process's share of it, across processes).
+        let processes = plan.cluster.as_ref().map_or(1, |c| c.processes);
+        analysis::check_limited_disk(&goal, plan.metric, depth, &storage(&args), processes)
             .map_err(CliError::limited)?;
     }
     make_scratch(&args)?;
@@ -178,7 +180,8 @@ pub fn run(args: AnalyzeArgs) -> Result<(), CliError> {
     if writes {
         export::prepare_dir(&dir).map_err(CliError::runtime)?;
     }
-    let bars = Bars::new(!args.quiet && writes);
+    // Every process of a frontier search across processes shows its own progress.
+    let bars = Bars::new(!args.quiet && (writes || args.max_depth.is_some()));
     let Some(found) = search(&args, &plan, &goal, &dir, &bars)? else {
         return Ok(());
     };
@@ -262,16 +265,12 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<Plan, CliError> {
         table: args.table,
         search_components: args.search_components,
     };
+    // With --max-depth, --processes runs the frontier search across processes.
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
-    if cluster.is_some() && args.max_depth.is_some() {
-        return Err(CliError::usage(
-            "--max-depth runs on one machine: run without --processes and --workers",
-        ));
-    }
     if cluster.is_none() && args.max_depth.is_none() {
         analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     }
-    if let Some(c) = &cluster {
+    if let Some(c) = cluster.as_ref().filter(|_| args.max_depth.is_none()) {
         analysis::check_cluster(shape, options, c).map_err(CliError::usage)?;
     }
     if args.max_depth.is_some() {
@@ -379,6 +378,26 @@ fn search(
             result
         }
         None => analysis::analyze_unchecked(goal, plan.options, bars).map_err(CliError::runtime)?,
+        Some(c) if args.max_depth.is_some() => {
+            let depth = args.max_depth.unwrap_or_default();
+            match analysis::analyze_limited_cluster(goal, metric, depth, &storage(args), c, bars)
+                .map_err(CliError::limited)?
+            {
+                Some((result, l)) => {
+                    limited = Some(l);
+                    result
+                }
+                None => {
+                    if !args.quiet {
+                        println!(
+                            "process {} of {}: done (process 0 writes the results)",
+                            c.process, c.processes
+                        );
+                    }
+                    return Ok(None);
+                }
+            }
+        }
         Some(c) => {
             // Process 0 writes the table as the processes stream their marks to it.
             let spool: Option<Box<dyn npuzzle::bfs::cluster::MarksSink>> =
@@ -427,6 +446,24 @@ fn summary_of(found: &Found) -> Summary {
     summary.npuzzle = Some(Provenance::of_this_build(super::arguments()));
     if let Some(l) = &found.limited {
         summary.limit(l.complete, l.max_depth_searched);
+        if l.processes > 1 {
+            summary.traffic = Some(npuzzle::export::TrafficSummary {
+                processes: l.processes,
+                boards_expanded: l.expanded,
+                bytes_sent: l.sent_bytes,
+                bytes_per_board: l.sent_bytes as f64 / l.expanded.max(1) as f64,
+                by_depth: l
+                    .traffic_by_depth
+                    .iter()
+                    .map(|&(depth, expanded, sent)| npuzzle::export::LayerTraffic {
+                        depth,
+                        boards_expanded: expanded,
+                        bytes_sent: sent,
+                        bytes_per_board: sent as f64 / expanded.max(1) as f64,
+                    })
+                    .collect(),
+            });
+        }
     }
     summary
 }
@@ -443,7 +480,8 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
     if cluster.is_some() && args.max_depth.is_some() {
         return Err(CliError::usage(
-            "--max-depth runs on one machine: run without --processes and --workers",
+            "--all-pairs with --max-depth runs on one machine (one frontier search per orbit \
+             of blank cells): run it without --processes and --workers",
         ));
     }
     if let Some(scratch) = args.scratch.as_ref().filter(|_| args.max_depth.is_some()) {

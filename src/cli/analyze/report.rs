@@ -71,6 +71,31 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
                 HumanCount(l.merges)
             ));
         }
+        if l.processes > 1 {
+            notes.push(format!(
+                "across {} processes: {} boards expanded, {} of runs' pieces sent to other \
+                 processes ({:.2} bytes per board expanded)",
+                l.processes,
+                HumanCount(l.expanded),
+                DecimalBytes(l.sent_bytes),
+                l.sent_bytes as f64 / l.expanded.max(1) as f64
+            ));
+            // The layer that sent the most per board (summary.json has every layer's).
+            let per_board = |&(_, e, s): &(u32, u64, u64)| s as f64 / e.max(1) as f64;
+            if let Some(most) = l
+                .traffic_by_depth
+                .iter()
+                .max_by(|a, b| per_board(a).total_cmp(&per_board(b)))
+            {
+                notes.push(format!(
+                    "bytes sent per board expanded, by layer: at most {:.2} (depth {}), {:.2} \
+                     for the last; every layer's in summary.json",
+                    per_board(most),
+                    most.0,
+                    l.traffic_by_depth.last().map_or(0.0, per_board)
+                ));
+            }
+        }
         if let Some(why) = &l.stopped {
             notes.push(why.clone());
         }
