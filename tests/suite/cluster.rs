@@ -1239,6 +1239,21 @@ fn all_pairs_runs_distributed() {
     );
 }
 
+/// A frontier search's flags to `depth` with its checkpoint in `dir/ck{folder}` (a process's
+/// own folder), resumed or not.
+fn checkpointed(depth: u32, dir: &Path, folder: usize, resume: bool) -> Vec<String> {
+    let mut f = vec![
+        "--max-depth".to_string(),
+        depth.to_string(),
+        "--checkpoint".into(),
+        dir.join(format!("ck{folder}")).display().to_string(),
+    ];
+    if resume {
+        f.push("--resume".into());
+    }
+    f
+}
+
 /// The frontier search across processes (`analyze --max-depth --processes`): processes `0..n`
 /// over loopback as [`run_cluster`] starts them, process `i` with the flags `extra_of(i)` (its
 /// own scratch or checkpoint folder) and the environment `env_of(i)`.
@@ -1359,19 +1374,7 @@ fn the_frontier_search_resumes_across_processes() {
     let board = ["--size", "4"];
     let dir = tempfile::tempdir().unwrap();
     let one = one_process(&board, dir.path(), "4x4", &["--max-depth", "22"]);
-    let ck = |i: usize| dir.path().join(format!("ck{i}")).display().to_string();
-    let flags = |folder: usize, resume: bool| {
-        let mut f = vec![
-            "--max-depth".to_string(),
-            "22".to_string(),
-            "--checkpoint".into(),
-            ck(folder),
-        ];
-        if resume {
-            f.push("--resume".into());
-        }
-        f
-    };
+    let flags = |folder: usize, resume: bool| checkpointed(22, dir.path(), folder, resume);
     let crashed = run_frontier(
         &board,
         dir.path(),
@@ -1456,19 +1459,7 @@ fn frontier_flags_that_differ_and_a_full_disk_on_one_process() {
         return;
     }
     let one = one_process(&board, dir.path(), "4x4", &["--max-depth", "20"]);
-    let ck = |i: usize| dir.path().join(format!("ck{i}")).display().to_string();
-    let flags = |i: usize, resume: bool| {
-        let mut f = vec![
-            "--max-depth".to_string(),
-            "20".to_string(),
-            "--checkpoint".into(),
-            ck(i),
-        ];
-        if resume {
-            f.push("--resume".into());
-        }
-        f
-    };
+    let flags = |i: usize, resume: bool| checkpointed(20, dir.path(), i, resume);
     let full = run_frontier(
         &board,
         dir.path(),

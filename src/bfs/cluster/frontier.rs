@@ -272,6 +272,7 @@ impl Exchange for Across<'_, '_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::Announce;
     use super::*;
     use crate::bfs::frontier::{CheckpointAt, RunLabel, search_stored};
     use crate::bfs::{Parity, ParitySpace};
@@ -280,22 +281,6 @@ mod tests {
     use crate::shape::Shape;
     use std::sync::Mutex;
     use std::time::Duration;
-
-    /// Hands on the address a process announces ("listens on ...").
-    struct Announce(Mutex<mpsc::Sender<String>>);
-
-    impl Progress for Announce {
-        fn begin(&self, _: &str, _: u64, _: &str) {}
-        fn update(&self, _: u64, _: &str) {}
-        fn end(&self) {}
-        fn warn(&self, line: &str) {
-            if let Some(rest) = line.split(" listens on ").nth(1)
-                && let Some(address) = rest.split_whitespace().next()
-            {
-                let _ = self.0.lock().unwrap().send(address.to_string());
-            }
-        }
-    }
 
     /// Runs `job` on `processes` processes of one worker over loopback, each a thread of this
     /// test started once the ones before it listen, process `p` with `storage(p)`; returns

@@ -1068,8 +1068,9 @@ mod tests {
         }
     }
 
-    /// Hands on the address a process announces ("listens on ...").
-    struct Announce(Mutex<mpsc::Sender<String>>);
+    /// Hands on the address a process announces ("listens on ..."): the tests here and the
+    /// frontier job's.
+    pub(super) struct Announce(pub(super) Mutex<mpsc::Sender<String>>);
 
     impl Progress for Announce {
         fn begin(&self, _: &str, _: u64, _: &str) {}
