@@ -172,6 +172,29 @@ fn run_cluster_on(
     extra: &[&str],
     env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<Output> {
+    start_all(
+        hosts,
+        loud,
+        board,
+        dir,
+        workers,
+        |_| extra.iter().map(|f| f.to_string()).collect(),
+        env_of,
+    )
+}
+
+/// Starts processes `0..hosts.len()` in order, process `i` on loopback address `hosts[i]`
+/// with the flags `extra_of(i)` and the environment `env_of(i)` ([`run_cluster`],
+/// [`run_cluster_on`], [`run_frontier`]); returns every output, process 0's first.
+fn start_all(
+    hosts: &[&str],
+    loud: bool,
+    board: &[&str],
+    dir: &Path,
+    workers: usize,
+    extra_of: impl Fn(usize) -> Vec<String>,
+    env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
+) -> Vec<Output> {
     let processes = hosts.len();
     let mut known: Vec<String> = Vec::new();
     let mut started = Vec::new();
@@ -182,6 +205,10 @@ fn run_cluster_on(
             true => command_loud(board, &out, &[]),
             false => command(board, &out, &[]),
         };
+        let extra = extra_of(i);
+        if !extra.iter().any(|f| f == "--connect-timeout") {
+            cmd.args(["--connect-timeout", "30"]);
+        }
         cmd.args([
             "--processes",
             &processes.to_string(),
@@ -191,8 +218,6 @@ fn run_cluster_on(
             &hosts.display().to_string(),
             "--workers",
             &workers.to_string(),
-            "--connect-timeout",
-            "30",
         ])
         .args(extra)
         .envs(env_of(i));
@@ -1264,36 +1289,14 @@ fn run_frontier(
     extra_of: impl Fn(usize) -> Vec<String>,
     env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<Output> {
-    let mut known: Vec<String> = Vec::new();
-    let mut started = Vec::new();
-    for i in 0..processes {
-        let hosts = hostfile(dir, i, processes, &known);
-        let mut cmd = command(board, &dir.join(format!("p{i}")), &[]);
-        let extra = extra_of(i);
-        if !extra.iter().any(|f| f == "--connect-timeout") {
-            cmd.args(["--connect-timeout", "30"]);
-        }
-        cmd.args([
-            "--processes",
-            &processes.to_string(),
-            "--process",
-            &i.to_string(),
-            "--hostfile",
-            &hosts.display().to_string(),
-            "--workers",
-            "1",
-            "--stall-timeout",
-            "60",
-        ])
-        .args(extra)
-        .envs(env_of(i));
-        let (s, address) = start(cmd, i + 1 < processes);
-        if i + 1 < processes {
-            known.push(address.expect("a listening process announces its address"));
-        }
-        started.push(s);
-    }
-    started.into_iter().map(Started::wait).collect()
+    // A peer that stops makes the others give up within a minute, not the default half hour.
+    let extra_of = |i| {
+        let mut f = extra_of(i);
+        f.extend(["--stall-timeout".to_string(), "60".to_string()]);
+        f
+    };
+    let on = vec!["127.0.0.1"; processes];
+    start_all(&on, false, board, dir, 1, extra_of, env_of)
 }
 
 /// depths.csv and hardest.txt byte for byte, and summary.json but for how it ran (the

@@ -103,14 +103,8 @@ pub fn search_stored<S: StateSpace>(
     on_layer: impl FnMut(LayerReport),
     progress: &dyn Progress,
 ) -> Result<Frontier, FrontierError> {
-    search_buffered(
-        space,
-        seed,
-        max_depth,
-        (storage, config, &Buffers::SHIPPED),
-        on_layer,
-        progress,
-        &mut Alone,
+    search_across(
+        space, seed, max_depth, storage, config, on_layer, progress, &mut Alone,
     )
 }
 
