@@ -5,7 +5,7 @@
 //!
 //! `--make-boards` writes random solvable boards instead, one per line (row-major, 0 = blank),
 //! the format of `npuzzle solve --batch`: uniform over the solvable half (a uniform shuffle,
-//! parity fixed by swapping two tiles; see `npuzzle::solve::random`), from a fixed seed.
+//! parity fixed by swapping two tiles; see `npuzzle::random`), from a fixed seed.
 //! Defaults `4x4 100 2024`, which is `benches/data/4x4_random100.txt`
 //! (`scripts/make_boards.sh` writes it).
 //!
@@ -33,9 +33,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use npuzzle::random::{SplitMix64, random_solvable};
 use npuzzle::solve::input::AnyBoard;
 use npuzzle::solve::pdb::{Partition, PatternDatabases};
-use npuzzle::solve::random::{SplitMix64, random_solvable};
 use npuzzle::solve::{
     self, Algorithm, Heuristic, HeuristicKind, Limits, SolveError, cache, input, wide,
 };

@@ -64,7 +64,7 @@ pub struct Options {
 /// (the multi-tile metric, one-row boards) a table is made from per-board depths, up to
 /// [`SEARCH_CELLS`] cells.
 pub fn table_from_marks(shape: Shape, metric: Metric) -> bool {
-    metric == Metric::Stm && Engine::for_shape(shape) == Some(Engine::Parity)
+    metric.is_bipartite() && Engine::for_shape(shape) == Some(Engine::Parity)
 }
 
 /// The largest layer a distance table of `boards` boards lists board by board:
@@ -113,13 +113,18 @@ pub enum AnalyzeError {
     Interrupted(#[from] crate::progress::Interrupted),
 }
 
-/// The engine that runs a shape.
+/// The engine that runs a shape: the index its BFS ranks the boards in, which is also how
+/// per-board results ([`PerBoard::layout`]) and a distance table ([`crate::table`], whose
+/// header stores the discriminant: 1 or 2) index them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
 pub enum Engine {
-    /// The parity index over one component ([`ParitySpace`]).
-    Parity,
-    /// The lexicographic index over all boards ([`LexSpace`]).
-    Lex,
+    /// The parity index of the goal's class ([`ParitySpace`]): `n!/2` boards, on boards of at
+    /// least 2 rows and 2 columns.
+    Parity = 1,
+    /// The lexicographic rank over all boards ([`LexSpace`], [`crate::rank`]): all `n!`
+    /// boards, on one-row boards.
+    Lex = 2,
 }
 
 impl Engine {
@@ -145,7 +150,7 @@ impl Engine {
 
 /// The memory a run needs, checked against what is available.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
+pub struct MemoryPlan {
     /// Bytes the run will allocate (dominant terms).
     pub bytes: u64,
     /// Bytes available on this machine when planned.
@@ -229,13 +234,13 @@ pub fn address_space_left() -> u64 {
 /// # Errors
 /// [`AnalyzeError::TooLarge`] with the bytes needed and the largest boards that fit, when no
 /// engine supports the shape or it needs more than `available` bytes.
-pub fn plan(shape: Shape, options: Options, available: u64) -> Result<Plan, AnalyzeError> {
+pub fn plan(shape: Shape, options: Options, available: u64) -> Result<MemoryPlan, AnalyzeError> {
     let cells = shape.cells();
     let needed = bytes_needed(shape, options);
     if let Some(bytes) = needed
         && bytes <= available
     {
-        return Ok(Plan { bytes, available });
+        return Ok(MemoryPlan { bytes, available });
     }
     let fits = |s: Shape| bytes_needed(s, options).is_some_and(|b| b <= available);
     let largest = (2..=ParitySpace::MAX_CELLS)
@@ -320,22 +325,12 @@ enum Lookup {
     },
 }
 
-/// How per-board results (and a distance table, [`crate::table`]) index the boards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
-pub enum IndexLayout {
-    /// The parity index of the goal's class ([`ParitySpace`]): `n!/2` boards.
-    Parity = 1,
-    /// The lexicographic rank ([`crate::rank`]): all `n!` boards.
-    Lex = 2,
-}
-
 impl PerBoard {
     /// How the boards are indexed, and how many there are.
-    pub fn layout(&self) -> (IndexLayout, u64) {
+    pub fn layout(&self) -> (Engine, u64) {
         match &self.lookup {
-            Lookup::Parity { space, .. } => (IndexLayout::Parity, space.size()),
-            Lookup::Lex { components, .. } => (IndexLayout::Lex, components.len()),
+            Lookup::Parity { space, .. } => (Engine::Parity, space.size()),
+            Lookup::Lex { components, .. } => (Engine::Lex, components.len()),
         }
     }
 
@@ -789,6 +784,11 @@ fn limited(
     )?;
     // (when the last layer was built, the sizes of the last two layers)
     let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
+    // The complete distribution, when published for this board from its standard goal: the
+    // time left is then the boards left to expand at the last layer's rate.
+    let published = (*goal == Board::goal(shape))
+        .then(|| bfs::frontier::plan::published(shape, metric))
+        .flatten();
     progress.begin("layers", u64::from(max_depth), "layers");
     let mut report = |r: bfs::frontier::LayerReport| {
         let now = std::time::Instant::now();
@@ -804,9 +804,20 @@ fn limited(
             1.0
         };
         let remaining = max_depth.saturating_sub(r.depth);
-        let eta: f64 = (1..=remaining.min(64))
-            .map(|k| seconds * growth.powi(k as i32))
-            .sum();
+        let eta: f64 = match &published {
+            // (checked against the layer built, so that another start never uses it)
+            Some(sizes) if sizes.get(r.depth as usize) == Some(&r.size) && last_layer.1 > 0 => {
+                // Layers r.depth to the last one before the end are still to expand.
+                let last = (sizes.len() - 1).min(max_depth as usize);
+                let left: u64 = sizes
+                    .get(r.depth as usize..last)
+                    .map_or(0, |s| s.iter().sum());
+                seconds * left as f64 / last_layer.1 as f64
+            }
+            _ => (1..=remaining.min(64))
+                .map(|k| seconds * growth.powi(k as i32))
+                .sum(),
+        };
         last_layer = (now, r.size, last_layer.1);
         progress.update(
             u64::from(r.depth),

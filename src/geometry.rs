@@ -8,9 +8,10 @@
 //!   relabelling that turns `B` into `B'` maps `B`'s component onto `B'`'s, so both have the
 //!   same eccentricity and the same distance distribution (the number of boards of their
 //!   component at each distance).
-//! - The rectangle's symmetries (its reflections, and on a square its rotations and
-//!   transposes: [`cell_orbits`]) map cells to cells and rows and columns to rows and columns,
-//!   so boards whose blanks lie in one orbit of cells share them too.
+//! - The rectangle's symmetries that preserve the metric's moves ([`Metric::symmetries`]: in
+//!   both metrics all of them, its reflections and on a square its rotations and transposes;
+//!   [`cell_orbits`]) map moves to moves, so boards whose blanks lie in one orbit of cells
+//!   share them too.
 //! - So the distribution of one board per orbit ([`start_board`], a BFS from it) gives every
 //!   board's, and the pairs at distance `d` are `(n-1)!/2 * sum over cells c of counts_c[d]`
 //!   (each of the `(n-1)!` boards with the blank on `c` sees `counts_c[d]` boards at `d`; each
@@ -45,7 +46,7 @@ pub fn all_pairs(
         ..Options::default()
     };
     analysis::plan(shape, options, analysis::available_memory())?;
-    let orbits = cell_orbits(shape).len();
+    let orbits = cell_orbits(shape, metric).len();
     Geometry::new(shape, metric, |i, cells, start| {
         progress.note(&orbit_note(i, orbits, cells, start));
         let a = analysis::analyze_unchecked(start, options, progress)?;
@@ -76,34 +77,17 @@ pub fn orbit_note(index: usize, orbits: usize, cells: &[usize], start: &Board) -
     )
 }
 
-/// The orbits of the cells of `shape` under the rectangle's symmetries: the two reflections
-/// and the half turn, and on a square also the two transposes and the quarter turns (the
-/// dihedral group of order 8). Each orbit's cells ascending (row-major cell numbers, as
-/// [`Shape::coords`]), the orbits ordered by their largest cell descending (so the first holds
-/// the standard goal's blank, the last cell). Every cell lies in exactly one orbit.
+/// The orbits of the cells of `shape` under the symmetries of the rectangle that preserve
+/// `metric`'s moves ([`Metric::symmetries`]: in both metrics the two reflections and the half
+/// turn, and on a square also the two transposes and the quarter turns, the dihedral group of
+/// order 8). Each orbit's cells ascending (row-major cell numbers, as [`Shape::coords`]), the
+/// orbits ordered by their largest cell descending (so the first holds the standard goal's
+/// blank, the last cell). Every cell lies in exactly one orbit.
 ///
 /// 3x3: `[[0, 2, 6, 8], [1, 3, 5, 7], [4]]`; 2x7: 4 orbits; 3x4: 4; 4x4: 3; 1x5: 3.
-pub fn cell_orbits(shape: Shape) -> Vec<Vec<usize>> {
-    let (rows, cols) = (shape.rows(), shape.cols());
-    let images = |cell: usize| -> Vec<usize> {
-        let (r, c) = shape.coords(cell);
-        let mut out = vec![
-            (r, c),
-            (rows - 1 - r, c),
-            (r, cols - 1 - c),
-            (rows - 1 - r, cols - 1 - c),
-        ];
-        if rows == cols {
-            // The transposes and quarter turns: (c, r) composed with the four above.
-            out.extend([
-                (c, r),
-                (cols - 1 - c, r),
-                (c, rows - 1 - r),
-                (cols - 1 - c, rows - 1 - r),
-            ]);
-        }
-        out.into_iter().map(|(r, c)| r * cols + c).collect()
-    };
+pub fn cell_orbits(shape: Shape, metric: Metric) -> Vec<Vec<usize>> {
+    let symmetries = metric.symmetries(shape);
+    let images = |cell: usize| -> Vec<usize> { symmetries.iter().map(|map| map[cell]).collect() };
     let mut orbit_of = vec![usize::MAX; shape.cells()];
     let mut orbits: Vec<Vec<usize>> = Vec::new();
     for cell in (0..shape.cells()).rev() {
@@ -219,7 +203,7 @@ impl Geometry {
         mut bfs: impl FnMut(usize, &[usize], &Board) -> Result<Distribution, E>,
     ) -> Result<Geometry, E> {
         let mut orbits = Vec::new();
-        for (i, cells) in cell_orbits(shape).into_iter().enumerate() {
+        for (i, cells) in cell_orbits(shape, metric).into_iter().enumerate() {
             let start = start_board(shape, *cells.last().expect("a cell"));
             let (counts, complete) = bfs(i, &cells, &start)?;
             orbits.push(OrbitDistances {
@@ -396,24 +380,32 @@ mod tests {
     #[test]
     fn orbits_of_the_usual_boards() {
         assert_eq!(
-            cell_orbits(shape(3, 3)),
+            cell_orbits(shape(3, 3), Metric::Stm),
             vec![vec![0, 2, 6, 8], vec![1, 3, 5, 7], vec![4]]
         );
-        assert_eq!(cell_orbits(shape(4, 4)).len(), 3);
-        assert_eq!(cell_orbits(shape(3, 4)).len(), 4);
-        assert_eq!(cell_orbits(shape(2, 7)).len(), 4);
-        assert_eq!(cell_orbits(shape(2, 6)).len(), 3);
+        assert_eq!(cell_orbits(shape(4, 4), Metric::Stm).len(), 3);
+        assert_eq!(cell_orbits(shape(3, 4), Metric::Stm).len(), 4);
+        assert_eq!(cell_orbits(shape(2, 7), Metric::Stm).len(), 4);
+        assert_eq!(cell_orbits(shape(2, 6), Metric::Stm).len(), 3);
         assert_eq!(
-            cell_orbits(shape(1, 5)),
+            cell_orbits(shape(1, 5), Metric::Stm),
             vec![vec![0, 4], vec![1, 3], vec![2]]
         );
-        assert_eq!(cell_orbits(shape(2, 2)), vec![vec![0, 1, 2, 3]]);
+        assert_eq!(
+            cell_orbits(shape(2, 2), Metric::Stm),
+            vec![vec![0, 1, 2, 3]]
+        );
     }
 
     #[test]
     fn every_cell_lies_in_exactly_one_orbit_and_the_first_holds_the_goal_blank() {
         for s in Shape::all_up_to(20) {
-            let orbits = cell_orbits(s);
+            let orbits = cell_orbits(s, Metric::Stm);
+            assert_eq!(
+                cell_orbits(s, Metric::Mtm),
+                orbits,
+                "{s}: both metrics keep every symmetry"
+            );
             let mut seen: Vec<usize> = orbits.iter().flatten().copied().collect();
             seen.sort_unstable();
             assert_eq!(seen, (0..s.cells()).collect::<Vec<_>>(), "{s}");

@@ -7,7 +7,14 @@
 //! - [`shape`]: `Shape { rows, cols }`, cell numbering (row-major), adjacency, edge count.
 //! - [`board`]: one board; the R-analysis label, the assignment's tile list, grids, parity.
 //! - [`metric`]: what one move is: single-tile (STM, the default) or multi-tile (MTM: the
-//!   blank jumps along its row or column); each space takes one.
+//!   blank jumps along its row or column); each space takes one. The metric's properties
+//!   are its methods, and the rest of the crate asks them rather than comparing with a
+//!   variant: its header code ([`metric::Metric::code`]), whether its graphs are bipartite
+//!   (the marks as a table, the parity index's sides), whether a move slides one tile (the
+//!   admissible heuristics, the additive pattern databases), the rectangle's symmetries that
+//!   keep its moves (the orbits of [`geometry`]), its folder suffix. A third metric goes
+//!   there: a variant, its moves ([`metric::Metric::targets_into`]) and each property, then
+//!   every exhaustive `match` on the metric the compiler names.
 //! - [`rank`]: Lehmer-code rank/unrank between permutations and `0..n!`, and of
 //!   `k`-permutations (pattern placements) onto `0..n!/(n-k)!`; the sequential unranker both
 //!   engine indices use.
@@ -43,21 +50,28 @@
 //! - [`distances`]: BFS from a goal: depth per board, depth distribution, antipodes.
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
-//!   choice of engine, and the whole analysis of one board.
+//!   choice of engine ([`analysis::Engine`]: the index a board's BFS, per-board results and
+//!   a distance table share), and the whole analysis of one board.
 //! - [`geometry`]: the whole game graph's eccentricities, diameter, radius, centre,
 //!   periphery, mean distance and distance table, from one BFS per orbit of blank cells under
-//!   the rectangle's symmetries (tile relabellings are automorphisms); pair counts in `u128`.
+//!   the rectangle's symmetries that keep the metric's moves ([`metric::Metric::symmetries`];
+//!   tile relabellings are automorphisms); pair counts in `u128`.
 //! - [`export`]: `edges.csv`, `nodes.csv`, `depths.csv`, `hardest.txt`, `summary.json` (with
 //!   its provenance, [`export::Provenance`]: the version, the git commit `build.rs` records,
 //!   and the command line the caller gives).
+//! - [`results`]: an analysis's results folder (the exports, `table.npt`, the small files and
+//!   the chart), written by one function for every front end: the CLI's `analyze` and the
+//!   Python package call [`results::write`]; each keeps only its notes and its errors.
 //! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
 //! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
 //!   each vertex drawn as its board.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
-//! - [`random`]: seeded random boards without a table: uniform over a goal's component (by
-//!   the parity theorem), or a random walk from the goal.
+//! - [`random`]: seeded random boards, one generator ([`random::SplitMix64`], written out
+//!   here) for all: uniform over a goal's component (by the parity theorem), a random walk,
+//!   a table's samples, the test and benchmark boards; the same seed gives the same boards on
+//!   every machine, thread count and version.
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
 //!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
@@ -134,6 +148,7 @@ pub mod progress;
 pub mod published;
 pub mod random;
 pub mod rank;
+pub mod results;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod shape;

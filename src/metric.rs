@@ -25,6 +25,9 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Every metric, in the order of their codes ([`Metric::code`]).
+    pub const ALL: [Metric; 2] = [Metric::Stm, Metric::Mtm];
+
     /// The short name used in commands, file names and `summary.json`: `stm` or `mtm`.
     pub fn name(self) -> &'static str {
         match self {
@@ -48,6 +51,97 @@ impl Metric {
             "mtm" | "multi-tile" => Some(Metric::Mtm),
             _ => None,
         }
+    }
+
+    /// The metric's code in the binary headers of distance tables (`.npt`) and pattern
+    /// database caches: 0 single-tile, 1 multi-tile (the values those files have always
+    /// held); [`Metric::from_code`] is its inverse.
+    pub fn code(self) -> u32 {
+        match self {
+            Metric::Stm => 0,
+            Metric::Mtm => 1,
+        }
+    }
+
+    /// The metric of a header's code ([`Metric::code`]); `None` for a code no metric has
+    /// (a corrupt or newer file).
+    pub fn from_code(code: u32) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.code() == code)
+    }
+
+    /// Whether every game graph in this metric is bipartite, with the sides told by the
+    /// blank's cell: true in STM (each move takes the blank to an adjacent cell, of the other
+    /// colour of the checkerboard), false in MTM (a move of two tiles keeps the colour, and
+    /// the graph has odd cycles). The BFS's marks as a distance table
+    /// ([`crate::analysis::table_from_marks`]) and the sides of the parity index
+    /// ([`crate::bfs::parity`]) rest on it.
+    pub fn is_bipartite(self) -> bool {
+        match self {
+            Metric::Stm => true,
+            Metric::Mtm => false,
+        }
+    }
+
+    /// Whether one move slides exactly one tile: true in STM, false in MTM. Where it is false,
+    /// one move may lower a tile-by-tile count such as Manhattan distance by more than one (so
+    /// Hamming, Manhattan, linear conflict and additive pattern databases are not admissible),
+    /// and consecutive single-tile slides in one direction make one move
+    /// ([`Metric::length`]).
+    pub fn moves_one_tile(self) -> bool {
+        match self {
+            Metric::Stm => true,
+            Metric::Mtm => false,
+        }
+    }
+
+    /// The suffix of a results folder in this metric: none in STM (`output/3x3`), `-mtm` in
+    /// MTM (`output/3x3-mtm`).
+    pub fn folder_suffix(self) -> &'static str {
+        match self {
+            Metric::Stm => "",
+            Metric::Mtm => "-mtm",
+        }
+    }
+
+    /// The symmetries of `shape`'s rectangle that preserve this metric's moves, each as a map
+    /// of cells (`map[cell]` is the cell's image; row-major cell numbers, as
+    /// [`Shape::coords`]), the identity first. The candidates are the rectangle's symmetries:
+    /// the identity, the two reflections and the half turn, and on a square also the two
+    /// transposes and the two quarter turns (the dihedral group of order 8); a candidate is
+    /// kept when the cells one move apart ([`Metric::targets`]) are exactly the images of the
+    /// cells one move apart. Both metrics keep every candidate (their moves go along rows and
+    /// columns, which these maps keep, with the order of the cells along them, so the tiles a
+    /// multi-tile move passes map to the tiles its image passes); a move rule that broke one
+    /// would lose it here, and with it the orbits of [`crate::geometry::cell_orbits`], which
+    /// are computed from these. (Only the rectangle's symmetries are candidates: a map of
+    /// cells that kept the targets but not that order, such as swapping two rows of 3x3 in
+    /// the multi-tile metric, is not a symmetry of the game graph.) A line's reflections that
+    /// fix every cell appear as copies of the identity.
+    pub fn symmetries(self, shape: Shape) -> Vec<Vec<usize>> {
+        let (rows, cols) = (shape.rows(), shape.cols());
+        // Candidate k: transposed first when k >= 4 (squares only), then the rows reversed
+        // when bit 0 is set, the columns when bit 1 is.
+        let image = |k: usize, cell: usize| {
+            let (r, c) = shape.coords(cell);
+            let (r, c) = if k >= 4 { (c, r) } else { (r, c) };
+            let r = if k & 1 == 1 { rows - 1 - r } else { r };
+            let c = if k & 2 == 2 { cols - 1 - c } else { c };
+            r * cols + c
+        };
+        let candidates = if rows == cols { 8 } else { 4 };
+        let sorted = |mut cells: Vec<usize>| {
+            cells.sort_unstable();
+            cells
+        };
+        (0..candidates)
+            .map(|k| (0..shape.cells()).map(|cell| image(k, cell)).collect())
+            .filter(|map: &Vec<usize>| {
+                (0..shape.cells()).all(|cell| {
+                    let moved = self.targets(shape, cell).iter().map(|&t| map[t]).collect();
+                    sorted(moved) == sorted(self.targets(shape, map[cell]))
+                })
+            })
+            .collect()
     }
 
     /// The most neighbours a board of `shape` has: 4 in STM (fewer on the border),
@@ -229,6 +323,46 @@ impl std::fmt::Display for Metric {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codes_round_trip_and_properties_follow_the_moves() {
+        for m in Metric::ALL {
+            assert_eq!(Metric::from_code(m.code()), Some(m));
+        }
+        assert_eq!(Metric::from_code(2), None);
+        // The codes the files have always held.
+        assert_eq!((Metric::Stm.code(), Metric::Mtm.code()), (0, 1));
+        for (rows, cols, count) in [(3, 3, 8), (4, 4, 8), (3, 4, 4), (2, 7, 4), (1, 5, 4)] {
+            let s = Shape::new(rows, cols).unwrap();
+            for m in Metric::ALL {
+                let maps = m.symmetries(s);
+                assert_eq!(maps.len(), count, "{s} {m}");
+                assert_eq!(
+                    maps[0],
+                    (0..s.cells()).collect::<Vec<_>>(),
+                    "identity first"
+                );
+                for map in &maps {
+                    let mut cells = map.clone();
+                    cells.sort_unstable();
+                    assert_eq!(cells, (0..s.cells()).collect::<Vec<_>>(), "a bijection");
+                }
+                // Bipartite: the blank's checkerboard colour flips with every move, or not.
+                let flips = (0..s.cells()).all(|b| {
+                    m.targets(s, b).iter().all(|&t| {
+                        let (br, bc) = s.coords(b);
+                        let (tr, tc) = s.coords(t);
+                        (br + bc + tr + tc) % 2 == 1
+                    })
+                });
+                assert_eq!(flips, m.is_bipartite(), "{s} {m}");
+                // One tile a move: every target adjacent to the blank.
+                let adjacent = (0..s.cells())
+                    .all(|b| m.targets(s, b).len() == Metric::Stm.targets(s, b).len());
+                assert_eq!(adjacent, m.moves_one_tile(), "{s} {m}");
+            }
+        }
+    }
 
     #[test]
     fn names_degrees_and_targets() {

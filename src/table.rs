@@ -66,7 +66,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 pub use crate::analysis::rare_limit;
-use crate::analysis::{Analysis, IndexLayout, TableMarks};
+use crate::analysis::{Analysis, Engine, TableMarks};
 use crate::bfs::{Held, Parity, ParitySpace, Sides, StateIndex, StateSpace, WithHeld};
 use crate::board::{Board, Direction};
 use crate::durable::TempFile;
@@ -131,7 +131,7 @@ pub const MAX_TRIES: u64 = 64;
 const MAX_WALK_CELLS: usize = ParitySpace::MAX_CELLS;
 
 /// One board's walk down a table, between two rounds of steps.
-struct Walk {
+struct Descent {
     /// Its place in the group.
     k: usize,
     /// The board (its first `cells` entries) and its blank's cell.
@@ -258,7 +258,7 @@ fn write_marks(path: &Path, analysis: &Analysis, marked: &TableMarks) -> Result<
         .flat_map(|(_, boards)| boards.iter().map(|i| i.0));
     let head = header(
         Meta::of(analysis),
-        (IndexLayout::Parity, Codes::Marks, boards),
+        (Engine::Parity, Codes::Marks, boards),
         (marked.limit, BLOCK_SHIFT),
         listed,
     );
@@ -297,7 +297,7 @@ impl<'a> Meta<'a> {
 /// The header of a table (see the module documentation), up to the codes.
 fn header(
     meta: Meta<'_>,
-    (layout, codes, boards): (IndexLayout, Codes, u64),
+    (layout, codes, boards): (Engine, Codes, u64),
     (limit, shift): (u64, u32),
     listed: impl Iterator<Item = u64>,
 ) -> Vec<u8> {
@@ -308,7 +308,7 @@ fn header(
     let shape = meta.goal.shape();
     head.extend_from_slice(&(shape.rows() as u32).to_le_bytes());
     head.extend_from_slice(&(shape.cols() as u32).to_le_bytes());
-    head.extend_from_slice(&u32::from(meta.metric == Metric::Mtm).to_le_bytes());
+    head.extend_from_slice(&meta.metric.code().to_le_bytes());
     head.extend_from_slice(&(layout as u32).to_le_bytes());
     head.extend_from_slice(&(codes as u32).to_le_bytes());
     head.extend_from_slice(&shift.to_le_bytes());
@@ -567,7 +567,7 @@ impl crate::bfs::cluster::MarksSink for Spool {
         };
         let head = header(
             meta,
-            (IndexLayout::Parity, Codes::Marks, self.boards),
+            (Engine::Parity, Codes::Marks, self.boards),
             (limit, BLOCK_SHIFT),
             listed
                 .iter()
@@ -619,7 +619,7 @@ pub struct DistanceTable {
     map: memmap2::Mmap,
     shape: Shape,
     metric: Metric,
-    layout: IndexLayout,
+    layout: Engine,
     kind: Codes,
     goal: Board,
     layers: Vec<u64>,
@@ -742,19 +742,17 @@ impl DistanceTable {
         }
         let (rows, cols) = (word(take(4)?) as usize, word(take(4)?) as usize);
         let shape = Shape::new(rows, cols).map_err(|e| invalid(format!("corrupt header: {e}")))?;
-        let metric = match word(take(4)?) {
-            0 => Metric::Stm,
-            1 => Metric::Mtm,
-            m => return Err(invalid(format!("corrupt header: metric {m}"))),
-        };
+        let m = word(take(4)?);
+        let metric =
+            Metric::from_code(m).ok_or_else(|| invalid(format!("corrupt header: metric {m}")))?;
         let layout = match word(take(4)?) {
-            1 => IndexLayout::Parity,
-            2 => IndexLayout::Lex,
+            1 => Engine::Parity,
+            2 => Engine::Lex,
             l => return Err(invalid(format!("corrupt header: index layout {l}"))),
         };
         let kind = match word(take(4)?) {
             1 => Codes::Mod3,
-            2 if layout == IndexLayout::Parity && metric == Metric::Stm => Codes::Marks,
+            2 if layout == Engine::Parity && metric.is_bipartite() => Codes::Marks,
             c => return Err(invalid(format!("corrupt header: codes {c}"))),
         };
         let shift = match version {
@@ -776,8 +774,8 @@ impl DistanceTable {
         }
         let boards = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
         let expected = match layout {
-            IndexLayout::Parity => shape.board_count().map(|n| n / 2),
-            IndexLayout::Lex => shape.board_count(),
+            Engine::Parity => shape.board_count().map(|n| n / 2),
+            Engine::Lex => shape.board_count(),
         };
         if Some(boards) != expected {
             return Err(invalid(format!(
@@ -837,11 +835,11 @@ impl DistanceTable {
             }
         };
         let space = match layout {
-            IndexLayout::Parity => Some(
+            Engine::Parity => Some(
                 ParitySpace::with_metric(shape, Parity::of(&goal), metric)
                     .ok_or_else(|| invalid("corrupt header: no parity index".into()))?,
             ),
-            IndexLayout::Lex => None,
+            Engine::Lex => None,
         };
         let sides = match (kind, &space) {
             (Codes::Marks, Some(space)) => {
@@ -987,7 +985,7 @@ impl DistanceTable {
     }
 
     /// How its boards are indexed.
-    pub fn layout(&self) -> IndexLayout {
+    pub fn layout(&self) -> Engine {
         self.layout
     }
 
@@ -1380,7 +1378,7 @@ impl DistanceTable {
         let radius = self.layers.len() as u32;
         let mut results: Vec<Result<Option<u32>, TableError>> =
             (0..group.len()).map(|_| Ok(None)).collect();
-        let mut walks: Vec<Walk> = Vec::with_capacity(group.len());
+        let mut walks: Vec<Descent> = Vec::with_capacity(group.len());
         for (k, cells) in group.iter().enumerate() {
             let Some(index) = self.index_of(cells) else {
                 continue;
@@ -1394,7 +1392,7 @@ impl DistanceTable {
             };
             let mut board = [0u8; MAX_WALK_CELLS];
             board[..n].copy_from_slice(cells);
-            walks.push(Walk {
+            walks.push(Descent {
                 k,
                 cells: board,
                 blank: cells.iter().position(|&p| p as usize == n - 1).unwrap_or(0),
@@ -1569,7 +1567,7 @@ impl DistanceTable {
                 self.layers.len().saturating_sub(1)
             )));
         }
-        let mut rng = crate::solve::random::SplitMix64::new(seed);
+        let mut rng = crate::random::SplitMix64::new(seed);
         let board_at = |index: u64| -> Board {
             match &self.space {
                 Some(space) => crate::bfs::StateSpace::unrank(space, crate::bfs::StateIndex(index)),
@@ -1667,7 +1665,7 @@ mod tests {
                 let path = dir.path().join(format!("{r}x{c}-{metric}.npt"));
                 write(&path, &a).unwrap();
                 let table = DistanceTable::open(&path, true).unwrap();
-                let kind = match metric == Metric::Stm && r > 1 {
+                let kind = match metric.is_bipartite() && r > 1 {
                     true => Codes::Marks,
                     false => Codes::Mod3,
                 };

@@ -1,6 +1,6 @@
 //! `npuzzle.analyze`: the library's whole analysis (`npuzzle::analysis`), its result as a
-//! Python object with numpy arrays, and, when asked, the files the CLI writes
-//! (`npuzzle::export`, `npuzzle::table`, `npuzzle::plot`).
+//! Python object with numpy arrays, and, when asked, the files the CLI writes, by the same
+//! function (`npuzzle::results::write`).
 //!
 //! The work runs on a thread of its own with the GIL released; the calling thread waits for
 //! it and checks for signals every 100 ms. On Ctrl-C it sets the flag that
@@ -24,13 +24,12 @@ use pyo3::types::PyDict;
 
 use npuzzle::analysis::{self, AnalyzeError, Options};
 use npuzzle::export::{self, BoardFormat, Provenance, Summary};
+use npuzzle::progress::NoProgress;
+use npuzzle::results::{self, Files, Format, ResultsError};
 use npuzzle::{Board, Metric, Progress, Shape};
 
 use crate::board::{PyBoard, board_arg};
 use crate::{Int, metric_of, opt, os_error, shape_of, value_error};
-
-/// Boards above this many cells export no edges or nodes (as the CLI's default).
-const DEFAULT_EXPORT_CELLS: usize = 10;
 
 /// How often the waiting thread checks for signals.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
@@ -455,54 +454,55 @@ impl PyAnalysis {
     }
 }
 
-/// The results folder of a run, as the CLI names it: `<R>x<C>`, `-goal-<label>` for another
-/// goal, `-mtm` in the multi-tile metric.
-fn folder_name(shape: Shape, goal: &Board, metric: Metric) -> String {
-    let mut folder = if *goal == Board::goal(shape) {
-        shape.to_string()
-    } else {
-        format!("{shape}-goal-{}", goal.label())
-    };
-    if metric == Metric::Mtm {
-        folder.push_str("-mtm");
-    }
-    folder
-}
-
-/// The command line of the CLI that makes the same files (for `summary.json`'s provenance).
-fn equivalent_command(
+/// The call as its user wrote it, for `summary.json`'s provenance
+/// ([`Provenance::of_call`]): the function and the arguments given, defaults left out:
+/// `npuzzle.analyze(2, 3, metric='mtm', output='out')`.
+#[allow(clippy::too_many_arguments)]
+fn call_text(
     shape: Shape,
-    goal: &Board,
+    goal: Option<&Board>,
     metric: Metric,
     max_depth: Option<u32>,
+    threads: Option<usize>,
     table: bool,
     output: &Path,
-) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "analyze".into(),
-        "--rows".into(),
-        shape.rows().to_string(),
-        "--cols".into(),
-        shape.cols().to_string(),
-    ];
-    if *goal != Board::goal(shape) {
-        args.extend(["--goal".into(), goal.label()]);
+    progress: bool,
+) -> String {
+    // A Python string literal: single quotes, or JSON's double quotes (also Python's) when
+    // the text holds a quote or a backslash.
+    let literal = |text: &str| {
+        if text.contains(['\'', '\\']) || text.chars().any(char::is_control) {
+            serde_json::to_string(text).unwrap_or_default()
+        } else {
+            format!("'{text}'")
+        }
+    };
+    let mut args = vec![shape.rows().to_string(), shape.cols().to_string()];
+    if let Some(g) = goal {
+        args.push(format!("goal={}", literal(&g.label())));
     }
-    if metric == Metric::Mtm {
-        args.extend(["--metric".into(), "mtm".into()]);
+    if metric != Metric::default() {
+        args.push(format!("metric={}", literal(metric.name())));
     }
     if let Some(d) = max_depth {
-        args.extend(["--max-depth".into(), d.to_string()]);
+        args.push(format!("max_depth={d}"));
+    }
+    if let Some(t) = threads {
+        args.push(format!("threads={t}"));
     }
     if table {
-        args.push("--table".into());
+        args.push("table=True".into());
     }
-    args.extend(["--output".into(), output.display().to_string()]);
-    args
+    args.push(format!("output={}", literal(&output.display().to_string())));
+    if !progress {
+        args.push("progress=False".into());
+    }
+    format!("npuzzle.analyze({})", args.join(", "))
 }
 
-/// Writes the files of `result` into `outputs.dir`; returns their names, and those of the
-/// files of an earlier run moved to `stale/` ([`export::set_aside_stale`]).
+/// Writes the files of `result` into `outputs.dir` ([`npuzzle::results::write`], as
+/// `npuzzle analyze` does); returns their names, and those of the files of an earlier run
+/// moved to `stale/` ([`export::set_aside_stale`]).
 fn write_outputs(
     result: &analysis::Analysis,
     summary: &Summary,
@@ -510,63 +510,26 @@ fn write_outputs(
     progress: &dyn Progress,
 ) -> PyResult<(Vec<String>, Vec<&'static str>)> {
     let dir = &outputs.dir;
-    let export_err = |e: export::ExportError| os_error(e.source.kind(), e.to_string());
-    let mut written = Vec::new();
-    if outputs.graph {
-        export::write_edges(
-            &dir.join("edges.csv"),
-            result.shape,
-            result.metric,
-            BoardFormat::Labels,
-            progress,
-        )
-        .map_err(export_err)?;
-        written.push("edges.csv".to_string());
-        export::write_nodes(
-            &dir.join("nodes.csv"),
-            result,
-            BoardFormat::Labels,
-            progress,
-        )
-        .map_err(export_err)?;
-        written.push("nodes.csv".to_string());
-    }
-    if outputs.table {
-        npuzzle::table::write(&dir.join("table.npt"), result).map_err(crate::table::table_error)?;
-        written.push("table.npt".to_string());
-    }
-    export::write_depths(&dir.join("depths.csv"), summary).map_err(export_err)?;
-    export::write_hardest(&dir.join("hardest.txt"), summary).map_err(export_err)?;
-    export::write_summary(&dir.join("summary.json"), summary).map_err(export_err)?;
-    written.extend(["depths.csv", "hardest.txt", "summary.json"].map(String::from));
-    // The chart, as `npuzzle analyze` draws it.
-    let grids: Vec<String> = summary
-        .hardest
-        .boards
-        .iter()
-        .map(|b| b.grid.join("\n"))
-        .collect();
-    let name = match summary.metric() {
-        Metric::Stm => summary.board.clone(),
-        m => format!("{} ({} metric)", summary.board, m.long_name()),
-    };
-    let chart = npuzzle::plot::DepthChart {
-        board: &name,
-        goal: (!summary.from_standard_goal()).then_some(summary.goal.as_str()),
-        counts: &summary.depth_counts,
-        hardest: &grids,
-        partial: summary.is_partial(),
+    let graph = outputs.graph.then_some(Format::Csv(BoardFormat::Labels));
+    let files = Files {
+        edges: graph,
+        nodes: graph,
+        table: outputs.table,
         scale: npuzzle::plot::Scale::auto([(&summary.depth_counts[..], summary.is_partial())]),
     };
-    npuzzle::plot::write_depth_histogram(&chart, &dir.join("depth_histogram.png"))
-        .map_err(|e| os_error(std::io::ErrorKind::Other, e))?;
-    written.push("depth_histogram.png".to_string());
+    // (nodes.csv, written beside edges.csv, reports nowhere: one bar at a time)
+    let names = results::write(dir, result, summary, &files, progress, &NoProgress).map_err(
+        |e| match e {
+            ResultsError::Export(e) => os_error(e.source.kind(), e.to_string()),
+            ResultsError::Table(e) => crate::table::table_error(e),
+            e => os_error(std::io::ErrorKind::Other, e),
+        },
+    )?;
     // As `npuzzle analyze`: an earlier run's outputs that this one did not rewrite go to
     // stale/, so that nothing beside the new summary.json describes another run.
-    let names: Vec<&str> = written.iter().map(String::as_str).collect();
     let (moved, _) =
         export::set_aside_stale(dir, &names).map_err(|e| os_error(std::io::ErrorKind::Other, e))?;
-    Ok((written, moved))
+    Ok((names.into_iter().map(String::from).collect(), moved))
 }
 
 /// Maps the whole state space of the ``rows`` x ``cols`` puzzle: a BFS from the goal over
@@ -619,6 +582,7 @@ fn analyze(
     let (max_depth, threads) = (opt(max_depth), opt(threads));
     let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
+    let goal_given = goal.is_some();
     let goal = match goal {
         Some(g) => board_arg(g, Some(shape)).map_err(|e| value_error(format!("goal: {e}")))?,
         None => Board::goal(shape),
@@ -646,8 +610,8 @@ fn analyze(
         )));
     }
     let outputs = output.as_ref().map(|o| Outputs {
-        dir: o.join(folder_name(shape, &goal, metric)),
-        graph: max_depth.is_none() && shape.cells() <= DEFAULT_EXPORT_CELLS,
+        dir: o.join(results::folder_name(shape, &goal, metric)),
+        graph: max_depth.is_none() && shape.cells() <= results::DEFAULT_EXPORT_CELLS,
         table,
     });
     let options = Options {
@@ -668,9 +632,10 @@ fn analyze(
     if let Some(o) = &outputs {
         export::prepare_dir(&o.dir).map_err(|e| os_error(e.source.kind(), e.to_string()))?;
     }
-    let command = output
-        .as_ref()
-        .map(|o| equivalent_command(shape, &goal, metric, max_depth, table, o));
+    let call = output.as_ref().map(|o| {
+        let given = goal_given.then_some(&goal);
+        call_text(shape, given, metric, max_depth, threads, table, o, progress)
+    });
     let (done, raised) = run_interruptible(py, |stop| {
         let bars = Bars::new(progress, stop);
         let work = || -> Result<(analysis::Analysis, Option<analysis::Limited>), AnalyzeError> {
@@ -699,8 +664,8 @@ fn analyze(
             if let Some(l) = &limited {
                 summary.limit(l.complete, l.max_depth_searched);
             }
-            if let Some(command) = &command {
-                summary.npuzzle = Some(Provenance::of_this_build(command));
+            if let Some(call) = &call {
+                summary.npuzzle = Some(Provenance::of_call(call.as_str()));
             }
             let written = outputs
                 .as_ref()

@@ -42,7 +42,7 @@ fn prepare(shape: Shape, kind: HeuristicKind, metric: Metric) -> Result<Heuristi
     let made = match Heuristic::without_tables(kind, shape) {
         Some(h) => h,
         None => match kind {
-            HeuristicKind::Pdb if metric == Metric::Mtm => {
+            HeuristicKind::Pdb if !metric.moves_one_tile() => {
                 let (databases, _) = cache::load_or_build_mtm(dir.as_deref(), shape, &NoProgress)
                     .map_err(|e| e.to_string())?;
                 Heuristic::mtm_pdb(Arc::new(databases))

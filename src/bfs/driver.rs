@@ -1,5 +1,5 @@
 //! The one-machine driver: a level-synchronous, parallel (rayon) BFS over a [`StateSpace`] and
-//! its [`StateMarks`], the layer loop of [`super::layers`] with the [`Engine`] `Solo`.
+//! its [`StateMarks`], the layer loop of [`super::layers`] with the [`Stepper`] `Solo`.
 //!
 //! A push step expands a layer in one of two ways:
 //!
@@ -24,7 +24,7 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use super::layers::{self, Ended, Engine, Plan, Step};
+use super::layers::{self, Ended, LoopParams, Step, Stepper};
 use super::marks::{Claim, FIELDS_PER_WORD, PARALLEL_LIST};
 use super::pull::{self, PULL_RATIO};
 use super::step::{self, Buckets, Expander, LaneMasks, LayerCodes, Marking, Owner};
@@ -209,7 +209,7 @@ pub fn run_until<S: StateSpace>(
         on_layer,
         stop,
     };
-    let plan = Plan {
+    let plan = LoopParams {
         space_size: space.size(),
         list_limit: tuning.list_limit,
         pull_ratio: Some(tuning.pull_ratio),
@@ -227,7 +227,7 @@ pub fn run_until<S: StateSpace>(
     }
 }
 
-/// The one-machine [`Engine`]: every board's claims go straight to the marks ([`Local`]), and
+/// The one-machine [`Stepper`]: every board's claims go straight to the marks ([`Local`]), and
 /// a layer's size is its count.
 struct Solo<'a, S, V, F, G> {
     space: &'a S,
@@ -251,7 +251,7 @@ where
     }
 }
 
-impl<S, V, F, G> Engine for Solo<'_, S, V, F, G>
+impl<S, V, F, G> Stepper for Solo<'_, S, V, F, G>
 where
     S: StateSpace,
     V: OnVisit,

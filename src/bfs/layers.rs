@@ -1,6 +1,6 @@
 //! The layer loop, one for every whole-space BFS driver: the one-machine driver
 //! ([`super::driver`]) and the distributed engine ([`super::cluster`]) differ only in their
-//! [`Engine`], that is, in the owner of a board (the push step's claims) and in how a layer's
+//! [`Stepper`], that is, in the owner of a board (the push step's claims) and in how a layer's
 //! global size is agreed (a local count, or the cluster's exchange).
 //!
 //! Each turn decides, from the layer sizes so far, whether to push or to pull
@@ -28,7 +28,7 @@ pub(super) struct Step {
 
 /// A driver's way to take a layer step: its owner and its transport. Every method runs on
 /// the thread of the loop; the work inside runs on the driver's pool.
-pub(super) trait Engine {
+pub(super) trait Stepper {
     /// Why a run ends early (a stop, a peer's failure).
     type Error;
 
@@ -70,10 +70,10 @@ pub(super) trait Engine {
     fn settle(&mut self, from: u32);
 
     /// Records layer `depth`'s boards (ascending; this engine's share), a layer of at most
-    /// [`Plan::listed`] boards.
+    /// [`LoopParams::listed`] boards.
     fn record(&mut self, depth: u32, boards: &[StateIndex]);
 
-    /// Called once a new layer is known (its size pushed on [`Engine::sizes`]), with the
+    /// Called once a new layer is known (its size pushed on [`Stepper::sizes`]), with the
     /// boards reached so far: reports it, saves a checkpoint, asks for a stop
     /// ([`ControlFlow::Break`] ends the run with [`Ended::Stopped`]).
     fn layer_done(&mut self, reached: u64) -> Result<ControlFlow<()>, Self::Error>;
@@ -81,7 +81,7 @@ pub(super) trait Engine {
 
 /// The loop's parameters.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Plan {
+pub(super) struct LoopParams {
     /// Boards in the space.
     pub space_size: u64,
     /// Layers up to this many boards are kept as lists ([`super::list_limit`]).
@@ -90,7 +90,7 @@ pub(super) struct Plan {
     /// (the engine's marks are split among processes, or a checkpoint must find each layer
     /// by its code).
     pub pull_ratio: Option<u64>,
-    /// Layers of at most this many boards go to [`Engine::record`] (0: none).
+    /// Layers of at most this many boards go to [`Stepper::record`] (0: none).
     pub listed: u64,
     /// Boards of the space reached before this BFS (earlier components).
     pub before: u64,
@@ -101,18 +101,18 @@ pub(super) struct Plan {
 pub(super) enum Ended {
     /// The last layer was found: its boards (ascending; this engine's share), when kept.
     Last(Option<Vec<StateIndex>>),
-    /// [`Engine::layer_done`] asked to stop; the marks are half-made.
+    /// [`Stepper::layer_done`] asked to stop; the marks are half-made.
     Stopped,
 }
 
-/// Runs the BFS whose layers so far are [`Engine::sizes`] (at least the seed's) to its end;
+/// Runs the BFS whose layers so far are [`Stepper::sizes`] (at least the seed's) to its end;
 /// `list`: the last layer's boards (ascending; this engine's share), when known.
 ///
 /// # Errors
 /// The engine's.
-pub(super) fn run<E: Engine>(
+pub(super) fn run<E: Stepper>(
     engine: &mut E,
-    plan: &Plan,
+    plan: &LoopParams,
     mut list: Option<Vec<StateIndex>>,
 ) -> Result<Ended, E::Error> {
     let limit = plan.list_limit as u64;

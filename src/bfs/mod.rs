@@ -21,7 +21,7 @@
 //!   checkpoints); [`frontier`], a depth-limited search that keeps three layers as compressed
 //!   index lists instead of whole-space marks. The two marks drivers run the one layer loop
 //!   of `layers.rs` (push or pull, which lists to keep, when to settle), each with its
-//!   `layers::Engine`; they take the one push step of `step.rs` (scan or list, expand, claim
+//!   `layers::Stepper`; they take the one push step of `step.rs` (scan or list, expand, claim
 //!   lanes word-wide, hand every other neighbour to its owner) and the one pull step of
 //!   `pull.rs`; they differ only in the owner and in how a layer's size is agreed.
 //! - [`codec`]: sorted index lists as gap-encoded varints (exchanges, layers).

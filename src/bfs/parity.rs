@@ -1043,7 +1043,7 @@ impl StateSpace for ParitySpace {
         let odd = (0..self.shape.cells())
             .filter(|b| (b / cols + b % cols) % 2 == 1)
             .fold(0u64, |set, b| set | 1 << b);
-        (self.metric == Metric::Stm).then_some(Sides {
+        self.metric.is_bipartite().then_some(Sides {
             period: self.shape.cells() as u64,
             odd,
         })
@@ -1182,7 +1182,7 @@ mod tests {
             type Out = ();
             fn run<const M: usize, const C: usize>(self) {
                 let Check(shape, seed) = self;
-                let mut rng = crate::solve::random::SplitMix64::new(seed);
+                let mut rng = crate::random::SplitMix64::new(seed);
                 let mut targets = [0usize; 32];
                 for parity in [Parity::Even, Parity::Odd] {
                     let space = ParitySpace::new(shape, parity).unwrap();

@@ -67,8 +67,8 @@ pub fn run(request: Request) -> Result<(), CliError> {
             analysis::plan(shape, options, analysis::available_memory())
                 .map_err(CliError::usage)?;
         }
-        (Some(c), _) => analysis::check_cluster(shape, options, c).map_err(CliError::usage)?,
-        (None, Some(_)) => analysis::plan_limited(shape).map_err(CliError::usage)?,
+        (Some(c), None) => analysis::check_cluster(shape, options, c).map_err(CliError::usage)?,
+        (_, Some(_)) => analysis::plan_limited(shape).map_err(CliError::usage)?,
     }
     let dir = dir.join("geometry");
     let writes = cluster.as_ref().is_none_or(|c| c.process == 0);
@@ -76,7 +76,7 @@ pub fn run(request: Request) -> Result<(), CliError> {
         export::prepare_dir(&dir).map_err(CliError::runtime)?;
     }
     let bars = Bars::new(!quiet && writes);
-    let orbits = geometry::cell_orbits(shape).len();
+    let orbits = geometry::cell_orbits(shape, metric).len();
     let mut limited_notes = Vec::new();
     let mut seconds = Vec::new();
     let result = Geometry::new(shape, metric, |i, cells, start| {
@@ -96,7 +96,22 @@ pub fn run(request: Request) -> Result<(), CliError> {
                 }
                 Ok((a.distances.layer_sizes, l.complete))
             }
-            (Some(c), _) => match analysis::analyze_cluster(start, options, c, &bars, None) {
+            // One frontier search across the processes per orbit, each on the same addresses.
+            (Some(c), Some((depth, storage))) => {
+                match analysis::analyze_limited_cluster(start, metric, *depth, storage, c, &bars)
+                    .map_err(CliError::limited)?
+                {
+                    Some((a, l)) => {
+                        if let Some(why) = l.stopped {
+                            limited_notes.push(format!("BFS {} of {orbits}: {why}", i + 1));
+                        }
+                        Ok((a.distances.layer_sizes, l.complete))
+                    }
+                    // As below: process 0 writes.
+                    None => Ok((vec![1], true)),
+                }
+            }
+            (Some(c), None) => match analysis::analyze_cluster(start, options, c, &bars, None) {
                 Ok(Some(a)) => Ok((a.distances.layer_sizes, true)),
                 // The other processes take part in every BFS; process 0 writes.
                 Ok(None) => Ok((vec![1], true)),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use npuzzle::serve::{self, Answers, Limits, Options};
+use npuzzle::serve::{self, AnswerLimits, Answers, Options};
 
 use super::CliError;
 
@@ -108,12 +108,12 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.map
         )));
     }
-    let limits = Limits {
+    let limits = AnswerLimits {
         build_cells: args.build,
         map_cells: args.map,
         map_memory: args.map_memory.saturating_mul(1_000_000),
         time_limit: Duration::from_secs_f64(args.time_limit),
-        ..Limits::default()
+        ..AnswerLimits::default()
     };
     let answers = Answers::new(args.dir.as_deref(), limits).map_err(CliError::usage)?;
     let address = SocketAddr::new(args.bind, args.port);

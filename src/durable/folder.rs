@@ -89,12 +89,12 @@ pub fn apply_start(start: Start, dir: &Path, files: &[PathBuf]) -> io::Result<()
 /// The lock on a checkpoint folder that [`hold`] took; released when dropped (or when the
 /// process ends).
 #[derive(Debug)]
-pub struct Held {
+pub struct FolderLock {
     _file: File,
     path: PathBuf,
 }
 
-impl Held {
+impl FolderLock {
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -107,7 +107,7 @@ impl Held {
 /// # Errors
 /// [`io::ErrorKind::WouldBlock`] when another process holds it, with a message naming the
 /// folder and, as far as the lock file says, the holder; or the error of creating the file.
-pub fn hold(dir: &Path, name: &str) -> io::Result<Held> {
+pub fn hold(dir: &Path, name: &str) -> io::Result<FolderLock> {
     let path = dir.join(name);
     let mut file = fs::OpenOptions::new()
         .read(true)
@@ -150,7 +150,7 @@ pub fn hold(dir: &Path, name: &str) -> io::Result<Held> {
         .set_len(0)
         .and_then(|()| file.rewind())
         .and_then(|()| file.write_all(who.as_bytes()));
-    Ok(Held { _file: file, path })
+    Ok(FolderLock { _file: file, path })
 }
 
 /// Takes `flock(LOCK_EX | LOCK_NB)` on `file` (std's `File::try_lock` is newer than the

@@ -508,9 +508,11 @@ pub struct Provenance {
     /// The git commit it was built from ([`BUILD_COMMIT`]); `null` when not built from git.
     #[serde(default)]
     pub commit: Option<String>,
-    /// The command line that wrote the summary, as a shell reads it: the program named
-    /// `npuzzle`, each argument after it quoted where the shell needs it
-    /// (`npuzzle solve --board '8 6 7 2 5 4 3 0 1'`).
+    /// How the run was asked for: the command line that wrote the summary, as a shell reads
+    /// it (the program named `npuzzle`, each argument after it quoted where the shell needs
+    /// it: `npuzzle solve --board '8 6 7 2 5 4 3 0 1'`, [`Provenance::of_this_build`]), or
+    /// the call of another front end as written in its language (the Python package's
+    /// `npuzzle.analyze(2, 3, output='out')`, [`Provenance::of_call`]).
     pub command: String,
 }
 
@@ -532,6 +534,19 @@ impl Provenance {
             version: env!("CARGO_PKG_VERSION").to_string(),
             commit: BUILD_COMMIT.map(str::to_string),
             command: command_line(args),
+        }
+    }
+}
+
+impl Provenance {
+    /// The provenance of a summary written by this build for a call of a front end other
+    /// than the command line, `call` as its user wrote it (the Python package:
+    /// `npuzzle.analyze(2, 3, metric='mtm', output='out')`), kept as it is.
+    pub fn of_call(call: impl Into<String>) -> Provenance {
+        Provenance {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: BUILD_COMMIT.map(str::to_string),
+            command: call.into(),
         }
     }
 }

@@ -238,7 +238,7 @@ pub(super) struct HistogramLayout {
 
 /// The bars as drawn: each one's pixels, the true height of the last one in pixels (before
 /// the minimum), and whether any bar was drawn taller than its value.
-struct Bars {
+struct DrawnBars {
     boxes: Vec<Option<PixelBox>>,
     last_height: i32,
     raised: bool,
@@ -250,8 +250,8 @@ fn draw_bars<C: Canvas>(
     cc: &ChartContext<C, Axes>,
     counts: &[u64],
     columns: &[Column],
-) -> Drawn<Bars> {
-    let mut bars = Bars {
+) -> Drawn<DrawnBars> {
+    let mut bars = DrawnBars {
         boxes: Vec::with_capacity(columns.len()),
         last_height: 0,
         raised: false,

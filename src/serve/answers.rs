@@ -3,11 +3,11 @@
 //!
 //! Where a shape's answers come from ([`Source`]): a distance table (`table.npt`, the CLI's
 //! `analyze --table`) found in the served folder, or built in memory on first use for a shape
-//! of at most [`Limits::build_cells`] cells (once per shape and metric, outside the lock
+//! of at most [`AnswerLimits::build_cells`] cells (once per shape and metric, outside the lock
 //! every request takes: a request for another shape never waits on a build, and a build that
 //! fails or panics fails that build only, a later request tries again), or built when the
-//! page asks ([`Answers::map`], `POST /api/map`) for a shape of at most [`Limits::map_cells`]
-//! cells, one such build at a time and all of them within [`Limits::map_memory`]; otherwise
+//! page asks ([`Answers::map`], `POST /api/map`) for a shape of at most [`AnswerLimits::map_cells`]
+//! cells, one such build at a time and all of them within [`AnswerLimits::map_memory`]; otherwise
 //! the solver (IDA* with linear conflict in the single-tile metric, with the walking distance
 //! in the multi-tile metric), within the time budget of each request (its `deadline`).
 
@@ -40,7 +40,7 @@ fn refuse(message: impl ToString) -> Refusal {
 
 /// The bounds of the API.
 #[derive(Debug, Clone)]
-pub struct Limits {
+pub struct AnswerLimits {
     /// Build a distance table in memory for shapes of at most this many cells (9: 3x3 in
     /// about 0.1 s; 12: 3x4 in about 3 s and 61 MB).
     pub build_cells: usize,
@@ -94,9 +94,9 @@ fn table_options(shape: Shape, metric: Metric) -> Options {
     }
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for AnswerLimits {
+    fn default() -> AnswerLimits {
+        AnswerLimits {
             build_cells: 9,
             time_limit: Duration::from_secs(5),
             max_cells: 16,
@@ -137,7 +137,7 @@ struct Served {
 
 /// The answers, with the tables found or built so far (shared by the server's threads).
 pub struct Answers {
-    limits: Limits,
+    limits: AnswerLimits,
     /// Tables by shape and metric: those of the served folder, then those built. The lock is
     /// held only to find or insert a slot.
     tables: Mutex<HashMap<Key, Arc<Slot>>>,
@@ -150,7 +150,7 @@ pub struct Answers {
     walking: Mutex<HashMap<Key, Arc<WalkingDistance>>>,
     /// Held by the one build the page asked for ([`Answers::map`]): one at a time.
     mapping: Mutex<()>,
-    /// Bytes of the tables built when asked, kept ([`Limits::map_memory`]).
+    /// Bytes of the tables built when asked, kept ([`AnswerLimits::map_memory`]).
     mapped: Mutex<u64>,
     /// The largest build timed so far: its boards and seconds (the per-board rate of
     /// [`MapOffer::seconds`]).
@@ -288,7 +288,7 @@ impl Answers {
     ///
     /// # Errors
     /// A [`Refusal`] naming `dir` when it cannot be read, or a table of it that is damaged.
-    pub fn new(dir: Option<&Path>, limits: Limits) -> Result<Answers, Refusal> {
+    pub fn new(dir: Option<&Path>, limits: AnswerLimits) -> Result<Answers, Refusal> {
         let mut tables = HashMap::new();
         let mut paths = HashMap::new();
         let folder = dir.map(|d| format!("{}/", crate::export::shown(d).trim_end_matches('/')));
@@ -351,7 +351,7 @@ impl Answers {
             .is_some_and(|s| s.ready.get().is_some())
     }
 
-    /// Whether a first request for `shape` builds its table ([`Limits::build_cells`]).
+    /// Whether a first request for `shape` builds its table ([`AnswerLimits::build_cells`]).
     pub fn builds(&self, shape: Shape) -> bool {
         shape.cells() <= self.limits.build_cells
     }
@@ -385,14 +385,14 @@ impl Answers {
     }
 
     /// The bounds in force.
-    pub fn limits(&self) -> &Limits {
+    pub fn limits(&self) -> &AnswerLimits {
         &self.limits
     }
 
     /// The shape `rows` x `cols` if the API answers it.
     ///
     /// # Errors
-    /// A [`Refusal`] for a shape that is not one, or beyond [`Limits::max_cells`].
+    /// A [`Refusal`] for a shape that is not one, or beyond [`AnswerLimits::max_cells`].
     pub fn shape(&self, rows: usize, cols: usize) -> Result<Shape, Refusal> {
         let shape = Shape::new(rows, cols).map_err(refuse)?;
         if shape.cells() > self.limits.max_cells || shape.rows() < 2 || shape.cols() < 2 {
@@ -406,7 +406,7 @@ impl Answers {
     }
 
     /// The source of `shape`'s answers in `metric`: its table (built now if
-    /// [`Limits::build_cells`] allows, once: a second request for the shape waits for the
+    /// [`AnswerLimits::build_cells`] allows, once: a second request for the shape waits for the
     /// first one's build, requests for other shapes do not), checked [`Answers::intact`]; the
     /// solver for a larger shape until its table is read or mapped ([`Answers::map`]).
     ///
@@ -468,7 +468,7 @@ impl Answers {
     }
 
     /// What mapping `shape` in `metric` on request would take, if the page may ask for it:
-    /// a shape without a table, of at most [`Limits::map_cells`] cells.
+    /// a shape without a table, of at most [`AnswerLimits::map_cells`] cells.
     pub fn map_offer(&self, shape: Shape, metric: Metric) -> Option<MapOffer> {
         if shape.cells() > self.limits.map_cells || self.has_table(shape, metric) {
             return None;
@@ -493,10 +493,10 @@ impl Answers {
     /// `POST /api/map`: builds the table of `shape` in `metric` now, as the page asks, and
     /// answers as [`Answers::shape_info`]. One such build at a time (a second waits for the
     /// first); each shape's at most once (the table is kept); and all of them within
-    /// [`Limits::map_memory`] and the memory available.
+    /// [`AnswerLimits::map_memory`] and the memory available.
     ///
     /// # Errors
-    /// A [`Refusal`] for a shape beyond [`Limits::map_cells`], a build past the memory
+    /// A [`Refusal`] for a shape beyond [`AnswerLimits::map_cells`], a build past the memory
     /// budget, or a build that fails.
     pub fn map(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
         if self.has_table(shape, metric) {
@@ -985,7 +985,7 @@ fn blank_path(board: &Board, metric: Metric, moves: &[Direction]) -> Vec<usize> 
     let mut path: Vec<usize> = Vec::with_capacity(moves.len());
     for (k, &dir) in moves.iter().enumerate() {
         blank = dir.step(shape, blank).unwrap_or(blank);
-        let continues = metric == Metric::Mtm && k > 0 && moves[k - 1] == dir;
+        let continues = !metric.moves_one_tile() && k > 0 && moves[k - 1] == dir;
         match (continues, path.last_mut()) {
             (true, Some(last)) => *last = blank,
             _ => path.push(blank),
@@ -1003,7 +1003,7 @@ mod tests {
     /// the table (the 2x3 puzzle's 360 boards), and the lock of the map is not poisoned.
     #[test]
     fn a_panicking_build_fails_that_build_only() {
-        let answers = Answers::new(None, Limits::default()).unwrap();
+        let answers = Answers::new(None, AnswerLimits::default()).unwrap();
         let shape = Shape::new(2, 3).unwrap();
         PANICKING_BUILDS.store(1, Ordering::SeqCst);
         let first = answers.source(shape, Metric::Stm);

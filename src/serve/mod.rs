@@ -26,7 +26,7 @@
 //!
 //! Bounded ([`Options`]): expensive work (a search, a table's build) runs at most
 //! [`Options::jobs`] at a time with a short queue behind, each request within one time budget
-//! ([`Limits::time_limit`] from its arrival, the wait included); a full queue, or a wait that
+//! ([`AnswerLimits::time_limit`] from its arrival, the wait included); a full queue, or a wait that
 //! spends the budget, is a 503 with `Retry-After`. Answers from a table are cheap and never
 //! queue. A connection is closed when a request's head takes longer than
 //! [`Options::idle_timeout`] to arrive, or when it stays idle that long between requests; at
@@ -56,7 +56,7 @@ use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-pub use answers::{Answers, Limits, Refusal};
+pub use answers::{AnswerLimits, Answers, Refusal};
 
 use crate::metric::Metric;
 use crate::shape::Shape;
@@ -70,7 +70,7 @@ pub const MAX_QUERY: usize = 2048;
 /// How the server reports each request (`--verbose`): one line, or nothing.
 pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// The server's bounds, beside the answers' ([`Limits`]).
+/// The server's bounds, beside the answers' ([`AnswerLimits`]).
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Worker threads of the runtime (the HTTP side; answers run on blocking threads).

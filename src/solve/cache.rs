@@ -445,7 +445,7 @@ pub fn encode_mtm(db: &DomainDb) -> Vec<u8> {
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&(db.shape().rows() as u32).to_le_bytes());
     out.extend_from_slice(&(db.shape().cols() as u32).to_le_bytes());
-    out.extend_from_slice(&u32::from(db.metric() == Metric::Mtm).to_le_bytes());
+    out.extend_from_slice(&db.metric().code().to_le_bytes());
     out.extend_from_slice(db.classes());
     out.extend_from_slice(&(db.table().len() as u64).to_le_bytes());
     out.extend_from_slice(db.table());
@@ -476,7 +476,11 @@ pub fn decode_mtm(bytes: &[u8], shape: Shape, classes: &[u8]) -> Result<DomainDb
     if word(8) != FORMAT_VERSION {
         return Err(format!("stale: format version {}", word(8)));
     }
-    if (word(12) as usize, word(16) as usize, word(20)) != (shape.rows(), shape.cols(), 1)
+    if (
+        word(12) as usize,
+        word(16) as usize,
+        Metric::from_code(word(20)),
+    ) != (shape.rows(), shape.cols(), Some(Metric::Mtm))
         || &body[24..24 + n] != classes
     {
         return Err(format!("stale: not the {shape} multi-tile database"));

@@ -268,8 +268,8 @@ impl<E: Estimator> Estimator for Shifted<'_, E> {
 mod tests {
     use super::*;
     use crate::NoProgress;
+    use crate::random::{SplitMix64, random_walk};
     use crate::solve::pdb::{Partition, PatternDatabases};
-    use crate::solve::random::{SplitMix64, random_walk};
     use crate::solve::tests::distances_from;
     use crate::solve::walking::WalkingDistance;
     use crate::solve::{Algorithm, Heuristic, Limits, SolveError, replay, solve_toward};
@@ -348,7 +348,7 @@ mod tests {
         let exact = Heuristic::exact(Arc::new(
             crate::solve::exact::ExactTable::with_metric(s, metric, depths).unwrap(),
         ));
-        if metric == Metric::Mtm {
+        if !metric.moves_one_tile() {
             return vec![walking, exact];
         }
         let partition = Partition::default_for(s).unwrap();

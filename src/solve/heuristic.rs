@@ -599,16 +599,16 @@ mod tests {
     #[test]
     fn incremental_updates_match_fresh_values() {
         let shape = Shape::new(4, 5).unwrap();
-        let mut rng = crate::solve::random::SplitMix64::new(11);
+        let mut rng = crate::random::SplitMix64::new(11);
         for heuristic in [
             Heuristic::hamming(shape),
             Heuristic::manhattan(shape),
             Heuristic::linear_conflict(shape),
         ] {
-            struct Walk<'a>(&'a mut crate::solve::random::SplitMix64, Shape);
-            impl Visitor<()> for Walk<'_> {
+            struct RandomBoards<'a>(&'a mut crate::random::SplitMix64, Shape);
+            impl Visitor<()> for RandomBoards<'_> {
                 fn visit<E: Estimator>(self, e: &E) {
-                    let mut board = crate::solve::random::random_solvable(self.1, self.0);
+                    let mut board = crate::random::random_solvable(self.1, self.0);
                     let mut cells = board.permutation().to_vec();
                     let (_, mut memo) = e.start(&cells, &positions(&cells));
                     for _ in 0..2_000 {
@@ -634,7 +634,7 @@ mod tests {
                     }
                 }
             }
-            heuristic.dispatch(Walk(&mut rng, shape));
+            heuristic.dispatch(RandomBoards(&mut rng, shape));
         }
     }
 }

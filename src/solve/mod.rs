@@ -25,7 +25,6 @@
 //! - [`goal`]: solving toward any goal board ([`solve_toward`]): the board flipped and its
 //!   tiles renamed so that the heuristics of the standard goal serve.
 //! - [`input`]: reading boards: the assignment's file format, flat lists, batch lines.
-//! - [`random`]: reproducible random boards for tests and benchmarks.
 //! - [`wide`]: boards over 64 cells (the assignment's `N x N` up to 127 x 127), their tiles
 //!   in `u16`, solved by IDA* with Manhattan distance and linear conflict.
 //!
@@ -51,7 +50,6 @@ pub mod heuristic;
 pub mod input;
 pub mod pattern_space;
 pub mod pdb;
-pub mod random;
 pub mod search;
 pub mod walking;
 pub mod wide;
@@ -163,7 +161,7 @@ impl HeuristicKind {
     /// single-tile moves). Hamming, Manhattan and linear conflict can overestimate in MTM: one
     /// multi-tile move can lower them by more than one.
     pub fn admissible_in(self, metric: Metric) -> bool {
-        metric == Metric::Stm
+        metric.moves_one_tile()
             || matches!(
                 self,
                 HeuristicKind::WalkingDistance | HeuristicKind::Pdb | HeuristicKind::Exact
@@ -236,7 +234,7 @@ impl fmt::Display for HeuristicKind {
 /// 1 GB; `--heuristic exact` still builds it up to [`exact::MAX_CELLS`]), with walking
 /// distance above.
 pub fn default_method(shape: Shape, metric: Metric) -> (Algorithm, HeuristicKind) {
-    if metric == Metric::Mtm {
+    if !metric.moves_one_tile() {
         let kind = if shape.cells() <= MTM_EXACT_CELLS {
             HeuristicKind::Exact
         } else if shape.cells() <= pdb::MAX_CELLS {

@@ -585,7 +585,7 @@ impl PatternDb {
                     .collect()
             })
             .collect();
-        let walk = Walk {
+        let walk = PlacementWalk {
             n,
             k,
             layout: self.layout,
@@ -853,7 +853,7 @@ impl<'a> Probe<'a> {
 }
 
 /// The walk of [`PatternDb::check`] over every placement, tile by tile.
-struct Walk<'a> {
+struct PlacementWalk<'a> {
     n: usize,
     k: usize,
     layout: Layout,
@@ -863,7 +863,7 @@ struct Walk<'a> {
     may_be_unreachable: bool,
 }
 
-impl Walk<'_> {
+impl PlacementWalk<'_> {
     /// Places tiles `i..k` on the cells not in `occupied`; `md` is the distance of the tiles
     /// placed so far and `index` their partial index (dense: the rank's leading digits;
     /// sparse: their bits). Counts the reachable placements; sets `wrong` on a value that
@@ -977,7 +977,7 @@ impl Walk<'_> {
     }
 }
 
-/// The Manhattan distances of one row of a dense table (see [`Walk::rows`]): lane `j` is
+/// The Manhattan distances of one row of a dense table (see [`PlacementWalk::rows`]): lane `j` is
 /// the placement whose last tile is on the `j`-th free cell, its distance `md + lo[j]` before
 /// the cell `digit` taken by the tile before it and `md + hi[j]` from there on.
 struct Row<'a> {
@@ -1526,9 +1526,9 @@ mod tests {
         assert_eq!(dbs.databases()[0].layout(), Layout::Dense);
         let h = Heuristic::pdb(Arc::new(dbs));
         let table = crate::solve::tests::distances(s);
-        let mut rng = crate::solve::random::SplitMix64::new(78);
+        let mut rng = crate::random::SplitMix64::new(78);
         for _ in 0..300 {
-            let board = crate::solve::random::random_solvable(s, &mut rng);
+            let board = crate::random::random_solvable(s, &mut rng);
             let solution = crate::solve::idastar(&board, &h, &crate::solve::Limits::NONE).unwrap();
             assert_eq!(
                 solution.moves.len(),
@@ -1547,7 +1547,7 @@ mod tests {
         use crate::solve::estimator::positions;
         let s = partition.shape();
         let dbs = PatternDatabases::build(&partition, &NoProgress).unwrap();
-        let mut rng = crate::solve::random::SplitMix64::new(4);
+        let mut rng = crate::random::SplitMix64::new(4);
         let mut board = Board::goal(s);
         let (_, mut memo) = dbs.start(board.permutation(), &positions(board.permutation()));
         let mut reflected_wins = 0;

@@ -1118,8 +1118,8 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::{SplitMix64, random_solvable, random_walk};
     use crate::solve::pdb::{Partition, PatternDatabases};
-    use crate::solve::random::{SplitMix64, random_solvable, random_walk};
     use crate::solve::tests::distances;
     use crate::solve::{HeuristicKind, replay};
     use crate::{NoProgress, Shape};

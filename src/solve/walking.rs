@@ -314,7 +314,7 @@ impl Abstraction {
                                 next.push(t);
                             }
                         }
-                        if reach.is_empty() || metric == Metric::Stm {
+                        if reach.is_empty() || metric.moves_one_tile() {
                             break;
                         }
                         std::mem::swap(&mut chain, &mut reach);
@@ -352,7 +352,7 @@ mod tests {
     /// walks of both metrics' moves.
     #[test]
     fn updates_match_a_fresh_start() {
-        let mut rng = crate::solve::random::SplitMix64::new(3);
+        let mut rng = crate::random::SplitMix64::new(3);
         for (r, c) in [(3, 3), (3, 4), (4, 4), (2, 5)] {
             let s = Shape::new(r, c).unwrap();
             for metric in [Metric::Stm, Metric::Mtm] {

@@ -42,9 +42,9 @@ use std::time::Instant;
 use crate::board::{Direction, solvable, write_grid};
 use crate::metric::Metric;
 use crate::progress::Progress;
+use crate::random::SplitMix64;
 use crate::shape::Shape;
 use crate::solve::heuristic::{Line, LineOrder, line_removed};
-use crate::solve::random::SplitMix64;
 use crate::solve::search::{CLOCK_EVERY, REPORT_EVERY, bound_note};
 use crate::solve::{HeuristicKind, Limits, Solution, SolveError};
 
@@ -662,7 +662,7 @@ mod tests {
     use super::*;
     use crate::NoProgress;
     use crate::board::Board;
-    use crate::solve::random::random_walk;
+    use crate::random::random_walk;
     use crate::solve::tests::distances;
 
     fn solved(board: &WideBoard, kind: HeuristicKind) -> usize {
@@ -690,7 +690,7 @@ mod tests {
             let depth = distances(shape);
             let mut rng = SplitMix64::new(62);
             for _ in 0..40 {
-                let board = crate::solve::random::random_solvable(shape, &mut rng);
+                let board = crate::random::random_solvable(shape, &mut rng);
                 let d = depth[board.rank() as usize] as usize;
                 let w = wide(&board);
                 assert_eq!(w.narrow(), Some(board.clone()));

@@ -1079,22 +1079,6 @@ fn analyze_cases() -> Vec<Case> {
             2,
             "unexpected argument '-1' found",
         ),
-        // --all-pairs --max-depth with the distributed engine (one frontier search per
-        // orbit: on one machine).
-        analyze(
-            "all_pairs_max_depth_with_workers",
-            &[
-                "--size",
-                "3",
-                "--all-pairs",
-                "--max-depth",
-                "3",
-                "--workers",
-                "1",
-            ],
-            2,
-            "--all-pairs with --max-depth runs on one machine",
-        ),
         // Issue 25: the distributed engine writes the marks' tables; one-row boards' tables
         // (from per-board depths it does not gather) are made on one machine.
         analyze(

@@ -4,16 +4,10 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::npuzzle;
 use predicates::prelude::*;
 
 /// One hermetic command: the built binary, an empty environment.
-fn npuzzle() -> Command {
-    let mut cmd = Command::cargo_bin("npuzzle").unwrap();
-    cmd.env_clear();
-    cmd
-}
-
 fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     npuzzle()
         .arg("analyze")
@@ -1135,12 +1129,11 @@ fn an_abort_leaves_no_temporary_file_and_the_previous_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let run = |abort_after: Option<&str>| {
-        let mut cmd = Command::cargo_bin("npuzzle").unwrap();
-        cmd.env_clear()
-            .args([
-                "analyze", "--size", "3", "--nodes", "labels", "--quiet", "--output",
-            ])
-            .arg(&out);
+        let mut cmd = npuzzle();
+        cmd.args([
+            "analyze", "--size", "3", "--nodes", "labels", "--quiet", "--output",
+        ])
+        .arg(&out);
         if let Some(n) = abort_after {
             cmd.env("NPUZZLE_ABORT_AFTER_TEMP", n);
         }
@@ -1179,9 +1172,7 @@ fn outputs_an_analysis_does_not_rewrite_are_moved_to_stale() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let run = |extra: &[&str]| {
-        Command::cargo_bin("npuzzle")
-            .unwrap()
-            .env_clear()
+        npuzzle()
             .args(["analyze", "--size", "2", "--output"])
             .arg(&out)
             .args(extra)

@@ -1184,8 +1184,8 @@ fn a_refused_process_stops_without_waiting_for_the_others() {
 /// summary.json and table.npt byte-identical to one machine's.
 #[test]
 fn the_shipped_sizes_on_a_board_that_crosses_them() {
-    use npuzzle::bfs::cluster::{SEND_BUDGET, TABLE_WINDOW, Tuning};
-    let t = Tuning::default();
+    use npuzzle::bfs::cluster::{BufferSizes, SEND_BUDGET, TABLE_WINDOW};
+    let t = BufferSizes::default();
     assert_eq!((t.send_budget, t.table_window), (SEND_BUDGET, TABLE_WINDOW));
     // Boards of a share, and of a window of 64 items of 65,536 boards (4 neighbours each).
     const SHARE: u64 = 479_001_600 / 2 / 2;
@@ -1207,11 +1207,26 @@ fn the_shipped_sizes_on_a_board_that_crosses_them() {
 /// every orbit), writes the geometry files of one machine.
 #[test]
 fn all_pairs_runs_distributed() {
+    all_pairs_across(&[]);
+}
+
+/// Issue 63: `analyze --all-pairs --max-depth` over 2 processes: one frontier search across
+/// the processes per orbit, each process's layers in its own scratch folder, writes the
+/// geometry files of one machine's frontier searches.
+#[test]
+fn all_pairs_frontier_runs_distributed() {
+    all_pairs_across(&["--max-depth", "100"]);
+}
+
+/// `analyze --all-pairs` with `extra` flags over 2 processes of 1 worker on loopback (each
+/// with its own `--scratch` when `extra` asks for a frontier search) against one machine:
+/// the same geometry files.
+fn all_pairs_across(extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let board = ["--rows", "2", "--cols", "3"];
     let one = dir.path().join("one");
     assert!(
-        command(&board, &one, &["--all-pairs"])
+        command(&board, &one, &[&["--all-pairs"], extra].concat())
             .status()
             .unwrap()
             .success()
@@ -1225,22 +1240,32 @@ fn all_pairs_runs_distributed() {
     fs::write(&hosts, format!("127.0.0.1:{port}\n127.0.0.1:0\n")).unwrap();
     let started: Vec<Child> = (0..2)
         .map(|i| {
-            command(&board, &dir.path().join(format!("p{i}")), &["--all-pairs"])
-                .args([
-                    "--processes",
-                    "2",
-                    "--process",
-                    &i.to_string(),
-                    "--workers",
-                    "1",
-                ])
-                .arg("--hostfile")
-                .arg(&hosts)
-                .args(["--connect-timeout", "30"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
+            // (a frontier search's layers: each process its own folder)
+            let scratch = dir.path().join(format!("scratch{i}"));
+            fs::create_dir_all(&scratch).unwrap();
+            let scratch = ["--scratch".to_string(), scratch.display().to_string()];
+            let scratch: &[String] = if extra.is_empty() { &[] } else { &scratch };
+            command(
+                &board,
+                &dir.path().join(format!("p{i}")),
+                &[&["--all-pairs"], extra].concat(),
+            )
+            .args(scratch)
+            .args([
+                "--processes",
+                "2",
+                "--process",
+                &i.to_string(),
+                "--workers",
+                "1",
+            ])
+            .arg("--hostfile")
+            .arg(&hosts)
+            .args(["--connect-timeout", "30"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
         })
         .collect();
     for (i, mut child) in started.into_iter().enumerate() {

@@ -4,15 +4,9 @@
 
 use std::fs;
 
-use assert_cmd::Command;
+use crate::support::npuzzle;
 
 /// One hermetic command: the built binary, an empty environment.
-fn npuzzle() -> Command {
-    let mut cmd = Command::cargo_bin("npuzzle").unwrap();
-    cmd.env_clear();
-    cmd
-}
-
 /// Runs `args`, expects success and an empty stderr; returns stdout.
 fn stdout_of(args: &[&str]) -> String {
     let out = npuzzle().args(args).output().unwrap();

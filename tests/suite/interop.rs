@@ -5,16 +5,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::npuzzle;
 use predicates::prelude::*;
 
 /// One hermetic command: the built binary, an empty environment.
-fn npuzzle() -> Command {
-    let mut cmd = Command::cargo_bin("npuzzle").unwrap();
-    cmd.env_clear();
-    cmd
-}
-
 fn run(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     npuzzle().args(args).arg("--output").arg(out).assert()
 }

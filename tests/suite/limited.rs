@@ -4,15 +4,12 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::support::{Damage, damaged_copy, newest_slot, run_killed};
+use crate::support::{Damage, damaged_copy, newest_slot, npuzzle, run_killed};
 
 fn analyze(out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("npuzzle")
-        .unwrap()
-        .env_clear()
+    npuzzle()
         .arg("analyze")
         .args(args)
         .arg("--output")
@@ -104,9 +101,7 @@ fn four_by_four_to_depth_20_is_a089484() {
     assert!(out.join("depth_histogram.png").exists());
 
     // The report names the boards found and how many of the last layer hardest.txt lists.
-    let report = Command::cargo_bin("npuzzle")
-        .unwrap()
-        .env_clear()
+    let report = npuzzle()
         .args(["analyze", "--size", "4", "--max-depth", "20", "--output"])
         .arg(dir.path())
         .assert()
@@ -123,8 +118,7 @@ fn four_by_four_to_depth_20_is_a089484() {
     // plot redraws the partial chart (log scale by default, linear on request) and compares
     // it with a complete run.
     let full = dir.path().join("full");
-    Command::cargo_bin("npuzzle")
-        .unwrap()
+    npuzzle()
         .args([
             "analyze", "--rows", "2", "--cols", "3", "--quiet", "--output",
         ])
@@ -134,8 +128,7 @@ fn four_by_four_to_depth_20_is_a089484() {
     let chart = out.join("depth_histogram.png");
     let log = fs::read(&chart).unwrap();
     for (flags, same) in [(&[][..], true), (&["--linear-scale"][..], false)] {
-        Command::cargo_bin("npuzzle")
-            .unwrap()
+        npuzzle()
             .arg("plot")
             .arg(&out)
             .args(flags)
@@ -144,8 +137,7 @@ fn four_by_four_to_depth_20_is_a089484() {
         assert_eq!(fs::read(&chart).unwrap() == log, same, "{flags:?}");
     }
     let compare = dir.path().join("compare.png");
-    Command::cargo_bin("npuzzle")
-        .unwrap()
+    npuzzle()
         .args(["plot", "--compare"])
         .args([&compare, &out, &full.join("2x3")])
         .assert()
@@ -168,8 +160,8 @@ fn two_by_seven_to_depth_30_matches_the_whole_space_run() {
     assert_eq!(counts(&dir.path().join("2x7/depths.csv")), whole[..31]);
 }
 
-/// The refusal for a board too large to map whole names the way on; --nodes, and the
-/// distributed flags with --all-pairs, do not go with --max-depth; --workers alone runs the
+/// The refusal for a board too large to map whole names the way on; --nodes does not go
+/// with --max-depth, nor --scratch without it; --workers alone runs the
 /// frontier search as one process of that many threads, with one machine's depths.
 #[test]
 fn the_refusal_names_max_depth_and_conflicts_are_usage_errors() {
@@ -179,15 +171,6 @@ fn the_refusal_names_max_depth_and_conflicts_are_usage_errors() {
     assert!(text.contains("--max-depth D"), "{text}");
     for args in [
         vec!["--size", "3", "--max-depth", "5", "--nodes", "ranks"],
-        vec![
-            "--size",
-            "3",
-            "--all-pairs",
-            "--max-depth",
-            "5",
-            "--workers",
-            "2",
-        ],
         vec!["--size", "3", "--scratch", "x"],
     ] {
         analyze(dir.path(), &args).failure().code(2);
@@ -441,9 +424,7 @@ fn the_memory_and_disk_budget_stop_cleanly() {
 fn the_report_gives_the_checkpoints_bytes_and_write_rate() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("ck");
-    let out = Command::cargo_bin("npuzzle")
-        .unwrap()
-        .env_clear()
+    let out = npuzzle()
         .args([
             "analyze",
             "--size",

@@ -430,8 +430,8 @@ fn walking_distance_is_admissible_in_both_metrics() {
 /// random MTM moves, never more than the scramble.
 #[test]
 fn two_mtm_heuristics_agree_on_scrambled_4x4_boards() {
+    use npuzzle::random::SplitMix64;
     use npuzzle::solve::domain::{DomainDb, MtmDatabases};
-    use npuzzle::solve::random::SplitMix64;
     use npuzzle::solve::walking::WalkingDistance;
     use npuzzle::solve::{self, Algorithm, Heuristic, Limits};
     use std::sync::Arc;

@@ -16,9 +16,8 @@ use tempfile::TempDir;
 /// the returned guard).
 fn npuzzle() -> (Command, TempDir) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let mut cmd = Command::cargo_bin("npuzzle").expect("the npuzzle binary");
-    cmd.env_clear()
-        .env("NPUZZLE_CACHE", dir.path().join("cache"))
+    let mut cmd = crate::support::npuzzle();
+    cmd.env("NPUZZLE_CACHE", dir.path().join("cache"))
         .arg("solve");
     (cmd, dir)
 }
@@ -1254,7 +1253,7 @@ impl Tiles {
 
     /// A walk of `moves` random blank moves from the goal, never undoing the last one.
     fn walk(rows: usize, cols: usize, moves: usize, seed: u64) -> Tiles {
-        let mut rng = npuzzle::solve::random::SplitMix64::new(seed);
+        let mut rng = npuzzle::random::SplitMix64::new(seed);
         let mut board = Tiles::goal(rows, cols);
         let mut last = ' ';
         let back = |l| match l {

@@ -1,8 +1,18 @@
-//! Helpers shared by the checkpoint tests of the distributed engine (`cluster.rs`) and of the
-//! depth-limited search (`limited.rs`).
+//! Helpers shared by the suite's files: the one builder of the CLI's commands
+//! ([`npuzzle`]), and those of the checkpoint tests of the distributed engine (`cluster.rs`)
+//! and of the depth-limited search (`limited.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// The `npuzzle` binary Cargo built for these tests, as a command with an empty environment
+/// (so that no `NPUZZLE_*` variable or locale of the machine running the tests changes what
+/// it does). Each file adds its subcommand and flags.
+pub fn npuzzle() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("npuzzle").expect("the npuzzle binary");
+    cmd.env_clear();
+    cmd
+}
 
 /// The text of the `summary.json` at `path` without its last field, the provenance
 /// (`"npuzzle": {"version", "commit", "command"}`), which must be there: the figures, which

@@ -1,15 +1,8 @@
 //! Issue 25 (first part): `analyze --table` writes `table.npt`, and `solve --table` answers
 //! boards from it on the real binary.
 
-use assert_cmd::Command;
-
 fn npuzzle(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::cargo_bin("npuzzle")
-        .unwrap()
-        .env_clear()
-        .args(args)
-        .output()
-        .unwrap();
+    let out = crate::support::npuzzle().args(args).output().unwrap();
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),
@@ -274,9 +267,7 @@ fn a_long_batch_streams_in_line_order() {
     );
     assert!(!numbers.contains(&bad_line));
     // The same rows from standard input, one line at a time.
-    let piped = Command::cargo_bin("npuzzle")
-        .unwrap()
-        .env_clear()
+    let piped = crate::support::npuzzle()
         .args(["solve", "--table", &table, "--batch", "-"])
         .write_stdin(text)
         .output()

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{Deal, Held, Phase};
-use super::{AUTO_MIN, AUTO_RATIO, CheckpointEvery, ClusterError, Job, Tuning};
+use super::state::{Deal, Phase, Share};
+use super::{AUTO_MIN, AUTO_RATIO, BufferSizes, CheckpointEvery, ClusterError, Job};
 use crate::bfs::{DepthArray, Marking, StateMarks};
 use crate::durable::Start;
 use crate::durable::container;
@@ -42,7 +42,7 @@ struct Header {
     /// follow the depths in the body (8 bytes each, little-endian).
     #[serde(default)]
     listed: Vec<(u32, u64)>,
-    /// Boards per dealt block when the run set them ([`super::Tuning::block`]).
+    /// Boards per dealt block when the run set them ([`super::BufferSizes::block`]).
     #[serde(default)]
     block: Option<u64>,
     phase: Phase,
@@ -72,7 +72,7 @@ pub(super) struct Checkpoints {
     per_board: bool,
     search_rest: bool,
     table: bool,
-    /// [`super::Tuning::block`].
+    /// [`super::BufferSizes::block`].
     block: Option<u64>,
     every: CheckpointEvery,
     /// The time now: [`Instant::now`] in a run, a clock the tests move by hand.
@@ -90,7 +90,7 @@ impl Checkpoints {
         every: CheckpointEvery,
         (process, processes): (usize, usize),
         job: &Job<S>,
-        tuning: Tuning,
+        tuning: BufferSizes,
     ) -> Checkpoints {
         let clock: Clock = Box::new(Instant::now);
         let mut ck = Checkpoints::with_clock(dir, every, process, processes, job, clock);
@@ -141,7 +141,10 @@ impl Checkpoints {
     /// folder is refused, naming the holder). A new run is refused when the folder holds this
     /// process's checkpoint; a fresh one removes it first ([`Start`]), so that a later
     /// `--resume` never finds another run's.
-    pub fn prepare(&self, start: Start) -> Result<crate::durable::folder::Held, ClusterError> {
+    pub fn prepare(
+        &self,
+        start: Start,
+    ) -> Result<crate::durable::folder::FolderLock, ClusterError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| self.error("cannot create the", e))?;
         let refused = |e: io::Error| ClusterError::Checkpoint(e.to_string());
         let held =
@@ -172,7 +175,7 @@ impl Checkpoints {
 
     /// Writes the checkpoint of `phase.step` over the older of the two slots and syncs the
     /// folder; returns the bytes written and the time taken (the syncs included).
-    pub fn save(&mut self, held: &Held, phase: &Phase) -> Result<(u64, Duration), ClusterError> {
+    pub fn save(&mut self, held: &Share, phase: &Phase) -> Result<(u64, Duration), ClusterError> {
         let start = (self.clock)();
         let fail = |e: io::Error| self.error("cannot write a", e);
         let header = Header {
@@ -321,7 +324,7 @@ impl Checkpoints {
         &self,
         step: u64,
         size: impl Fn(u8) -> Option<u64>,
-    ) -> Result<(Held, Phase), ClusterError> {
+    ) -> Result<(Share, Phase), ClusterError> {
         let opened = self
             .header(step)?
             .filter(|o| o.header.phase.step == step)
@@ -377,7 +380,7 @@ impl Checkpoints {
         let mut phase = header.phase;
         phase.listed = listed;
         Ok((
-            Held {
+            Share {
                 deal,
                 marks,
                 depths,
@@ -495,7 +498,7 @@ mod tests {
         let mut ck = Checkpoints::with_clock(dir.path(), CheckpointEvery::Auto, 0, 1, &job, clock);
         let _lock = ck.prepare(Start::New).unwrap();
         let size = job.spaces[0].size();
-        let held = Held {
+        let held = Share {
             deal: Deal::new(size, 1, 0),
             marks: StateMarks::new(size),
             depths: None,

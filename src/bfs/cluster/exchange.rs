@@ -1,5 +1,5 @@
-//! The distributed engine's [`Engine`] for the one layer loop ([`layers::run`]): a process's
-//! push steps route neighbours to their owners ([`super::worker`]'s `Walk`), a layer's size
+//! The distributed engine's [`Stepper`] for the one layer loop ([`layers::run`]): a process's
+//! push steps route neighbours to their owners ([`super::worker`]'s `Traversal`), a layer's size
 //! is the sum over the processes, and the BFS's record lives in [`Phase`], so that a
 //! checkpoint saves it.
 
@@ -8,11 +8,11 @@ use std::sync::mpsc;
 
 use super::checkpoint::Checkpoints;
 use super::net::{Net, corrupt_from};
-use super::push::Walk;
-use super::state::{Held, Phase};
+use super::push::Traversal;
+use super::state::{Phase, Share};
 use super::{ClusterError, Event};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
-use crate::bfs::layers::{self, Ended, Engine, Plan, Step};
+use crate::bfs::layers::{self, Ended, LoopParams, Step, Stepper};
 use crate::bfs::pull::{self, PULL_RATIO};
 use crate::bfs::step::LayerCodes;
 use crate::bfs::{StateIndex, StateSpace, list_limit};
@@ -25,8 +25,8 @@ use crate::durable::fault_injection;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn bfs_layers<S: StateSpace>(
     net: &mut Net<'_>,
-    walk: &Walk<'_, S>,
-    held: &Held,
+    walk: &Traversal<'_, S>,
+    held: &Share,
     list: Option<Vec<StateIndex>>,
     phase: &mut Phase,
     earlier: u64,
@@ -40,14 +40,14 @@ pub(super) fn bfs_layers<S: StateSpace>(
     // has to resume them (a pull leaves earlier layers' frontier codes in the marks, so a
     // resumed run could not find the layer it stopped at).
     let may_pull = net.peers == 1 && checkpoints.is_none();
-    let plan = Plan {
+    let plan = LoopParams {
         space_size,
         list_limit: list_limit(space_size),
         pull_ratio: may_pull.then_some(PULL_RATIO),
         listed: walk.listed,
         before,
     };
-    let mut exchange = Exchange {
+    let mut exchange = MarksExchange {
         net,
         walk,
         held,
@@ -82,26 +82,26 @@ pub(super) fn bfs_layers<S: StateSpace>(
     Ok(last)
 }
 
-/// The distributed [`Engine`]: a neighbour goes to the process that owns it ([`Routed`], the
+/// The distributed [`Stepper`]: a neighbour goes to the process that owns it ([`Routed`], the
 /// lists sent over [`Net`]), and a layer's size is the sum over the processes. The BFS's
 /// record is [`Phase`]'s, so that a checkpoint saves it.
-struct Exchange<'e, 'n, 'w, S: StateSpace> {
+struct MarksExchange<'e, 'n, 'w, S: StateSpace> {
     net: &'e mut Net<'n>,
-    walk: &'e Walk<'w, S>,
-    held: &'e Held,
+    walk: &'e Traversal<'w, S>,
+    held: &'e Share,
     phase: &'e mut Phase,
     checkpoints: &'e mut Option<Checkpoints>,
     events: &'e mpsc::Sender<Event>,
 }
 
-impl<S: StateSpace> Exchange<'_, '_, '_, S> {
+impl<S: StateSpace> MarksExchange<'_, '_, '_, S> {
     fn codes(&self, depth: u32) -> LayerCodes {
         let (marking, seed) = self.walk.marking;
         LayerCodes::flagged(marking, self.walk.space, seed, depth)
     }
 }
 
-impl<S: StateSpace> Engine for Exchange<'_, '_, '_, S> {
+impl<S: StateSpace> Stepper for MarksExchange<'_, '_, '_, S> {
     type Error = ClusterError;
 
     fn sizes(&mut self) -> &mut Vec<u64> {

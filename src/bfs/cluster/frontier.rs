@@ -412,7 +412,10 @@ mod tests {
     /// process in every chunk), and with a fan-in of 2 (merges of the messages' runs as they
     /// come, several levels).
     fn across_equals_one_machine(metric: Metric) {
-        let depth = if metric == Metric::Stm { 18 } else { 11 };
+        let depth = match metric {
+            Metric::Stm => 18,
+            Metric::Mtm => 11,
+        };
         for (rows, cols, d) in [(3, 3, 100), (2, 5, 100), (4, 4, depth)] {
             let shape = Shape::new(rows, cols).unwrap();
             check_across(shape, metric, d, config(3_001, 97, 128));
@@ -438,7 +441,10 @@ mod tests {
     #[ignore = "slow: 3x4 whole and 4x4 to depth 22, 8 searches each (minutes)"]
     fn the_issue_boards_across_equal_one_machine() {
         for metric in [Metric::Stm, Metric::Mtm] {
-            let deep = if metric == Metric::Stm { 22 } else { 16 };
+            let deep = match metric {
+                Metric::Stm => 22,
+                Metric::Mtm => 16,
+            };
             check_across(
                 Shape::new(3, 4).unwrap(),
                 metric,

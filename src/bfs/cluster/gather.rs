@@ -3,7 +3,7 @@
 //! totals.
 
 use super::net::{Net, corrupt_from, read_u64};
-use super::state::{Deal, Held, ITEM};
+use super::state::{Deal, ITEM, Share};
 use super::{ClusterError, MarksSink, Traffic, out_of_memory};
 use crate::bfs::codec::{decode_sorted, encode_sorted};
 use crate::bfs::{DepthArray, StateIndex};
@@ -15,7 +15,7 @@ const _: () = assert!(GATHER_CHUNK as u64 % ITEM == 0);
 /// Process 0's per-board depths of the goal's space (`size` boards, one byte each, indexed
 /// globally) from every process's `depths`, sent in chunks of at most [`GATHER_CHUNK`] bytes
 /// (each: its first local index, then whole blocks of depths); `None` on the other processes.
-/// `block`: the deal's block ([`super::Tuning::block`]).
+/// `block`: the deal's block ([`super::BufferSizes::block`]).
 ///
 /// # Errors
 /// [`ClusterError::Config`] when a board lies deeper than [`DepthArray::MAX_DEPTH`];
@@ -121,7 +121,7 @@ pub(super) fn place_depths(
 /// Streams the finished marks of the goal's BFS (a [`Marking::Depths`] run) to process 0's
 /// `sink`: first every process's boards of the listed layers (`limit`, and this process's
 /// `listed`), merged and checked against `layers`, then the marks themselves in windows of
-/// `window` bytes of the whole table ([`super::Tuning::table_window`]), in index order, each process sending the parts
+/// `window` bytes of the whole table ([`super::BufferSizes::table_window`]), in index order, each process sending the parts
 /// of its blocks that fall in the window ([`pieces`]). Process 0 checks that every piece it
 /// expects came once, from its owner, with its length.
 ///
@@ -130,7 +130,7 @@ pub(super) fn place_depths(
 /// sink fails, or as [`Net::gather`].
 pub(super) fn stream_table(
     net: &mut Net<'_>,
-    held: &Held,
+    held: &Share,
     layers: &[u64],
     (limit, listed): (u64, Vec<(u32, Vec<u64>)>),
     sink: Option<Box<dyn MarksSink>>,

@@ -98,13 +98,13 @@ pub use frontier::{FRONTIER_CREDIT, FrontierJob, frontier};
 use net::{Wire, install_panic_hook};
 use worker::{Setup, worker_main};
 
-/// The shipped [`Tuning::table_window`]: bytes of a distance table's marks process 0 gathers
+/// The shipped [`BufferSizes::table_window`]: bytes of a distance table's marks process 0 gathers
 /// per round ([`MarksSink`]): it holds one window, and the messages of one. 16 MiB: 4 rounds
 /// for the 60 MB table of 3x4 (so that the tests of the shipped sizes cross windows), 650 for
 /// the 10.9 GB of 2x7, each a gather of a few messages per process: small beside writing
 /// the bytes.
 pub const TABLE_WINDOW: u64 = 16 << 20;
-/// The shipped [`Tuning::send_budget`]: bytes of outgoing indices a process buffers per
+/// The shipped [`BufferSizes::send_budget`]: bytes of outgoing indices a process buffers per
 /// worker thread before sending (at 8 bytes per neighbour, all of a window's neighbours
 /// counted: a bound, seldom reached).
 ///
@@ -115,11 +115,11 @@ pub const TABLE_WINDOW: u64 = 16 << 20;
 /// measured best, 8 MB and 1 GB worse (`output/bench/3x4-cluster/report.txt`).
 pub const SEND_BUDGET: usize = 128 << 20;
 
-/// The sizes of a run's buffers and blocks. [`Tuning::default`] is what ships, in every build
+/// The sizes of a run's buffers and blocks. [`BufferSizes::default`] is what ships, in every build
 /// (debug builds, and so the tests through the command line, run these very sizes); the
 /// library's tests set small ones to cross many windows and blocks on small boards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tuning {
+pub struct BufferSizes {
     /// Bytes of outgoing indices a process buffers per worker thread before sending
     /// ([`SEND_BUDGET`]); it sets the window of work items after which lists are sent.
     pub send_budget: usize,
@@ -135,9 +135,9 @@ pub struct Tuning {
     pub(crate) pause: Option<(usize, Duration)>,
 }
 
-impl Default for Tuning {
-    fn default() -> Tuning {
-        Tuning {
+impl Default for BufferSizes {
+    fn default() -> BufferSizes {
+        BufferSizes {
             send_budget: SEND_BUDGET,
             table_window: TABLE_WINDOW,
             block: None,
@@ -147,7 +147,7 @@ impl Default for Tuning {
     }
 }
 
-impl Tuning {
+impl BufferSizes {
     /// Checks the sizes.
     ///
     /// # Errors
@@ -200,7 +200,7 @@ pub struct Cluster {
     /// Whether this process's worker threads are bound to cores ([`Cluster::cores`]).
     pub bind: Bind,
     /// Buffer and block sizes (every process of a run must use the same).
-    pub tuning: Tuning,
+    pub tuning: BufferSizes,
 }
 
 /// Whether a process binds its worker threads to cores, as MPI launchers bind their ranks
@@ -272,7 +272,7 @@ impl Cluster {
             stall_timeout: DEFAULT_STALL,
             key: None,
             bind: Bind::Auto,
-            tuning: Tuning::default(),
+            tuning: BufferSizes::default(),
         }
     }
 
@@ -520,7 +520,7 @@ pub struct Traffic {
 /// (65,536, or a smaller block); at the shipped sizes and `degree` up to 256, `SEND_BUDGET x
 /// workers`: 128 MiB a worker. A list is sent when it fits in what is left, or when nothing is
 /// outstanding, so no more than this is ever outstanding.
-pub fn credit(tuning: &Tuning, workers: usize, degree: usize) -> u64 {
+pub fn credit(tuning: &BufferSizes, workers: usize, degree: usize) -> u64 {
     let boards = tuning.block.map_or(state::ITEM, |b| b.min(state::ITEM));
     let item = boards as usize * degree * 8;
     let window = (tuning.send_budget * workers / item.max(1)).max(workers) * item;
@@ -1093,7 +1093,7 @@ mod tests {
         job: &Job<S>,
         processes: usize,
         workers: usize,
-        tuning: Tuning,
+        tuning: BufferSizes,
         more: impl Fn(usize, &mut Cluster),
     ) -> (Outcome, Option<Vec<u8>>) {
         let sink = Collect::default();
@@ -1148,15 +1148,15 @@ mod tests {
         table_job.marking = Marking::Depths;
         table_job.listed = 1000;
         job.spaces.truncate(2);
-        let (want, _) = loopback(&job, 1, 1, Tuning::default(), |_, _| {});
-        let (_, want_table) = loopback(&table_job, 1, 1, Tuning::default(), |_, _| {});
+        let (want, _) = loopback(&job, 1, 1, BufferSizes::default(), |_, _| {});
+        let (_, want_table) = loopback(&table_job, 1, 1, BufferSizes::default(), |_, _| {});
         assert_eq!(want.layer_sizes, crate::published::A089473);
         for (processes, workers, block) in [(2, 1, 32), (3, 2, 256), (2, 2, 32)] {
-            let tuning = Tuning {
+            let tuning = BufferSizes {
                 send_budget: 4096,
                 table_window: 1000,
                 block: Some(block),
-                ..Tuning::default()
+                ..BufferSizes::default()
             };
             let (got, _) = loopback(&job, processes, workers, tuning, |_, _| {});
             let what = format!("{processes} x {workers}, blocks of {block}");
@@ -1180,12 +1180,12 @@ mod tests {
     fn a_slow_process_holds_no_more_than_its_credit() {
         let goal = Board::goal(Shape::new(3, 3).unwrap());
         let job = parity_job(&goal, true, false);
-        let (want, _) = loopback(&job, 1, 1, Tuning::default(), |_, _| {});
-        let tuning = Tuning {
+        let (want, _) = loopback(&job, 1, 1, BufferSizes::default(), |_, _| {});
+        let tuning = BufferSizes {
             send_budget: 1024,
             block: Some(32),
             pause: Some((1, Duration::from_micros(300))),
-            ..Tuning::default()
+            ..BufferSizes::default()
         };
         let (got, _) = loopback(&job, 3, 1, tuning, |_, _| {});
         assert_eq!(got.layer_sizes, want.layer_sizes);

@@ -1,13 +1,13 @@
 //! A process's push step of a layer, in windows: the distributed owner ([`Routed`], which
 //! claims the neighbours this process holds and buffers the others for their process) and the
-//! step itself ([`Walk::layer`]: the one layer step of [`crate::bfs::step`], its lists sent
+//! step itself ([`Traversal::layer`]: the one layer step of [`crate::bfs::step`], its lists sent
 //! after each window and the lists received claimed).
 
 use rayon::prelude::*;
 
 use super::ClusterError;
 use super::net::{Chunk, Net, Wire, index_width};
-use super::state::Held;
+use super::state::Share;
 use crate::bfs::layers::Step;
 use crate::bfs::marks::{Claim, FIELDS_PER_WORD};
 use crate::bfs::step::{self, Expander, LaneMasks, LayerCodes, Marking, Owner};
@@ -22,7 +22,7 @@ const CHUNK_LIST: usize = 4096;
 /// process, atomically, as on one machine); the others are buffered for their process, by
 /// their local index there.
 pub(super) struct Routed<'a> {
-    held: &'a Held,
+    held: &'a Share,
     /// Where claims record their depth (the goal's BFS, per-board results).
     depths: Option<&'a DepthArray>,
     /// The field value a claim writes ([`LayerCodes::claim`]); under the across flag, a lane
@@ -55,7 +55,7 @@ impl<'a> Routed<'a> {
     /// The owner of the claims for layer `depth`, writing `code` (under the across flag when
     /// `flagged`).
     pub(super) fn new(
-        held: &'a Held,
+        held: &'a Share,
         record: bool,
         (depth, code, flagged): (u32, u64, bool),
         keep: bool,
@@ -221,7 +221,7 @@ impl Owner for Routed<'_> {
 }
 
 /// The space being searched and how this process walks it.
-pub(super) struct Walk<'a, S: StateSpace> {
+pub(super) struct Traversal<'a, S: StateSpace> {
     pub(super) space: &'a S,
     pub(super) lanes: Option<&'a LaneMasks>,
     pub(super) pool: &'a rayon::ThreadPool,
@@ -235,21 +235,21 @@ pub(super) struct Walk<'a, S: StateSpace> {
     pub(super) listed: u64,
     /// How this process writes its lists to each process.
     pub(super) wires: &'a [Wire],
-    /// Bytes of outgoing indices buffered per thread before a send ([`super::Tuning`]).
+    /// Bytes of outgoing indices buffered per thread before a send ([`super::BufferSizes`]).
     pub(super) send_budget: usize,
-    /// A pause after each window ([`super::Tuning::pause`]: a slow process, in tests).
+    /// A pause after each window ([`super::BufferSizes::pause`]: a slow process, in tests).
     #[cfg(test)]
     pub(super) pause: Option<std::time::Duration>,
 }
 
-impl<S: StateSpace> Walk<'_, S> {
+impl<S: StateSpace> Traversal<'_, S> {
     /// Expands layer `depth` of this process (`list`: its boards, global indices ascending;
     /// else found by scanning the range), in windows of work items: after each window the
     /// neighbours of other processes are sent and the lists received so far are claimed.
     pub(super) fn layer(
         &self,
         net: &mut Net<'_>,
-        held: &Held,
+        held: &Share,
         depth: u32,
         list: Option<&[StateIndex]>,
         keep_next: bool,
@@ -416,7 +416,7 @@ impl<S: StateSpace> Walk<'_, S> {
         self.pool.current_num_threads() == 1
     }
 
-    /// Claims the lists of this round that have arrived ([`Walk::apply`]) and acknowledges
+    /// Claims the lists of this round that have arrived ([`Traversal::apply`]) and acknowledges
     /// them to their senders ([`Net::release`]).
     ///
     /// # Errors
@@ -424,7 +424,7 @@ impl<S: StateSpace> Walk<'_, S> {
     fn claim_received(
         &self,
         net: &mut Net<'_>,
-        held: &Held,
+        held: &Share,
         claims: (u32, u64, bool),
         keep_next: bool,
         out: &mut Step,
@@ -443,7 +443,7 @@ impl<S: StateSpace> Walk<'_, S> {
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
-        held: &Held,
+        held: &Share,
         claims: (u32, u64, bool),
         keep_next: bool,
         received: &[Chunk],

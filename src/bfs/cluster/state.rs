@@ -9,7 +9,7 @@ use crate::bfs::{DepthArray, StateMarks};
 
 /// This process's share of a space ([`Deal`]): its boards' marks by local index, and their
 /// depths.
-pub(super) struct Held {
+pub(super) struct Share {
     pub deal: Deal,
     pub marks: StateMarks,
     /// The first space's depths of this share (per-board results, by local index): recorded
@@ -72,7 +72,7 @@ impl Deal {
     }
 
     /// [`Deal::new`] with blocks of `block` boards when given (a power of two of at least 32,
-    /// as [`super::Tuning::check`] requires), else of the deal's own choice.
+    /// as [`super::BufferSizes::check`] requires), else of the deal's own choice.
     ///
     /// # Panics
     /// When `block` is not a power of two.

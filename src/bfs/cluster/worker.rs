@@ -12,8 +12,8 @@ use super::checkpoint::Checkpoints;
 use super::exchange::bfs_layers;
 use super::gather::{self, stream_table};
 use super::net::{Net, Wire, read_u64};
-use super::push::{Routed, Walk};
-use super::state::{Deal, Held, Phase};
+use super::push::{Routed, Traversal};
+use super::state::{Deal, Phase, Share};
 use super::{ClusterError, Event, Job, Outcome, Shared, out_of_memory};
 use crate::bfs::step::{LaneMasks, LayerCodes, Marking};
 use crate::bfs::{DepthArray, StateIndex, StateMarks, StateSpace, list_limit};
@@ -32,7 +32,7 @@ pub(super) struct Setup<S> {
     /// How long to wait at a barrier without a message from any peer.
     pub stall_timeout: std::time::Duration,
     /// Buffer and block sizes.
-    pub tuning: super::Tuning,
+    pub tuning: super::BufferSizes,
     /// How this process writes its lists to each process ([`super::Cluster::same_host`]).
     pub wires: Vec<Wire>,
     /// Process 0's sink for the distance table ([`Marking::Depths`]); [`super::run`] drops
@@ -96,7 +96,7 @@ pub(super) fn worker_main<S: StateSpace>(
         .map(|dir| Checkpoints::new(dir, setup.checkpoint_every, (me, peers), job, setup.tuning));
     // Resume: the latest step every process has.
     let mut phase = Phase::default();
-    let mut loaded: Option<Held> = None;
+    let mut loaded: Option<Share> = None;
     // This process's lock on its checkpoint files, held until the run ends.
     let mut _lock = None;
     if let Some(ck) = &checkpoints {
@@ -164,7 +164,7 @@ pub(super) fn worker_main<S: StateSpace>(
         let deal = Deal::with_block(space.size(), peers, me, setup.tuning.block);
         let held = match loaded.take() {
             Some(held) => held,
-            None => Held {
+            None => Share {
                 deal,
                 marks: StateMarks::try_new(deal.held()).map_err(out_of_memory)?,
                 depths: if phase.space == 0 && job.per_board {
@@ -227,7 +227,7 @@ pub(super) fn worker_main<S: StateSpace>(
             }
             // (A checkpoint of this format always names its seed.)
             let seed = StateIndex(phase.seed.unwrap_or_default());
-            let walk = Walk {
+            let walk = Traversal {
                 space,
                 lanes: lanes.as_ref(),
                 pool: &pool,

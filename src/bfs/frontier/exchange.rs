@@ -186,13 +186,13 @@ fn corrupt(p: usize, what: &str) -> FrontierError {
     ))
 }
 
-/// A run's buckets: the bytes and pieces of each ([`super::expand::Plan::run`]).
+/// A run's buckets: the bytes and pieces of each ([`super::expand::Expansion::run`]).
 type Buckets = Vec<(Vec<u8>, Vec<Piece>)>;
 
 /// Bytes of a piece's header in a message.
 const HEADER: usize = 28;
 
-/// A chunk's run (the bytes and pieces of each bucket, [`super::expand::Plan::run`]) cut by
+/// A chunk's run (the bytes and pieces of each bucket, [`super::expand::Expansion::run`]) cut by
 /// owner: the buckets with this process's pieces only (the run kept here; the same buckets,
 /// untouched, when every piece is this process's), and a message for each other process
 /// with pieces of its segments (`(target, message)`, in process order).

@@ -33,7 +33,7 @@ fn union3(a: &[u64], b: &[u64], c: &[u64], mut f: impl FnMut(u64)) {
 }
 
 /// What the expansion of every chunk of a layer shares.
-pub(super) struct Plan<'a, S> {
+pub(super) struct Expansion<'a, S> {
     pub(super) space: &'a S,
     pub(super) size: u64,
     /// Of the layers (and so of the pieces).
@@ -41,7 +41,7 @@ pub(super) struct Plan<'a, S> {
     pub(super) lanes: Option<Lanes>,
 }
 
-impl<S: StateSpace> Plan<'_, S> {
+impl<S: StateSpace> Expansion<'_, S> {
     /// The neighbours of `boards` (ascending) but the lane moves, in the order found: the
     /// kernel's [`StateSpace::expand_across`] (every neighbour, for a space without lanes).
     fn neighbours(&self, boards: &[StateIndex]) -> Vec<u64> {
@@ -147,7 +147,7 @@ mod tests {
         expected.sort_unstable();
         expected.dedup();
         for segments in [1u64, 3, 1024] {
-            let plan = Plan {
+            let plan = Expansion {
                 space: &space,
                 size: space.size(),
                 span: space.size().div_ceil(segments),

@@ -7,7 +7,7 @@
 //!   from lightln2/SlidingTilesSolver's complete BFS results (4x4: OEIS A089484, multi-tile
 //!   A389728; 3x5: A346737; 2x8: A355560). A board and its transpose have the same
 //!   distribution. For a larger board the search to the end is projected from its component
-//!   (`n!/2` boards, each expanded once) and an assumed widest layer ([`Layers::Estimated`]),
+//!   (`n!/2` boards, each expanded once) and an assumed widest layer ([`LayerSizes::Estimated`]),
 //!   labelled as an estimate; a depth limit on such a board has no projection.
 //! - **Rates** ([`Rates`]): `output/bench/plan/rates.csv`, each figure with the run it comes
 //!   from and whether it is measured, derived or assumed.
@@ -178,7 +178,7 @@ pub struct Machines {
 
 /// A board's layer sizes, as the projection knows them.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Layers {
+pub enum LayerSizes {
     /// The complete distribution, published ([`published`]): `sizes[d]` boards at depth `d`.
     Published(Vec<u64>),
     /// No distribution: the component's boards and an assumed widest layer
@@ -219,12 +219,12 @@ pub fn published(shape: Shape, metric: Metric) -> Option<Vec<u64>> {
 /// The layer sizes a projection of `shape` in `metric` uses: published, or estimated from
 /// the component for a grid the frontier search indexes; `None` for a line or a board beyond
 /// the index.
-pub fn layers(shape: Shape, metric: Metric) -> Option<Layers> {
+pub fn layers(shape: Shape, metric: Metric) -> Option<LayerSizes> {
     if let Some(sizes) = published(shape, metric) {
-        return Some(Layers::Published(sizes));
+        return Some(LayerSizes::Published(sizes));
     }
     let space = ParitySpace::with_metric(shape, Parity::Even, metric)?;
-    Some(Layers::Estimated {
+    Some(LayerSizes::Estimated {
         component: space.size(),
     })
 }
@@ -238,7 +238,7 @@ pub struct Projection {
     /// Whether the search reaches the end (runs out of boards: the limit is past the
     /// radius). Unknown for an estimate (`None`).
     pub complete: Option<bool>,
-    /// Whether the layer sizes are an estimate ([`Layers::Estimated`]).
+    /// Whether the layer sizes are an estimate ([`LayerSizes::Estimated`]).
     pub estimated: bool,
     /// Boards expanded, all machines together (every layer before the last, and the last
     /// too when the search reaches the end).
@@ -293,7 +293,7 @@ pub fn project(
         ..*rates
     };
     match layers(shape, metric)? {
-        Layers::Published(sizes) => {
+        LayerSizes::Published(sizes) => {
             let radius = sizes.len() as u32 - 1;
             let depth = max_depth.min(radius);
             let size = |d: i64| -> u64 {
@@ -350,7 +350,7 @@ pub fn project(
             }
             Some(out)
         }
-        Layers::Estimated { component } => {
+        LayerSizes::Estimated { component } => {
             if max_depth < TO_THE_END {
                 return None;
             }

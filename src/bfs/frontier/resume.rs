@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::store::{Layer, LayerFile, Store};
 use crate::durable::Start;
 use crate::durable::container;
-use crate::durable::folder::Held;
+use crate::durable::folder::FolderLock;
 
 /// Version of [`State`].
 const FORMAT: u32 = 1;
@@ -136,7 +136,7 @@ impl Checkpoint {
     /// [`io::ErrorKind::WouldBlock`] when another search holds the folder,
     /// [`io::ErrorKind::AlreadyExists`] for a new search over a checkpoint, else the folder's
     /// error.
-    pub fn prepare(&self, start: Start) -> io::Result<Held> {
+    pub fn prepare(&self, start: Start) -> io::Result<FolderLock> {
         std::fs::create_dir_all(&self.dir)?;
         let held = crate::durable::folder::hold(&self.dir, "frontier.lock")?;
         let mut files = vec![self.slot(0), self.slot(1)];

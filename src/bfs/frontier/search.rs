@@ -8,7 +8,7 @@ use super::chunks::Chunks;
 use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
 use super::disk::{damage_hook, disk_free};
 use super::exchange::{Alone, Exchange, parse, split};
-use super::expand::Plan;
+use super::expand::Expansion;
 use super::merge::{merge, narrow, settle};
 use super::resume::{Checkpoint, Resumed, layer_name};
 use super::runs::{Runs, live_runs, pieces_bytes};
@@ -18,7 +18,7 @@ use super::{
 };
 use crate::bfs::codec::encode_sorted;
 use crate::bfs::{StateIndex, StateSpace};
-use crate::durable::folder::Held;
+use crate::durable::folder::FolderLock;
 use crate::progress::{NoProgress, Progress};
 
 /// [`search_with`] with [`FrontierConfig::default`].
@@ -217,7 +217,7 @@ fn search_buffered<S: StateSpace>(
         }
     };
     let step = Step {
-        plan: Plan {
+        plan: Expansion {
             space,
             size,
             span: current.span,
@@ -436,7 +436,7 @@ impl<'a> Places<'a> {
     /// # Errors
     /// [`FrontierError::Checkpoint`] when the folder holds a checkpoint a new search may not
     /// replace, or another search holds it; [`FrontierError::Scratch`] when a folder fails.
-    fn prepare(&self) -> Result<Option<Held>, FrontierError> {
+    fn prepare(&self) -> Result<Option<FolderLock>, FrontierError> {
         if let Some(dir) = self.runs {
             std::fs::create_dir_all(dir).map_err(|e| self.scratch_fail(e))?;
         }
@@ -571,7 +571,7 @@ impl<'a> Places<'a> {
 /// What each step of a search, from layer `d` to layer `d + 1`, takes: the expansion's plan,
 /// the configuration and buffers, the memory budget, and where the layers and runs go.
 struct Step<'a, S> {
-    plan: Plan<'a, S>,
+    plan: Expansion<'a, S>,
     config: FrontierConfig,
     buffers: &'a Buffers,
     /// Bytes per board of a chunk ([`chunk_bytes_per_board`]).
@@ -989,7 +989,10 @@ mod tests {
     /// the merges: none for a layer of at most `fan_in` runs, some for the others.
     fn a_small_fan_in_gives_the_layers_of_a_single_merge(metric: crate::metric::Metric) {
         use crate::metric::Metric;
-        let depth_4x4 = if metric == Metric::Stm { 20 } else { 12 };
+        let depth_4x4 = match metric {
+            Metric::Stm => 20,
+            Metric::Mtm => 12,
+        };
         let cases = [
             (3, 3, 100, 1_009),
             (2, 5, 100, 20_011),

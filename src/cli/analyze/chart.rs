@@ -94,7 +94,7 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
     }
     match &args.compare {
         Some(file) => {
-            let names: Vec<String> = summaries.iter().map(chart_name).collect();
+            let names: Vec<String> = summaries.iter().map(npuzzle::results::chart_name).collect();
             let series: Vec<plot::DepthSeries> = summaries
                 .iter()
                 .zip(&names)
@@ -183,33 +183,10 @@ fn chart_file(flag: &str, file: &Path) -> Result<(), CliError> {
     )))
 }
 
-/// Draws the depth chart `file` (a PNG) from `summary` on a `scale` y axis.
+/// Draws the depth chart `file` (a PNG) from `summary` on a `scale` y axis
+/// ([`npuzzle::results::write_chart`], as `analyze` does).
 pub(super) fn draw(file: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliError> {
-    let hardest: Vec<String> = summary
-        .hardest
-        .boards
-        .iter()
-        .map(|b| b.grid.join("\n"))
-        .collect();
-    let name = chart_name(summary);
-    let chart = plot::DepthChart {
-        board: &name,
-        goal: other_goal(summary),
-        counts: &summary.depth_counts,
-        hardest: &hardest,
-        partial: summary.is_partial(),
-        scale,
-    };
-    plot::write_depth_histogram(&chart, file).map_err(plot_failure)
-}
-
-/// The board's name on a chart: `3x3`, or `3x3 (multi-tile metric)` for a summary of the
-/// multi-tile metric (the single-tile metric is the charts' unnamed default).
-fn chart_name(summary: &Summary) -> String {
-    match summary.metric() {
-        Metric::Stm => summary.board.clone(),
-        m => format!("{} ({} metric)", summary.board, m.long_name()),
-    }
+    npuzzle::results::write_chart(file, summary, scale).map_err(plot_failure)
 }
 
 /// The goal's label when it is not the standard goal.
@@ -220,7 +197,7 @@ fn other_goal(summary: &Summary) -> Option<&str> {
 /// A chart's error as the command's: nothing to draw is bad input (exit 2, as a summary.json
 /// that cannot be read); a file that cannot be written, or a drawing failure, is a runtime
 /// failure (exit 1, as for every output).
-fn plot_failure(e: plot::PlotError) -> CliError {
+pub(super) fn plot_failure(e: plot::PlotError) -> CliError {
     match e {
         plot::PlotError::NoData(_) => CliError::usage(e),
         _ => CliError::runtime(e),

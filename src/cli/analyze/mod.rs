@@ -1,4 +1,4 @@
-//! `npuzzle analyze`, step by step: its flags checked into a [`Plan`], the search run, its
+//! `npuzzle analyze`, step by step: its flags checked into a [`RunSpec`], the search run, its
 //! files written and the report printed. The steps are functions of this file; the files
 //! themselves are in `outputs`, the report in `report`, the distributed engine's flags in
 //! `cluster`, and the depth chart with `npuzzle plot` in `chart`.
@@ -28,7 +28,8 @@ pub use chart::{PlotArgs, plot};
 
 use chart::ScaleArgs;
 use cluster::ClusterArgs;
-use outputs::{Export, Output, format_of, row_bytes, set_aside_earlier, write_outputs};
+use npuzzle::results::Format;
+use outputs::{Export, format_of, row_bytes, set_aside_earlier, write_outputs};
 use report::{report, run_notes};
 
 /// Arguments of `npuzzle analyze`.
@@ -215,13 +216,13 @@ fn goal_of(args: &AnalyzeArgs, shape: Shape) -> Result<Board, CliError> {
 
 /// What a run of `analyze` does, its flags checked: the exports, the analysis's options and
 /// the cluster that runs it, if any.
-struct Plan {
+struct RunSpec {
     shape: Shape,
     metric: Metric,
     /// `--edges`, or `None` for no edge list.
-    edges: Option<Output>,
+    edges: Option<Format>,
     /// `--nodes`, or `None` for no per-board table.
-    nodes: Option<Output>,
+    nodes: Option<Format>,
     /// Whether table.npt is made from the BFS's marks ([`analysis::table_from_marks`]).
     from_marks: bool,
     options: Options,
@@ -230,7 +231,7 @@ struct Plan {
 
 /// Checks the flags against `shape`, each other and the memory, before any work: a usage
 /// error says what cannot be done.
-fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<Plan, CliError> {
+fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<RunSpec, CliError> {
     let (edges, nodes) = exports(args, shape)?;
     let metric = Metric::from(args.metric);
     let from_marks = analysis::table_from_marks(shape, metric);
@@ -276,7 +277,7 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<Plan, CliError> {
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
     }
-    Ok(Plan {
+    Ok(RunSpec {
         shape,
         metric,
         edges,
@@ -288,7 +289,7 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<Plan, CliError> {
 }
 
 /// `--edges` and `--nodes` checked: how each is written, or `None` for no file.
-fn exports(args: &AnalyzeArgs, shape: Shape) -> Result<(Option<Output>, Option<Output>), CliError> {
+fn exports(args: &AnalyzeArgs, shape: Shape) -> Result<(Option<Format>, Option<Format>), CliError> {
     let edges = match (args.max_depth, args.edges) {
         (Some(_), Some(Export::Labels | Export::Ranks | Export::Parquet)) => {
             return Err(CliError::usage(
@@ -339,16 +340,10 @@ fn make_scratch(args: &AnalyzeArgs) -> Result<(), CliError> {
 }
 
 /// The results folder: `OUTPUT/<R>x<C>`, with `-goal-<label>` for another goal than the
-/// standard one and `-mtm` in the multi-tile metric.
-fn results_dir(args: &AnalyzeArgs, goal: &Board, plan: &Plan) -> PathBuf {
-    let shape = plan.shape;
-    let mut folder = if *goal == Board::goal(shape) {
-        shape.to_string()
-    } else {
-        format!("{shape}-goal-{}", goal.label())
-    };
-    folder.push_str(super::metric_suffix(plan.metric));
-    args.output.join(folder)
+/// standard one and `-mtm` in the multi-tile metric ([`npuzzle::results::folder_name`]).
+fn results_dir(args: &AnalyzeArgs, goal: &Board, plan: &RunSpec) -> PathBuf {
+    args.output
+        .join(npuzzle::results::folder_name(plan.shape, goal, plan.metric))
 }
 
 /// What the search found: the analysis, and for a depth-limited search how far it went.
@@ -362,7 +357,7 @@ struct Found {
 /// other than 0, once done: process 0 writes the results.
 fn search(
     args: &AnalyzeArgs,
-    plan: &Plan,
+    plan: &RunSpec,
     goal: &Board,
     dir: &Path,
     bars: &Bars,
@@ -478,12 +473,6 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
         ));
     }
     let cluster = args.cluster.cluster(args.max_depth.is_some())?;
-    if cluster.is_some() && args.max_depth.is_some() {
-        return Err(CliError::usage(
-            "--all-pairs with --max-depth runs on one machine (one frontier search per orbit \
-             of blank cells): run it without --processes and --workers",
-        ));
-    }
     if let Some(scratch) = args.scratch.as_ref().filter(|_| args.max_depth.is_some()) {
         std::fs::create_dir_all(scratch)
             .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;

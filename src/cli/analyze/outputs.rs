@@ -9,15 +9,12 @@ use indicatif::{DecimalBytes, HumanCount};
 use npuzzle::Shape;
 use npuzzle::analysis::{self, Options};
 use npuzzle::export::{self, BoardFormat, Summary};
-use npuzzle::metric::Metric;
 
-use super::chart::draw;
-use super::{AnalyzeArgs, Found, Plan};
+use npuzzle::results::{self, Files, Format, ResultsError};
+
+use super::{AnalyzeArgs, Found, RunSpec};
 use crate::cli::CliError;
 use crate::cli::progress::Bars;
-
-/// Boards above this many cells export no edges or nodes unless asked.
-const DEFAULT_EXPORT_CELLS: usize = 10;
 
 /// How boards are written in an export, or no export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -35,28 +32,21 @@ pub(super) enum Export {
     Parquet,
 }
 
-/// What `--edges` or `--nodes` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Output {
-    Csv(BoardFormat),
-    Parquet,
-}
-
 pub(super) fn format_of(
     choice: Option<Export>,
     shape: Shape,
     flag: &str,
-) -> Result<Option<Output>, CliError> {
-    let choice = choice.unwrap_or(if shape.cells() <= DEFAULT_EXPORT_CELLS {
+) -> Result<Option<Format>, CliError> {
+    let choice = choice.unwrap_or(if shape.cells() <= results::DEFAULT_EXPORT_CELLS {
         Export::Labels
     } else {
         Export::None
     });
     Ok(match choice {
         Export::None => None,
-        Export::Labels => Some(Output::Csv(BoardFormat::Labels)),
-        Export::Ranks => Some(Output::Csv(BoardFormat::Ranks)),
-        Export::Parquet if cfg!(feature = "parquet") => Some(Output::Parquet),
+        Export::Labels => Some(Format::Csv(BoardFormat::Labels)),
+        Export::Ranks => Some(Format::Csv(BoardFormat::Ranks)),
+        Export::Parquet if cfg!(feature = "parquet") => Some(Format::Parquet),
         Export::Parquet => {
             return Err(CliError::usage(format!(
                 "{flag} parquet needs a build with the parquet feature: \
@@ -66,67 +56,46 @@ pub(super) fn format_of(
     })
 }
 
-/// Writes the run's files into `dir` and returns their names, in order; a file not written
-/// gets a note saying why and how to ask for it.
-///
-/// The small files and the chart are written while the large ones are (each sync to the
-/// disk then overlaps with other work); errors are reported in the order of the files.
+/// Writes the run's files into `dir` ([`npuzzle::results::write`], as the Python package
+/// does) and returns their names, in order; a file not written gets a note saying why and
+/// how to ask for it.
 pub(super) fn write_outputs(
     args: &AnalyzeArgs,
-    plan: &Plan,
+    plan: &RunSpec,
     dir: &Path,
     found: &Found,
     summary: &Summary,
     bars: &Bars,
     notes: &mut Vec<String>,
 ) -> Result<Vec<&'static str>, CliError> {
-    let (shape, metric, result) = (plan.shape, plan.metric, &found.result);
-    let scale = args
-        .scale
-        .scale([(&summary.depth_counts[..], summary.is_partial())]);
-    let path = |name: &str| dir.join(name);
-    let (((edges_done, nodes_done), table_done), small_done) = rayon::join(
-        || {
-            // Side by side too: each one's sync overlaps with the other's formatting.
-            let nodes_bars = bars.sibling();
-            rayon::join(
-                || {
-                    rayon::join(
-                        || plan.edges.map(|f| write_edges(dir, shape, metric, f, bars)),
-                        || plan.nodes.map(|f| write_nodes(dir, result, f, &nodes_bars)),
-                    )
-                },
-                || {
-                    // (A distributed run has written its marks' table already.)
-                    let streamed = result.traffic.is_some() && plan.from_marks;
-                    (args.table && !streamed)
-                        .then(|| npuzzle::table::write(&path("table.npt"), result))
-                },
-            )
+    let (shape, result) = (plan.shape, &found.result);
+    // (A distributed run has written its marks' table already.)
+    let streamed = result.traffic.is_some() && plan.from_marks;
+    let files = Files {
+        edges: plan.edges,
+        nodes: plan.nodes,
+        table: args.table && !streamed,
+        scale: args
+            .scale
+            .scale([(&summary.depth_counts[..], summary.is_partial())]),
+    };
+    let mut written = results::write(dir, result, summary, &files, bars, &bars.sibling()).map_err(
+        |e| match e {
+            ResultsError::Plot(e) => super::chart::plot_failure(e),
+            e => CliError::runtime(e),
         },
-        || -> Result<(), CliError> {
-            export::write_depths(&path("depths.csv"), summary).map_err(CliError::runtime)?;
-            export::write_hardest(&path("hardest.txt"), summary).map_err(CliError::runtime)?;
-            export::write_summary(&path("summary.json"), summary).map_err(CliError::runtime)?;
-            draw(&path("depth_histogram.png"), summary, scale)
-        },
-    );
-    let mut written = Vec::new();
-    match edges_done {
-        Some(done) => written.push(done?),
-        None => notes.push(edges_note(result, shape)),
+    )?;
+    if plan.edges.is_none() {
+        notes.push(edges_note(result, shape));
     }
-    match nodes_done {
-        Some(done) => written.push(done?),
-        None if found.limited.is_some() => {}
-        None => notes.push(nodes_note(result, shape)),
+    if plan.nodes.is_none() && found.limited.is_none() {
+        notes.push(nodes_note(result, shape));
     }
-    if let Some(done) = table_done {
-        done.map_err(CliError::runtime)?;
-        written.push("table.npt");
-    } else if args.table {
-        // Streamed by the distributed run, or by the run it resumed.
-        written.push("table.npt");
+    if args.table && streamed {
+        // Streamed by the distributed run, or by the run it resumed: in its place among
+        // the names.
+        let at = written.iter().position(|&n| n == "depths.csv").unwrap_or(0);
+        written.insert(at, "table.npt");
         if !result.table_written {
             notes.push(
                 "table.npt was written by the run this one resumed (before the checkpoint \
@@ -135,58 +104,7 @@ pub(super) fn write_outputs(
             );
         }
     }
-    small_done?;
-    written.extend([
-        "depths.csv",
-        "hardest.txt",
-        "summary.json",
-        "depth_histogram.png",
-    ]);
     Ok(written)
-}
-
-/// Writes the edge list (`edges.csv` or `edges.parquet`); returns the file's name.
-fn write_edges(
-    dir: &Path,
-    shape: Shape,
-    metric: Metric,
-    output: Output,
-    bars: &Bars,
-) -> Result<&'static str, CliError> {
-    match output {
-        Output::Csv(format) => {
-            export::write_edges(&dir.join("edges.csv"), shape, metric, format, bars)
-                .map(|()| "edges.csv")
-        }
-        #[cfg(feature = "parquet")]
-        Output::Parquet => {
-            export::parquet::write_edges(&dir.join("edges.parquet"), shape, metric, bars)
-                .map(|()| "edges.parquet")
-        }
-        #[cfg(not(feature = "parquet"))]
-        Output::Parquet => unreachable!("refused by format_of"),
-    }
-    .map_err(CliError::runtime)
-}
-
-/// Writes the per-board table (`nodes.csv` or `nodes.parquet`); returns the file's name.
-fn write_nodes(
-    dir: &Path,
-    result: &analysis::Analysis,
-    output: Output,
-    bars: &Bars,
-) -> Result<&'static str, CliError> {
-    match output {
-        Output::Csv(format) => {
-            export::write_nodes(&dir.join("nodes.csv"), result, format, bars).map(|()| "nodes.csv")
-        }
-        #[cfg(feature = "parquet")]
-        Output::Parquet => export::parquet::write_nodes(&dir.join("nodes.parquet"), result, bars)
-            .map(|()| "nodes.parquet"),
-        #[cfg(not(feature = "parquet"))]
-        Output::Parquet => unreachable!("refused by format_of"),
-    }
-    .map_err(CliError::runtime)
 }
 
 /// The note for an edge list not written: its size in each format.

@@ -95,10 +95,7 @@ fn table(
     out.push_str(&format!(
         "plan         {shape} in the {} metric from the standard goal, {reach}: a projection, \
          not a measurement\n",
-        match metric {
-            Metric::Stm => "single-tile",
-            Metric::Mtm => "multi-tile",
-        }
+        metric.long_name()
     ));
     if first.estimated {
         out.push_str(&format!(

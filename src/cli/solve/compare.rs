@@ -171,7 +171,7 @@ pub(super) fn run_compare(
             if slack == 1 { "" } else { "s" }
         )?;
     }
-    if metric == Metric::Mtm {
+    if !metric.moves_one_tile() {
         writeln!(
             out,
             "Moves are counted in the multi-tile metric, where hamming, manhattan and \

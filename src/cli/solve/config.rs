@@ -227,7 +227,7 @@ impl Config {
             )));
         }
         if let Some(p) = &args.partition
-            && metric == Metric::Mtm
+            && !metric.moves_one_tile()
         {
             return Err(CliError::usage(format!(
                 "--pdb {p} has no effect with --metric mtm: pattern databases count single-tile \

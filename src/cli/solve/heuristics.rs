@@ -46,7 +46,7 @@ impl Heuristics<'_> {
         }
         let heuristic = match Heuristic::without_tables(kind, shape) {
             Some(h) => h,
-            None if kind == HeuristicKind::Pdb && self.metric == Metric::Mtm => {
+            None if kind == HeuristicKind::Pdb && !self.metric.moves_one_tile() => {
                 self.mtm_databases(shape)?
             }
             None if kind == HeuristicKind::Pdb => self.pattern_databases(shape)?,

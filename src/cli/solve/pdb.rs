@@ -75,7 +75,8 @@ pub fn build_databases(args: &PdbArgs) -> Result<(), CliError> {
         work: HashMap::from([(shape, u64::MAX)]),
         chosen: HashMap::new(),
     };
-    if metric == Metric::Mtm {
+    // (additive databases count single-tile moves: elsewhere the multi-tile ones)
+    if !metric.moves_one_tile() {
         heuristics.mtm_databases(shape)?;
         if !args.quiet {
             println!(

@@ -3,7 +3,6 @@
 
 use std::io::{self, Write};
 
-use npuzzle::Metric;
 use npuzzle::solve::wide::{self, WideBoard};
 use npuzzle::solve::{Algorithm, HeuristicKind, SolveError};
 
@@ -33,8 +32,8 @@ pub(super) fn wide_method(config: &Config, size: &str) -> Result<HeuristicKind, 
     if config.compare {
         return Err(refuse("--compare"));
     }
-    if config.metric == Metric::Mtm {
-        return Err(refuse("--metric mtm"));
+    if !config.metric.moves_one_tile() {
+        return Err(refuse(&format!("--metric {}", config.metric.name())));
     }
     if let Some(a) = config.algorithm.filter(|&a| a != Algorithm::IdaStar) {
         return Err(refuse(&format!("--algorithm {a}")));
