@@ -95,6 +95,26 @@
 //! Outside this crate, `python/` is the Python package (PyO3, its own crate and workspace,
 //! not built by `cargo test` here): bindings only, every computation one of this library's.
 //!
+//! # Where an extension goes
+//!
+//! - **A third metric**: a variant of [`metric::Metric`] with its moves
+//!   ([`metric::Metric::targets_into`]) and each of its properties (its header code, whether
+//!   its graphs are bipartite, whether a move slides one tile, its names and folder suffix;
+//!   its symmetries follow from its moves), then every exhaustive `match` on the metric that
+//!   the compiler names (the lexicographic space's kernel, IDA*'s move rule, the heuristics'
+//!   [`solve::HeuristicKind::admissible_in`], the plan's neighbours per board, the texts of
+//!   the CLI, the page and the Python package), and its published distributions in
+//!   `output/bench/plan/distributions.csv`.
+//! - **A fourth driver** (beside one machine's marks BFS, the distributed one and the frontier
+//!   search): a marks driver implements the layer loop's `Stepper` (`bfs/layers.rs`: who owns
+//!   a board, how a layer's size is agreed) and runs its loop; a frontier driver implements
+//!   [`bfs::frontier::Exchange`] (where a chunk's run goes, how a layer ends); [`analysis`]
+//!   chooses among the drivers (its memory plan and [`analysis::Engine`], the index).
+//! - **A third front end** (beside the command line and the Python package): its words for
+//!   the inputs ([`frontend`]), its progress sink ([`progress::Progress`]), the results folder
+//!   by [`results::write`], the provenance of how a run was asked
+//!   ([`export::Provenance::of_call`]), and its own mapping of the library's error types.
+//!
 //! # Invariants
 //!
 //! - A board is a permutation of `0..n` where value `v` is the piece whose goal cell is `v`
