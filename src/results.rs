@@ -215,7 +215,7 @@ pub fn write_chart(file: &Path, summary: &Summary, scale: plot::Scale) -> Result
     let name = chart_name(summary);
     let chart = plot::DepthChart {
         board: &name,
-        goal: (!summary.from_standard_goal()).then_some(summary.goal.as_str()),
+        goal: chart_goal(summary),
         counts: &summary.depth_counts,
         hardest: &hardest,
         partial: summary.is_partial(),
@@ -231,4 +231,9 @@ pub fn chart_name(summary: &Summary) -> String {
         Metric::Stm => summary.board.clone(),
         m => format!("{} ({} metric)", summary.board, m.long_name()),
     }
+}
+
+/// The goal a chart names: its label when it is not the standard goal, else `None`.
+pub fn chart_goal(summary: &Summary) -> Option<&str> {
+    (!summary.from_standard_goal()).then_some(summary.goal.as_str())
 }

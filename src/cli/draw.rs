@@ -62,7 +62,7 @@ pub fn run(args: DrawArgs) -> Result<(), CliError> {
     let drawing = Drawing::new(shape, metric, scope).map_err(CliError::usage)?;
     let dir = args
         .output
-        .join(format!("{shape}{}", super::metric_suffix(metric)));
+        .join(format!("{shape}{}", metric.folder_suffix()));
     export::prepare_dir(&dir).map_err(CliError::runtime)?;
     let dot_path = dir.join(format!("{}.dot", drawing.file_stem()));
     let png_path = dir.join(format!("{}.png", drawing.file_stem()));

@@ -70,7 +70,7 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     };
     let dir = args
         .output
-        .join(format!("{shape}{}", super::metric_suffix(metric)));
+        .join(format!("{shape}{}", metric.folder_suffix()));
     export::prepare_dir(&dir).map_err(CliError::runtime)?;
     let path = dir.join(format.file_name());
 

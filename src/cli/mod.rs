@@ -114,9 +114,3 @@ impl From<MetricArg> for npuzzle::metric::Metric {
         }
     }
 }
-
-/// What the results folder of a run in `metric` ends with: nothing in the single-tile metric,
-/// `-mtm` in the multi-tile one (`output/3x3-mtm/`), so that neither overwrites the other.
-pub fn metric_suffix(metric: npuzzle::metric::Metric) -> &'static str {
-    metric.folder_suffix()
-}

@@ -101,7 +101,7 @@ pub fn plot(args: PlotArgs) -> Result<(), CliError> {
                 .map(|(s, name)| plot::DepthSeries {
                     board: name,
                     counts: &s.depth_counts,
-                    goal: other_goal(s),
+                    goal: npuzzle::results::chart_goal(s),
                     partial: s.is_partial(),
                 })
                 .collect();
@@ -187,11 +187,6 @@ fn chart_file(flag: &str, file: &Path) -> Result<(), CliError> {
 /// ([`npuzzle::results::write_chart`], as `analyze` does).
 pub(super) fn draw(file: &Path, summary: &Summary, scale: plot::Scale) -> Result<(), CliError> {
     npuzzle::results::write_chart(file, summary, scale).map_err(plot_failure)
-}
-
-/// The goal's label when it is not the standard goal.
-fn other_goal(summary: &Summary) -> Option<&str> {
-    (!summary.from_standard_goal()).then_some(summary.goal.as_str())
 }
 
 /// A chart's error as the command's: nothing to draw is bad input (exit 2, as a summary.json

@@ -491,7 +491,7 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
     });
     let dir = args
         .output
-        .join(format!("{shape}{}", super::metric_suffix(metric)));
+        .join(format!("{shape}{}", metric.folder_suffix()));
     super::geometry::run(super::geometry::Request {
         shape,
         metric,

@@ -73,7 +73,7 @@ impl Heuristics<'_> {
     /// so IDA* goes straight down an optimal path. `None` (with a note unless `--quiet`) when
     /// there is none or it does not fit.
     fn cached_table(&self, shape: Shape) -> Option<Heuristic> {
-        let folder = format!("{shape}{}", crate::cli::metric_suffix(self.metric));
+        let folder = format!("{shape}{}", self.metric.folder_suffix());
         let path = self.cache_dir.as_deref()?.join(folder).join("table.npt");
         if !path.is_file() {
             return None;
