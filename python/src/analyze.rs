@@ -4,7 +4,7 @@
 //!
 //! The work runs on a thread of its own with the GIL released; the calling thread waits for
 //! it and checks for signals every 100 ms. On Ctrl-C it sets the flag that
-//! [`Bars::stop_requested`] reports, the BFS stops after its layer
+//! [`PyProgress::stop_requested`] reports, the BFS stops after its layer
 //! ([`npuzzle::analysis::AnalyzeError::Interrupted`]) and `KeyboardInterrupt` is raised: no
 //! file has been written yet then (the outputs are written after the analysis, each to a
 //! temporary name renamed over the old one).
@@ -37,7 +37,7 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 /// The progress of a run: indicatif bars on stderr and the plan's notes as lines (both only
 /// where stderr is a terminal, as docs/python.md says: nothing in a pipe or a log file), the
 /// warnings as lines; and the stop flag the waiting thread sets on Ctrl-C.
-pub(crate) struct Bars<'a> {
+pub(crate) struct PyProgress<'a> {
     /// `progress=True`: warnings on stderr.
     show: bool,
     /// `progress=True` and stderr a terminal: bars and notes.
@@ -46,9 +46,9 @@ pub(crate) struct Bars<'a> {
     stop: &'a AtomicBool,
 }
 
-impl<'a> Bars<'a> {
-    pub(crate) fn new(show: bool, stop: &'a AtomicBool) -> Bars<'a> {
-        Bars {
+impl<'a> PyProgress<'a> {
+    pub(crate) fn new(show: bool, stop: &'a AtomicBool) -> PyProgress<'a> {
+        PyProgress {
             show,
             terminal: show && std::io::stderr().is_terminal(),
             bar: Mutex::new(None),
@@ -65,7 +65,7 @@ impl<'a> Bars<'a> {
     }
 }
 
-impl Progress for Bars<'_> {
+impl Progress for PyProgress<'_> {
     fn begin(&self, task: &str, total: u64, unit: &str) {
         if !self.terminal {
             return;
@@ -637,7 +637,7 @@ fn analyze(
         call_text(shape, given, metric, max_depth, threads, table, o, progress)
     });
     let (done, raised) = run_interruptible(py, |stop| {
-        let bars = Bars::new(progress, stop);
+        let bars = PyProgress::new(progress, stop);
         let work = || -> Result<(analysis::Analysis, Option<analysis::Limited>), AnalyzeError> {
             match max_depth {
                 None => analysis::analyze_unchecked(&goal, options, &bars).map(|a| (a, None)),

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use npuzzle::export::geometry::GeometrySummary;
 use npuzzle::geometry::{self, Geometry};
 
-use crate::analyze::{Bars, analyze_error, pool_of, run_interruptible};
+use crate::analyze::{PyProgress, analyze_error, pool_of, run_interruptible};
 use crate::{Int, metric_of, opt, shape_of};
 
 /// The geometry of a whole game graph (:func:`all_pairs`), with igraph's definitions on a
@@ -177,7 +177,7 @@ fn all_pairs(
     let metric = metric_of(metric)?;
     let pool = pool_of(opt(threads))?;
     let (done, raised) = run_interruptible(py, |stop| {
-        let bars = Bars::new(progress, stop);
+        let bars = PyProgress::new(progress, stop);
         let work = || geometry::all_pairs(shape, metric, &bars);
         match &pool {
             Some(pool) => pool.install(work),

@@ -506,7 +506,7 @@ fn expand_list<S: StateSpace>(
 }
 
 /// What a dense expansion returns: the next layer's size, its list, this layer's list.
-type Found = (u64, Option<Vec<StateIndex>>, Option<Vec<StateIndex>>);
+type Expanded = (u64, Option<Vec<StateIndex>>, Option<Vec<StateIndex>>);
 
 /// Finds layer `depth` by scanning the marks and expands it. Returns the next layer's size,
 /// its list when `keep_next`, and this layer's list (ascending) when `keep_current`.
@@ -522,7 +522,7 @@ fn expand_dense<S: StateSpace>(
     keep_next: bool,
     keep_current: bool,
     visit: &impl OnVisit,
-) -> Found {
+) -> Expanded {
     let lanes = LaneMasks::of(space);
     let (found, next, current) = marks
         .par_chunks()
@@ -592,7 +592,7 @@ fn expand_bucketed<S: StateSpace>(
     (keep_next, keep_current): (bool, bool),
     (segment_bits, window): (u32, usize),
     visit: &impl OnVisit,
-) -> Found {
+) -> Expanded {
     /// Files every neighbour but the lane moves of a word, which it claims as [`Local`] does.
     struct Filing<'a, V: OnVisit> {
         local: Local<'a, V>,

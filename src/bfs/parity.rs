@@ -1177,11 +1177,11 @@ mod tests {
     /// random moves stays so.
     #[test]
     fn held_boards_match_reranking() {
-        struct Check(Shape, u64);
-        impl WithHeld for Check {
+        struct HeldCheck(Shape, u64);
+        impl WithHeld for HeldCheck {
             type Out = ();
             fn run<const M: usize, const C: usize>(self) {
-                let Check(shape, seed) = self;
+                let HeldCheck(shape, seed) = self;
                 let mut rng = crate::random::SplitMix64::new(seed);
                 let mut targets = [0usize; 32];
                 for parity in [Parity::Even, Parity::Odd] {
@@ -1226,7 +1226,7 @@ mod tests {
             (2, 10),
         ] {
             let shape = Shape::new(r, c).unwrap();
-            with_held(shape, Check(shape, (r * 31 + c) as u64));
+            with_held(shape, HeldCheck(shape, (r * 31 + c) as u64));
         }
     }
 

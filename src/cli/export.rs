@@ -17,7 +17,7 @@ use super::{CliError, MetricArg};
 
 /// A graph file format, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum GraphFormatArg {
     /// GraphML (Gephi, Cytoscape, igraph, networkx): writes graph.graphml.
     Graphml,
     /// Graphviz DOT: writes graph.dot.
@@ -31,7 +31,7 @@ pub struct ExportArgs {
     board: BoardArgs,
     /// File format.
     #[arg(long, value_enum, default_value = "graphml")]
-    format: Format,
+    format: GraphFormatArg,
     /// Folder for the file; it goes to DIR/<R>x<C>/graph.graphml or graph.dot
     /// (DIR/<R>x<C>-mtm/ in the multi-tile metric).
     #[arg(long, value_name = "DIR", default_value = "output")]
@@ -65,8 +65,8 @@ pub fn run(args: ExportArgs) -> Result<(), CliError> {
     };
     analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     let format = match args.format {
-        Format::Graphml => GraphFormat::GraphMl,
-        Format::Dot => GraphFormat::Dot,
+        GraphFormatArg::Graphml => GraphFormat::GraphMl,
+        GraphFormatArg::Dot => GraphFormat::Dot,
     };
     let dir = args
         .output

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use npuzzle::serve::{self, AnswerLimits, Answers, Options};
+use npuzzle::serve::{self, AnswerLimits, Answers, ServerLimits};
 
 use super::CliError;
 
@@ -80,7 +80,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
             args.idle_timeout
         )));
     }
-    let mut options = Options::for_this_machine();
+    let mut options = ServerLimits::for_this_machine();
     if let Some(jobs) = args.jobs {
         if !(1..=1024).contains(&jobs) {
             return Err(CliError::usage(format!(

@@ -225,19 +225,19 @@ mod tests {
     use super::*;
 
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-    struct Header {
+    struct Stamp {
         step: u64,
     }
 
     fn write_one(path: &Path, body: &[u8]) {
-        write(path, &Header { step: 7 }, body.len() as u64, |w| {
+        write(path, &Stamp { step: 7 }, body.len() as u64, |w| {
             w.write_all(body)
         })
         .unwrap();
     }
 
-    fn read_all(path: &Path) -> io::Result<(Header, Vec<u8>)> {
-        let opened = open::<Header>(path)?;
+    fn read_all(path: &Path) -> io::Result<(Stamp, Vec<u8>)> {
+        let opened = open::<Stamp>(path)?;
         let len = opened.body_len as usize;
         opened.read_body(|r| {
             let mut b = vec![0u8; len];
@@ -253,7 +253,7 @@ mod tests {
         let body: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
         write_one(&path, &body);
         let (h, b) = read_all(&path).unwrap();
-        assert_eq!(h, Header { step: 7 });
+        assert_eq!(h, Stamp { step: 7 });
         assert_eq!(b, body);
         assert_eq!(
             std::fs::metadata(&path).unwrap().len(),
@@ -287,7 +287,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.ckpt");
         write_one(&path, b"old");
-        let e = write(&path, &Header { step: 8 }, 10, |w| w.write_all(b"short")).unwrap_err();
+        let e = write(&path, &Stamp { step: 8 }, 10, |w| w.write_all(b"short")).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidData);
         assert_eq!(read_all(&path).unwrap().1, b"old");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

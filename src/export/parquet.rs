@@ -145,7 +145,7 @@ fn pipeline<T: Send>(
 }
 
 /// The sink every Parquet file is written to (see [`write_atomically`]).
-type Sink<'a, 'b> = &'a mut io::BufWriter<crate::durable::WriteBehind<'b>>;
+type FileSink<'a, 'b> = &'a mut io::BufWriter<crate::durable::WriteBehind<'b>>;
 
 /// Writes the Parquet file `path` of the rows of `boards` boards with `schema` (`ranks`: its
 /// rank columns): row groups are gathered by `gather(lo, hi)`, in parallel, and written
@@ -156,7 +156,7 @@ fn write_file<T: Send>(
     boards: u32,
     progress: &dyn Progress,
     gather: impl Fn(u32, u32) -> T + Sync,
-    columns: impl Fn(&mut SerializedRowGroupWriter<'_, Sink<'_, '_>>, T) -> io::Result<()> + Sync,
+    columns: impl Fn(&mut SerializedRowGroupWriter<'_, FileSink<'_, '_>>, T) -> io::Result<()> + Sync,
 ) -> Result<(), ExportError> {
     let name = path
         .file_name()

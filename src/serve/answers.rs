@@ -1,7 +1,7 @@
 //! The answers of `npuzzle serve`'s JSON API, without HTTP: each a function of parsed
 //! arguments returning a serde value, or a [`Refusal`] (the CLI's one-line message, status 400).
 //!
-//! Where a shape's answers come from ([`Source`]): a distance table (`table.npt`, the CLI's
+//! Where a shape's answers come from ([`DistanceSource`]): a distance table (`table.npt`, the CLI's
 //! `analyze --table`) found in the served folder, or built in memory on first use for a shape
 //! of at most [`AnswerLimits::build_cells`] cells (once per shape and metric, outside the lock
 //! every request takes: a request for another shape never waits on a build, and a build that
@@ -109,7 +109,7 @@ impl Default for AnswerLimits {
 
 /// Where a shape's distances come from.
 #[derive(Clone)]
-pub enum Source {
+pub enum DistanceSource {
     /// A distance table, and the file it was read from (`None`: built in memory).
     Table(Arc<DistanceTable>, Option<PathBuf>),
     /// The solver.
@@ -129,7 +129,7 @@ struct Slot {
 
 /// A table of the served folder: its name relative to the folder, its full path, and its
 /// slot in [`super::faults`].
-struct Served {
+struct ServedTable {
     name: String,
     path: PathBuf,
     watched: Option<usize>,
@@ -142,7 +142,7 @@ pub struct Answers {
     /// held only to find or insert a slot.
     tables: Mutex<HashMap<Key, Arc<Slot>>>,
     /// Where each table of the folder was read from.
-    paths: HashMap<Key, Served>,
+    paths: HashMap<Key, ServedTable>,
     /// The served folder as messages show it, with a trailing `/` (removed from messages:
     /// answers name files relative to it).
     folder: Option<String>,
@@ -310,7 +310,7 @@ impl Answers {
                 let name = path.strip_prefix(dir).unwrap_or(&path);
                 paths.insert(
                     key,
-                    Served {
+                    ServedTable {
                         name: crate::export::shown(name),
                         watched: super::faults::watch(&table),
                         path: path.clone(),
@@ -413,15 +413,15 @@ impl Answers {
     /// # Errors
     /// A [`Refusal`] when building the table fails or panics (a later request builds again),
     /// or the table's file changed under the server.
-    pub fn source(&self, shape: Shape, metric: Metric) -> Result<Source, Refusal> {
+    pub fn source(&self, shape: Shape, metric: Metric) -> Result<DistanceSource, Refusal> {
         let key = (shape, metric);
         // Beyond --build only a table read, or mapped on request and finished, answers.
         if shape.cells() > self.limits.build_cells && !self.has_table(shape, metric) {
-            return Ok(Source::Solver);
+            return Ok(DistanceSource::Solver);
         }
         let table = self.table(shape, metric)?;
         self.intact(shape, metric)?;
-        Ok(Source::Table(
+        Ok(DistanceSource::Table(
             table,
             self.paths.get(&key).map(|s| PathBuf::from(&s.name)),
         ))
@@ -580,7 +580,7 @@ impl Answers {
     pub fn shape_info(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
         let source = self.source(shape, metric)?;
         let (depth_counts, source_note) = match &source {
-            Source::Table(t, path) => (
+            DistanceSource::Table(t, path) => (
                 Some(t.layers().to_vec()),
                 match path {
                     Some(p) => format!(
@@ -593,7 +593,7 @@ impl Answers {
                     ),
                 },
             ),
-            Source::Solver => (
+            DistanceSource::Solver => (
                 None,
                 format!(
                     "Distances from the solver (IDA* with {}), each within {:.0} s; no table \
@@ -623,8 +623,8 @@ impl Answers {
             metric: metric.name(),
             goal: Board::goal(shape).tiles().collect(),
             source: match source {
-                Source::Table(..) => "table",
-                Source::Solver => "solver",
+                DistanceSource::Table(..) => "table",
+                DistanceSource::Solver => "solver",
             },
             radius: depth_counts
                 .as_ref()
@@ -736,14 +736,14 @@ impl Answers {
         let source = self.source(shape, metric)?;
         let targets = metric.targets(shape, board.blank());
         let distances = match source {
-            Source::Table(table, _) => {
+            DistanceSource::Table(table, _) => {
                 let mut boards = vec![board.clone()];
                 boards.extend(targets.iter().filter_map(|&to| board.slid(to)));
                 self.distances(&table, &boards)?
             }
             // One search: the board's distance, and its solution's first move one closer (the
             // other moves' distances would cost a search each).
-            Source::Solver => match self.search(board, metric, deadline)? {
+            DistanceSource::Solver => match self.search(board, metric, deadline)? {
                 Some(s) => {
                     let d = s.length() as u32;
                     let first = blank_path(board, metric, &s.moves).first().copied();
@@ -782,12 +782,12 @@ impl Answers {
     ) -> Result<SolveAnswer, Refusal> {
         let started = Instant::now();
         let (moves, method) = match self.source(board.shape(), metric)? {
-            Source::Table(table, _) => {
+            DistanceSource::Table(table, _) => {
                 let moves = table.solve(board).map_err(refuse);
                 self.intact(board.shape(), metric)?;
                 (moves?, "table".to_string())
             }
-            Source::Solver => (
+            DistanceSource::Solver => (
                 self.search(board, metric, deadline)?.map(|s| s.moves),
                 "IDA*".to_string(),
             ),
@@ -822,7 +822,7 @@ impl Answers {
                 self.limits.max_samples
             )));
         }
-        let Source::Table(table, _) = self.source(shape, metric)? else {
+        let DistanceSource::Table(table, _) = self.source(shape, metric)? else {
             return Err(refuse(format!(
                 "sampling by depth needs a distance table of {shape}: npuzzle analyze --table"
             )));
@@ -882,9 +882,9 @@ impl Answers {
             start = end;
         }
         let distances = match self.source(shape, metric)? {
-            Source::Table(table, _) => self.distances(&table, &boards)?,
+            DistanceSource::Table(table, _) => self.distances(&table, &boards)?,
             // A search per board would pass the time limit: the graph's shape only.
-            Source::Solver => vec![None; boards.len()],
+            DistanceSource::Solver => vec![None; boards.len()],
         };
         Ok(GraphAnswer {
             nodes: boards
@@ -1013,7 +1013,7 @@ mod tests {
             "the panicking build"
         );
         assert!(!answers.has_table(shape, Metric::Stm));
-        let Ok(Source::Table(table, None)) = answers.source(shape, Metric::Stm) else {
+        let Ok(DistanceSource::Table(table, None)) = answers.source(shape, Metric::Stm) else {
             panic!("no table after a retry");
         };
         assert_eq!(table.layers().iter().sum::<u64>(), 360);

@@ -24,15 +24,15 @@
 //! an unknown path 404. Boards are in any notation the CLI reads; tiles in answers are row by
 //! row, `0` for the blank.
 //!
-//! Bounded ([`Options`]): expensive work (a search, a table's build) runs at most
-//! [`Options::jobs`] at a time with a short queue behind, each request within one time budget
+//! Bounded ([`ServerLimits`]): expensive work (a search, a table's build) runs at most
+//! [`ServerLimits::jobs`] at a time with a short queue behind, each request within one time budget
 //! ([`AnswerLimits::time_limit`] from its arrival, the wait included); a full queue, or a wait that
 //! spends the budget, is a 503 with `Retry-After`. Answers from a table are cheap and never
 //! queue. A connection is closed when a request's head takes longer than
-//! [`Options::idle_timeout`] to arrive, or when it stays idle that long between requests; at
-//! [`Options::max_connections`] open connections a new one is closed at once. A request whose
+//! [`ServerLimits::idle_timeout`] to arrive, or when it stays idle that long between requests; at
+//! [`ServerLimits::max_connections`] open connections a new one is closed at once. A request whose
 //! `Host` is not the bound address, a loopback name with the port, or one allowed
-//! ([`Options::allowed_hosts`]) is a 403, as an API request with an `Origin` other than its
+//! ([`ServerLimits::allowed_hosts`]) is a 403, as an API request with an `Origin` other than its
 //! `Host`'s (DNS rebinding, other sites' pages). Every response carries
 //! `X-Content-Type-Options: nosniff`; none shows the served folder's path.
 
@@ -72,12 +72,12 @@ pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The server's bounds, beside the answers' ([`AnswerLimits`]).
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct ServerLimits {
     /// Worker threads of the runtime (the HTTP side; answers run on blocking threads).
     pub threads: usize,
     /// The most expensive requests (a search, a table's build) answered at once.
     pub jobs: usize,
-    /// The most expensive requests waiting for one of the [`Options::jobs`]; more are a 503.
+    /// The most expensive requests waiting for one of the [`ServerLimits::jobs`]; more are a 503.
     pub queue: usize,
     /// The most connections open at once; a new one past it is closed at once.
     pub max_connections: usize,
@@ -89,13 +89,13 @@ pub struct Options {
     pub allowed_hosts: Vec<String>,
 }
 
-impl Options {
+impl ServerLimits {
     /// Bounds sized to this machine: one job per core (at least 2), a queue of four per job,
     /// connections up to the open-file limit less a margin (at most 10,000), 10 s idle.
-    pub fn for_this_machine() -> Options {
+    pub fn for_this_machine() -> ServerLimits {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let jobs = cores.max(2);
-        Options {
+        ServerLimits {
             threads: cores.max(2),
             jobs,
             queue: 4 * jobs,
@@ -131,7 +131,7 @@ fn open_file_limit() -> usize {
 }
 
 #[derive(Clone)]
-struct Served {
+struct AppState {
     answers: Arc<Answers>,
     log: Option<Log>,
     gate: Arc<Gate>,
@@ -173,7 +173,7 @@ impl Gate {
 pub fn run(
     answers: Arc<Answers>,
     listener: TcpListener,
-    options: &Options,
+    options: &ServerLimits,
     log: Option<Log>,
 ) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
@@ -315,19 +315,19 @@ impl Hosts {
     }
 }
 
-/// The routes: the page and the API, within [`Options::for_this_machine`]'s bounds.
+/// The routes: the page and the API, within [`ServerLimits::for_this_machine`]'s bounds.
 pub fn router(answers: Arc<Answers>, log: Option<Log>) -> Router {
-    router_within(answers, log, &Options::for_this_machine())
+    router_within(answers, log, &ServerLimits::for_this_machine())
 }
 
 /// The routes: the page and the API, expensive work within `options`' jobs and queue.
-pub fn router_within(answers: Arc<Answers>, log: Option<Log>, options: &Options) -> Router {
+pub fn router_within(answers: Arc<Answers>, log: Option<Log>, options: &ServerLimits) -> Router {
     let gate = Arc::new(Gate {
         permits: Arc::new(Semaphore::new(options.jobs.max(1))),
         waiting: AtomicUsize::new(0),
         queue: options.queue,
     });
-    let served = Served { answers, log, gate };
+    let served = AppState { answers, log, gate };
     Router::new()
         .route("/", get(page))
         .route("/api/map", post(map))
@@ -349,7 +349,7 @@ fn error(status: StatusCode, message: &str) -> Response {
 }
 
 async fn api(
-    State(served): State<Served>,
+    State(served): State<AppState>,
     axum::extract::Path(name): axum::extract::Path<String>,
     uri: Uri,
     Query(query): Query<HashMap<String, String>>,
@@ -365,7 +365,7 @@ async fn api(
 
 /// `POST /api/map`: the shape's table built now.
 async fn map(
-    State(served): State<Served>,
+    State(served): State<AppState>,
     uri: Uri,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -374,7 +374,7 @@ async fn map(
 
 /// The answer of API `name` to `query`, expensive work through the gate.
 async fn respond(
-    served: Served,
+    served: AppState,
     name: String,
     uri: Uri,
     query: HashMap<String, String>,
@@ -459,7 +459,7 @@ fn expensive(answers: &Answers, name: &str, query: &HashMap<String, String>) -> 
 }
 
 /// `response`, logged.
-fn logged(served: &Served, uri: &Uri, started: Instant, response: Response) -> Response {
+fn logged(served: &AppState, uri: &Uri, started: Instant, response: Response) -> Response {
     if let Some(log) = &served.log {
         log(&format!(
             "{} {} {:.1} ms",

@@ -457,11 +457,11 @@ mod tests {
     #[test]
     fn idastar_reports_each_bound() {
         #[derive(Default)]
-        struct Log(
+        struct ProgressLog(
             std::sync::Mutex<Vec<(u64, String)>>,
             std::sync::Mutex<Vec<String>>,
         );
-        impl crate::Progress for Log {
+        impl crate::Progress for ProgressLog {
             fn begin(&self, task: &str, total: u64, unit: &str) {
                 self.1
                     .lock()
@@ -478,7 +478,7 @@ mod tests {
         let s = shape(3, 3);
         let b = Board::parse_tiles(s, "8 6 7 2 5 4 3 0 1").unwrap();
         let h = Heuristic::manhattan(s);
-        let log = Log::default();
+        let log = ProgressLog::default();
         let goal = Goal::standard(s);
         let found = solve_toward(
             &b,

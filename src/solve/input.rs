@@ -148,18 +148,18 @@ impl AnyBoard {
 
 /// The sides of a board being read: a [`Shape`], or those of a wide board.
 #[derive(Debug, Clone, Copy)]
-enum Sides {
+enum BoardSides {
     Shape(Shape),
     Wide { rows: usize, cols: usize },
 }
 
 /// What a board of `rows x cols` is read as: a [`Shape`], or with `wide` a wide board when a
 /// shape would have too many cells.
-fn sides(rows: usize, cols: usize, wide: bool) -> Result<Sides, SidesError> {
+fn sides(rows: usize, cols: usize, wide: bool) -> Result<BoardSides, SidesError> {
     match Shape::new(rows, cols) {
-        Ok(shape) => Ok(Sides::Shape(shape)),
+        Ok(shape) => Ok(BoardSides::Shape(shape)),
         Err(ShapeError::TooManyCells { .. }) if wide => WideBoard::check_sides(rows, cols)
-            .map(|()| Sides::Wide { rows, cols })
+            .map(|()| BoardSides::Wide { rows, cols })
             .map_err(SidesError::Wide),
         Err(e) => Err(SidesError::Shape(e)),
     }
@@ -190,10 +190,10 @@ impl SidesError {
 }
 
 /// The board of `tiles` on `sides`.
-fn build(sides: Sides, tiles: &[u64]) -> Result<AnyBoard, InputError> {
+fn build(sides: BoardSides, tiles: &[u64]) -> Result<AnyBoard, InputError> {
     match sides {
-        Sides::Shape(shape) => board_from_tiles(shape, tiles).map(AnyBoard::Board),
-        Sides::Wide { rows, cols } => WideBoard::from_tiles(rows, cols, tiles)
+        BoardSides::Shape(shape) => board_from_tiles(shape, tiles).map(AnyBoard::Board),
+        BoardSides::Wide { rows, cols } => WideBoard::from_tiles(rows, cols, tiles)
             .map(AnyBoard::Wide)
             .map_err(InputError::Wide),
     }
@@ -358,7 +358,7 @@ fn read_flat(text: &str, shape: Option<Shape>, wide: bool) -> Result<AnyBoard, I
         other => other?,
     };
     let board_sides = match shape {
-        Some(s) => Sides::Shape(s),
+        Some(s) => BoardSides::Shape(s),
         None => {
             let side = tiles.len().isqrt();
             if side * side != tiles.len() {

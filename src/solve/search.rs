@@ -349,10 +349,10 @@ fn astar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(&'a Board, Toward<'a>, Metric, &'a Limits, Instant);
-    impl Visitor<Result<Solution, SolveError>> for Run<'_> {
+    struct AStarRun<'a>(&'a Board, Toward<'a>, Metric, &'a Limits, Instant);
+    impl Visitor<Result<Solution, SolveError>> for AStarRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let Run(board, toward, metric, limits, started) = self;
+            let AStarRun(board, toward, metric, limits, started) = self;
             let search = (metric, limits, Algorithm::AStar, started);
             match toward.slack {
                 0 => best_first(board, toward.target, estimator, search),
@@ -366,7 +366,7 @@ fn astar_to(
             }
         }
     }
-    heuristic.dispatch(Run(board, toward, heuristic.metric(), limits, started))
+    heuristic.dispatch(AStarRun(board, toward, heuristic.metric(), limits, started))
 }
 
 /// IDA* (Korf 1985), in the heuristic's metric ([`Heuristic::metric`]): depth-first searches
@@ -401,7 +401,7 @@ fn idastar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct Run<'a>(
+    struct IdaRun<'a>(
         &'a Board,
         Toward<'a>,
         Metric,
@@ -409,9 +409,9 @@ fn idastar_to(
         Instant,
         &'a dyn Progress,
     );
-    impl Visitor<Result<Solution, SolveError>> for Run<'_> {
+    impl Visitor<Result<Solution, SolveError>> for IdaRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let Run(board, toward, metric, limits, started, progress) = self;
+            let IdaRun(board, toward, metric, limits, started, progress) = self;
             let search = IdaSearch {
                 metric,
                 limits,
@@ -431,7 +431,7 @@ fn idastar_to(
             }
         }
     }
-    let run = Run(board, toward, heuristic.metric(), limits, started, progress);
+    let run = IdaRun(board, toward, heuristic.metric(), limits, started, progress);
     heuristic.dispatch(run)
 }
 
@@ -753,12 +753,12 @@ struct Node<M> {
 
 /// The open list of A* and UCS: one stack per `f`, popped from the smallest `f`.
 #[derive(Debug, Default)]
-struct Buckets {
+struct OpenList {
     stacks: Vec<Vec<u32>>,
     lowest: usize,
 }
 
-impl Buckets {
+impl OpenList {
     fn push(&mut self, f: u32, node: u32) {
         let f = f as usize;
         if f >= self.stacks.len() {
@@ -814,7 +814,7 @@ fn best_first<E: Estimator>(
     }];
     let mut index = KeyMap::default();
     index.insert(start, 0);
-    let mut open = Buckets::default();
+    let mut open = OpenList::default();
     open.push(h, 0);
     let mut expanded = 0u64;
     let mut generated = 1u64;
@@ -899,8 +899,9 @@ fn best_first<E: Estimator>(
     Err(SolveError::Unsolvable)
 }
 
-/// What a bounded depth-first search came back with.
-enum Flow {
+/// What a bounded depth-first search came back with (one IDA* iteration, here and in
+/// [`super::wide`]).
+pub(super) enum Flow {
     Found,
     Exhausted,
     Stopped,

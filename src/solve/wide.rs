@@ -45,7 +45,7 @@ use crate::progress::Progress;
 use crate::random::SplitMix64;
 use crate::shape::Shape;
 use crate::solve::heuristic::{Line, LineOrder, line_removed};
-use crate::solve::search::{CLOCK_EVERY, REPORT_EVERY, bound_note};
+use crate::solve::search::{CLOCK_EVERY, Flow, REPORT_EVERY, bound_note};
 use crate::solve::{HeuristicKind, Limits, Solution, SolveError};
 
 #[cfg(doc)]
@@ -340,7 +340,7 @@ pub fn solve(
     if !board.is_solvable() {
         return Err(SolveError::Unsolvable);
     }
-    let mut ida = Ida::new(board, conflicts, limits, started, progress);
+    let mut ida = WideIda::new(board, conflicts, limits, started, progress);
     progress.begin("IDA*", 0, "nodes");
     let found = ida.iterate(board.blank());
     progress.end();
@@ -360,12 +360,12 @@ pub fn solve(
 
 /// The bound's parts: the Manhattan distance and the tiles that must leave their line.
 #[derive(Debug, Clone, Copy)]
-struct Memo {
+struct WideMemo {
     manhattan: u32,
     removed: u32,
 }
 
-impl Memo {
+impl WideMemo {
     fn bound(self) -> u32 {
         self.manhattan + 2 * self.removed
     }
@@ -376,7 +376,7 @@ impl Memo {
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     blank: u16,
-    memo: Memo,
+    memo: WideMemo,
     next: u8,
     came: u8,
 }
@@ -385,7 +385,7 @@ struct Frame {
 const NO_MOVE: u8 = 0xFF;
 
 /// IDA*'s state: the board edited in place, the path to it, the counters.
-struct Ida<'a> {
+struct WideIda<'a> {
     rows: usize,
     cols: usize,
     cells: Vec<u16>,
@@ -406,23 +406,16 @@ struct Ida<'a> {
     progress: &'a dyn Progress,
 }
 
-/// How one iteration ended.
-enum Flow {
-    Found,
-    Exhausted,
-    Stopped,
-}
-
-impl<'a> Ida<'a> {
+impl<'a> WideIda<'a> {
     fn new(
         board: &WideBoard,
         conflicts: bool,
         limits: &Limits,
         started: Instant,
         progress: &'a dyn Progress,
-    ) -> Ida<'a> {
+    ) -> WideIda<'a> {
         let (rows, cols) = (board.rows, board.cols);
-        Ida {
+        WideIda {
             rows,
             cols,
             cells: board.cells.clone(),
@@ -471,7 +464,7 @@ impl<'a> Ida<'a> {
     }
 
     /// The bound's parts of the board as it is, from scratch.
-    fn start(&self) -> Memo {
+    fn start(&self) -> WideMemo {
         let blank = self.cells.len() - 1;
         let manhattan = (self.cells.iter().enumerate())
             .filter(|&(_, &p)| p as usize != blank)
@@ -484,14 +477,14 @@ impl<'a> Ida<'a> {
         } else {
             0
         };
-        Memo { manhattan, removed }
+        WideMemo { manhattan, removed }
     }
 
     /// The parts after `piece` slid from cell `from` to cell `to` (the cells already show
     /// it): only the tile's own goal line can change, when the tile enters or leaves it (as
     /// in `heuristic.rs`).
     #[inline]
-    fn after(&self, piece: usize, from: usize, to: usize, memo: Memo) -> Memo {
+    fn after(&self, piece: usize, from: usize, to: usize, memo: WideMemo) -> WideMemo {
         let mut next = memo;
         next.manhattan = memo.manhattan + self.distance(piece, to) - self.distance(piece, from);
         if self.conflicts {
@@ -557,7 +550,7 @@ impl<'a> Ida<'a> {
     /// Visits a board just reached (its frame on top of the stack): the goal test and the
     /// limits.
     #[inline]
-    fn visit(&mut self, memo: Memo) -> Option<Flow> {
+    fn visit(&mut self, memo: WideMemo) -> Option<Flow> {
         self.expanded += 1;
         // Manhattan distance 0: every tile on its goal cell, the goal.
         if memo.manhattan == 0 {
@@ -576,7 +569,7 @@ impl<'a> Ida<'a> {
     /// One depth-first search within `bound` from the board in `self.cells` (blank on
     /// `blank`), never undoing the previous move. On [`Flow::Found`] the path is on
     /// `self.path`; otherwise the board is back as it was.
-    fn search(&mut self, blank: usize, memo: Memo, bound: u32) -> Flow {
+    fn search(&mut self, blank: usize, memo: WideMemo, bound: u32) -> Flow {
         let blank_piece = (self.cells.len() - 1) as u16;
         self.stack.clear();
         self.path.clear();
@@ -712,7 +705,7 @@ mod tests {
     #[test]
     fn incremental_bound_and_parity() {
         let mut board = WideBoard::goal(9, 11).unwrap();
-        let mut ida = Ida::new(&board, true, &Limits::NONE, Instant::now(), &NoProgress);
+        let mut ida = WideIda::new(&board, true, &Limits::NONE, Instant::now(), &NoProgress);
         let mut memo = ida.start();
         let mut rng = SplitMix64::new(5);
         for _ in 0..3_000 {

@@ -20,7 +20,7 @@ use crate::durable::container;
 /// of the process's share ([`Deal`], 8 bytes each, little-endian, by local index), then its
 /// depths (one byte per board) when kept, then the boards of its listed layers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Header {
+struct CheckpointHeader {
     format: u32,
     board: String,
     goal: String,
@@ -52,7 +52,7 @@ fn single_tile() -> String {
     crate::metric::Metric::Stm.name().into()
 }
 
-/// Version of [`Header`] and its body (4: shares dealt in blocks, not contiguous ranges; 5:
+/// Version of [`CheckpointHeader`] and its body (4: shares dealt in blocks, not contiguous ranges; 5:
 /// the frontier's codes under the across flag, `crate::bfs::step::LayerCodes::flagged`, which
 /// a run of format 4 would read as other layers).
 const FORMAT: u32 = 5;
@@ -178,7 +178,7 @@ impl Checkpoints {
     pub fn save(&mut self, held: &Share, phase: &Phase) -> Result<(u64, Duration), ClusterError> {
         let start = (self.clock)();
         let fail = |e: io::Error| self.error("cannot write a", e);
-        let header = Header {
+        let header = CheckpointHeader {
             format: FORMAT,
             board: self.board.clone(),
             goal: self.goal.clone(),
@@ -232,7 +232,7 @@ impl Checkpoints {
 
     /// Refuses `header`, read from `path`, when it belongs to another run, naming the first
     /// field that differs with both values (the fields of the processes' hello, in its words).
-    fn check_owner(&self, path: &Path, h: &Header) -> Result<(), ClusterError> {
+    fn check_owner(&self, path: &Path, h: &CheckpointHeader) -> Result<(), ClusterError> {
         match self.difference(h) {
             None => Ok(()),
             Some((what, theirs, ours)) => Err(ClusterError::Checkpoint(format!(
@@ -246,7 +246,7 @@ impl Checkpoints {
 
     /// The first field in which header `h` differs from this run: its name, the header's
     /// value and this run's.
-    fn difference(&self, h: &Header) -> Option<(&'static str, String, String)> {
+    fn difference(&self, h: &CheckpointHeader) -> Option<(&'static str, String, String)> {
         let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
         let sizes = |s: &[u64]| s.iter().map(u64::to_string).collect::<Vec<_>>().join(" + ");
         [
@@ -284,9 +284,12 @@ impl Checkpoints {
 
     /// The header of slot `slot`; `None` when there is no file or it is not a whole
     /// checkpoint; an error when it belongs to another run.
-    fn header(&self, slot: u64) -> Result<Option<container::Opened<Header>>, ClusterError> {
+    fn header(
+        &self,
+        slot: u64,
+    ) -> Result<Option<container::Opened<CheckpointHeader>>, ClusterError> {
         let path = self.path(slot);
-        let opened = match container::open::<Header>(&path) {
+        let opened = match container::open::<CheckpointHeader>(&path) {
             Ok(o) => o,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) if e.kind() == io::ErrorKind::InvalidData => return Ok(None),
@@ -303,7 +306,7 @@ impl Checkpoints {
         let (mut steps, mut warnings) = (Vec::new(), Vec::new());
         for slot in 0..2 {
             let path = self.path(slot);
-            match container::verify::<Header>(&path) {
+            match container::verify::<CheckpointHeader>(&path) {
                 Ok(h) => {
                     self.check_owner(&path, &h)?;
                     steps.push(h.phase.step);

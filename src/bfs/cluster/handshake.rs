@@ -123,7 +123,7 @@ pub struct Peering {
 }
 
 /// Why one connection's exchange failed.
-enum Failure {
+enum HandshakeFailure {
     /// Not a peer (no hello, bad bytes, failed challenge): drop it and wait on.
     Stray(String),
     /// A peer of another run, or one that refused this one: the run cannot go on as given.
@@ -132,9 +132,9 @@ enum Failure {
     Io(io::Error),
 }
 
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Failure {
-        Failure::Io(e)
+impl From<io::Error> for HandshakeFailure {
+    fn from(e: io::Error) -> HandshakeFailure {
+        HandshakeFailure::Io(e)
     }
 }
 
@@ -269,11 +269,11 @@ fn dial_peer(peering: &Peering, p: usize, addrs: &[SocketAddr]) -> Result<TcpStr
         };
         match dialer_side(peering, p, &mut stream) {
             Ok(()) => return Ok(stream),
-            Err(Failure::Io(e)) => {
+            Err(HandshakeFailure::Io(e)) => {
                 last = format!("the exchange broke: {e}");
                 pause.sleep();
             }
-            Err(Failure::Stray(why) | Failure::Refused(why)) => {
+            Err(HandshakeFailure::Stray(why) | HandshakeFailure::Refused(why)) => {
                 return Err(ClusterError::Connect(format!(
                     "process {} at {address}: {why}",
                     p
@@ -296,7 +296,8 @@ fn accept_peers(
     listener
         .set_nonblocking(true)
         .map_err(|e| ClusterError::Connect(format!("cannot listen: {e}")))?;
-    let (done, results) = mpsc::channel::<(SocketAddr, Result<(usize, TcpStream), Failure>)>();
+    let (done, results) =
+        mpsc::channel::<(SocketAddr, Result<(usize, TcpStream), HandshakeFailure>)>();
     let mut got: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     let mut pending = 0usize;
     let mut refusals: Vec<String> = Vec::new();
@@ -356,13 +357,13 @@ fn accept_peers(
             pending -= 1;
             match result {
                 Ok((p, stream)) => got[p] = Some(stream),
-                Err(Failure::Io(e)) => {
+                Err(HandshakeFailure::Io(e)) => {
                     warn(format!("dropped a connection from {from}: {e}"));
                 }
-                Err(Failure::Stray(why)) => {
+                Err(HandshakeFailure::Stray(why)) => {
                     warn(format!("dropped a connection from {from}: {why}"))
                 }
-                Err(Failure::Refused(why)) => {
+                Err(HandshakeFailure::Refused(why)) => {
                     warn(format!("refused a connection from {from}: {why}"));
                     refusals.push(why);
                 }
@@ -419,7 +420,11 @@ fn hello(peering: &Peering) -> Hello {
 }
 
 /// The dialer's side of one exchange with process `p`.
-fn dialer_side(peering: &Peering, p: usize, stream: &mut TcpStream) -> Result<(), Failure> {
+fn dialer_side(
+    peering: &Peering,
+    p: usize,
+    stream: &mut TcpStream,
+) -> Result<(), HandshakeFailure> {
     stream.set_nodelay(true)?;
     stream.set_write_timeout(Some(HELLO_TIMEOUT * 2))?;
     // The acceptor may be busy with other connections: twice its own limit.
@@ -430,7 +435,7 @@ fn dialer_side(peering: &Peering, p: usize, stream: &mut TcpStream) -> Result<()
     let theirs_bytes = read_greeting(stream, deadline)?;
     let theirs = parse_hello(&theirs_bytes)?;
     if theirs.process as usize != p {
-        return Err(Failure::Refused(format!(
+        return Err(HandshakeFailure::Refused(format!(
             "it answers as process {}; check the hostfile's order",
             theirs.process
         )));
@@ -441,47 +446,49 @@ fn dialer_side(peering: &Peering, p: usize, stream: &mut TcpStream) -> Result<()
     };
     write_frame(stream, proof.as_bytes())?;
     let verdict: Verdict = serde_json::from_slice(&read_frame(stream, deadline)?)
-        .map_err(|e| Failure::Stray(format!("not an npuzzle process ({e})")))?;
+        .map_err(|e| HandshakeFailure::Stray(format!("not an npuzzle process ({e})")))?;
     // Our own view of the difference first: it names the field from this side.
     if let Some(why) = key_mismatch(peering.key.is_some(), theirs.keyed) {
-        return Err(Failure::Refused(why));
+        return Err(HandshakeFailure::Refused(why));
     }
     if let Some(key) = &peering.key
         && !verify(key, b"acceptor", &mine, &theirs_bytes, &verdict.proof)
     {
-        return Err(Failure::Refused(format!(
+        return Err(HandshakeFailure::Refused(format!(
             "it failed the shared key's challenge: {KEY_VARIABLE} differs"
         )));
     }
     if let Some(why) = mismatch(peering, &theirs) {
-        return Err(Failure::Refused(why));
+        return Err(HandshakeFailure::Refused(why));
     }
     if let Some(why) = verdict.refused {
-        return Err(Failure::Refused(format!("it refused this process: {why}")));
+        return Err(HandshakeFailure::Refused(format!(
+            "it refused this process: {why}"
+        )));
     }
     Ok(())
 }
 
 /// The acceptor's side of one exchange; returns the peer's process number.
-fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Failure> {
+fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, HandshakeFailure> {
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
     stream.set_write_timeout(Some(HELLO_TIMEOUT))?;
     let deadline = Instant::now() + HELLO_TIMEOUT;
-    let stray = |e: Failure| match e {
-        Failure::Io(e)
+    let stray = |e: HandshakeFailure| match e {
+        HandshakeFailure::Io(e)
             if matches!(
                 e.kind(),
                 io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
             ) =>
         {
-            Failure::Stray(format!(
+            HandshakeFailure::Stray(format!(
                 "it did not say hello within {} s",
                 HELLO_TIMEOUT.as_secs()
             ))
         }
-        Failure::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-            Failure::Stray("it closed without saying hello".into())
+        HandshakeFailure::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+            HandshakeFailure::Stray("it closed without saying hello".into())
         }
         other => other,
     };
@@ -490,7 +497,7 @@ fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Fai
     let n = peering.addresses.len();
     let p = theirs.process as usize;
     if p <= peering.me || p >= n {
-        return Err(Failure::Stray(format!(
+        return Err(HandshakeFailure::Stray(format!(
             "it says it is process {p}, which does not dial process {} of {n}",
             peering.me
         )));
@@ -532,10 +539,10 @@ fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Fai
         &serde_json::to_vec(&verdict).map_err(io::Error::other)?,
     )?;
     if let Some(why) = stray_reason {
-        return Err(Failure::Stray(why));
+        return Err(HandshakeFailure::Stray(why));
     }
     if let Some(why) = refused {
-        return Err(Failure::Refused(format!("process {p}: {why}")));
+        return Err(HandshakeFailure::Refused(format!("process {p}: {why}")));
     }
     Ok(p)
 }
@@ -585,11 +592,11 @@ fn read_by(stream: &mut TcpStream, mut buf: &mut [u8], deadline: Instant) -> io:
 }
 
 /// Reads [`MAGIC`] and the frame after it.
-fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, Failure> {
+fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, HandshakeFailure> {
     let mut magic = [0u8; 8];
     read_by(stream, &mut magic, deadline)?;
     if magic != MAGIC {
-        return Err(Failure::Stray(format!(
+        return Err(HandshakeFailure::Stray(format!(
             "it is not an npuzzle process of this release (it sent {:?})",
             String::from_utf8_lossy(&magic)
         )));
@@ -597,9 +604,9 @@ fn read_greeting(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, F
     read_frame(stream, deadline)
 }
 
-fn parse_hello(bytes: &[u8]) -> Result<Hello, Failure> {
+fn parse_hello(bytes: &[u8]) -> Result<Hello, HandshakeFailure> {
     serde_json::from_slice(bytes)
-        .map_err(|e| Failure::Stray(format!("its hello is not one npuzzle sends ({e})")))
+        .map_err(|e| HandshakeFailure::Stray(format!("its hello is not one npuzzle sends ({e})")))
 }
 
 fn write_frame(stream: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
@@ -612,12 +619,12 @@ fn write_frame(stream: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
     stream.flush()
 }
 
-fn read_frame(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, Failure> {
+fn read_frame(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, HandshakeFailure> {
     let mut len = [0u8; 4];
     read_by(stream, &mut len, deadline)?;
     let len = u32::from_le_bytes(len);
     if len > MAX_FRAME {
-        return Err(Failure::Stray(format!(
+        return Err(HandshakeFailure::Stray(format!(
             "it announced a {len}-byte message (at most {MAX_FRAME})"
         )));
     }

@@ -65,7 +65,7 @@ pub(super) fn install_panic_hook(shared: Arc<Shared>) {
 /// Where incoming messages wait (the dataflow's operators run inside `worker.step()`, on this
 /// thread, so a plain cell suffices; no borrow is held across a step).
 #[derive(Default)]
-pub(super) struct Sink {
+pub(super) struct Mailbox {
     /// Control messages: (round, sender, payload).
     mailbox: RefCell<Vec<(u64, u32, Vec<u8>)>>,
     /// Messages delivered so far (a peer that sends is alive).
@@ -207,7 +207,7 @@ pub(super) struct Net<'w> {
     probe: ProbeHandle<u64>,
     /// The current round (rounds end at [`Net::sync`]).
     pub round: u64,
-    sink: Rc<Sink>,
+    sink: Rc<Mailbox>,
     shared: &'w Shared,
     /// This process.
     pub me: usize,
@@ -233,7 +233,7 @@ impl<'w> Net<'w> {
     pub fn new(worker: &'w mut Worker, shared: &'w Shared, stall: Duration) -> Net<'w> {
         let me = worker.index();
         let peers = worker.peers();
-        let sink = Rc::new(Sink::default());
+        let sink = Rc::new(Mailbox::default());
         let mut control = InputHandle::new();
         let probe = ProbeHandle::new();
         let s2 = Rc::clone(&sink);

@@ -187,7 +187,7 @@ fn corrupt(p: usize, what: &str) -> FrontierError {
 }
 
 /// A run's buckets: the bytes and pieces of each ([`super::expand::Expansion::run`]).
-type Buckets = Vec<(Vec<u8>, Vec<Piece>)>;
+type RunBuckets = Vec<(Vec<u8>, Vec<Piece>)>;
 
 /// Bytes of a piece's header in a message.
 const HEADER: usize = 28;
@@ -196,7 +196,10 @@ const HEADER: usize = 28;
 /// owner: the buckets with this process's pieces only (the run kept here; the same buckets,
 /// untouched, when every piece is this process's), and a message for each other process
 /// with pieces of its segments (`(target, message)`, in process order).
-pub(super) fn split(buckets: Buckets, exchange: &dyn Exchange) -> (Buckets, Vec<(usize, Vec<u8>)>) {
+pub(super) fn split(
+    buckets: RunBuckets,
+    exchange: &dyn Exchange,
+) -> (RunBuckets, Vec<(usize, Vec<u8>)>) {
     let (me, processes) = (exchange.process(), exchange.processes());
     if processes == 1 {
         return (buckets, Vec::new());

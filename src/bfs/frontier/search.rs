@@ -216,7 +216,7 @@ fn search_buffered<S: StateSpace>(
             (previous, current, vec![1u64], peak)
         }
     };
-    let step = Step {
+    let step = StepInputs {
         plan: Expansion {
             space,
             size,
@@ -570,7 +570,7 @@ impl<'a> Places<'a> {
 
 /// What each step of a search, from layer `d` to layer `d + 1`, takes: the expansion's plan,
 /// the configuration and buffers, the memory budget, and where the layers and runs go.
-struct Step<'a, S> {
+struct StepInputs<'a, S> {
     plan: Expansion<'a, S>,
     config: FrontierConfig,
     buffers: &'a Buffers,
@@ -585,7 +585,7 @@ struct Step<'a, S> {
     progress: &'a dyn Progress,
 }
 
-impl<S: StateSpace> Step<'_, S> {
+impl<S: StateSpace> StepInputs<'_, S> {
     /// The chunk layer `depth` (`current`, after `previous`) is expanded in, or, when layer
     /// `depth + 1` would not fit in the memory budget or on the disk, why the search stops
     /// before it.

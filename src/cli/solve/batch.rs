@@ -175,7 +175,7 @@ const CHUNKS_IN_FLIGHT: usize = 2;
 
 /// One line of a batch, read and waiting to be solved: its number and its text (neither
 /// empty nor a comment), or why it cannot be a board.
-type Line = (usize, LineText);
+type BatchLine = (usize, LineText);
 
 /// Counts of a batch run.
 #[derive(Default)]
@@ -382,7 +382,7 @@ fn streamed(
 fn read_chunks(
     lines: impl Iterator<Item = Result<LineText, CliError>>,
     chunk: usize,
-    mut to: impl FnMut(Result<Vec<Line>, CliError>) -> bool,
+    mut to: impl FnMut(Result<Vec<BatchLine>, CliError>) -> bool,
 ) {
     let mut pending = Vec::with_capacity(chunk);
     let mut columns = Columns::default();
@@ -433,7 +433,7 @@ fn solve_lines(
     config: &Config,
     path: &Path,
     heuristics: &mut Heuristics,
-    lines: &[Line],
+    lines: &[BatchLine],
 ) -> Result<Vec<Rows>, Fail> {
     use rayon::prelude::*;
     if let Some(table) = &heuristics.table {
@@ -546,7 +546,7 @@ fn parse(line: &LineText, config: &Config) -> Result<AnyBoard, String> {
 
 /// The rows of `lines` from `table`: the boards parsed, walked together, and written. The
 /// seconds of each row are the mean of the walks made together.
-fn table_rows(config: &Config, path: &Path, table: &DistanceTable, lines: &[Line]) -> Rows {
+fn table_rows(config: &Config, path: &Path, table: &DistanceTable, lines: &[BatchLine]) -> Rows {
     let parsed: Vec<_> = lines
         .iter()
         .map(|(_, line)| match parse(line, config)? {

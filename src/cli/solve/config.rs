@@ -131,7 +131,7 @@ fn heuristic_parser() -> impl TypedValueParser<Value = HeuristicKind> {
 
 /// Where the boards come from.
 #[derive(Debug, Clone)]
-pub(super) enum Source {
+pub(super) enum BoardSource {
     Single(Single),
     Batch(PathBuf),
 }
@@ -147,7 +147,7 @@ pub(super) enum Single {
 /// The checked configuration.
 #[derive(Debug)]
 pub(super) struct Config {
-    pub(super) source: Source,
+    pub(super) source: BoardSource,
     pub(super) shape: Option<Shape>,
     pub(super) metric: Metric,
     /// `--table` (its blocks always checked as they are read).
@@ -182,10 +182,10 @@ impl Config {
     /// A usage error for a bad shape or a heuristic given to an algorithm without one.
     pub(super) fn from_args(args: &SolveArgs) -> Result<Config, CliError> {
         let source = match (&args.file, &args.board, &args.batch) {
-            (Some(f), None, None) if f.as_os_str() == "-" => Source::Single(Single::Stdin),
-            (Some(f), None, None) => Source::Single(Single::File(f.clone())),
-            (None, Some(b), None) => Source::Single(Single::Board(b.clone())),
-            (None, None, Some(b)) => Source::Batch(b.clone()),
+            (Some(f), None, None) if f.as_os_str() == "-" => BoardSource::Single(Single::Stdin),
+            (Some(f), None, None) => BoardSource::Single(Single::File(f.clone())),
+            (None, Some(b), None) => BoardSource::Single(Single::Board(b.clone())),
+            (None, None, Some(b)) => BoardSource::Batch(b.clone()),
             _ => return Err(CliError::usage("give one of FILE, --board or --batch")),
         };
         let shape = args.shape.given()?;

@@ -50,7 +50,7 @@ pub(super) use table::guard_table;
 
 use batch::{batch_work, run_batch};
 use compare::run_compare;
-use config::{Config, Single, Source};
+use config::{BoardSource, Config, Single};
 use heuristics::Heuristics;
 use table::{check_table, from_table};
 
@@ -85,16 +85,16 @@ pub fn run(args: &SolveArgs) -> Result<(), CliError> {
         bars: &bars,
         prepared: HashMap::new(),
         work: match &config.source {
-            Source::Batch(path) => batch_work(path, config.shape),
-            Source::Single(_) => HashMap::new(),
+            BoardSource::Batch(path) => batch_work(path, config.shape),
+            BoardSource::Single(_) => HashMap::new(),
         },
         chosen: HashMap::new(),
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout);
     let result = match &config.source {
-        Source::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
-        Source::Single(single) => {
+        BoardSource::Batch(path) => run_batch(&config, path, &mut heuristics, &mut out),
+        BoardSource::Single(single) => {
             let board = match read_board(single, config.shape)? {
                 AnyBoard::Board(board) => board,
                 AnyBoard::Wide(board) => {
