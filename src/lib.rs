@@ -51,7 +51,9 @@
 //! - [`components`]: connected components, by search or by the parity theorem.
 //! - [`analysis`]: the memory plan (the one place that says how large a board can be), the
 //!   choice of engine ([`analysis::Engine`]: the index a board's BFS, per-board results and
-//!   a distance table share), and the whole analysis of one board.
+//!   a distance table share), and the whole analysis of one board; a folder of one concern
+//!   a file: `memory.rs` (the plan), `whole.rs` (one machine's BFS), `distributed.rs` (across
+//!   processes), `limited.rs` (to a depth, by frontier search).
 //! - [`geometry`]: the whole game graph's eccentricities, diameter, radius, centre,
 //!   periphery, mean distance and distance table, from one BFS per orbit of blank cells under
 //!   the rectangle's symmetries that keep the metric's moves ([`metric::Metric::symmetries`];

@@ -74,7 +74,7 @@ impl Metric {
     /// colour of the checkerboard), false in MTM (a move of two tiles keeps the colour, and
     /// the graph has odd cycles). The BFS's marks as a distance table
     /// ([`crate::analysis::table_from_marks`]) and the sides of the parity index
-    /// ([`crate::bfs::parity`]) rest on it.
+    /// ([`crate::bfs::ParitySpace`]) rest on it.
     pub fn is_bipartite(self) -> bool {
         match self {
             Metric::Stm => true,

@@ -1,10 +1,10 @@
 //! An analysis's results folder (`output/<R>x<C>/`), written once for every front end: the
 //! command line (`npuzzle analyze`) and the Python package (`npuzzle.analyze(...,
-//! output=DIR)`) both call [`write`] with the files they were asked for, so that the same
+//! output=DIR)`) both call [`write()`] with the files they were asked for, so that the same
 //! analysis gives the same bytes whichever asked for it. Each front end keeps only what is its
 //! own: which files to ask for, its notes, and how it reports an error.
 //!
-//! The files, in the order [`write`] returns their names: the edge list (`edges.csv` or
+//! The files, in the order [`write()`] returns their names: the edge list (`edges.csv` or
 //! `edges.parquet`, [`export::write_edges`]), the per-board table (`nodes.csv` or
 //! `nodes.parquet`, [`export::write_nodes`]), the distance table (`table.npt`,
 //! [`crate::table::write`]), then the files every run writes: `depths.csv`, `hardest.txt`,
@@ -47,7 +47,7 @@ pub enum Format {
     /// CSV (`edges.csv`, `nodes.csv`), boards as labels or ranks ([`BoardFormat`]).
     Csv(BoardFormat),
     /// Parquet (`edges.parquet`, `nodes.parquet`: ranks, and labels in nodes.parquet,
-    /// zstd-compressed columns, [`export::parquet`]); in a build with the `parquet` feature
+    /// zstd-compressed columns, `export::parquet`); in a build with the `parquet` feature
     /// only ([`ResultsError::NoParquet`] otherwise).
     Parquet,
 }

@@ -364,7 +364,7 @@ const KNOWN_DIGESTS: [(usize, usize, &[u8], &str); 3] = [
 ];
 
 /// The compiled-in SHA-256 (lower-case hex) of the entries of the database of `tiles` on
-/// `shape`, for the databases of [`KNOWN_DIGESTS`]; `None` for any other.
+/// `shape`, for the three databases of 4x4's default 6-6-3 partition; `None` for any other.
 pub fn known_digest(shape: Shape, tiles: &[u8]) -> Option<&'static str> {
     KNOWN_DIGESTS
         .iter()

@@ -1,0 +1,512 @@
+//! The depth-limited analysis: a frontier search ([`bfs::frontier`]) from the goal to a depth,
+//! on one machine or across processes, its progress line, and the check of its disk.
+
+use indicatif::{DecimalBytes, HumanCount};
+
+use crate::bfs::cluster::{self, Cluster, ClusterError};
+use crate::bfs::{self, LexSpace, Parity, ParitySpace, StateSpace};
+use crate::board::Board;
+use crate::components::{Components, Method};
+use crate::distances::Distances;
+use crate::metric::Metric;
+use crate::progress::Progress;
+use crate::shape::Shape;
+
+use super::{Analysis, AnalyzeError, Engine, available_memory};
+
+/// What a depth-limited analysis ([`analyze_limited`]) adds to an [`Analysis`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limited {
+    /// The depth limit asked for.
+    pub max_depth_searched: u32,
+    /// True when the search ran out of boards before the limit (the radius is below it): the
+    /// distances are then those of the whole component, as [`analyze`](super::analyze) would give them. A
+    /// search that stops exactly at the radius cannot know it and says false.
+    pub complete: bool,
+    /// Largest number of bytes of layers held in memory at once.
+    pub peak_bytes: u64,
+    /// The depth of the checkpoint the search resumed from, if it did.
+    pub resumed_from: Option<u32>,
+    /// Why the search stopped before the limit (memory budget, disk), if it did; the depth
+    /// searched is then the last layer it finished.
+    pub stopped: Option<String>,
+    /// Boards per chunk expanded at once.
+    pub chunk: usize,
+    /// The most runs merged at once (`--fan-in`).
+    pub fan_in: usize,
+    /// Runs written by merges before the last one of a layer, all layers together: 0 when no
+    /// layer had more runs than the fan-in.
+    pub merges: u64,
+    /// With `--checkpoint`: bytes of checkpoint this run wrote (the layer files and the
+    /// search's state), and the time spent writing them, checksums and syncs included.
+    pub saved_bytes: u64,
+    /// See [`Limited::saved_bytes`].
+    pub save_time: std::time::Duration,
+    /// Processes the search ran on ([`analyze_limited_cluster`]; 1 on one machine).
+    pub processes: usize,
+    /// Boards expanded, by every process together.
+    pub expanded: u64,
+    /// Bytes of messages sent between processes, by every process together (0 on one
+    /// machine).
+    pub sent_bytes: u64,
+    /// Per layer this run built: its depth, the boards expanded to build it and the bytes
+    /// sent meanwhile, by every process together
+    /// ([`bfs::frontier::Frontier::traffic_by_depth`]).
+    pub traffic_by_depth: Vec<(u32, u64, u64)>,
+}
+
+/// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
+/// ([`bfs::frontier`]): no whole-space marks, three layers live, so any board of up to 20
+/// cells (the index's limit) can be searched as deep as memory and time allow. `storage`:
+/// where the layers and the runs of the layer being built go (memory, a scratch folder), and
+/// the checkpoint folder to save the search to after each layer or resume it from (its
+/// [`bfs::frontier::CheckpointAt::run`] is filled in from `goal`), and the memory budget. The
+/// plan (memory, chunk, where the layers go) is told to `progress` first
+/// ([`Progress::note`]). The components are stated (parity theorem for grids; `(n-1)!` components of `n` boards for a line); the antipodes are the boards of
+/// the last layer reached, all of them when at most 1,000 (by lexicographic rank), else the
+/// first 1,000 in index order.
+///
+/// # Errors
+/// [`AnalyzeError::TooLarge`] when no engine indexes the shape; [`AnalyzeError::Storage`]
+/// when a folder fails or holds another search's checkpoint;
+/// [`AnalyzeError::Refused`].
+pub fn analyze_limited(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    progress: &dyn Progress,
+) -> Result<(Analysis, Limited), AnalyzeError> {
+    limited(goal, metric, max_depth, storage, progress, None)
+        .map(|found| found.expect("one machine gives its result"))
+}
+
+/// [`analyze_limited`] across the processes of `cluster` (the frontier search across
+/// processes, [`cluster::frontier`]): each process keeps its share of the layers in its own
+/// `storage` (its checkpoint labelled with its process and the number of processes), and
+/// uses a rayon pool of `cluster.workers` threads. The same analysis as one machine's on
+/// process 0 (its [`Limited`] with the traffic of every process), `None` on the others.
+///
+/// # Errors
+/// As [`analyze_limited`]; a peer's failure or refusal is [`AnalyzeError::Storage`] (or
+/// [`AnalyzeError::Refused`] for flags that cannot work).
+pub fn analyze_limited_cluster(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    cluster: &Cluster,
+    progress: &dyn Progress,
+) -> Result<Option<(Analysis, Limited)>, AnalyzeError> {
+    limited(goal, metric, max_depth, storage, progress, Some(cluster))
+}
+
+/// [`analyze_limited`] on one machine (`cluster` `None`) or across processes.
+fn limited(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    progress: &dyn Progress,
+    cluster: Option<&Cluster>,
+) -> Result<Option<(Analysis, Limited)>, AnalyzeError> {
+    let shape = goal.shape();
+    let mut storage = storage.clone();
+    if let Some(c) = &mut storage.checkpoint {
+        c.run = bfs::frontier::RunLabel {
+            board: shape.to_string(),
+            goal: goal.label(),
+            metric: metric.name().into(),
+            process: cluster.map_or(0, |c| c.process),
+            processes: cluster.map_or(1, |c| c.processes),
+        };
+    }
+    let too_large = || beyond_the_index(shape);
+    plan_limited(shape)?;
+    check_limited_disk(
+        goal,
+        metric,
+        max_depth,
+        &storage,
+        cluster.map_or(1, |c| c.processes),
+    )?;
+    // (when the last layer was built, the sizes of the last two layers)
+    let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
+    // The complete distribution, when published for this board from its standard goal: the
+    // time left is then the boards left to expand at the last layer's rate.
+    let published = (*goal == Board::goal(shape))
+        .then(|| bfs::frontier::plan::published(shape, metric))
+        .flatten();
+    progress.begin("layers", u64::from(max_depth), "layers");
+    let mut report = |r: bfs::frontier::LayerReport| {
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(last_layer.0).as_secs_f64().max(1e-9);
+        let rate = r.size as f64 / seconds;
+        // Layers grow about geometrically: extrapolate the remaining time with the growth
+        // factor over the last two layers (some boards alternate between two factors).
+        let growth = if last_layer.2 > 0 {
+            (r.size as f64 / last_layer.2 as f64).sqrt()
+        } else if last_layer.1 > 0 {
+            r.size as f64 / last_layer.1 as f64
+        } else {
+            1.0
+        };
+        let remaining = max_depth.saturating_sub(r.depth);
+        let eta: f64 = match &published {
+            // (checked against the layer built, so that another start never uses it)
+            Some(sizes) if sizes.get(r.depth as usize) == Some(&r.size) && last_layer.1 > 0 => {
+                // Layers r.depth to the last one before the end are still to expand.
+                let last = (sizes.len() - 1).min(max_depth as usize);
+                let left: u64 = sizes
+                    .get(r.depth as usize..last)
+                    .map_or(0, |s| s.iter().sum());
+                seconds * left as f64 / last_layer.1 as f64
+            }
+            _ => (1..=remaining.min(64))
+                .map(|k| seconds * growth.powi(k as i32))
+                .sum(),
+        };
+        last_layer = (now, r.size, last_layer.1);
+        progress.update(
+            u64::from(r.depth),
+            &format!(
+                "depth {}: {} boards, {}, {} in memory, {} on disk{}{}{}{}, about {} more",
+                r.depth,
+                HumanCount(r.size),
+                // The first report (depth 0, or the layer a search resumed from) has no rate.
+                if r.chunks == 0 {
+                    "the start".to_string()
+                } else {
+                    format!("{}/s", HumanCount(rate as u64))
+                },
+                DecimalBytes(r.bytes_in_memory),
+                DecimalBytes(r.bytes_on_disk),
+                r.disk_free
+                    .map(|f| format!(" ({} free)", DecimalBytes(f)))
+                    .unwrap_or_default(),
+                // The disk at the last depth asked for, grown as the layers grow (when near).
+                if r.bytes_on_disk > 0 && r.chunks > 0 && (1..=16).contains(&remaining) {
+                    format!(
+                        ", about {} at depth {max_depth}",
+                        DecimalBytes(
+                            (r.bytes_on_disk as f64 * growth.powi(remaining.min(64) as i32))
+                                .min(1e18) as u64
+                        )
+                    )
+                } else {
+                    String::new()
+                },
+                // Runs merged in several passes (more chunks than the fan-in).
+                if r.merges > 0 {
+                    format!(", {} runs merged in {} passes", r.chunks, r.levels + 1)
+                } else {
+                    String::new()
+                },
+                // Across processes: this process's messages.
+                if r.sent_bytes + r.received_bytes > 0 {
+                    format!(
+                        ", sent {} ({:.2} B per board expanded), received {}",
+                        DecimalBytes(r.sent_bytes),
+                        r.sent_bytes as f64 / r.expanded.max(1) as f64,
+                        DecimalBytes(r.received_bytes)
+                    )
+                } else {
+                    String::new()
+                },
+                if r.chunks == 0 {
+                    "?".to_string()
+                } else {
+                    // Capped: a limit far beyond the radius extrapolates to centuries.
+                    indicatif::HumanDuration(std::time::Duration::from_secs_f64(eta.min(1e9)))
+                        .to_string()
+                }
+            ),
+        );
+    };
+    let search = Search {
+        goal,
+        metric,
+        max_depth,
+        storage: &storage,
+        progress,
+        cluster,
+    };
+    let (frontier, labels, components) = match Engine::for_shape(shape) {
+        Some(Engine::Parity) | None if shape.is_grid() => {
+            let space =
+                ParitySpace::with_metric(shape, Parity::of(goal), metric).ok_or_else(too_large)?;
+            let Some((f, boards)) = search_from(space.clone(), &search, &mut report)? else {
+                progress.end();
+                return Ok(None);
+            };
+            let mut c = Components {
+                method: Method::Theorem,
+                ..Components::default()
+            };
+            c.add(space.size());
+            c.add(space.size());
+            (f, boards, c)
+        }
+        Some(Engine::Lex) => {
+            let space = LexSpace::with_metric(shape, metric).ok_or_else(too_large)?;
+            let Some((f, boards)) = search_from(space, &search, &mut report)? else {
+                progress.end();
+                return Ok(None);
+            };
+            (f, boards, Components::of_line(shape))
+        }
+        _ => return Err(too_large()),
+    };
+    progress.end();
+    let last_size = frontier.layer_sizes.last().copied().unwrap_or(0);
+    let mut antipodes = labels;
+    if last_size as usize <= bfs::frontier::LAST_LISTED {
+        antipodes.sort_by_cached_key(Board::rank);
+    }
+    let limited = Limited {
+        max_depth_searched: if frontier.stopped.is_some() {
+            (frontier.layer_sizes.len() - 1) as u32
+        } else {
+            max_depth
+        },
+        complete: frontier.complete,
+        peak_bytes: frontier.peak_bytes,
+        resumed_from: frontier.resumed_from,
+        stopped: frontier.stopped,
+        chunk: frontier.chunk,
+        fan_in: frontier.fan_in,
+        merges: frontier.merges,
+        saved_bytes: frontier.saved_bytes,
+        save_time: frontier.save_time,
+        processes: cluster.map_or(1, |c| c.processes),
+        expanded: frontier.expanded,
+        sent_bytes: frontier.sent_bytes,
+        traffic_by_depth: frontier.traffic_by_depth,
+    };
+    Ok(Some((
+        Analysis::new(
+            goal,
+            metric,
+            Distances {
+                layer_sizes: frontier.layer_sizes,
+                antipodes,
+            },
+            components,
+            None,
+            None,
+        ),
+        limited,
+    )))
+}
+
+/// What [`search_from`] searches, besides the space.
+struct Search<'a> {
+    goal: &'a Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &'a bfs::frontier::Storage,
+    progress: &'a dyn Progress,
+    cluster: Option<&'a Cluster>,
+}
+
+/// A frontier search's error as the analysis's.
+fn frontier_error(e: bfs::frontier::FrontierError) -> AnalyzeError {
+    match e {
+        bfs::frontier::FrontierError::NothingToResume(m)
+        | bfs::frontier::FrontierError::Budget(m) => AnalyzeError::Refused(m),
+        bfs::frontier::FrontierError::Interrupted => {
+            AnalyzeError::Interrupted(crate::progress::Interrupted)
+        }
+        e => AnalyzeError::Storage(e.to_string()),
+    }
+}
+
+/// Projected disk needs below this are left to the search's own check before each layer,
+/// which stops a small search cleanly within seconds: 1 GiB.
+pub const REFUSE_DISK_FROM: u64 = 1 << 30;
+
+/// Refuses, before it starts, a depth-limited search ([`analyze_limited`]) from the standard
+/// goal with its layers on disk (`storage`'s checkpoint or scratch folder) whose disk cannot
+/// hold the widest projected layer with its runs ([`bfs::frontier::plan`]: the published layer
+/// sizes and the measured rates): when the projection needs at least [`REFUSE_DISK_FROM`] and
+/// more than the bytes free in the folder (or its nearest existing parent) plus the bytes of
+/// the files already in it (a checkpoint resumed); across `processes` processes, each
+/// process's share of the layers and runs on its own disk. Nothing is refused without a projection
+/// (another goal, a board without a published distribution), with the layers in memory, or
+/// when the free space is unknown.
+///
+/// # Errors
+/// [`AnalyzeError::Refused`], one line with the bytes needed and free.
+pub fn check_limited_disk(
+    goal: &Board,
+    metric: Metric,
+    max_depth: u32,
+    storage: &bfs::frontier::Storage,
+    processes: usize,
+) -> Result<(), AnalyzeError> {
+    let shape = goal.shape();
+    let dir = match (&storage.checkpoint, &storage.scratch) {
+        (Some(c), _) => c.dir.as_path(),
+        (None, Some(s)) => s.as_path(),
+        (None, None) => return Ok(()),
+    };
+    if *goal != Board::goal(shape) {
+        return Ok(());
+    }
+    let Some(projection) = bfs::frontier::plan::disk_needed(
+        shape,
+        metric,
+        max_depth,
+        u32::try_from(processes).unwrap_or(u32::MAX),
+        storage.memory.unwrap_or_else(available_memory),
+        storage.checkpoint.is_some(),
+    ) else {
+        return Ok(());
+    };
+    let needed = projection.peak_disk;
+    if needed < REFUSE_DISK_FROM {
+        return Ok(());
+    }
+    let existing = dir.ancestors().find(|d| d.is_dir());
+    let Some(free) = existing.and_then(bfs::frontier::disk_free) else {
+        return Ok(());
+    };
+    let held: u64 = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    if needed <= free.saturating_add(held) {
+        return Ok(());
+    }
+    Err(AnalyzeError::Refused(format!(
+        "{shape} to depth {} needs about {} of disk in {} (building depth {}: its layers and \
+         runs, projected from the published layer sizes and the measured rates of \
+         output/bench/plan), and {} {} free there: give a folder on a larger disk, or a \
+         smaller depth limit",
+        projection.depth,
+        DecimalBytes(needed),
+        dir.display(),
+        projection.peak_disk_depth,
+        DecimalBytes(free.saturating_add(held)),
+        if held > 0 { "are held or" } else { "are" },
+    )))
+}
+
+/// Checks that a depth-limited search ([`analyze_limited`]) can index `shape`.
+///
+/// # Errors
+/// [`AnalyzeError::TooLarge`] for a grid of more than 20 cells or a line of more than 12.
+pub fn plan_limited(shape: Shape) -> Result<(), AnalyzeError> {
+    let indexed = if shape.is_grid() {
+        ParitySpace::new(shape, Parity::Even).is_some()
+    } else {
+        LexSpace::new(shape).is_some()
+    };
+    if indexed {
+        Ok(())
+    } else {
+        Err(beyond_the_index(shape))
+    }
+}
+
+fn beyond_the_index(shape: Shape) -> AnalyzeError {
+    AnalyzeError::TooLarge(format!(
+        "{shape} is beyond the index: boards of at least 2 rows and 2 columns up to {} cells, \
+         lines up to {}",
+        ParitySpace::MAX_CELLS,
+        LexSpace::MAX_CELLS
+    ))
+}
+
+/// The frontier search of `space` from `goal` (which it holds), its plan told to `progress`
+/// first and its warnings passed on; with the last layer's listed boards.
+/// Across processes: the search on process 0, `None` on the others.
+fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
+    space: S,
+    search: &Search<'_>,
+    mut report: impl FnMut(bfs::frontier::LayerReport),
+) -> Result<Option<(bfs::frontier::Frontier, Vec<Board>)>, AnalyzeError> {
+    let (storage, progress) = (search.storage, search.progress);
+    let seed = space.rank(search.goal).expect("the goal is in its space");
+    let config = bfs::frontier::FrontierConfig {
+        fan_in: storage.fan_in.unwrap_or(bfs::frontier::FAN_IN),
+        chunk: storage.chunk.unwrap_or(bfs::frontier::CHUNK),
+        ..bfs::frontier::FrontierConfig::default()
+    }
+    .within(&space, storage.memory)
+    .map_err(frontier_error)?;
+    progress.note(&frontier_plan(&space, storage, config));
+    let f = match search.cluster {
+        None => bfs::frontier::search_stored(
+            &space,
+            seed,
+            search.max_depth,
+            storage,
+            config,
+            report,
+            progress,
+        )
+        .map_err(frontier_error)?,
+        Some(c) => {
+            let job = cluster::FrontierJob {
+                space: space.clone(),
+                goal: search.goal.clone(),
+                metric: search.metric,
+                max_depth: search.max_depth,
+                storage: storage.clone(),
+                config,
+            };
+            match cluster::frontier(c, job, progress, &mut report) {
+                Ok(Some(f)) => f,
+                Ok(None) => return Ok(None),
+                Err(ClusterError::Config(m)) => return Err(AnalyzeError::Refused(m)),
+                Err(ClusterError::Interrupted) => {
+                    return Err(AnalyzeError::Interrupted(crate::progress::Interrupted));
+                }
+                Err(e) => return Err(AnalyzeError::Storage(e.to_string())),
+            }
+        }
+    };
+    let boards = f.last.iter().map(|&i| space.unrank(i)).collect();
+    Ok(Some((f, boards)))
+}
+
+/// One line: the memory a depth-limited search of `space` with `config` (fitted to the
+/// budget) will use and where its layers go.
+fn frontier_plan<S: StateSpace>(
+    space: &S,
+    storage: &bfs::frontier::Storage,
+    config: bfs::frontier::FrontierConfig,
+) -> String {
+    let per_board = bfs::frontier::chunk_bytes_per_board(space);
+    let chunk = config.chunk as u64;
+    let budget = match storage.memory {
+        Some(m) => format!("a memory budget of {}", DecimalBytes(m)),
+        None => "no memory budget".into(),
+    };
+    let dir = storage
+        .checkpoint
+        .as_ref()
+        .map(|c| c.dir.as_path())
+        .or(storage.scratch.as_deref());
+    let layers = match dir {
+        Some(d) => format!(
+            "layers on disk in {}{}",
+            d.display(),
+            bfs::frontier::disk_free(d)
+                .map(|f| format!(" ({} free)", DecimalBytes(f)))
+                .unwrap_or_default()
+        ),
+        None => "layers in memory".into(),
+    };
+    format!(
+        "plan: {budget}; chunks of up to {} boards, about {} with the buffers; {layers}",
+        HumanCount(chunk),
+        DecimalBytes(chunk * per_board + bfs::frontier::RESERVE)
+    )
+}
