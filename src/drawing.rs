@@ -16,11 +16,11 @@
 //! `draw` command writes the DOT file and runs Graphviz's `dot` on it for the PNG. The same
 //! scope gives the same text.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::board::Board;
 use crate::metric::Metric;
+use crate::neighbourhood::{Explorer, TooMany};
 use crate::shape::Shape;
 use indicatif::HumanCount;
 
@@ -56,16 +56,8 @@ pub enum DrawError {
     },
 }
 
-/// One board of a drawing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Vertex {
-    /// The board.
-    pub board: Board,
-    /// Its component, numbered in order of discovery (0 is the goal's).
-    pub component: usize,
-    /// Moves from the first board of its component (the goal for component 0): its row.
-    pub level: u32,
-}
+/// One board of a drawing: its component and level (row) from the exploration.
+pub use crate::neighbourhood::Vertex;
 
 /// One edge of a drawing: two boards one move apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,16 +116,21 @@ impl Drawing {
             .board_count()
             .filter(|&b| b <= MAX_BOARDS as u64)
             .ok_or_else(too_many)?;
-        let mut explorer = Explorer::new(metric);
+        let mut explorer = Explorer::new(metric, MAX_BOARDS);
         for rank in 0..boards {
             let board = Board::from_rank(shape, rank);
-            if !explorer.index.contains_key(&board) {
+            if !explorer.contains(&board) {
                 explorer
-                    .component(board, None)
+                    .explore(board, None)
                     .map_err(|TooMany| too_many())?;
             }
         }
-        Ok(explorer.finish(shape, Scope::WholeGraph))
+        Ok(Drawing::explored(
+            explorer,
+            metric,
+            shape,
+            Scope::WholeGraph,
+        ))
     }
 
     /// The boards within `radius` moves (of `metric`) of the goal of `shape`.
@@ -141,9 +138,9 @@ impl Drawing {
     /// # Errors
     /// [`DrawError::TooManyBoards`] when there are more than [`MAX_BOARDS`] of them.
     pub fn neighbourhood(shape: Shape, metric: Metric, radius: u32) -> Result<Drawing, DrawError> {
-        let mut explorer = Explorer::new(metric);
+        let mut explorer = Explorer::new(metric, MAX_BOARDS);
         explorer
-            .component(Board::goal(shape), Some(radius))
+            .explore(Board::goal(shape), Some(radius))
             .map_err(|_| DrawError::TooManyBoards {
                 what: format!(
                     "more than {} {shape} boards lie within {radius} moves of the goal",
@@ -151,7 +148,49 @@ impl Drawing {
                 ),
                 hint: "try a smaller --radius",
             })?;
-        Ok(explorer.finish(shape, Scope::Radius(radius)))
+        Ok(Drawing::explored(
+            explorer,
+            metric,
+            shape,
+            Scope::Radius(radius),
+        ))
+    }
+
+    /// The drawing of what `explorer` explored: its boards and every edge among them, once.
+    fn explored(explorer: Explorer, metric: Metric, shape: Shape, scope: Scope) -> Drawing {
+        let edges = explorer
+            .edges()
+            .into_iter()
+            .map(|(i, j, to)| {
+                let board = &explorer.vertices()[i].board;
+                let blank = board.blank();
+                let tiles: Vec<u64> = board.tiles().collect();
+                // The tiles from the blank's side to `to`, which slide one cell each.
+                let step = if blank.abs_diff(to) < shape.cols() {
+                    1
+                } else {
+                    shape.cols()
+                };
+                let cells: Vec<usize> = if to > blank {
+                    (blank + step..=to).step_by(step).collect()
+                } else {
+                    (to..blank).step_by(step).rev().collect()
+                };
+                Edge {
+                    from: i,
+                    to: j,
+                    tiles: cells.into_iter().map(|c| tiles[c]).collect(),
+                }
+            })
+            .collect();
+        Drawing {
+            shape,
+            metric,
+            scope,
+            components: explorer.components(),
+            vertices: explorer.into_vertices(),
+            edges,
+        }
     }
 
     /// The shape drawn.
@@ -342,106 +381,6 @@ fn plural(n: u64, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{} {noun}s", HumanCount(n))
-    }
-}
-
-/// The budget was exceeded (the caller words the error).
-struct TooMany;
-
-/// Breadth-first exploration, one component at a time, of boards as values.
-struct Explorer {
-    metric: Metric,
-    vertices: Vec<Vertex>,
-    index: HashMap<Board, usize>,
-    components: usize,
-}
-
-impl Explorer {
-    fn new(metric: Metric) -> Explorer {
-        Explorer {
-            metric,
-            vertices: Vec::new(),
-            index: HashMap::new(),
-            components: 0,
-        }
-    }
-
-    /// Explores the component of `root` (to `max_level` moves, or all of it).
-    fn component(&mut self, root: Board, max_level: Option<u32>) -> Result<(), TooMany> {
-        let component = self.components;
-        self.components += 1;
-        self.add(root, component, 0)?;
-        let mut next = self.vertices.len() - 1;
-        while next < self.vertices.len() {
-            let (board, level) = (self.vertices[next].board.clone(), self.vertices[next].level);
-            next += 1;
-            if max_level == Some(level) {
-                continue;
-            }
-            for to in self.metric.targets(board.shape(), board.blank()) {
-                if let Some(nb) = board.slid(to)
-                    && !self.index.contains_key(&nb)
-                {
-                    self.add(nb, component, level + 1)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn add(&mut self, board: Board, component: usize, level: u32) -> Result<(), TooMany> {
-        if self.vertices.len() == MAX_BOARDS {
-            return Err(TooMany);
-        }
-        self.index.insert(board.clone(), self.vertices.len());
-        self.vertices.push(Vertex {
-            board,
-            component,
-            level,
-        });
-        Ok(())
-    }
-
-    /// The drawing: the explored boards and every edge among them, once.
-    fn finish(self, shape: Shape, scope: Scope) -> Drawing {
-        let mut edges = Vec::new();
-        for (i, v) in self.vertices.iter().enumerate() {
-            let blank = v.board.blank();
-            let tiles: Vec<u64> = v.board.tiles().collect();
-            for to in self.metric.targets(shape, blank) {
-                let Some(nb) = v.board.slid(to) else {
-                    continue;
-                };
-                if let Some(&j) = self.index.get(&nb)
-                    && j > i
-                {
-                    // The tiles from the blank's side to `to`, which slide one cell each.
-                    let step = if blank.abs_diff(to) < shape.cols() {
-                        1
-                    } else {
-                        shape.cols()
-                    };
-                    let cells: Vec<usize> = if to > blank {
-                        (blank + step..=to).step_by(step).collect()
-                    } else {
-                        (to..blank).step_by(step).rev().collect()
-                    };
-                    edges.push(Edge {
-                        from: i,
-                        to: j,
-                        tiles: cells.into_iter().map(|c| tiles[c]).collect(),
-                    });
-                }
-            }
-        }
-        Drawing {
-            shape,
-            metric: self.metric,
-            scope,
-            vertices: self.vertices,
-            edges,
-            components: self.components,
-        }
     }
 }
 

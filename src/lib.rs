@@ -165,6 +165,7 @@ pub mod graph;
 pub mod interop;
 pub mod metric;
 pub mod moves;
+pub mod neighbourhood;
 pub mod plot;
 pub mod progress;
 pub mod published;

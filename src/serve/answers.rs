@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::analysis::{self, Options};
 use crate::board::{Board, Direction};
 use crate::metric::Metric;
+use crate::neighbourhood::Explorer;
 use crate::progress::NoProgress;
 use crate::random::Scrambler;
 use crate::shape::Shape;
@@ -242,7 +243,8 @@ pub struct SolveAnswer {
 pub struct GraphAnswer {
     /// The boards; `steps` is the distance from the centre board (0, 1 or 2).
     pub nodes: Vec<GraphNode>,
-    /// Pairs of node ids one move apart.
+    /// Every pair of node ids one move apart (`[i, j]`, `i < j`, ascending), those of two
+    /// boards `radius` moves from the centre included ([`crate::neighbourhood`]).
     pub edges: Vec<[usize; 2]>,
 }
 
@@ -841,7 +843,8 @@ impl Answers {
             .collect()
     }
 
-    /// `GET /api/graph`: the boards within `radius` (1 or 2) moves of `board`.
+    /// `GET /api/graph`: the boards within `radius` (1 or 2) moves of `board`
+    /// ([`crate::neighbourhood::Explorer`], as `npuzzle draw` explores the goal's).
     ///
     /// # Errors
     /// A [`Refusal`] for another radius, or as [`Answers::board_answer`].
@@ -855,32 +858,14 @@ impl Answers {
             return Err(refuse(format!("radius {radius}: 1 or 2 is expected")));
         }
         let shape = board.shape();
-        let mut boards = vec![board.clone()];
-        let mut steps = vec![0usize];
-        let mut index: HashMap<Board, usize> = HashMap::from([(board.clone(), 0)]);
-        let mut edges = std::collections::BTreeSet::new();
-        let mut start = 0;
-        for step in 1..=radius {
-            let end = boards.len();
-            for from in start..end {
-                for to in metric.targets(shape, boards[from].blank()) {
-                    let Some(next) = boards[from].slid(to) else {
-                        continue;
-                    };
-                    let id = match index.get(&next) {
-                        Some(&id) => id,
-                        None => {
-                            index.insert(next.clone(), boards.len());
-                            boards.push(next);
-                            steps.push(step);
-                            boards.len() - 1
-                        }
-                    };
-                    edges.insert([from.min(id), from.max(id)]);
-                }
-            }
-            start = end;
-        }
+        let mut explorer = Explorer::new(metric, usize::MAX);
+        explorer
+            .explore(board.clone(), Some(radius as u32))
+            .expect("no bound on the boards");
+        let mut edges: Vec<[usize; 2]> = explorer.edges().iter().map(|&(i, j, _)| [i, j]).collect();
+        edges.sort_unstable();
+        let vertices = explorer.into_vertices();
+        let boards: Vec<Board> = vertices.iter().map(|v| v.board.clone()).collect();
         let distances = match self.source(shape, metric)? {
             DistanceSource::Table(table, _) => self.distances(&table, &boards)?,
             // A search per board would pass the time limit: the graph's shape only.
@@ -894,10 +879,10 @@ impl Answers {
                     id,
                     tiles: b.tiles().collect(),
                     distance: distances[id],
-                    steps: steps[id],
+                    steps: vertices[id].level as usize,
                 })
                 .collect(),
-            edges: edges.into_iter().collect(),
+            edges,
         })
     }
 

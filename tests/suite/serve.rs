@@ -161,6 +161,24 @@ fn every_endpoint_answers_the_8_puzzle() {
     let at = |k: u64| nodes.iter().filter(|n| n["steps"] == k).count();
     assert_eq!((at(0), at(1), at(2)), (1, 4, 8));
     assert_eq!(g["edges"].as_array().unwrap().len(), 12);
+    // In the multi-tile metric the goal's 4 neighbours (1 or 2 tiles of its row or its column)
+    // form two triangles with it: the moves between two boards at the rim are edges too.
+    let (status, g) = s.get(
+        "/api/graph",
+        &[
+            ("board", "1 2 3 / 4 5 6 / 7 8 0"),
+            ("radius", "1"),
+            ("metric", "mtm"),
+        ],
+    );
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(g["nodes"].as_array().unwrap().len(), 5, "{g}");
+    let edges: Vec<[u64; 2]> = serde_json::from_value(g["edges"].clone()).unwrap();
+    assert_eq!(
+        edges,
+        [[0, 1], [0, 2], [0, 3], [0, 4], [1, 2], [3, 4]],
+        "{g}"
+    );
 
     let (status, r) = s.get("/api/random", &[("seed", "7")]);
     assert_eq!(status, 200);
