@@ -67,6 +67,8 @@
 //! - [`interop`]: the whole game graph as GraphML and DOT, the formats graph tools read natively.
 //! - [`drawing`]: DOT pictures of small game graphs (the 2x2 graph, a goal's neighbourhood),
 //!   each vertex drawn as its board.
+//! - [`neighbourhood`]: the boards within `k` moves of a board, explored breadth-first as
+//!   values (any size, no index): what `draw` pictures and the page's `/api/graph` answers.
 //! - [`plot`]: PNG charts of depth distributions (plotters, embedded DejaVu font).
 //! - [`progress`]: the [`progress::Progress`] callback through which algorithms report.
 //! - [`published`]: the OEIS depth distributions the tests check against, kept once.
