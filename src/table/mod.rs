@@ -47,6 +47,11 @@
 //! 1 (one CRC-32 over the whole file, no blocks) is still read, with that whole-file check
 //! on every open.
 //!
+//! **In memory** ([`DistanceTable::from_analysis`]): the table of a finished analysis
+//! without a file, for `npuzzle serve` and the Python package. The writer puts the file's
+//! bytes in an anonymous memory map rather than a file, and the reader reads that map as it
+//! reads a file's: one definition of the table, the same bytes and answers.
+//!
 //! **The walk** ([`DistanceTable::depths_of`], [`DistanceTable::solve_many`]) keeps 16
 //! boards going down together, so that the random reads of their codes overlap. In the
 //! parity layout each walk holds its board's tile sequence with its Lehmer digits
@@ -61,8 +66,8 @@
 //! one (at most `boards / L` tries a draw).
 //!
 //! **Parts.** Here the format: its constants, [`Codes`] and [`TableError`]; `write` writes a
-//! table ([`write()`], [`Spool`]), `read` opens and checks one ([`DistanceTable`], [`Check`])
-//! and reads its codes, `descent` walks boards down it ([`DistanceTable::solve_many`]), and
+//! table ([`write()`], [`Spool`]) or its bytes in memory, `read` opens and checks one
+//! ([`DistanceTable`], [`Check`]; [`DistanceTable::from_analysis`]) and reads its codes, `descent` walks boards down it ([`DistanceTable::solve_many`]), and
 //! `sample` draws boards at a depth ([`DistanceTable::sample`]).
 
 mod descent;
@@ -107,6 +112,10 @@ pub enum Codes {
     /// `2 + (d / 2) mod 2`; parity index, single-tile metric only.
     Marks = 2,
 }
+
+/// What names a table built in memory ([`DistanceTable::from_analysis`]) in its messages,
+/// where a file's path would.
+const IN_MEMORY: &str = "(in memory)";
 
 /// A code that no finished table holds (a [`Codes::Marks`] field of `1`).
 const CORRUPT: u8 = u8::MAX;

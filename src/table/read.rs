@@ -1,18 +1,21 @@
 //! Reading a table: [`DistanceTable`] opened and checked (header, length, the CRCs of its
-//! blocks of codes, [`Check`]), its header's fields, and the depth class of a board's code.
+//! blocks of codes, [`Check`]) or built in memory from an analysis, its header's fields, and
+//! the depth class of a board's code.
 
 use std::io;
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::analysis::Engine;
+use crate::analysis::{Analysis, Engine};
 use crate::bfs::{Parity, ParitySpace, Sides, StateSpace};
 use crate::board::Board;
 use crate::metric::Metric;
 use crate::shape::Shape;
 
-use super::{BLOCK_SHIFTS, CORRUPT, Codes, FORMAT_VERSION, MAGIC, TableError, UNREACHED, checksum};
+use super::{
+    BLOCK_SHIFTS, CORRUPT, Codes, FORMAT_VERSION, IN_MEMORY, MAGIC, TableError, UNREACHED, checksum,
+};
 
 /// States of a checksum block of an opened table.
 const UNCHECKED: u8 = 0;
@@ -21,7 +24,10 @@ const BAD: u8 = 2;
 
 /// An opened table (see the module documentation).
 pub struct DistanceTable {
+    /// The file, as messages name it (`(in memory)` for a table built in memory).
     pub(super) path: String,
+    /// The table's bytes: the file's memory map, or an anonymous one
+    /// ([`DistanceTable::from_analysis`]).
     pub(super) map: memmap2::Mmap,
     pub(super) shape: Shape,
     pub(super) metric: Metric,
@@ -122,6 +128,43 @@ impl DistanceTable {
         // place, so the mapped bytes do not change under us. (A file truncated under the map
         // by someone else faults on access, SIGBUS: the binary reports it, see `mapped`.)
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err)?;
+        DistanceTable::read(name, map, check)
+    }
+
+    /// The table of a finished analysis, built in memory: the table
+    /// [`crate::table::write()`] writes and [`DistanceTable::open`] reads, the same bytes,
+    /// read by the same code, with no file. Its shape, metric, goal, layers and codes are
+    /// those of the file, and so are its answers; its messages name it `(in memory)` where a
+    /// file's would give its path.
+    ///
+    /// What it needs of `analysis` is what [`crate::table::write()`] needs: the marks kept as
+    /// the table ([`crate::analysis::Options::table`]; the single-tile tables of grids, up to
+    /// the parity index's 20 cells as memory allows) or every board's depth
+    /// ([`crate::analysis::Options::per_board`]; every other table, up to
+    /// [`crate::analysis::SEARCH_CELLS`] cells). A partial analysis (a depth limit) has
+    /// neither.
+    ///
+    /// Memory: the table's bytes, the file's length (two bits a board, and the header's
+    /// listed layers), in an anonymous memory map held for the table's life
+    /// ([`DistanceTable::mapped`]), beside the analysis until the caller drops it: the codes
+    /// are copied from the marks, or made from every board's depth straight into the map,
+    /// with no second copy. The header and the CRCs are checked as [`DistanceTable::open`]
+    /// checks them; the codes, made here from the analysis, are not checked again
+    /// ([`Check::Skip`]).
+    ///
+    /// # Errors
+    /// [`TableError::Unsupported`] when the analysis kept neither (as
+    /// [`crate::table::write()`]); [`TableError::Io`] when the memory cannot be had (out of
+    /// memory).
+    pub fn from_analysis(analysis: &Analysis) -> Result<DistanceTable, TableError> {
+        let map = super::write::in_memory(analysis)?;
+        DistanceTable::read(IN_MEMORY.to_string(), map, Check::Skip)
+    }
+
+    /// The table whose bytes are `map` (a file's or [`DistanceTable::from_analysis`]'s),
+    /// named `name` in its messages: its header, its length and the CRC of its header and
+    /// block CRCs checked, then its codes as `check` says ([`DistanceTable::open_checking`]).
+    fn read(name: String, map: memmap2::Mmap, check: Check) -> Result<DistanceTable, TableError> {
         let invalid = |why: String| TableError::Invalid {
             path: name.clone(),
             why,
@@ -375,7 +418,9 @@ impl DistanceTable {
 
     /// Where the file lies in memory: the address of its first byte and its length. Reading
     /// a table whose file is truncated under the run faults (SIGBUS) at an address in this
-    /// range; a program that handles that signal can tell the table's faults by it.
+    /// range; a program that handles that signal can tell the table's faults by it. A table
+    /// built in memory ([`DistanceTable::from_analysis`]) gives its own bytes, which nothing
+    /// truncates.
     pub fn mapped(&self) -> (usize, usize) {
         (self.map.as_ptr() as usize, self.map.len())
     }
@@ -465,9 +510,117 @@ impl DistanceTable {
 mod tests {
     use super::*;
     use crate::analysis::rare_limit;
+    use crate::analysis::{Options, analyze_unchecked};
     use crate::bfs::{StateIndex, StateSpace};
+    use crate::progress::NoProgress;
     use crate::table::tests::analysis;
     use crate::table::{write, write_blocks};
+
+    /// Issue 64: the table built in memory is the table written and opened. For 2x3, 3x3 and
+    /// 2x4 in both metrics, from an analysis that kept the table's marks (where they are the
+    /// table) and every board's depth, and from one that kept only every board's depth (the
+    /// codes then depth mod 3 in both metrics): the same bytes as the file, the same header
+    /// (shape, metric, layout, codes, goal, layers, listed layers), the same depth and walk
+    /// of every board of the shape (both classes); from an analysis that kept neither, the
+    /// same refusal as the writer's.
+    #[test]
+    fn a_table_built_in_memory_is_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        for (r, c) in [(2, 3), (3, 3), (2, 4)] {
+            let shape = Shape::new(r, c).unwrap();
+            for metric in Metric::ALL {
+                let only_depths = Options {
+                    per_board: true,
+                    metric,
+                    table: false,
+                    search_components: false,
+                };
+                let analyses = [
+                    analysis(r, c, metric),
+                    analyze_unchecked(&Board::goal(shape), only_depths, &NoProgress).unwrap(),
+                ];
+                for (k, a) in analyses.iter().enumerate() {
+                    let case = format!("{shape} {metric} analysis {k}");
+                    let path = dir.path().join(format!("{r}x{c}-{metric}-{k}.npt"));
+                    write(&path, a).unwrap();
+                    let file = DistanceTable::open(&path, true).unwrap();
+                    let memory = DistanceTable::from_analysis(a).unwrap();
+                    assert!(
+                        memory.map[..] == std::fs::read(&path).unwrap()[..],
+                        "{case}: the bytes"
+                    );
+                    assert_eq!(memory.path, IN_MEMORY);
+                    assert_eq!(memory.mapped().1, file.mapped().1, "{case}");
+                    assert_eq!(
+                        (
+                            memory.shape(),
+                            memory.metric(),
+                            memory.layout(),
+                            memory.codes()
+                        ),
+                        (file.shape(), file.metric(), file.layout(), file.codes()),
+                        "{case}"
+                    );
+                    assert_eq!(memory.goal(), file.goal(), "{case}");
+                    assert_eq!(memory.layers(), file.layers(), "{case}");
+                    assert_eq!(memory.rare_limit(), file.rare_limit(), "{case}");
+                    assert_eq!(memory.listed, file.listed, "{case}");
+                    let want = match (k, metric.is_bipartite()) {
+                        (0, true) => Codes::Marks,
+                        _ => Codes::Mod3,
+                    };
+                    assert_eq!(memory.codes(), want, "{case}");
+                    let boards: Vec<Board> =
+                        (0..a.boards).map(|i| Board::from_rank(shape, i)).collect();
+                    let cells: Vec<&[u8]> = boards.iter().map(Board::permutation).collect();
+                    let depths = memory.depths_of(&cells);
+                    assert!(depths.iter().all(Result::is_ok), "{case}");
+                    assert_eq!(
+                        depths
+                            .iter()
+                            .map(|d| *d.as_ref().unwrap())
+                            .collect::<Vec<_>>(),
+                        file.depths_of(&cells)
+                            .into_iter()
+                            .map(Result::unwrap)
+                            .collect::<Vec<_>>(),
+                        "{case}: the depths"
+                    );
+                    let per_board = a.per_board.as_ref().unwrap();
+                    for (rank, depth) in (0..).zip(&depths) {
+                        let (_, want) = per_board.get(cells[rank as usize], rank);
+                        assert_eq!(*depth.as_ref().unwrap(), want.map(u32::from), "{case}");
+                    }
+                    let walks = memory.solve_many(&boards);
+                    assert!(walks.iter().all(Result::is_ok), "{case}");
+                    assert!(
+                        walks
+                            .into_iter()
+                            .map(Result::unwrap)
+                            .eq(file.solve_many(&boards).into_iter().map(Result::unwrap)),
+                        "{case}: the walks"
+                    );
+                }
+            }
+        }
+        let neither = Options {
+            per_board: false,
+            metric: Metric::Mtm,
+            table: false,
+            search_components: false,
+        };
+        let a = analyze_unchecked(
+            &Board::goal(Shape::new(2, 3).unwrap()),
+            neither,
+            &NoProgress,
+        )
+        .unwrap();
+        let path = dir.path().join("neither.npt");
+        let wrote = write(&path, &a).unwrap_err().to_string();
+        let built = DistanceTable::from_analysis(&a).err().unwrap().to_string();
+        assert_eq!(built, wrote);
+        assert!(!path.exists());
+    }
 
     /// Header, length and checksum faults are refused with one line each; a board of another
     /// shape is refused; without verification a flipped code is caught by the walk or not at

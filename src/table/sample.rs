@@ -124,7 +124,7 @@ mod tests {
     use crate::bfs::StateSpace;
     use crate::metric::Metric;
     use crate::table::tests::analysis;
-    use crate::table::write::write_marks;
+    use crate::table::write::{Target, write_marks};
     use crate::table::{Codes, write, write_with};
 
     /// Pearson's chi-square statistic of `counts` against equal expected counts.
@@ -176,7 +176,7 @@ mod tests {
                         limit,
                     };
                     write_marks(
-                        &path,
+                        Target::File(&path),
                         &a,
                         &TableMarks {
                             marks: copy(&marked.marks),

@@ -1,5 +1,5 @@
-//! Writing a table: from a finished analysis ([`write()`]), or streamed from a distributed
-//! run's marks ([`Spool`]).
+//! Writing a table: from a finished analysis ([`write()`], to a file or to memory), or
+//! streamed from a distributed run's marks ([`Spool`]).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -23,17 +23,42 @@ use super::{
 /// [`crate::analysis::Options::per_board`]); [`TableError::Io`] when the file cannot be
 /// written (`path` is then untouched).
 pub fn write(path: &Path, analysis: &Analysis) -> Result<(), TableError> {
+    write_to(Target::File(path), analysis)
+}
+
+/// The table of `analysis` in memory, the bytes [`write()`] writes to its file, in an
+/// anonymous memory map ([`super::DistanceTable::from_analysis`]).
+///
+/// # Errors
+/// As [`write()`]; [`TableError::Io`] when the memory cannot be mapped (out of memory).
+pub(super) fn in_memory(analysis: &Analysis) -> Result<memmap2::Mmap, TableError> {
+    let mut map = None;
+    write_to(Target::Memory(&mut map), analysis)?;
+    map.ok_or_else(|| TableError::Unsupported("no table was made (a bug)".into()))
+}
+
+/// Where a table's bytes go ([`finish`]).
+pub(super) enum Target<'a> {
+    /// A file, written to a temporary name and renamed over it.
+    File(&'a Path),
+    /// Memory: an anonymous map of the table's length, made read-only once written.
+    Memory(&'a mut Option<memmap2::Mmap>),
+}
+
+/// [`write()`] to `target`.
+fn write_to(target: Target<'_>, analysis: &Analysis) -> Result<(), TableError> {
     if let Some(marked) = &analysis.marked {
-        return write_marks(path, analysis, marked);
+        return write_marks(target, analysis, marked);
     }
     let boards = analysis.per_board.as_ref().map_or(0, |p| p.layout().1);
-    write_with(path, analysis, rare_limit(boards))
+    write_blocks_to(target, analysis, rare_limit(boards), BLOCK_SHIFT)
 }
 
 /// Writes the table whose codes are the finished marks of `analysis` ([`Codes::Marks`]): the
-/// header, the listed layers and the marks' bytes as they lie in memory, with no other copy.
+/// header, the listed layers and the marks' bytes as they lie in memory, with no other copy
+/// (a [`Target::Memory`] holds one, the table's own).
 pub(super) fn write_marks(
-    path: &Path,
+    target: Target<'_>,
     analysis: &Analysis,
     marked: &TableMarks,
 ) -> Result<(), TableError> {
@@ -52,7 +77,7 @@ pub(super) fn write_marks(
     unsafe {
         marked.marks.with_bytes(|bytes| {
             finish(
-                path,
+                target,
                 &head,
                 &bytes[..boards.div_ceil(4) as usize],
                 BLOCK_SHIFT,
@@ -124,21 +149,75 @@ fn block_crcs(codes: &[u8], shift: u32) -> Vec<u8> {
         .collect()
 }
 
-/// Writes `head`, `codes`, the CRC of each block of `2^shift` bytes of codes and the CRC of
-/// the header and those to `path` atomically.
-fn finish(path: &Path, head: &[u8], codes: &[u8], shift: u32) -> Result<(), TableError> {
-    let blocks = block_crcs(codes, shift);
-    let crc = checksum(&[head, &blocks]);
-    crate::export::write_atomically(path, |out| {
-        out.write_all(head)?;
-        out.write_all(codes)?;
-        out.write_all(&blocks)?;
-        out.write_all(&crc.to_le_bytes())
-    })
-    .map_err(|e| TableError::Io {
-        path: path.display().to_string(),
-        source: io::Error::other(e.to_string()),
-    })
+/// The end of a table after its header `head` and its codes `codes`: the CRC of each block
+/// of `2^shift` bytes of codes, then the CRC of the header and those.
+fn tail(head: &[u8], codes: &[u8], shift: u32) -> Vec<u8> {
+    let mut tail = block_crcs(codes, shift);
+    let crc = checksum(&[head, &tail]);
+    tail.extend_from_slice(&crc.to_le_bytes());
+    tail
+}
+
+/// The length of [`tail`] after `codes` bytes of codes.
+fn tail_len(codes: usize, shift: u32) -> usize {
+    4 * codes.div_ceil(1 << shift) + 4
+}
+
+/// Writes `head`, `codes` and their [`tail`] to `target`: a file atomically, or memory.
+fn finish(target: Target<'_>, head: &[u8], codes: &[u8], shift: u32) -> Result<(), TableError> {
+    match target {
+        Target::File(path) => {
+            let tail = tail(head, codes, shift);
+            crate::export::write_atomically(path, |out| {
+                out.write_all(head)?;
+                out.write_all(codes)?;
+                out.write_all(&tail)
+            })
+            .map_err(|e| TableError::Io {
+                path: path.display().to_string(),
+                source: io::Error::other(e.to_string()),
+            })
+        }
+        Target::Memory(slot) => {
+            let mut map = table_map(head.len(), codes.len(), shift)?;
+            map[..head.len()].copy_from_slice(head);
+            map[head.len()..][..codes.len()].copy_from_slice(codes);
+            *slot = Some(seal(map, head.len(), codes.len(), shift)?);
+            Ok(())
+        }
+    }
+}
+
+/// An anonymous memory map of the length of a table of `head` bytes of header and `codes`
+/// bytes of codes in blocks of `2^shift` bytes, zeroed.
+///
+/// # Errors
+/// [`TableError::Io`] when the memory cannot be mapped (out of memory).
+fn table_map(head: usize, codes: usize, shift: u32) -> Result<memmap2::MmapMut, TableError> {
+    let len = head + codes + tail_len(codes, shift);
+    memmap2::MmapMut::map_anon(len).map_err(memory_error(len))
+}
+
+/// The table of `map` ([`table_map`]), its header (`head` bytes) and codes (`codes` bytes) in
+/// place: its [`tail`] put after them, and the map made read-only.
+fn seal(
+    mut map: memmap2::MmapMut,
+    head: usize,
+    codes: usize,
+    shift: u32,
+) -> Result<memmap2::Mmap, TableError> {
+    let (body, end) = map.split_at_mut(head + codes);
+    end.copy_from_slice(&tail(&body[..head], &body[head..], shift));
+    let len = map.len();
+    map.make_read_only().map_err(memory_error(len))
+}
+
+/// The error of an anonymous map of `len` bytes that cannot be had.
+fn memory_error(len: usize) -> impl Fn(io::Error) -> TableError {
+    move |e| TableError::Io {
+        path: super::IN_MEMORY.to_string(),
+        source: io::Error::new(e.kind(), format!("the table's {len} bytes: {e}")),
+    }
 }
 
 /// [`write()`] with `limit` as [`rare_limit`] (tests use small ones, to reach the rejection
@@ -163,6 +242,16 @@ pub fn write_blocks(
     limit: u64,
     shift: u32,
 ) -> Result<(), TableError> {
+    write_blocks_to(Target::File(path), analysis, limit, shift)
+}
+
+/// [`write_blocks`] to `target`.
+fn write_blocks_to(
+    target: Target<'_>,
+    analysis: &Analysis,
+    limit: u64,
+    shift: u32,
+) -> Result<(), TableError> {
     if !BLOCK_SHIFTS.contains(&shift) {
         return Err(TableError::Unsupported(format!(
             "checksum blocks of 2^{shift} bytes"
@@ -176,8 +265,50 @@ pub fn write_blocks(
     let (layout, boards) = per_board.layout();
     let layers = &analysis.distances.layer_sizes;
     let rare: Vec<bool> = layers.iter().map(|&size| size <= limit).collect();
+    let kind = (layout, Codes::Mod3, boards);
+    let codes_len = boards.div_ceil(4) as usize;
+    let listed = |codes: &mut [u8]| mod3_codes(per_board, &rare, boards, codes);
+    match target {
+        Target::File(path) => {
+            let mut codes = vec![0u8; codes_len];
+            let listed = listed(&mut codes);
+            let head = header(Meta::of(analysis), kind, (limit, shift), listed);
+            finish(Target::File(path), &head, &codes, shift)
+        }
+        Target::Memory(slot) => {
+            // The codes made in place, after the header's room (its length known from the
+            // layers): the table's bytes are in memory once.
+            let rare_boards: u64 = layers.iter().filter(|&&size| size <= limit).sum();
+            let head_len = header(Meta::of(analysis), kind, (limit, shift), std::iter::empty())
+                .len()
+                + 8 * rare_boards as usize;
+            let mut map = table_map(head_len, codes_len, shift)?;
+            let listed = listed(&mut map[head_len..][..codes_len]);
+            let head = header(Meta::of(analysis), kind, (limit, shift), listed);
+            if head.len() != head_len {
+                return Err(TableError::Unsupported(format!(
+                    "the analysis's layers and its per-board depths disagree ({} bytes of \
+                     header where its layers make {head_len}; a bug)",
+                    head.len()
+                )));
+            }
+            map[..head_len].copy_from_slice(&head);
+            *slot = Some(seal(map, head_len, codes_len, shift)?);
+            Ok(())
+        }
+    }
+}
+
+/// Packs the depth of each board of `per_board` mod 3 ([`Codes::Mod3`], [`UNREACHED`] for a
+/// board the goal does not reach) into `codes`, four boards a byte, in one parallel pass;
+/// returns the indices of the boards of the layers `rare` marks, by depth then index.
+fn mod3_codes(
+    per_board: &crate::analysis::PerBoard,
+    rare: &[bool],
+    boards: u64,
+    codes: &mut [u8],
+) -> impl Iterator<Item = u64> + use<> {
     // One pass: the codes, and the boards of the rare layers by chunk.
-    let mut codes = vec![0u8; boards.div_ceil(4) as usize];
     const CHUNK: usize = 1 << 16;
     let mut listed: Vec<(u8, u64)> = codes
         .par_chunks_mut(CHUNK)
@@ -206,13 +337,7 @@ pub fn write_blocks(
         })
         .collect();
     listed.par_sort_unstable();
-    let head = header(
-        Meta::of(analysis),
-        (layout, Codes::Mod3, boards),
-        (limit, shift),
-        listed.into_iter().map(|(_, i)| i),
-    );
-    finish(path, &head, &codes, shift)
+    listed.into_iter().map(|(_, i)| i)
 }
 
 /// A [`Codes::Marks`] table written as a distributed run streams its marks to process 0
