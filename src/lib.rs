@@ -78,8 +78,12 @@
 //!   every machine, thread count and version.
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
-//!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
-//!   any board without searching.
+//!   streamed from a distributed one, [`table::Spool`]), memory-mapped (or built in memory
+//!   from a finished analysis, [`table::DistanceTable::from_analysis`]) and walked to answer
+//!   any board without searching. A file a concern: the format, its constants and errors
+//!   (`table/mod.rs`), writing (`table/write.rs`), opening and checking, the header and the
+//!   codes (`table/read.rs`), the walks down the table (`table/descent.rs`), random boards
+//!   at a depth (`table/sample.rs`).
 //! - [`serve`]: `npuzzle serve`'s page (HTML, CSS and JavaScript inside the binary) and its
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
 //!   folder or built in memory) or the solver, each request bounded in size and time. Cargo

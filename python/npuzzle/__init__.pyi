@@ -140,6 +140,11 @@ class Analysis:
         """pandas DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
     def to_polars(self) -> Any:
         """polars DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
+    def distance_table(self) -> DistanceTable:
+        """The distance table kept in memory by ``analyze(..., table=True)``: the table
+        table.npt holds, built with no file (its ``path`` is None); no copy per call.
+
+        Raises ValueError (run without ``table=True``: no table kept)."""
 
 def analyze(
     rows: int,
@@ -154,6 +159,9 @@ def analyze(
     progress: bool = True,
 ) -> Analysis:
     """Maps the whole state space of ``rows`` x ``cols`` (``npuzzle analyze``).
+
+    ``table=True`` keeps the distance table in memory (:meth:`Analysis.distance_table`; two
+    bits a board, counted in the memory check) and, with ``output``, writes table.npt.
 
     Raises ValueError (bad arguments), MemoryError (does not fit), OSError (files),
     KeyboardInterrupt (Ctrl-C: stops after the BFS layer, writes nothing and removes the
@@ -195,7 +203,8 @@ def solve(
 
 @final
 class DistanceTable:
-    """A memory-mapped distance table (table.npt)."""
+    """A memory-mapped distance table (table.npt), or one built in memory
+    (:meth:`Analysis.distance_table`)."""
 
     @staticmethod
     def open(path: Union[str, os.PathLike[str]]) -> DistanceTable:
@@ -220,7 +229,8 @@ class DistanceTable:
 
         Raises ValueError, MemoryError (``count`` boards do not fit), KeyboardInterrupt."""
     @property
-    def path(self) -> os.PathLike[str]: ...
+    def path(self) -> Optional[os.PathLike[str]]:
+        """The file; None for a table built in memory."""
     @property
     def shape(self) -> tuple[int, int]: ...
     @property

@@ -13,7 +13,7 @@ use std::ffi::CString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -26,9 +26,11 @@ use npuzzle::analysis::{self, AnalyzeError, Options};
 use npuzzle::export::{self, BoardFormat, Provenance, Summary};
 use npuzzle::progress::NoProgress;
 use npuzzle::results::{self, Files, Format, ResultsError};
+use npuzzle::table::DistanceTable;
 use npuzzle::{Board, Metric, Progress, Shape};
 
 use crate::board::{PyBoard, board_arg};
+use crate::table::{PyTable, table_error};
 use crate::{Int, metric_of, opt, os_error, shape_of, value_error};
 
 /// How often the waiting thread checks for signals.
@@ -281,6 +283,9 @@ pub struct PyAnalysis {
     hardest: Vec<Board>,
     output: Option<PathBuf>,
     written: Vec<String>,
+    /// The distance table built in memory (``table=True``), shared with the
+    /// :class:`DistanceTable` objects :meth:`distance_table` gives.
+    table: Option<Arc<DistanceTable>>,
 }
 
 #[pymethods]
@@ -400,6 +405,27 @@ impl PyAnalysis {
     #[getter]
     fn written(&self) -> Vec<String> {
         self.written.clone()
+    }
+
+    /// The distance table of the analysis, built in memory (``table=True``): every board's
+    /// distance from the goal in two bits, the table ``table.npt`` holds (the same bytes and
+    /// answers, read by the same code) with no file; its :attr:`DistanceTable.path` is
+    /// ``None``. Each call gives a :class:`DistanceTable` over the same memory (no copy); the
+    /// table lives while this analysis or one of them does.
+    ///
+    /// Raises:
+    ///     ValueError: the analysis was run without ``table=True`` (or with ``max_depth``):
+    ///         it kept no table.
+    fn distance_table(&self) -> PyResult<PyTable> {
+        match &self.table {
+            Some(table) => Ok(PyTable::in_memory(Arc::clone(table))),
+            None => Err(value_error(format!(
+                "this analysis kept no distance table: run it again with table=True (the \
+                 whole state space: no max_depth), e.g. npuzzle.analyze({}, {}, table=True)",
+                self.shape.rows(),
+                self.shape.cols()
+            ))),
+        }
     }
 
     /// The depth distribution as a pandas DataFrame: columns ``depth``, ``count``,
@@ -545,7 +571,10 @@ fn write_outputs(
 ///     max_depth: search only depths ``0..max_depth`` (frontier search, for boards too large
 ///         to map whole); the result then says whether it was ``complete``.
 ///     threads: worker threads (default: every core).
-///     table: also write ``table.npt`` (needs ``output``), for :meth:`DistanceTable.open`.
+///     table: also make the distance table: kept in memory for :meth:`Analysis.distance_table`
+///         (two bits a board: 60 MB for 3x4, 10.9 GB for 2x7; built at the end of the run
+///         beside the analysis' marks, and counted in its memory check), and written as
+///         ``table.npt`` with ``output``, for :meth:`DistanceTable.open`.
 ///     output: a folder: the files of ``npuzzle analyze --output DIR`` go to
 ///         ``DIR/<R>x<C>[-goal-<label>][-mtm]/`` (``depths.csv``, ``hardest.txt``,
 ///         ``summary.json``, ``depth_histogram.png``; ``edges.csv`` and ``nodes.csv`` up to
@@ -592,11 +621,6 @@ fn analyze(
             "table=True needs the whole state space: run without max_depth",
         ));
     }
-    if table && output.is_none() {
-        return Err(value_error(
-            "table=True writes table.npt into the results folder: give output=DIR",
-        ));
-    }
     let from_marks = analysis::table_from_marks(shape, metric);
     if table && shape.cells() > analysis::SEARCH_CELLS && !from_marks {
         return Err(value_error(format!(
@@ -622,8 +646,20 @@ fn analyze(
     };
     match max_depth {
         None => {
-            analysis::plan(shape, options, analysis::available_memory())
+            let plan = analysis::plan(shape, options, analysis::available_memory())
                 .map_err(|e| analyze_error(e, shape, None))?;
+            // The table kept in memory, built beside the analysis at the end of the run.
+            let table_bytes = table.then(|| table_bytes(shape)).flatten().unwrap_or(0);
+            if plan.bytes.saturating_add(table_bytes) > plan.available {
+                return Err(PyMemoryError::new_err(format!(
+                    "{shape} with table=True needs {} of memory, {} for the analysis and {} \
+                     for the table it keeps in memory (Analysis.distance_table()); {} available",
+                    indicatif::DecimalBytes(plan.bytes.saturating_add(table_bytes)),
+                    indicatif::DecimalBytes(plan.bytes),
+                    indicatif::DecimalBytes(table_bytes),
+                    indicatif::DecimalBytes(plan.available),
+                )));
+            }
         }
         Some(_) => analysis::plan_limited(shape).map_err(value_error)?,
     }
@@ -658,8 +694,16 @@ fn analyze(
             Some(pool) => pool.install(work),
             None => work(),
         };
-        // The files, on the same thread (the interrupt stops the BFS only).
+        // The table in memory, then the files, on the same thread (the interrupt stops the
+        // BFS only).
         analyzed.map(|(result, limited)| {
+            let kept = table
+                .then(|| match &pool {
+                    Some(pool) => pool.install(|| DistanceTable::from_analysis(&result)),
+                    None => DistanceTable::from_analysis(&result),
+                })
+                .transpose()
+                .map_err(table_error);
             let mut summary = Summary::of(&result);
             if let Some(l) = &limited {
                 summary.limit(l.complete, l.max_depth_searched);
@@ -667,17 +711,20 @@ fn analyze(
             if let Some(call) = &call {
                 summary.npuzzle = Some(Provenance::of_call(call.as_str()));
             }
+            // (No file when the table could not be made: the call raises.)
             let written = outputs
                 .as_ref()
+                .filter(|_| kept.is_ok())
                 .map(|o| match &pool {
                     Some(pool) => pool.install(|| write_outputs(&result, &summary, o, &bars)),
                     None => write_outputs(&result, &summary, o, &bars),
                 })
                 .transpose();
-            (result.distances.antipodes.clone(), summary, written)
+            (result.distances.antipodes.clone(), summary, written, kept)
         })
     })?;
-    let (hardest, summary, written) = done.map_err(|e| analyze_error(e, shape, raised))?;
+    let (hardest, summary, written, kept) = done.map_err(|e| analyze_error(e, shape, raised))?;
+    let kept = kept?.map(Arc::new);
     let (written, moved) = written?.unwrap_or_default();
     made.keep();
     if let (false, Some(o)) = (moved.is_empty(), &outputs) {
@@ -702,7 +749,18 @@ fn analyze(
         hardest,
         output: outputs.map(|o| o.dir),
         written,
+        table: kept,
     })
+}
+
+/// The bytes of the distance table of `shape` (two bits a board of its index: `n!/2` boards
+/// on a grid, `n!` on a line), `None` when no engine indexes it.
+fn table_bytes(shape: Shape) -> Option<u64> {
+    let boards = shape.board_count()?;
+    match analysis::Engine::for_shape(shape)? {
+        analysis::Engine::Parity => Some((boards / 2).div_ceil(4)),
+        analysis::Engine::Lex => Some(boards.div_ceil(4)),
+    }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

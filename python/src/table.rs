@@ -1,9 +1,11 @@
 //! `npuzzle.DistanceTable`: a `table.npt` opened by memory map (`npuzzle::table`), checked as
 //! `npuzzle solve --table` checks it (header, length, checksum once per version of the file),
-//! answering depths of numpy arrays of boards in parallel with the GIL released, without
-//! copying the table or the boards.
+//! or an analysis's table built in memory (`Analysis.distance_table()`,
+//! `DistanceTable::from_analysis`), answering depths of numpy arrays of boards in parallel
+//! with the GIL released, without copying the table or the boards.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use std::sync::atomic::Ordering;
 
@@ -44,14 +46,22 @@ pub(crate) fn table_error(e: TableError) -> PyErr {
 /// A distance table (``table.npt``, written by ``analyze(..., table=True, output=DIR)`` or
 /// ``npuzzle analyze --table``): every board's distance from the goal in two bits, memory-mapped
 /// (the file is not read into memory: pages are shared with the page cache), answering any
-/// board by walking it down to the goal.
+/// board by walking it down to the goal. :meth:`Analysis.distance_table` gives the same table
+/// built in memory, with no file (its :attr:`path` is ``None``).
 #[pyclass(name = "DistanceTable", module = "npuzzle", frozen)]
 pub struct PyTable {
-    table: DistanceTable,
-    path: PathBuf,
+    /// Shared with the analysis that built it in memory, if one did.
+    table: Arc<DistanceTable>,
+    /// The file, `None` for a table built in memory.
+    path: Option<PathBuf>,
 }
 
 impl PyTable {
+    /// The table an analysis built in memory ([`DistanceTable::from_analysis`]).
+    pub(crate) fn in_memory(table: Arc<DistanceTable>) -> PyTable {
+        PyTable { table, path: None }
+    }
+
     fn cell_count(&self) -> usize {
         self.table.shape().cells()
     }
@@ -195,7 +205,10 @@ impl PyTable {
         } else {
             path
         };
-        Ok(PyTable { table, path })
+        Ok(PyTable {
+            table: Arc::new(table),
+            path: Some(path),
+        })
     }
 
     /// The distance (moves, in the table's metric) from ``board`` to the table's goal, or
@@ -311,9 +324,9 @@ impl PyTable {
         tiles_array(py, sampled.map_err(table_error)?, cells)
     }
 
-    /// The file.
+    /// The file, or ``None`` for a table built in memory (:meth:`Analysis.distance_table`).
     #[getter]
-    fn path(&self) -> PathBuf {
+    fn path(&self) -> Option<PathBuf> {
         self.path.clone()
     }
 
@@ -365,8 +378,11 @@ impl PyTable {
 
     fn __repr__(&self) -> String {
         format!(
-            "DistanceTable({:?}: {} {}, goal {}, max_depth {})",
-            self.path.display().to_string(),
+            "DistanceTable({}: {} {}, goal {}, max_depth {})",
+            match &self.path {
+                Some(path) => format!("{:?}", path.display().to_string()),
+                None => "in memory".to_string(),
+            },
             self.table.shape(),
             self.table.metric().name(),
             self.table.goal().label(),

@@ -2,6 +2,7 @@
 files, the same errors (issue 52)."""
 
 import csv
+import itertools
 import json
 import os
 import pty
@@ -142,6 +143,55 @@ def test_table_is_the_clis_and_depths_equal_solve_lengths(cli, tmp_path):
     assert set(table.depths(mine).tolist()) == {40}
 
 
+def all_boards(rows, cols):
+    """Every board of ``rows`` x ``cols`` (both parity classes), one a row, as uint8."""
+    return np.array(list(itertools.permutations(range(rows * cols))), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("rows,cols", [(2, 3), (3, 3), (2, 4), (1, 5)])
+@pytest.mark.parametrize("metric", ["stm", "mtm"])
+def test_an_analysis_keeps_its_table_in_memory(tmp_path, rows, cols, metric):
+    # Issue 64: Analysis.distance_table(), built in memory (DistanceTable::from_analysis),
+    # is the table the analysis writes: the same header, every board's depth (both classes),
+    # the same walks and samples.
+    result = npuzzle.analyze(rows, cols, metric=metric, table=True, output=tmp_path, progress=False)
+    memory = result.distance_table()
+    file = npuzzle.DistanceTable.open(result.output)
+    assert memory.path is None and "in memory" in repr(memory)
+    assert file.path == result.output / "table.npt"
+    for name in ["shape", "cells", "metric", "max_depth"]:
+        assert getattr(memory, name) == getattr(file, name), name
+    assert memory.goal == file.goal
+    assert memory.depth_counts.tolist() == file.depth_counts.tolist() == result.depth_counts.tolist()
+    boards = all_boards(rows, cols)
+    depths = memory.depths(boards)
+    assert depths.dtype == file.depths(boards).dtype
+    assert depths.tolist() == file.depths(boards).tolist()
+    assert np.bincount(depths[depths != npuzzle.UNREACHABLE]).tolist() == result.depth_counts.tolist()
+    for board in boards[:: max(1, len(boards) // 50)]:
+        mine, theirs = memory.solve(board), file.solve(board)
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            assert (mine.moves, mine.length) == (theirs.moves, theirs.length)
+    depth = result.max_depth // 2
+    assert memory.sample(depth, 30, seed=5).tolist() == file.sample(depth, 30, seed=5).tolist()
+    # Each call is the same table, shared (no copy); it outlives the analysis.
+    again = result.distance_table()
+    del result
+    assert again.depths(boards[:100]).tolist() == depths[:100].tolist()
+
+
+def test_a_table_in_memory_needs_no_file_but_table_true():
+    result = npuzzle.analyze(2, 3, table=True, progress=False)
+    assert result.output is None and result.written == []
+    table = result.distance_table()
+    assert table.path is None and table.max_depth == result.max_depth == 21
+    assert table.depth(result.goal) == 0 and table.depth(result.hardest[0]) == 21
+    for plain in [npuzzle.analyze(2, 3, progress=False), npuzzle.analyze(2, 3, max_depth=5, progress=False)]:
+        with pytest.raises(ValueError, match="table=True"):
+            plain.distance_table()
+
+
 def test_multi_tile_table_depths_equal_solve_lengths(cli, tmp_path):
     folder = cli_analyze(cli, tmp_path, 3, 3, "--metric", "mtm", "--table", "--edges", "none", "--nodes", "none")
     table = npuzzle.DistanceTable.open(folder / "table.npt")
@@ -241,7 +291,7 @@ def test_bad_input_raises_the_documented_exceptions(cli, tmp_path):
     with pytest.raises(ValueError):
         npuzzle.analyze(3, 3, goal="1 2 3", progress=False)
     with pytest.raises(ValueError):
-        npuzzle.analyze(3, 3, table=True, progress=False)  # table.npt needs output=
+        npuzzle.analyze(3, 3, table=True, max_depth=5, progress=False)  # the whole space
     with pytest.raises(ValueError):
         npuzzle.solve("8 6 7 2 5 4 3 0 1", heuristic="psychic")
     with pytest.raises(ValueError):

@@ -562,17 +562,8 @@ impl Answers {
         let goal = Board::goal(shape);
         let options = table_options(shape, metric);
         let analysis = analysis::analyze_unchecked(&goal, options, &NoProgress).map_err(refuse)?;
-        // Written to a temporary folder, mapped, and the folder removed at once: the mapping
-        // outlives the file, and nothing is left behind however the server ends.
-        let scratch = tempfile::Builder::new()
-            .prefix("npuzzle-serve-")
-            .tempdir()
-            .map_err(|e| refuse(format!("a temporary folder for a table: {e}")))?;
-        let path = scratch.path().join("table.npt");
-        crate::table::write(&path, &analysis).map_err(refuse)?;
-        let table = DistanceTable::open(&path, false).map_err(refuse)?;
-        drop(scratch);
-        Ok(table)
+        // In memory: no file, so nothing is left behind however the server ends.
+        DistanceTable::from_analysis(&analysis).map_err(refuse)
     }
 
     /// `GET /api/shape`.
