@@ -8,8 +8,8 @@ this package converts arguments and results, and releases the GIL while the work
   uint64, index = depth), ``.max_depth`` (the goal's eccentricity), the hardest boards, the components, the summary.
 - :class:`DistanceTable` (``DistanceTable.open(path)``) answers any board from a
   ``table.npt``: ``.depth(board)``, ``.depths(boards)`` on an ``(N, cells)`` integer array,
-  ``.solve(board)``, ``.sample(depth, count, seed)``; ``analyze(..., table=True)`` keeps
-  the same table in memory, with no file (``Analysis.distance_table()``).
+  ``.solve(board)``, ``.sample(depth, count, seed)``; ``analyze(..., table=True)`` gives
+  its table as ``Analysis.table()`` (in memory, with no file, when there is no ``output``).
 - :func:`solve` finds an optimal solution of one board (``npuzzle solve``).
 - :class:`Board` reads every notation the command line reads.
 - :func:`game_graph` gives the game graph of up to 10 cells as numpy arrays of ranks, and

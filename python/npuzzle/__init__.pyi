@@ -140,9 +140,10 @@ class Analysis:
         """pandas DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
     def to_polars(self) -> Any:
         """polars DataFrame: ``depth``, ``count``, ``fraction`` (depths.csv)."""
-    def distance_table(self) -> DistanceTable:
-        """The distance table kept in memory by ``analyze(..., table=True)``: the table
-        table.npt holds, built with no file (its ``path`` is None); no copy per call.
+    def table(self) -> DistanceTable:
+        """The distance table of ``analyze(..., table=True)``: with ``output``, the table.npt
+        written there, memory-mapped; without, the same table built in memory (its ``path``
+        is None); no copy per call.
 
         Raises ValueError (run without ``table=True``: no table kept)."""
 
@@ -160,8 +161,9 @@ def analyze(
 ) -> Analysis:
     """Maps the whole state space of ``rows`` x ``cols`` (``npuzzle analyze``).
 
-    ``table=True`` keeps the distance table in memory (:meth:`Analysis.distance_table`; two
-    bits a board, counted in the memory check) and, with ``output``, writes table.npt.
+    ``table=True`` makes the distance table (:meth:`Analysis.table`): with ``output``
+    written as table.npt and mapped; without, kept in memory (two bits a board, counted in
+    the memory check).
 
     Raises ValueError (bad arguments), MemoryError (does not fit), OSError (files),
     KeyboardInterrupt (Ctrl-C: stops after the BFS layer, writes nothing and removes the
@@ -204,7 +206,7 @@ def solve(
 @final
 class DistanceTable:
     """A memory-mapped distance table (table.npt), or one built in memory
-    (:meth:`Analysis.distance_table`)."""
+    (:meth:`Analysis.table`)."""
 
     @staticmethod
     def open(path: Union[str, os.PathLike[str]]) -> DistanceTable:

@@ -26,7 +26,7 @@ use npuzzle::analysis::{self, AnalyzeError, Options};
 use npuzzle::export::{self, BoardFormat, Provenance, Summary};
 use npuzzle::progress::NoProgress;
 use npuzzle::results::{self, Files, Format, ResultsError};
-use npuzzle::table::DistanceTable;
+use npuzzle::table::{Check, DistanceTable};
 use npuzzle::{Board, Metric, Progress, Shape};
 
 use crate::board::{PyBoard, board_arg};
@@ -285,7 +285,7 @@ pub struct PyAnalysis {
     written: Vec<String>,
     /// The distance table built in memory (``table=True``), shared with the
     /// :class:`DistanceTable` objects :meth:`distance_table` gives.
-    table: Option<Arc<DistanceTable>>,
+    table: Option<(Arc<DistanceTable>, Option<PathBuf>)>,
 }
 
 #[pymethods]
@@ -407,18 +407,19 @@ impl PyAnalysis {
         self.written.clone()
     }
 
-    /// The distance table of the analysis, built in memory (``table=True``): every board's
-    /// distance from the goal in two bits, the table ``table.npt`` holds (the same bytes and
-    /// answers, read by the same code) with no file; its :attr:`DistanceTable.path` is
-    /// ``None``. Each call gives a :class:`DistanceTable` over the same memory (no copy); the
-    /// table lives while this analysis or one of them does.
+    /// The distance table of the analysis (``table=True``): every board's distance from the
+    /// goal in two bits. With ``output``, the ``table.npt`` written there, memory-mapped (its
+    /// :attr:`DistanceTable.path`; each block checked when first read); without, the same
+    /// table built in memory (the same bytes and answers, read by the same code), whose
+    /// :attr:`DistanceTable.path` is ``None``. Each call gives a :class:`DistanceTable` over
+    /// the same memory (no copy); the table lives while this analysis or one of them does.
     ///
     /// Raises:
     ///     ValueError: the analysis was run without ``table=True`` (or with ``max_depth``):
     ///         it kept no table.
-    fn distance_table(&self) -> PyResult<PyTable> {
+    fn table(&self) -> PyResult<PyTable> {
         match &self.table {
-            Some(table) => Ok(PyTable::in_memory(Arc::clone(table))),
+            Some((table, path)) => Ok(PyTable::shared(Arc::clone(table), path.clone())),
             None => Err(value_error(format!(
                 "this analysis kept no distance table: run it again with table=True (the \
                  whole state space: no max_depth), e.g. npuzzle.analyze({}, {}, table=True)",
@@ -571,10 +572,11 @@ fn write_outputs(
 ///     max_depth: search only depths ``0..max_depth`` (frontier search, for boards too large
 ///         to map whole); the result then says whether it was ``complete``.
 ///     threads: worker threads (default: every core).
-///     table: also make the distance table: kept in memory for :meth:`Analysis.distance_table`
-///         (two bits a board: 60 MB for 3x4, 10.9 GB for 2x7; built at the end of the run
-///         beside the analysis' marks, and counted in its memory check), and written as
-///         ``table.npt`` with ``output``, for :meth:`DistanceTable.open`.
+///     table: also make the distance table, for :meth:`Analysis.distance_table`: with
+///         ``output`` written as ``table.npt`` (for :meth:`DistanceTable.open` too) and
+///         mapped; without, kept in memory (two bits a board: 60 MB for 3x4, 10.9 GB for
+///         2x7; built at the end of the run beside the analysis' marks, and counted in its
+///         memory check).
 ///     output: a folder: the files of ``npuzzle analyze --output DIR`` go to
 ///         ``DIR/<R>x<C>[-goal-<label>][-mtm]/`` (``depths.csv``, ``hardest.txt``,
 ///         ``summary.json``, ``depth_histogram.png``; ``edges.csv`` and ``nodes.csv`` up to
@@ -638,6 +640,7 @@ fn analyze(
         graph: max_depth.is_none() && shape.cells() <= results::DEFAULT_EXPORT_CELLS,
         table,
     });
+    let in_memory = table && outputs.is_none();
     let options = Options {
         per_board: outputs.as_ref().is_some_and(|o| o.graph) || (table && !from_marks),
         metric,
@@ -648,12 +651,13 @@ fn analyze(
         None => {
             let plan = analysis::plan(shape, options, analysis::available_memory())
                 .map_err(|e| analyze_error(e, shape, None))?;
-            // The table kept in memory, built beside the analysis at the end of the run.
-            let table_bytes = table.then(|| table_bytes(shape)).flatten().unwrap_or(0);
+            // Without `output`, the table kept in memory, built beside the analysis at the end
+            // of the run (with it, the written file is mapped: no second copy in memory).
+            let table_bytes = in_memory.then(|| table_bytes(shape)).flatten().unwrap_or(0);
             if plan.bytes.saturating_add(table_bytes) > plan.available {
                 return Err(PyMemoryError::new_err(format!(
                     "{shape} with table=True needs {} of memory, {} for the analysis and {} \
-                     for the table it keeps in memory (Analysis.distance_table()); {} available",
+                     for the table it keeps in memory (Analysis.table()); {} available",
                     indicatif::DecimalBytes(plan.bytes.saturating_add(table_bytes)),
                     indicatif::DecimalBytes(plan.bytes),
                     indicatif::DecimalBytes(table_bytes),
@@ -697,7 +701,7 @@ fn analyze(
         // The table in memory, then the files, on the same thread (the interrupt stops the
         // BFS only).
         analyzed.map(|(result, limited)| {
-            let kept = table
+            let kept = in_memory
                 .then(|| match &pool {
                     Some(pool) => pool.install(|| DistanceTable::from_analysis(&result)),
                     None => DistanceTable::from_analysis(&result),
@@ -724,9 +728,20 @@ fn analyze(
         })
     })?;
     let (hardest, summary, written, kept) = done.map_err(|e| analyze_error(e, shape, raised))?;
-    let kept = kept?.map(Arc::new);
+    let kept = kept?.map(|t| (Arc::new(t), None));
     let (written, moved) = written?.unwrap_or_default();
     made.keep();
+    // With `output`, the table written there, mapped (each block checked when first read).
+    let kept = match (&outputs, kept) {
+        (Some(o), None) if table => {
+            let path = o.dir.join("table.npt");
+            let opened = py
+                .detach(|| DistanceTable::open_checking(&path, Check::OnRead))
+                .map_err(table_error)?;
+            Some((Arc::new(opened), Some(path)))
+        }
+        (_, kept) => kept,
+    };
     if let (false, Some(o)) = (moved.is_empty(), &outputs) {
         let message = format!(
             "moved {} of an earlier run to {} (this run does not write {})",

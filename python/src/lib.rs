@@ -22,7 +22,7 @@
 //! - `board.rs`: `Board`, and reading boards from text, sequences and numpy rows.
 //! - `analyze.rs`: `analyze` and its result; the progress bars and the interrupt check.
 //! - `table.rs`: `DistanceTable` (memory-mapped `table.npt`, or an analysis's table built in
-//!   memory, `Analysis.distance_table()`), `depths` on numpy arrays.
+//!   memory, `Analysis.table()`), `depths` on numpy arrays.
 //! - `solve.rs`: `solve` and its `Solution`.
 //! - `graph.rs`: `game_graph`, `random_boards`.
 //! - `geometry.rs`: `all_pairs` and its `Geometry` (eccentricities, diameter, radius, mean

@@ -1,6 +1,6 @@
 //! `npuzzle.DistanceTable`: a `table.npt` opened by memory map (`npuzzle::table`), checked as
 //! `npuzzle solve --table` checks it (header, length, checksum once per version of the file),
-//! or an analysis's table built in memory (`Analysis.distance_table()`,
+//! or an analysis's table built in memory (`Analysis.table()`,
 //! `DistanceTable::from_analysis`), answering depths of numpy arrays of boards in parallel
 //! with the GIL released, without copying the table or the boards.
 
@@ -57,9 +57,10 @@ pub struct PyTable {
 }
 
 impl PyTable {
-    /// The table an analysis built in memory ([`DistanceTable::from_analysis`]).
-    pub(crate) fn in_memory(table: Arc<DistanceTable>) -> PyTable {
-        PyTable { table, path: None }
+    /// The table an analysis kept: the file it wrote (`path`), or built in memory
+    /// ([`DistanceTable::from_analysis`], `path` `None`).
+    pub(crate) fn shared(table: Arc<DistanceTable>, path: Option<PathBuf>) -> PyTable {
+        PyTable { table, path }
     }
 
     fn cell_count(&self) -> usize {

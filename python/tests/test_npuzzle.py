@@ -151,14 +151,16 @@ def all_boards(rows, cols):
 @pytest.mark.parametrize("rows,cols", [(2, 3), (3, 3), (2, 4), (1, 5)])
 @pytest.mark.parametrize("metric", ["stm", "mtm"])
 def test_an_analysis_keeps_its_table_in_memory(tmp_path, rows, cols, metric):
-    # Issue 64: Analysis.distance_table(), built in memory (DistanceTable::from_analysis),
-    # is the table the analysis writes: the same header, every board's depth (both classes),
-    # the same walks and samples.
-    result = npuzzle.analyze(rows, cols, metric=metric, table=True, output=tmp_path, progress=False)
-    memory = result.distance_table()
-    file = npuzzle.DistanceTable.open(result.output)
+    # Issue 64: Analysis.table() without output, built in memory (DistanceTable::from_analysis),
+    # is the table the analysis writes with output: the same header, every board's depth (both
+    # classes), the same walks and samples.
+    result = npuzzle.analyze(rows, cols, metric=metric, table=True, progress=False)
+    written = npuzzle.analyze(rows, cols, metric=metric, table=True, output=tmp_path, progress=False)
+    memory = result.table()
+    file = npuzzle.DistanceTable.open(written.output)
     assert memory.path is None and "in memory" in repr(memory)
-    assert file.path == result.output / "table.npt"
+    assert file.path == written.output / "table.npt" == written.table().path
+    assert written.table().depths(all_boards(rows, cols)).tolist() == file.depths(all_boards(rows, cols)).tolist()
     for name in ["shape", "cells", "metric", "max_depth"]:
         assert getattr(memory, name) == getattr(file, name), name
     assert memory.goal == file.goal
@@ -176,7 +178,7 @@ def test_an_analysis_keeps_its_table_in_memory(tmp_path, rows, cols, metric):
     depth = result.max_depth // 2
     assert memory.sample(depth, 30, seed=5).tolist() == file.sample(depth, 30, seed=5).tolist()
     # Each call is the same table, shared (no copy); it outlives the analysis.
-    again = result.distance_table()
+    again = result.table()
     del result
     assert again.depths(boards[:100]).tolist() == depths[:100].tolist()
 
@@ -184,12 +186,12 @@ def test_an_analysis_keeps_its_table_in_memory(tmp_path, rows, cols, metric):
 def test_a_table_in_memory_needs_no_file_but_table_true():
     result = npuzzle.analyze(2, 3, table=True, progress=False)
     assert result.output is None and result.written == []
-    table = result.distance_table()
+    table = result.table()
     assert table.path is None and table.max_depth == result.max_depth == 21
     assert table.depth(result.goal) == 0 and table.depth(result.hardest[0]) == 21
     for plain in [npuzzle.analyze(2, 3, progress=False), npuzzle.analyze(2, 3, max_depth=5, progress=False)]:
         with pytest.raises(ValueError, match="table=True"):
-            plain.distance_table()
+            plain.table()
 
 
 def test_multi_tile_table_depths_equal_solve_lengths(cli, tmp_path):

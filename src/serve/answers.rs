@@ -70,13 +70,22 @@ pub const NS_PER_BOARD: f64 = 20.9;
 /// it, the build's fixed costs dominate).
 pub const RATE_BOARDS: u64 = 1_000_000;
 
+/// What a build takes beyond the analysis' plan and the table, counted in every offer: the
+/// analysis' smaller arrays and the table's lists and checksums, and the server's own pages
+/// that the build's peak RSS includes (12 MB on 3x4 in the single-tile metric, measured by
+/// `scripts/bench_serve_map.sh`, whose two parts are in memory at once since the table is
+/// built in memory: docs/serve.md).
+pub const BUILD_BEYOND_PLAN: u64 = 16_000_000;
+
 /// The peak bytes of building `shape`'s table in `metric` in memory and keeping it: the
-/// analysis' own ([`analysis::bytes_needed`]) and the table's (two bits a board), or `None`
-/// where no engine builds it.
+/// analysis' own ([`analysis::bytes_needed`]), the table's (two bits a board), and
+/// [`BUILD_BEYOND_PLAN`]; or `None` where no engine builds it.
 pub fn map_bytes(shape: Shape, metric: Metric) -> Option<u64> {
     let options = table_options(shape, metric);
     let table = table_bytes(shape)?;
-    analysis::bytes_needed(shape, options)?.checked_add(table)
+    analysis::bytes_needed(shape, options)?
+        .checked_add(table)?
+        .checked_add(BUILD_BEYOND_PLAN)
 }
 
 /// The bytes of `shape`'s table: two bits for each board the goal reaches (`n!/2`).
