@@ -122,9 +122,30 @@ struct Toward<'a> {
     slack: u32,
 }
 
-/// The standard goal of `shape`'s internal permutation: `0, 1, ..., n - 1`.
-fn standard(shape: Shape) -> Vec<u8> {
-    (0..shape.cells() as u8).collect()
+/// `search` toward the standard goal of `board`'s shape (its internal permutation
+/// `0, 1, ..., n - 1`), the bound not lowered.
+fn toward_standard<T>(board: &Board, search: impl FnOnce(Toward) -> T) -> T {
+    let target: Vec<u8> = (0..board.shape().cells() as u8).collect();
+    search(Toward {
+        target: &target,
+        slack: 0,
+    })
+}
+
+/// The visitor `.1` run with the estimator lowered by `.0` ([`Toward::slack`], through
+/// [`Shifted`]), or with the estimator itself when that is 0.
+struct Lowered<V>(u32, V);
+
+impl<R, V: Visitor<R>> Visitor<R> for Lowered<V> {
+    fn visit<E: Estimator>(self, estimator: &E) -> R {
+        match self.0 {
+            0 => self.1.visit(estimator),
+            slack => self.1.visit(&Shifted {
+                inner: estimator,
+                slack,
+            }),
+        }
+    }
 }
 
 /// The blank's moves from each cell in one metric, as the searches use them.
@@ -197,12 +218,7 @@ fn may_follow<const MULTI: bool>(dir: Direction, came: u8) -> bool {
 /// # Errors
 /// As [`solve`].
 pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    bfs_to(board, toward, metric, limits)
+    toward_standard(board, |toward| bfs_to(board, toward, metric, limits))
 }
 
 /// [`bfs`] toward `toward.target`.
@@ -299,12 +315,7 @@ fn bfs_to(
 /// # Errors
 /// As [`solve`].
 pub fn ucs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    ucs_to(board, toward, metric, limits)
+    toward_standard(board, |toward| ucs_to(board, toward, metric, limits))
 }
 
 /// [`ucs`] toward `toward.target`.
@@ -332,12 +343,7 @@ pub fn astar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    astar_to(board, toward, heuristic, limits)
+    toward_standard(board, |toward| astar_to(board, toward, heuristic, limits))
 }
 
 /// [`astar`] toward `toward.target`, the heuristic lowered by `toward.slack`.
@@ -349,24 +355,16 @@ fn astar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct AStarRun<'a>(&'a Board, Toward<'a>, Metric, &'a Limits, Instant);
+    struct AStarRun<'a>(&'a Board, &'a [u8], Metric, &'a Limits, Instant);
     impl Visitor<Result<Solution, SolveError>> for AStarRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let AStarRun(board, toward, metric, limits, started) = self;
+            let AStarRun(board, target, metric, limits, started) = self;
             let search = (metric, limits, Algorithm::AStar, started);
-            match toward.slack {
-                0 => best_first(board, toward.target, estimator, search),
-                slack => {
-                    let shifted = Shifted {
-                        inner: estimator,
-                        slack,
-                    };
-                    best_first(board, toward.target, &shifted, search)
-                }
-            }
+            best_first(board, target, estimator, search)
         }
     }
-    heuristic.dispatch(AStarRun(board, toward, heuristic.metric(), limits, started))
+    let run = AStarRun(board, toward.target, heuristic.metric(), limits, started);
+    heuristic.dispatch(Lowered(toward.slack, run))
 }
 
 /// IDA* (Korf 1985), in the heuristic's metric ([`Heuristic::metric`]): depth-first searches
@@ -382,12 +380,9 @@ pub fn idastar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    idastar_to(board, toward, heuristic, limits, &NoProgress)
+    toward_standard(board, |toward| {
+        idastar_to(board, toward, heuristic, limits, &NoProgress)
+    })
 }
 
 /// [`idastar`] toward `toward.target`, the heuristic lowered by `toward.slack`, reporting to
@@ -401,38 +396,20 @@ fn idastar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct IdaRun<'a>(
-        &'a Board,
-        Toward<'a>,
-        Metric,
-        &'a Limits,
-        Instant,
-        &'a dyn Progress,
-    );
+    struct IdaRun<'a>(&'a Board, IdaSearch<'a>);
     impl Visitor<Result<Solution, SolveError>> for IdaRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let IdaRun(board, toward, metric, limits, started, progress) = self;
-            let search = IdaSearch {
-                metric,
-                limits,
-                started,
-                target: toward.target,
-                progress,
-            };
-            match toward.slack {
-                0 => ida_in(board, estimator, search),
-                slack => {
-                    let shifted = Shifted {
-                        inner: estimator,
-                        slack,
-                    };
-                    ida_in(board, &shifted, search)
-                }
-            }
+            ida_in(self.0, estimator, self.1)
         }
     }
-    let run = IdaRun(board, toward, heuristic.metric(), limits, started, progress);
-    heuristic.dispatch(run)
+    let search = IdaSearch {
+        metric: heuristic.metric(),
+        limits,
+        started,
+        target: toward.target,
+        progress,
+    };
+    heuristic.dispatch(Lowered(toward.slack, IdaRun(board, search)))
 }
 
 fn check(board: &Board, heuristic: &Heuristic) -> Result<(), SolveError> {
