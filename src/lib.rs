@@ -75,7 +75,8 @@
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
 //!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
-//!   any board without searching.
+//!   any board without searching; [`faults`]: the guard against a mapped table truncated under
+//!   the process (SIGBUS), one for the server and the CLI.
 //! - [`serve`]: `npuzzle serve`'s page (HTML, CSS and JavaScript inside the binary) and its
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
 //!   folder or built in memory) or the solver, each request bounded in size and time. Cargo
@@ -157,6 +158,8 @@ pub mod distances;
 pub mod drawing;
 pub mod durable;
 pub mod export;
+#[cfg(unix)]
+pub mod faults;
 pub mod frontend;
 pub mod geometry;
 pub mod graph;
