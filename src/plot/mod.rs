@@ -296,18 +296,24 @@ mod tests {
         A089473 as COUNTS_3X3, A090034 as COUNTS_2X3, A090035 as COUNTS_2X4, A090036 as COUNTS_2X5,
     };
 
+    /// The chart of `counts` as most tests draw it: a whole search (not depth-limited) toward
+    /// the standard goal, on a linear scale.
+    fn depth_chart<'a>(board: &'a str, counts: &'a [u64], hardest: &'a [String]) -> DepthChart<'a> {
+        DepthChart {
+            board,
+            goal: None,
+            counts,
+            hardest,
+            partial: false,
+            scale: Scale::Linear,
+        }
+    }
+
     /// The histogram of `counts` (with the 3x3 hardest boards) rendered in memory: its RGB
     /// pixels and layout.
     fn rendered(board: &str, counts: &[u64]) -> (Vec<u8>, HistogramLayout) {
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board,
-            goal: None,
-            counts,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart(board, counts, &hardest);
         let total = checked_total(board, counts).expect("counts");
         ensure_fonts().expect("fonts");
         render_rgb(|root| histogram::render_histogram(&chart, total, root)).expect("render")
@@ -431,12 +437,9 @@ mod tests {
             (Scale::Log, "boards at each depth, log scale"),
         ] {
             let chart = DepthChart {
-                board: "4x4",
-                goal: None,
-                counts: &COUNTS_4X4_D20,
-                hardest: &listed,
                 partial: true,
                 scale,
+                ..depth_chart("4x4", &COUNTS_4X4_D20, &listed)
             };
             let (_, layout) = render_chart(&chart);
             let texts = &layout.texts;
@@ -473,12 +476,8 @@ mod tests {
     fn another_goal_is_named_and_not_called_gods_number() {
         let hardest = hardest_3x3();
         let chart = DepthChart {
-            board: "3x3",
             goal: Some("123495678"),
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
+            ..depth_chart("3x3", &COUNTS_3X3, &hardest)
         };
         let (_, layout) = render_chart(&chart);
         let texts = &layout.texts;
@@ -507,12 +506,9 @@ mod tests {
     fn log_bars_follow_their_counts_and_raised_bars_are_said() {
         for counts in [&COUNTS_4X4_D20[..], &COUNTS_3X3, &COUNTS_2X5] {
             let chart = DepthChart {
-                board: "4x4",
-                goal: None,
-                counts,
-                hardest: &[],
                 partial: true,
                 scale: Scale::Log,
+                ..depth_chart("4x4", counts, &[])
             };
             let (_, layout) = render_chart(&chart);
             assert!(!layout.raised);
@@ -648,12 +644,8 @@ mod tests {
         let hardest: Vec<String> = hardest_3x3().into_iter().cycle().take(6).collect();
         for (board, counts) in SHAPES {
             let chart = DepthChart {
-                board,
-                goal: None,
-                counts,
-                hardest: &hardest,
-                partial: false,
                 scale: Scale::Log,
+                ..depth_chart(board, counts, &hardest)
             };
             let (_, layout) = render_chart(&chart);
             assert!(
@@ -734,14 +726,7 @@ mod tests {
     fn histogram_is_a_deterministic_png() {
         let dir = tempfile::tempdir().expect("tempdir");
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &hardest);
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_histogram(&chart, &a).expect("first render");
         write_depth_histogram(&chart, &b).expect("second render");
@@ -807,14 +792,7 @@ mod tests {
     #[test]
     fn svg_histogram_has_the_png_layout_with_text_as_text() {
         let hardest = ["10 1 2\n. 3 4".to_string()];
-        let chart = DepthChart {
-            board: "2x3",
-            goal: None,
-            counts: &COUNTS_2X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("2x3", &COUNTS_2X3, &hardest);
         let (_, png) = render_chart(&chart);
         ensure_fonts().expect("fonts");
         let (svg, layout) =
@@ -935,12 +913,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let hardest = hardest_3x3();
         let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
             scale: Scale::Log,
+            ..depth_chart("3x3", &COUNTS_3X3, &hardest)
         };
         let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.SVG"));
         write_depth_histogram(&chart, &a).expect("first render");
@@ -990,14 +964,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("chart.png");
         std::fs::write(&path, b"old").expect("write");
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &[],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &[]);
         write_depth_histogram(&chart, &path).expect("render");
         assert!(is_png(&path));
     }
@@ -1018,14 +985,7 @@ mod tests {
         ];
         for (name, counts, hardest) in cases {
             let path = dir.path().join(format!("{name}.png"));
-            let chart = DepthChart {
-                board: name,
-                goal: None,
-                counts,
-                hardest,
-                partial: false,
-                scale: Scale::Linear,
-            };
+            let chart = depth_chart(name, counts, hardest);
             write_depth_histogram(&chart, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(is_png(&path), "{name}");
         }
@@ -1034,14 +994,7 @@ mod tests {
     #[test]
     fn histogram_errors() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let empty = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &[],
-            hardest: &[],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let empty = depth_chart("3x3", &[], &[]);
         let err = write_depth_histogram(&empty, &dir.path().join("e.png"));
         assert!(matches!(err, Err(PlotError::NoData(_))), "{err:?}");
         let zeros = DepthChart {
@@ -1144,14 +1097,7 @@ mod tests {
         let dir =
             std::env::var_os("NPUZZLE_PLOT_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &hardest);
         let path = dir.join("plot-3x3.png");
         let start = std::time::Instant::now();
         write_depth_histogram(&chart, &path).expect("first render");
@@ -1190,23 +1136,9 @@ mod tests {
         let many_boards: Vec<String> = (0..18)
             .map(|i| format!("{} 1 2 3\n4 5 6 7\n8 9 10 .", i + 11))
             .collect();
-        let edge = DepthChart {
-            board: "2x6 (made up)",
-            goal: None,
-            counts: &many_counts,
-            hardest: &many_boards,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let edge = depth_chart("2x6 (made up)", &many_counts, &many_boards);
         write_depth_histogram(&edge, &dir.join("plot-edge-many.png")).expect("many");
-        let single = DepthChart {
-            board: "1x1",
-            goal: None,
-            counts: &[1],
-            hardest: &many_boards[..1],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let single = depth_chart("1x1", &[1], &many_boards[..1]);
         write_depth_histogram(&single, &dir.join("plot-edge-single.png")).expect("single");
     }
 }
