@@ -309,6 +309,16 @@ mod tests {
         }
     }
 
+    /// The series of `counts` as most tests compare it: a whole search toward the standard goal.
+    fn depth_series<'a>(board: &'a str, counts: &'a [u64]) -> DepthSeries<'a> {
+        DepthSeries {
+            board,
+            counts,
+            goal: None,
+            partial: false,
+        }
+    }
+
     /// The histogram of `counts` (with the 3x3 hardest boards) rendered in memory: its RGB
     /// pixels and layout.
     fn rendered(board: &str, counts: &[u64]) -> (Vec<u8>, HistogramLayout) {
@@ -546,23 +556,14 @@ mod tests {
     #[test]
     fn comparison_marks_partial_runs() {
         let series = [
+            depth_series("3x3", &COUNTS_3X3),
             DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "4x4",
-                counts: &COUNTS_4X4_D20,
-                goal: None,
                 partial: true,
+                ..depth_series("4x4", &COUNTS_4X4_D20)
             },
             DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
                 goal: Some("123495678"),
-                partial: false,
+                ..depth_series("3x3", &COUNTS_3X3)
             },
         ];
         let totals: Vec<u64> = series.iter().map(|s| s.counts.iter().sum()).collect();
@@ -931,18 +932,8 @@ mod tests {
             svg_text_anchored(&texts, count, Some("end"));
         }
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         let c = dir.path().join("c.svg");
         write_depth_comparison(&series, Scale::Log, &c).expect("comparison");
@@ -1028,30 +1019,15 @@ mod tests {
     fn comparison_is_a_deterministic_png() {
         let dir = tempfile::tempdir().expect("tempdir");
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_comparison(&series, Scale::Linear, &a).expect("first render");
         write_depth_comparison(&series, Scale::Linear, &b).expect("second render");
         assert!(is_png(&a));
         assert_eq!(std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
-        let one = [DepthSeries {
-            board: "1x2",
-            counts: &[1],
-            goal: None,
-            partial: false,
-        }];
+        let one = [depth_series("1x2", &[1])];
         write_depth_comparison(&one, Scale::Linear, &a).expect("single point");
     }
 
@@ -1063,20 +1039,7 @@ mod tests {
             write_depth_comparison(&[], Scale::Linear, &path),
             Err(PlotError::NoData(_))
         ));
-        let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "bad",
-                counts: &[],
-                goal: None,
-                partial: false,
-            },
-        ];
+        let series = [depth_series("2x3", &COUNTS_2X3), depth_series("bad", &[])];
         assert!(matches!(
             write_depth_comparison(&series, Scale::Linear, &path),
             Err(PlotError::NoData(_))
@@ -1115,18 +1078,8 @@ mod tests {
             start.elapsed().as_secs_f64() * 1000.0 / f64::from(runs)
         );
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         write_depth_comparison(&series, Scale::Linear, &dir.join("plot-compare.png"))
             .expect("comparison");
