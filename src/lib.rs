@@ -75,12 +75,14 @@
 //! - [`table`]: distance tables (`table.npt`): every board's depth in two bits (the
 //!   single-tile BFS's own marks, or depth mod 3), written from a finished analysis (or
 //!   streamed from a distributed one, [`table::Spool`]), memory-mapped and walked to answer
-//!   any board without searching; [`faults`]: the guard against a mapped table truncated under
-//!   the process (SIGBUS), one for the server and the CLI.
+//!   any board without searching.
 //! - [`serve`]: `npuzzle serve`'s page (HTML, CSS and JavaScript inside the binary) and its
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
 //!   folder or built in memory) or the solver, each request bounded in size and time. Cargo
 //!   feature `serve`, on by default (the Python package builds without it).
+//! - [`faults`]: the guard against a mapped table truncated under the process (SIGBUS), one
+//!   mechanism for the server (the fault read as zeros and counted) and the CLI (one line,
+//!   exit 1).
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
