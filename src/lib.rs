@@ -88,6 +88,9 @@
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
 //!   folder or built in memory) or the solver, each request bounded in size and time. Cargo
 //!   feature `serve`, on by default (the Python package builds without it).
+//! - [`faults`]: the guard against a mapped table truncated under the process (SIGBUS), one
+//!   mechanism for the server (the fault read as zeros and counted) and the CLI (one line,
+//!   exit 1).
 //! - [`solve`]: optimal solutions for single boards: BFS, uniform-cost, A*, IDA*; Hamming,
 //!   Manhattan, linear conflict, pattern databases (on 4x4 the 7-8 partition once built, the
 //!   quick 6-6-3 until the work repays its build, [`solve::pdb::Partition::for_work`]; each
@@ -165,6 +168,8 @@ pub mod distances;
 pub mod drawing;
 pub mod durable;
 pub mod export;
+#[cfg(unix)]
+pub mod faults;
 pub mod frontend;
 pub mod geometry;
 pub mod graph;

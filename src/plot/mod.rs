@@ -296,18 +296,34 @@ mod tests {
         A089473 as COUNTS_3X3, A090034 as COUNTS_2X3, A090035 as COUNTS_2X4, A090036 as COUNTS_2X5,
     };
 
+    /// The chart of `counts` as most tests draw it: a whole search (not depth-limited) toward
+    /// the standard goal, on a linear scale.
+    fn depth_chart<'a>(board: &'a str, counts: &'a [u64], hardest: &'a [String]) -> DepthChart<'a> {
+        DepthChart {
+            board,
+            goal: None,
+            counts,
+            hardest,
+            partial: false,
+            scale: Scale::Linear,
+        }
+    }
+
+    /// The series of `counts` as most tests compare it: a whole search toward the standard goal.
+    fn depth_series<'a>(board: &'a str, counts: &'a [u64]) -> DepthSeries<'a> {
+        DepthSeries {
+            board,
+            counts,
+            goal: None,
+            partial: false,
+        }
+    }
+
     /// The histogram of `counts` (with the 3x3 hardest boards) rendered in memory: its RGB
     /// pixels and layout.
     fn rendered(board: &str, counts: &[u64]) -> (Vec<u8>, HistogramLayout) {
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board,
-            goal: None,
-            counts,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart(board, counts, &hardest);
         let total = checked_total(board, counts).expect("counts");
         ensure_fonts().expect("fonts");
         render_rgb(|root| histogram::render_histogram(&chart, total, root)).expect("render")
@@ -431,12 +447,9 @@ mod tests {
             (Scale::Log, "boards at each depth, log scale"),
         ] {
             let chart = DepthChart {
-                board: "4x4",
-                goal: None,
-                counts: &COUNTS_4X4_D20,
-                hardest: &listed,
                 partial: true,
                 scale,
+                ..depth_chart("4x4", &COUNTS_4X4_D20, &listed)
             };
             let (_, layout) = render_chart(&chart);
             let texts = &layout.texts;
@@ -473,12 +486,8 @@ mod tests {
     fn another_goal_is_named_and_not_called_gods_number() {
         let hardest = hardest_3x3();
         let chart = DepthChart {
-            board: "3x3",
             goal: Some("123495678"),
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
+            ..depth_chart("3x3", &COUNTS_3X3, &hardest)
         };
         let (_, layout) = render_chart(&chart);
         let texts = &layout.texts;
@@ -507,12 +516,9 @@ mod tests {
     fn log_bars_follow_their_counts_and_raised_bars_are_said() {
         for counts in [&COUNTS_4X4_D20[..], &COUNTS_3X3, &COUNTS_2X5] {
             let chart = DepthChart {
-                board: "4x4",
-                goal: None,
-                counts,
-                hardest: &[],
                 partial: true,
                 scale: Scale::Log,
+                ..depth_chart("4x4", counts, &[])
             };
             let (_, layout) = render_chart(&chart);
             assert!(!layout.raised);
@@ -550,23 +556,14 @@ mod tests {
     #[test]
     fn comparison_marks_partial_runs() {
         let series = [
+            depth_series("3x3", &COUNTS_3X3),
             DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "4x4",
-                counts: &COUNTS_4X4_D20,
-                goal: None,
                 partial: true,
+                ..depth_series("4x4", &COUNTS_4X4_D20)
             },
             DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
                 goal: Some("123495678"),
-                partial: false,
+                ..depth_series("3x3", &COUNTS_3X3)
             },
         ];
         let totals: Vec<u64> = series.iter().map(|s| s.counts.iter().sum()).collect();
@@ -648,12 +645,8 @@ mod tests {
         let hardest: Vec<String> = hardest_3x3().into_iter().cycle().take(6).collect();
         for (board, counts) in SHAPES {
             let chart = DepthChart {
-                board,
-                goal: None,
-                counts,
-                hardest: &hardest,
-                partial: false,
                 scale: Scale::Log,
+                ..depth_chart(board, counts, &hardest)
             };
             let (_, layout) = render_chart(&chart);
             assert!(
@@ -734,14 +727,7 @@ mod tests {
     fn histogram_is_a_deterministic_png() {
         let dir = tempfile::tempdir().expect("tempdir");
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &hardest);
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_histogram(&chart, &a).expect("first render");
         write_depth_histogram(&chart, &b).expect("second render");
@@ -807,14 +793,7 @@ mod tests {
     #[test]
     fn svg_histogram_has_the_png_layout_with_text_as_text() {
         let hardest = ["10 1 2\n. 3 4".to_string()];
-        let chart = DepthChart {
-            board: "2x3",
-            goal: None,
-            counts: &COUNTS_2X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("2x3", &COUNTS_2X3, &hardest);
         let (_, png) = render_chart(&chart);
         ensure_fonts().expect("fonts");
         let (svg, layout) =
@@ -935,12 +914,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let hardest = hardest_3x3();
         let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
             scale: Scale::Log,
+            ..depth_chart("3x3", &COUNTS_3X3, &hardest)
         };
         let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.SVG"));
         write_depth_histogram(&chart, &a).expect("first render");
@@ -957,18 +932,8 @@ mod tests {
             svg_text_anchored(&texts, count, Some("end"));
         }
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         let c = dir.path().join("c.svg");
         write_depth_comparison(&series, Scale::Log, &c).expect("comparison");
@@ -990,14 +955,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("chart.png");
         std::fs::write(&path, b"old").expect("write");
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &[],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &[]);
         write_depth_histogram(&chart, &path).expect("render");
         assert!(is_png(&path));
     }
@@ -1018,14 +976,7 @@ mod tests {
         ];
         for (name, counts, hardest) in cases {
             let path = dir.path().join(format!("{name}.png"));
-            let chart = DepthChart {
-                board: name,
-                goal: None,
-                counts,
-                hardest,
-                partial: false,
-                scale: Scale::Linear,
-            };
+            let chart = depth_chart(name, counts, hardest);
             write_depth_histogram(&chart, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(is_png(&path), "{name}");
         }
@@ -1034,14 +985,7 @@ mod tests {
     #[test]
     fn histogram_errors() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let empty = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &[],
-            hardest: &[],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let empty = depth_chart("3x3", &[], &[]);
         let err = write_depth_histogram(&empty, &dir.path().join("e.png"));
         assert!(matches!(err, Err(PlotError::NoData(_))), "{err:?}");
         let zeros = DepthChart {
@@ -1075,30 +1019,15 @@ mod tests {
     fn comparison_is_a_deterministic_png() {
         let dir = tempfile::tempdir().expect("tempdir");
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
         write_depth_comparison(&series, Scale::Linear, &a).expect("first render");
         write_depth_comparison(&series, Scale::Linear, &b).expect("second render");
         assert!(is_png(&a));
         assert_eq!(std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
-        let one = [DepthSeries {
-            board: "1x2",
-            counts: &[1],
-            goal: None,
-            partial: false,
-        }];
+        let one = [depth_series("1x2", &[1])];
         write_depth_comparison(&one, Scale::Linear, &a).expect("single point");
     }
 
@@ -1110,20 +1039,7 @@ mod tests {
             write_depth_comparison(&[], Scale::Linear, &path),
             Err(PlotError::NoData(_))
         ));
-        let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "bad",
-                counts: &[],
-                goal: None,
-                partial: false,
-            },
-        ];
+        let series = [depth_series("2x3", &COUNTS_2X3), depth_series("bad", &[])];
         assert!(matches!(
             write_depth_comparison(&series, Scale::Linear, &path),
             Err(PlotError::NoData(_))
@@ -1144,14 +1060,7 @@ mod tests {
         let dir =
             std::env::var_os("NPUZZLE_PLOT_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
         let hardest = hardest_3x3();
-        let chart = DepthChart {
-            board: "3x3",
-            goal: None,
-            counts: &COUNTS_3X3,
-            hardest: &hardest,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let chart = depth_chart("3x3", &COUNTS_3X3, &hardest);
         let path = dir.join("plot-3x3.png");
         let start = std::time::Instant::now();
         write_depth_histogram(&chart, &path).expect("first render");
@@ -1169,18 +1078,8 @@ mod tests {
             start.elapsed().as_secs_f64() * 1000.0 / f64::from(runs)
         );
         let series = [
-            DepthSeries {
-                board: "2x3",
-                counts: &COUNTS_2X3,
-                goal: None,
-                partial: false,
-            },
-            DepthSeries {
-                board: "3x3",
-                counts: &COUNTS_3X3,
-                goal: None,
-                partial: false,
-            },
+            depth_series("2x3", &COUNTS_2X3),
+            depth_series("3x3", &COUNTS_3X3),
         ];
         write_depth_comparison(&series, Scale::Linear, &dir.join("plot-compare.png"))
             .expect("comparison");
@@ -1190,23 +1089,9 @@ mod tests {
         let many_boards: Vec<String> = (0..18)
             .map(|i| format!("{} 1 2 3\n4 5 6 7\n8 9 10 .", i + 11))
             .collect();
-        let edge = DepthChart {
-            board: "2x6 (made up)",
-            goal: None,
-            counts: &many_counts,
-            hardest: &many_boards,
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let edge = depth_chart("2x6 (made up)", &many_counts, &many_boards);
         write_depth_histogram(&edge, &dir.join("plot-edge-many.png")).expect("many");
-        let single = DepthChart {
-            board: "1x1",
-            goal: None,
-            counts: &[1],
-            hardest: &many_boards[..1],
-            partial: false,
-            scale: Scale::Linear,
-        };
+        let single = depth_chart("1x1", &[1], &many_boards[..1]);
         write_depth_histogram(&single, &dir.join("plot-edge-single.png")).expect("single");
     }
 }

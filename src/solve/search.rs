@@ -122,9 +122,30 @@ struct Toward<'a> {
     slack: u32,
 }
 
-/// The standard goal of `shape`'s internal permutation: `0, 1, ..., n - 1`.
-fn standard(shape: Shape) -> Vec<u8> {
-    (0..shape.cells() as u8).collect()
+/// `search` toward the standard goal of `board`'s shape (its internal permutation
+/// `0, 1, ..., n - 1`), the bound not lowered.
+fn toward_standard<T>(board: &Board, search: impl FnOnce(Toward) -> T) -> T {
+    let target: Vec<u8> = (0..board.shape().cells() as u8).collect();
+    search(Toward {
+        target: &target,
+        slack: 0,
+    })
+}
+
+/// The visitor `.1` run with the estimator lowered by `.0` ([`Toward::slack`], through
+/// [`Shifted`]), or with the estimator itself when that is 0.
+struct Lowered<V>(u32, V);
+
+impl<R, V: Visitor<R>> Visitor<R> for Lowered<V> {
+    fn visit<E: Estimator>(self, estimator: &E) -> R {
+        match self.0 {
+            0 => self.1.visit(estimator),
+            slack => self.1.visit(&Shifted {
+                inner: estimator,
+                slack,
+            }),
+        }
+    }
 }
 
 /// The blank's moves from each cell in one metric, as the searches use them.
@@ -197,12 +218,7 @@ fn may_follow<const MULTI: bool>(dir: Direction, came: u8) -> bool {
 /// # Errors
 /// As [`solve`].
 pub fn bfs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    bfs_to(board, toward, metric, limits)
+    toward_standard(board, |toward| bfs_to(board, toward, metric, limits))
 }
 
 /// [`bfs`] toward `toward.target`.
@@ -299,12 +315,7 @@ fn bfs_to(
 /// # Errors
 /// As [`solve`].
 pub fn ucs(board: &Board, metric: Metric, limits: &Limits) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    ucs_to(board, toward, metric, limits)
+    toward_standard(board, |toward| ucs_to(board, toward, metric, limits))
 }
 
 /// [`ucs`] toward `toward.target`.
@@ -332,12 +343,7 @@ pub fn astar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    astar_to(board, toward, heuristic, limits)
+    toward_standard(board, |toward| astar_to(board, toward, heuristic, limits))
 }
 
 /// [`astar`] toward `toward.target`, the heuristic lowered by `toward.slack`.
@@ -349,24 +355,16 @@ fn astar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct AStarRun<'a>(&'a Board, Toward<'a>, Metric, &'a Limits, Instant);
+    struct AStarRun<'a>(&'a Board, &'a [u8], Metric, &'a Limits, Instant);
     impl Visitor<Result<Solution, SolveError>> for AStarRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let AStarRun(board, toward, metric, limits, started) = self;
+            let AStarRun(board, target, metric, limits, started) = self;
             let search = (metric, limits, Algorithm::AStar, started);
-            match toward.slack {
-                0 => best_first(board, toward.target, estimator, search),
-                slack => {
-                    let shifted = Shifted {
-                        inner: estimator,
-                        slack,
-                    };
-                    best_first(board, toward.target, &shifted, search)
-                }
-            }
+            best_first(board, target, estimator, search)
         }
     }
-    heuristic.dispatch(AStarRun(board, toward, heuristic.metric(), limits, started))
+    let run = AStarRun(board, toward.target, heuristic.metric(), limits, started);
+    heuristic.dispatch(Lowered(toward.slack, run))
 }
 
 /// IDA* (Korf 1985), in the heuristic's metric ([`Heuristic::metric`]): depth-first searches
@@ -382,12 +380,9 @@ pub fn idastar(
     heuristic: &Heuristic,
     limits: &Limits,
 ) -> Result<Solution, SolveError> {
-    let target = standard(board.shape());
-    let toward = Toward {
-        target: &target,
-        slack: 0,
-    };
-    idastar_to(board, toward, heuristic, limits, &NoProgress)
+    toward_standard(board, |toward| {
+        idastar_to(board, toward, heuristic, limits, &NoProgress)
+    })
 }
 
 /// [`idastar`] toward `toward.target`, the heuristic lowered by `toward.slack`, reporting to
@@ -401,38 +396,20 @@ fn idastar_to(
 ) -> Result<Solution, SolveError> {
     let started = Instant::now();
     check(board, heuristic)?;
-    struct IdaRun<'a>(
-        &'a Board,
-        Toward<'a>,
-        Metric,
-        &'a Limits,
-        Instant,
-        &'a dyn Progress,
-    );
+    struct IdaRun<'a>(&'a Board, IdaSearch<'a>);
     impl Visitor<Result<Solution, SolveError>> for IdaRun<'_> {
         fn visit<E: Estimator>(self, estimator: &E) -> Result<Solution, SolveError> {
-            let IdaRun(board, toward, metric, limits, started, progress) = self;
-            let search = IdaSearch {
-                metric,
-                limits,
-                started,
-                target: toward.target,
-                progress,
-            };
-            match toward.slack {
-                0 => ida_in(board, estimator, search),
-                slack => {
-                    let shifted = Shifted {
-                        inner: estimator,
-                        slack,
-                    };
-                    ida_in(board, &shifted, search)
-                }
-            }
+            ida_in(self.0, estimator, self.1)
         }
     }
-    let run = IdaRun(board, toward, heuristic.metric(), limits, started, progress);
-    heuristic.dispatch(run)
+    let search = IdaSearch {
+        metric: heuristic.metric(),
+        limits,
+        started,
+        target: toward.target,
+        progress,
+    };
+    heuristic.dispatch(Lowered(toward.slack, IdaRun(board, search)))
 }
 
 fn check(board: &Board, heuristic: &Heuristic) -> Result<(), SolveError> {
@@ -907,6 +884,117 @@ pub(super) enum Flow {
     Stopped,
 }
 
+/// IDA*'s iterations and clock, one for the board's search ([`Ida`]) and the wide board's
+/// ([`super::wide`]): the bound and the smallest `f` above it, the boards expanded and
+/// generated, the limits and the progress. Embedded by value in the search, so that its
+/// counters are fields of the search's own, as cheap to count.
+pub(super) struct IdaClock<'a> {
+    pub(super) expanded: u64,
+    pub(super) generated: u64,
+    max_expanded: u64,
+    /// [`Limits::time_limit`], counted from `started`.
+    time_limit: Option<Duration>,
+    started: Instant,
+    /// The search stopped on the time limit (or a stop `progress` asked for).
+    timed_out: bool,
+    /// The bound of the current iteration.
+    bound: u32,
+    /// The smallest `f` above the current bound seen in this iteration.
+    pub(super) next_bound: u32,
+    progress: &'a dyn Progress,
+}
+
+/// A depth-first search that [`iterate`] drives: where its [`IdaClock`] is.
+pub(super) trait Iterated<'a> {
+    fn clock(&mut self) -> &mut IdaClock<'a>;
+}
+
+impl<'a> IdaClock<'a> {
+    pub(super) fn new(limits: &Limits, started: Instant, progress: &'a dyn Progress) -> Self {
+        IdaClock {
+            expanded: 0,
+            generated: 0,
+            max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
+            time_limit: limits.time_limit,
+            started,
+            timed_out: false,
+            bound: 0,
+            next_bound: u32::MAX,
+            progress,
+        }
+    }
+
+    /// Whether the search stops at the board just expanded (counted in `expanded`): on
+    /// [`Limits::max_expanded`], or every [`CLOCK_EVERY`] expansions on the time limit or a
+    /// stop `progress` asks for ([`IdaClock::on_clock`]).
+    #[inline(always)]
+    pub(super) fn stops(&mut self) -> bool {
+        self.expanded >= self.max_expanded || (self.expanded % CLOCK_EVERY == 0 && self.on_clock())
+    }
+
+    /// Every [`CLOCK_EVERY`] expansions: the progress within the bound (every
+    /// [`REPORT_EVERY`]), and whether the time limit has passed or `progress` asks to stop
+    /// (then `timed_out`). Out of line, so that the search's loop keeps only the counter's
+    /// test.
+    #[cold]
+    #[inline(never)]
+    fn on_clock(&mut self) -> bool {
+        if self.expanded % REPORT_EVERY == 0 {
+            let note = bound_note(self.bound, self.expanded, self.started.elapsed());
+            self.progress.refresh(self.expanded, &note);
+        }
+        // A stop the caller asked for ([`Progress::stop_requested`], a Python user's Ctrl-C)
+        // ends the search as the time limit does.
+        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
+            || self.progress.stop_requested();
+        self.timed_out
+    }
+}
+
+/// IDA*'s iterations: `within(search, bound)` from the bound `first` on, each bound reported
+/// to the progress as it begins, the next bound the smallest `f` above the last, until the
+/// goal is found ([`Flow::Found`]) or a limit stops them ([`SolveError::TimeUp`],
+/// [`SolveError::LimitReached`]); no `f` above the bound is [`SolveError::Unsolvable`]
+/// (cannot happen on a solvable board; said rather than looping).
+pub(super) fn iterate<'a, S: Iterated<'a>>(
+    search: &mut S,
+    first: u32,
+    mut within: impl FnMut(&mut S, u32) -> Flow,
+) -> Result<(), SolveError> {
+    search.clock().progress.begin("IDA*", 0, "nodes");
+    let mut bound = first;
+    let found = loop {
+        let clock = search.clock();
+        clock.bound = bound;
+        let note = bound_note(bound, clock.expanded, clock.started.elapsed());
+        clock.progress.update(clock.expanded, &note);
+        clock.next_bound = u32::MAX;
+        clock.generated += 1;
+        let flow = within(search, bound);
+        let clock = search.clock();
+        match flow {
+            Flow::Found => break Ok(()),
+            Flow::Stopped if clock.timed_out => {
+                break Err(SolveError::TimeUp {
+                    seconds: clock.time_limit.map_or(0, |l| l.as_secs()),
+                    expanded: clock.expanded,
+                    bound,
+                });
+            }
+            Flow::Stopped => {
+                break Err(SolveError::LimitReached {
+                    expanded: clock.expanded,
+                    stored: 0,
+                });
+            }
+            Flow::Exhausted if clock.next_bound == u32::MAX => break Err(SolveError::Unsolvable),
+            Flow::Exhausted => bound = clock.next_bound,
+        }
+    };
+    search.clock().progress.end();
+    found
+}
+
 /// The state of IDA*: one board edited in place, and the path to it.
 /// `MULTI`: the multi-tile metric (a move may slide several tiles), a constant so that the
 /// single-tile search compiles to one slide per move.
@@ -915,22 +1003,17 @@ struct Ida<'a, E: Estimator, const MULTI: bool> {
     moves: &'a MoveSet,
     work: Work,
     path: Vec<Direction>,
-    expanded: u64,
-    generated: u64,
-    max_expanded: u64,
-    /// [`Limits::time_limit`], counted from `started`.
-    time_limit: Option<std::time::Duration>,
-    started: Instant,
-    /// The search stopped on the time limit.
-    timed_out: bool,
-    /// The bound of the current iteration.
-    bound: u32,
-    /// The smallest `f` above the current bound seen in this iteration.
-    next_bound: u32,
+    clock: IdaClock<'a>,
     deepest: usize,
     /// The target's internal permutation (the goal's image).
     target: &'a [u8],
-    progress: &'a dyn Progress,
+}
+
+impl<'a, E: Estimator, const MULTI: bool> Iterated<'a> for Ida<'a, E, MULTI> {
+    #[inline(always)]
+    fn clock(&mut self) -> &mut IdaClock<'a> {
+        &mut self.clock
+    }
 }
 
 /// What an IDA* search is asked, besides the board and the estimator.
@@ -972,92 +1055,26 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
             moves: &moves,
             work,
             path: Vec::with_capacity(128),
-            expanded: 0,
-            generated: 0,
-            max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
-            time_limit: limits.time_limit,
-            started,
-            timed_out: false,
-            bound: h,
-            next_bound: u32::MAX,
+            clock: IdaClock::new(limits, started, progress),
             deepest: 0,
             target,
-            progress,
         };
-        progress.begin("IDA*", 0, "nodes");
-        let iterated = ida.iterate(board.blank(), h, memo, limits);
-        progress.end();
-        iterated?;
+        let blank = board.blank();
+        iterate(&mut ida, h, |ida, bound| {
+            ida.search(blank, 0, h, memo, bound, NO_MOVE)
+        })?;
         let frames = ida.deepest as u64 + 1;
         Ok(Solution {
             metric,
             moves: ida.path,
-            expanded: ida.expanded,
-            generated: ida.generated,
+            expanded: ida.clock.expanded,
+            generated: ida.clock.generated,
             elapsed: started.elapsed(),
             peak_nodes: frames,
             // Board, inverse and path, plus a stack frame (about 96 bytes) per level.
             peak_bytes: 2 * board.shape().cells() as u64
                 + frames * (97 + size_of::<E::Memo>() as u64),
         })
-    }
-
-    /// The iterations from the start (blank on `blank`, bound `h` and memo `memo`), each
-    /// bound reported as it begins, until the goal is found (on `self.path`) or a limit
-    /// stops them.
-    fn iterate(
-        &mut self,
-        blank: usize,
-        h: u32,
-        memo: E::Memo,
-        limits: &Limits,
-    ) -> Result<(), SolveError> {
-        let mut bound = h;
-        loop {
-            self.bound = bound;
-            let note = bound_note(bound, self.expanded, self.started.elapsed());
-            self.progress.update(self.expanded, &note);
-            self.next_bound = u32::MAX;
-            self.generated += 1;
-            match self.search(blank, 0, h, memo, bound, NO_MOVE) {
-                Flow::Found => return Ok(()),
-                Flow::Stopped if self.timed_out => {
-                    return Err(SolveError::TimeUp {
-                        seconds: limits.time_limit.map_or(0, |l| l.as_secs()),
-                        expanded: self.expanded,
-                        bound,
-                    });
-                }
-                Flow::Stopped => {
-                    return Err(SolveError::LimitReached {
-                        expanded: self.expanded,
-                        stored: 0,
-                    });
-                }
-                Flow::Exhausted if self.next_bound == u32::MAX => {
-                    return Err(SolveError::Unsolvable);
-                }
-                Flow::Exhausted => bound = self.next_bound,
-            }
-        }
-    }
-
-    /// Every [`CLOCK_EVERY`] expansions: the progress within the bound (every
-    /// [`REPORT_EVERY`]), and whether the time limit has passed or `progress` asks to stop
-    /// (then `timed_out`). Out of
-    /// line, so that the search's loop keeps only the counter's test.
-    #[cold]
-    #[inline(never)]
-    fn on_clock(&mut self) -> bool {
-        if self.expanded % REPORT_EVERY == 0 {
-            let note = bound_note(self.bound, self.expanded, self.started.elapsed());
-            self.progress.refresh(self.expanded, &note);
-        }
-        // A stop the caller asked for ([`Progress::stop_requested`], a Python user's Ctrl-C)
-        // ends the search as the time limit does.
-        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
-            || self.progress.stop_requested();
-        self.timed_out
     }
 
     /// Searches below the board in `self.work` (blank on `blank`, `g` moves from the start,
@@ -1071,14 +1088,11 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
         bound: u32,
         came: u8,
     ) -> Flow {
-        self.expanded += 1;
+        self.clock.expanded += 1;
         if h == 0 && self.work.cells[..] == *self.target {
             return Flow::Found;
         }
-        if self.expanded >= self.max_expanded {
-            return Flow::Stopped;
-        }
-        if self.expanded % CLOCK_EVERY == 0 && self.on_clock() {
+        if self.clock.stops() {
             return Flow::Stopped;
         }
         self.deepest = self.deepest.max(g as usize);
@@ -1087,7 +1101,7 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
             if !may_follow::<MULTI>(dir, came) {
                 continue;
             }
-            self.generated += 1;
+            self.clock.generated += 1;
             let budget = bound.saturating_sub(g + 1);
             let delta = moves.delta(dir);
             let count = if MULTI { count } else { 1 };
@@ -1096,7 +1110,7 @@ impl<E: Estimator, const MULTI: bool> Ida<'_, E, MULTI> {
                     .jump(self.estimator, blank, delta, count, memo, budget);
             let f = g + 1 + child_h;
             let flow = if f > bound {
-                self.next_bound = self.next_bound.min(f);
+                self.clock.next_bound = self.clock.next_bound.min(f);
                 Flow::Exhausted
             } else {
                 let len = self.path.len();

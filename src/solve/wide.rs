@@ -12,7 +12,8 @@
 //! changes (`line_removed`, `Line::changed`: the code of
 //! [`crate::solve::Heuristic::linear_conflict`]), the reading of the assignment's
 //! format ([`crate::solve::input::parse_assignment_any`]), and the [`Limits`], [`Solution`]
-//! and [`SolveError`] of the other searches, with IDA*'s progress notes.
+//! and [`SolveError`] of the other searches, and IDA*'s iterations, clock and progress notes
+//! (the board's search's `iterate` and `IdaClock`).
 //!
 //! The search is IDA* (Korf 1985) as in [`crate::solve::idastar`], in the single-tile
 //! metric, with an explicit stack instead of recursion: the bound of a random 127 x 127
@@ -45,7 +46,7 @@ use crate::progress::Progress;
 use crate::random::SplitMix64;
 use crate::shape::Shape;
 use crate::solve::heuristic::{Line, LineOrder, line_removed};
-use crate::solve::search::{CLOCK_EVERY, Flow, REPORT_EVERY, bound_note};
+use crate::solve::search::{Flow, IdaClock, Iterated, iterate};
 use crate::solve::{HeuristicKind, Limits, Solution, SolveError};
 
 #[cfg(doc)]
@@ -341,16 +342,16 @@ pub fn solve(
         return Err(SolveError::Unsolvable);
     }
     let mut ida = WideIda::new(board, conflicts, limits, started, progress);
-    progress.begin("IDA*", 0, "nodes");
-    let found = ida.iterate(board.blank());
-    progress.end();
-    found?;
+    let (blank, memo) = (board.blank(), ida.start());
+    iterate(&mut ida, memo.bound(), |ida, bound| {
+        ida.search(blank, memo, bound)
+    })?;
     let frames = ida.deepest as u64 + 1;
     Ok(Solution {
         metric: Metric::Stm,
         moves: ida.path,
-        expanded: ida.expanded,
-        generated: ida.generated,
+        expanded: ida.clock.expanded,
+        generated: ida.clock.generated,
         elapsed: started.elapsed(),
         peak_nodes: frames,
         // The board and its cells' coordinates, plus a frame and a move per level.
@@ -394,16 +395,15 @@ struct WideIda<'a> {
     conflicts: bool,
     stack: Vec<Frame>,
     path: Vec<Direction>,
-    expanded: u64,
-    generated: u64,
-    max_expanded: u64,
-    time_limit: Option<std::time::Duration>,
-    started: Instant,
-    timed_out: bool,
-    bound: u32,
-    next_bound: u32,
+    clock: IdaClock<'a>,
     deepest: usize,
-    progress: &'a dyn Progress,
+}
+
+impl<'a> Iterated<'a> for WideIda<'a> {
+    #[inline(always)]
+    fn clock(&mut self) -> &mut IdaClock<'a> {
+        &mut self.clock
+    }
 }
 
 impl<'a> WideIda<'a> {
@@ -425,16 +425,8 @@ impl<'a> WideIda<'a> {
             conflicts,
             stack: Vec::new(),
             path: Vec::new(),
-            expanded: 0,
-            generated: 0,
-            max_expanded: limits.max_expanded.unwrap_or(u64::MAX),
-            time_limit: limits.time_limit,
-            started,
-            timed_out: false,
-            bound: 0,
-            next_bound: u32::MAX,
+            clock: IdaClock::new(limits, started, progress),
             deepest: 0,
-            progress,
         }
     }
 
@@ -498,68 +490,16 @@ impl<'a> WideIda<'a> {
         next
     }
 
-    /// The iterations from the start (blank on `blank`), each bound reported as it begins,
-    /// until the goal is found (on `self.path`) or a limit stops them.
-    fn iterate(&mut self, blank: usize) -> Result<(), SolveError> {
-        let memo = self.start();
-        let mut bound = memo.bound();
-        loop {
-            self.bound = bound;
-            let note = bound_note(bound, self.expanded, self.started.elapsed());
-            self.progress.update(self.expanded, &note);
-            self.next_bound = u32::MAX;
-            self.generated += 1;
-            match self.search(blank, memo, bound) {
-                Flow::Found => return Ok(()),
-                Flow::Stopped if self.timed_out => {
-                    return Err(SolveError::TimeUp {
-                        seconds: self.time_limit.map_or(0, |l| l.as_secs()),
-                        expanded: self.expanded,
-                        bound,
-                    });
-                }
-                Flow::Stopped => {
-                    return Err(SolveError::LimitReached {
-                        expanded: self.expanded,
-                        stored: 0,
-                    });
-                }
-                // Cannot happen on a solvable board; said rather than looping.
-                Flow::Exhausted if self.next_bound == u32::MAX => {
-                    return Err(SolveError::Unsolvable);
-                }
-                Flow::Exhausted => bound = self.next_bound,
-            }
-        }
-    }
-
-    /// Every [`CLOCK_EVERY`] expansions: the progress within the bound, and whether the
-    /// time limit has passed or `progress` asks to stop.
-    #[cold]
-    #[inline(never)]
-    fn on_clock(&mut self) -> bool {
-        if self.expanded % REPORT_EVERY == 0 {
-            let note = bound_note(self.bound, self.expanded, self.started.elapsed());
-            self.progress.refresh(self.expanded, &note);
-        }
-        self.timed_out = self.time_limit.is_some_and(|l| self.started.elapsed() >= l)
-            || self.progress.stop_requested();
-        self.timed_out
-    }
-
     /// Visits a board just reached (its frame on top of the stack): the goal test and the
     /// limits.
     #[inline]
     fn visit(&mut self, memo: WideMemo) -> Option<Flow> {
-        self.expanded += 1;
+        self.clock.expanded += 1;
         // Manhattan distance 0: every tile on its goal cell, the goal.
         if memo.manhattan == 0 {
             return Some(Flow::Found);
         }
-        if self.expanded >= self.max_expanded {
-            return Some(Flow::Stopped);
-        }
-        if self.expanded % CLOCK_EVERY == 0 && self.on_clock() {
+        if self.clock.stops() {
             return Some(Flow::Stopped);
         }
         self.deepest = self.deepest.max(self.stack.len() - 1);
@@ -607,7 +547,7 @@ impl<'a> WideIda<'a> {
             let Some(to) = dir.step_on(self.rows, self.cols, from_blank) else {
                 continue;
             };
-            self.generated += 1;
+            self.clock.generated += 1;
             // The tile on `to` slides into the blank's cell.
             let piece = self.cells[to];
             self.cells[from_blank] = piece;
@@ -615,7 +555,7 @@ impl<'a> WideIda<'a> {
             let child = self.after(piece as usize, to, from_blank, parent_memo);
             let f = depth as u32 + child.bound();
             if f > bound {
-                self.next_bound = self.next_bound.min(f);
+                self.clock.next_bound = self.clock.next_bound.min(f);
                 self.cells[to] = piece;
                 self.cells[from_blank] = blank_piece;
                 continue;

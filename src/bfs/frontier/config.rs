@@ -2,6 +2,8 @@
 //! segments ([`FrontierConfig`]), the fixed sizes of its buffers, and the bytes a memory
 //! budget plans for (a chunk's boards at [`chunk_bytes_per_board`], and [`RESERVE`]).
 
+use std::ops::Range;
+
 use super::FrontierError;
 use crate::bfs::StateSpace;
 
@@ -164,6 +166,15 @@ impl Buffers {
         window: 16,
         decode: 1 << 20,
     };
+
+    /// The windows of a merge of `segments` segments: [`Buffers::window`] segments at a time
+    /// (at least one), in order.
+    pub(super) fn windows(&self, segments: usize) -> impl Iterator<Item = Range<usize>> {
+        let window = self.window.max(1);
+        (0..segments)
+            .step_by(window)
+            .map(move |first| first..(first + window).min(segments))
+    }
 
     /// Bytes of each read buffer of a merge of `runs` runs.
     pub(super) fn read_buffer(&self, runs: usize) -> usize {

@@ -7,7 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::config::Buffers;
-use super::runs::Runs;
+use super::runs::{Entry, Runs};
 use super::store::{Layer, Segment, Sink};
 use super::tournament::{EXHAUSTED, Tournament};
 use super::{FrontierError, read_error};
@@ -147,34 +147,19 @@ pub(super) fn merge(
     let runs_of = format!("the runs of depth {depth}");
     let older_is = format!("layer {}", depth.saturating_sub(2));
     let newer_is = format!("layer {}", depth - 1);
-    for first in (0..segments).step_by(buffers.window.max(1)) {
-        let window = first..(first + buffers.window.max(1)).min(segments);
+    for window in buffers.windows(segments) {
         let older_layer = &*older;
         let merged: Vec<Segment> = window
             .clone()
             .into_par_iter()
             .map(|s| {
                 let entries = &entries[starts[s]..starts[s + 1]];
-                let mut sources: Vec<_> = entries
-                    .iter()
-                    .map(|e| runs.reader(e, newer.span, buffer))
-                    .collect();
                 let mut old = older_layer.reader(s, buffer);
                 let mut new = newer.reader(s, buffer);
                 let mut out = Output::new(buffers.out_limit, spill);
-                merge_segment(
-                    sources.iter_mut().collect(),
-                    &mut old,
-                    &mut new,
-                    newer.base(s),
-                    &mut out,
-                );
-                for (e, source) in entries.iter().zip(sources) {
-                    source.finish().map_err(|err| {
-                        let what = format!("{runs_of}, run {}", e.0);
-                        read_error(&what, &runs_at, s, err)
-                    })?;
-                }
+                let segment = (s, newer.span, entries);
+                let read = (runs_of.as_str(), runs_at.as_str());
+                merge_runs_segment(runs, segment, buffer, (&mut old, &mut new), &mut out, read)?;
                 old.finish()
                     .map_err(|e| read_error(&older_is, &older_at, s, e))?;
                 new.finish()
@@ -190,6 +175,41 @@ pub(super) fn merge(
         }
     }
     sink.finish().map_err(scratch)
+}
+
+/// Merges segment `s` of the runs `entries` (of `runs`, segments of `span` boards, each read
+/// through a buffer of `buffer` bytes) into `out`, less the boards of `older` and `newer`
+/// ([`merge_segment`]), then checks each run's reader: [`FrontierError::Read`] names the run
+/// (of `runs_of`, kept `runs_at`) and the segment.
+fn merge_runs_segment(
+    runs: &Runs,
+    (s, span, entries): (usize, u64, &[Entry]),
+    buffer: usize,
+    (older, newer): (
+        &mut impl Iterator<Item = u64>,
+        &mut impl Iterator<Item = u64>,
+    ),
+    out: &mut Output<'_>,
+    (runs_of, runs_at): (&str, &str),
+) -> Result<(), FrontierError> {
+    let mut sources: Vec<_> = entries
+        .iter()
+        .map(|e| runs.reader(e, span, buffer))
+        .collect();
+    merge_segment(
+        sources.iter_mut().collect(),
+        older,
+        newer,
+        s as u64 * span,
+        out,
+    );
+    for (e, source) in entries.iter().zip(sources) {
+        source.finish().map_err(|err| {
+            let what = format!("{runs_of}, run {}", e.0);
+            read_error(&what, runs_at, s, err)
+        })?;
+    }
+    Ok(())
 }
 
 /// Merges the runs `which` into one run of `level` (appended to that level's file, or in
@@ -224,32 +244,18 @@ pub(super) fn merge_runs(
     let runs_at = runs.place();
     let runs_of = format!("the runs of depth {depth}");
     let mut new = runs.begin(level).map_err(scratch)?;
-    for first in (0..segments).step_by(buffers.window.max(1)) {
-        let window = first..(first + buffers.window.max(1)).min(segments);
+    for window in buffers.windows(segments) {
         let reading = &*runs;
         let merged: Vec<Segment> = window
             .clone()
             .into_par_iter()
             .map(|s| {
                 let entries = &entries[starts[s]..starts[s + 1]];
-                let mut sources: Vec<_> = entries
-                    .iter()
-                    .map(|e| reading.reader(e, span, buffer))
-                    .collect();
                 let mut out = Output::new(buffers.out_limit, spill.as_deref());
-                merge_segment(
-                    sources.iter_mut().collect(),
-                    &mut std::iter::empty::<u64>(),
-                    &mut std::iter::empty::<u64>(),
-                    s as u64 * span,
-                    &mut out,
-                );
-                for (e, source) in entries.iter().zip(sources) {
-                    source.finish().map_err(|err| {
-                        let what = format!("{runs_of}, run {}", e.0);
-                        read_error(&what, &runs_at, s, err)
-                    })?;
-                }
+                let segment = (s, span, entries);
+                let none = (&mut std::iter::empty(), &mut std::iter::empty());
+                let read = (runs_of.as_str(), runs_at.as_str());
+                merge_runs_segment(reading, segment, buffer, none, &mut out, read)?;
                 out.finish().map_err(scratch)
             })
             .collect::<Result<_, FrontierError>>()?;

@@ -292,30 +292,12 @@ fn run_one(
             board.shape(),
         );
     }
-    let unsolvable = if config.quiet {
-        "unsolvable"
-    } else {
-        "No solution possible"
-    };
-    // Unsolvable boards are answered before any table is built.
-    if !reached {
-        writeln!(out, "{unsolvable}")?;
-        return Ok(());
-    }
     let limits = config.limits(algorithm);
     let method = (algorithm, kind);
-    let solution = match solve_with(board, goal, method, heuristics, limits)? {
-        Ok(s) => s,
-        Err(SolveError::Unsolvable) => {
-            writeln!(out, "{unsolvable}")?;
-            return Ok(());
-        }
-        Err(e) => return Err(refusal(config, algorithm, e)),
-    };
-    if config.quiet {
-        writeln!(out, "{}", solution.length())?;
+    let search = || solve_with(board, goal, method, heuristics, limits);
+    let Some(solution) = answer_head(config, algorithm, reached, search, out)? else {
         return Ok(());
-    }
+    };
     let goal_grid = goal.map(|g| g.board().grid());
     write_solution(out, board, goal_grid, &solution, algorithm)?;
     let mut method = if let Some(table) = &heuristics.table {
@@ -339,6 +321,42 @@ fn run_one(
     }
     writeln!(out, "Method: {method}")?;
     Ok(())
+}
+
+/// The head of one board's answer: "No solution possible" (with --quiet, "unsolvable") when
+/// it cannot reach the goal, found before any search or table is built (`reached` false) or
+/// by the search ([`SolveError::Unsolvable`]); with --quiet, the length alone; otherwise the
+/// solution, for the caller to print in full (`None`: the answer is written). A search that
+/// stopped is its [`refusal`].
+fn answer_head(
+    config: &Config,
+    algorithm: Algorithm,
+    reached: bool,
+    search: impl FnOnce() -> Result<Result<Solution, SolveError>, CliError>,
+    out: &mut impl Write,
+) -> Result<Option<Solution>, Fail> {
+    let unsolvable = if config.quiet {
+        "unsolvable"
+    } else {
+        "No solution possible"
+    };
+    if !reached {
+        writeln!(out, "{unsolvable}")?;
+        return Ok(None);
+    }
+    let solution = match search()? {
+        Ok(s) => s,
+        Err(SolveError::Unsolvable) => {
+            writeln!(out, "{unsolvable}")?;
+            return Ok(None);
+        }
+        Err(e) => return Err(refusal(config, algorithm, e)),
+    };
+    if config.quiet {
+        writeln!(out, "{}", solution.length())?;
+        return Ok(None);
+    }
+    Ok(Some(solution))
 }
 
 /// The one-line error of a search that stopped (`e` is not [`SolveError::Unsolvable`], which

@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use npuzzle::solve::{Solution, SolveError};
 use npuzzle::table::DistanceTable;
@@ -13,69 +12,19 @@ use npuzzle::{Board, Metric};
 use super::Config;
 use crate::cli::CliError;
 
-/// The table the run reads (its mapped range) and the line to print when reading it faults:
-/// set by [`guard_table`], read by [`on_bus_error`].
-static MAPPED_START: AtomicUsize = AtomicUsize::new(0);
-static MAPPED_LEN: AtomicUsize = AtomicUsize::new(0);
-static BUS_MESSAGE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
-static BUS_MESSAGE_LEN: AtomicUsize = AtomicUsize::new(0);
-
 /// Turns a fault on the mapped `table` (read from `path`) into one line and exit 1: a file
 /// truncated under the run (by another process) makes the next read of a page past its new
-/// end raise SIGBUS, which would kill the run with exit 135. Installs a SIGBUS handler that,
-/// for a fault inside the table's mapped range, prints `error: PATH: the table changed under
-/// the run (truncated?) ...` and ends the process with `_exit(1)`; a fault elsewhere gets the
-/// default action. One table at a time: a later call replaces the range.
+/// end raise SIGBUS, which would kill the run with exit 135. The library's guard
+/// ([`npuzzle::faults::guard`]) prints `error: PATH: the table changed under the run
+/// (truncated?) ...` for a fault inside the table's mapped range and ends the process with
+/// `_exit(1)`; a fault elsewhere gets the default action.
 pub(in crate::cli) fn guard_table(table: &DistanceTable, path: &Path) {
-    let (start, len) = table.mapped();
     let message = format!(
         "error: {}: the table changed under the run (truncated?): its bytes can no longer be \
          read\n",
         crate::cli::shown(path)
-    )
-    .into_bytes()
-    .leak();
-    BUS_MESSAGE_LEN.store(0, Ordering::SeqCst);
-    BUS_MESSAGE.store(message.as_mut_ptr(), Ordering::SeqCst);
-    BUS_MESSAGE_LEN.store(message.len(), Ordering::SeqCst);
-    MAPPED_START.store(start, Ordering::SeqCst);
-    MAPPED_LEN.store(len, Ordering::SeqCst);
-    // SAFETY: a zeroed `sigaction` is a valid empty action; the handler is an `extern "C"`
-    // function of the signature `sa_sigaction` expects with SA_SIGINFO, and does only
-    // async-signal-safe things (atomic loads, write(2), _exit, signal).
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_bus_error
-            as extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void)
-            as usize;
-        action.sa_flags = libc::SA_SIGINFO;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
-    }
-}
-
-/// The SIGBUS handler of [`guard_table`].
-extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid `siginfo_t` with SA_SIGINFO; a SIGBUS one holds the
-    // faulting address.
-    let address = unsafe { (*info).si_addr() } as usize;
-    let start = MAPPED_START.load(Ordering::SeqCst);
-    let len = MAPPED_LEN.load(Ordering::SeqCst);
-    if address >= start && address - start < len {
-        let message = BUS_MESSAGE.load(Ordering::SeqCst);
-        let message_len = BUS_MESSAGE_LEN.load(Ordering::SeqCst);
-        // SAFETY: the message was leaked by `guard_table` (never freed) and its length stored
-        // after its address; write(2) and _exit are async-signal-safe.
-        unsafe {
-            if !message.is_null() {
-                libc::write(2, message.cast(), message_len);
-            }
-            libc::_exit(1);
-        }
-    }
-    // Not the table's: the default action, once the faulting access runs again.
-    // SAFETY: signal(2) is async-signal-safe.
-    unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+    );
+    npuzzle::faults::guard(table, message);
 }
 
 /// The metric's name in messages: `single-tile (stm)`, `multi-tile (mtm)`.

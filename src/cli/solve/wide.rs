@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use npuzzle::solve::wide::{self, WideBoard};
 use npuzzle::solve::{Algorithm, HeuristicKind, SolveError};
 
-use super::{Config, Fail, method_name, refusal, write_solution};
+use super::{Config, Fail, answer_head, method_name, write_solution};
 use crate::cli::CliError;
 use crate::cli::progress::Bars;
 
@@ -53,34 +53,18 @@ pub(super) fn run_wide(
     out: &mut impl Write,
 ) -> Result<(), Fail> {
     let kind = wide_method(config, &board.to_string())?;
-    let unsolvable = if config.quiet {
-        "unsolvable"
-    } else {
-        "No solution possible"
-    };
-    if !board.is_solvable() {
-        writeln!(out, "{unsolvable}")?;
-        return Ok(());
-    }
-    if !config.quiet && config.time_limit.is_none() && config.max_expanded.is_none() {
+    let solvable = board.is_solvable();
+    if solvable && !config.quiet && config.time_limit.is_none() && config.max_expanded.is_none() {
         note!(
             "note: a {board} board is solved by IDA* with {kind}: one far from the goal may not \
              finish in reasonable time; bound it with --time-limit SECONDS or --max-expansions N"
         );
     }
     let algorithm = Algorithm::IdaStar;
-    let solution = match wide::solve(board, kind, &config.limits(algorithm), bars) {
-        Ok(s) => s,
-        Err(SolveError::Unsolvable) => {
-            writeln!(out, "{unsolvable}")?;
-            return Ok(());
-        }
-        Err(e) => return Err(refusal(config, algorithm, e)),
-    };
-    if config.quiet {
-        writeln!(out, "{}", solution.length())?;
+    let search = || Ok(wide::solve(board, kind, &config.limits(algorithm), bars));
+    let Some(solution) = answer_head(config, algorithm, solvable, search, out)? else {
         return Ok(());
-    }
+    };
     write_solution(out, board, None, &solution, algorithm)?;
     writeln!(out, "Method: {}", method_name(algorithm, kind))?;
     Ok(())
