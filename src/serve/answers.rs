@@ -138,7 +138,7 @@ struct Slot {
 }
 
 /// A table of the served folder: its name relative to the folder, its full path, and its
-/// slot in [`super::faults`].
+/// slot in [`crate::faults`].
 struct ServedTable {
     name: String,
     path: PathBuf,
@@ -323,7 +323,7 @@ impl Answers {
                     key,
                     ServedTable {
                         name: crate::export::shown(name),
-                        watched: super::faults::watch(&table),
+                        watched: crate::faults::watch(&table),
                         path: path.clone(),
                     },
                 );
@@ -368,7 +368,7 @@ impl Answers {
     }
 
     /// Refuses to read the table of `key` when its file changed under the server: its length
-    /// is no longer the mapped one, or a read of it faulted ([`super::faults`]). Tables built
+    /// is no longer the mapped one, or a read of it faulted ([`crate::faults`]). Tables built
     /// in memory have no file and always pass.
     ///
     /// # Errors
@@ -384,7 +384,7 @@ impl Answers {
             .get(&(shape, metric))
             .and_then(|s| s.ready.get().map(|t| t.mapped().1));
         let length = std::fs::metadata(&served.path).map(|m| m.len()).ok();
-        let faulted = served.watched.is_some_and(|w| super::faults::faults(w) > 0);
+        let faulted = served.watched.is_some_and(|w| crate::faults::faults(w) > 0);
         if faulted || length.is_none() || length != mapped.map(|m| m as u64) {
             return Err(refuse(format!(
                 "{}: the table changed under the server (truncated or removed?): restart it \

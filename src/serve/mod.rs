@@ -37,9 +37,6 @@
 //! `X-Content-Type-Options: nosniff`; none shows the served folder's path.
 
 pub mod answers;
-/// The guard against a table truncated under the server: [`crate::faults`], whose
-/// [`faults::watch`] reads a faulting page as zeros and counts the fault, the server going on.
-pub use crate::faults;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
