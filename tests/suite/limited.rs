@@ -681,6 +681,13 @@ fn a_forged_checkpoint_state_is_refused() {
             Box::new(|h| h["sizes"][12] = (u64::MAX / 2).into()),
             "add up past",
         ),
+        // Issue 73: a size its depth cannot hold (depth 2 holds 4 boards, so depth 3 at most
+        // 4 x 3 = 12: each has a neighbour one move nearer the goal).
+        (
+            "a size past its depth's bound",
+            Box::new(|h| h["sizes"][3] = 13.into()),
+            "13 boards at depth 3, more than the 12 its depth can hold",
+        ),
         (
             "count",
             Box::new(|h| {
@@ -733,6 +740,22 @@ fn a_forged_checkpoint_state_is_refused() {
             "{name}: {err}"
         );
     }
+    // Issue 73: a size forged within its depth's bound in the newest slot (A089473: 20
+    // boards at depth 5, at most 16 x 3) disagrees with the older slot's: neither is resumed, in one line.
+    let copy = damaged_copy(&ck, dir.path().join("ck-one-slot"), &|c: &Path| {
+        forge(&c.join("frontier.0.ckpt"), &|h| h["sizes"][5] = 21.into());
+    });
+    let copy_arg = copy.display().to_string();
+    let mut a = args.to_vec();
+    a[7] = &copy_arg;
+    a.push("--resume");
+    let out = loud(&dir.path().join("out-one-slot"), &a);
+    let (code, err) = one_line_error(&out);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("disagree on the boards at depth 5 (21 and 20)") && err.contains("--fresh"),
+        "{err}"
+    );
     // Unchanged but for the CRC's recomputation: resumes.
     let copy = damaged_copy(&ck, dir.path().join("ck-same"), &|c: &Path| {
         forge(&c.join("frontier.0.ckpt"), &|_| {});

@@ -103,12 +103,19 @@ pub fn frontier<S: StateSpace + Clone + Send + Sync + 'static>(
                     let _ = events.send(Event::Report(r));
                 },
                 &relay,
-                &mut Across { net: &mut net },
+                &mut Across {
+                    net: &mut net,
+                    layer_began: std::time::Instant::now(),
+                },
             );
             drop(pool);
             match found {
                 Ok(f) => Ok((me == 0).then_some(f)),
-                Err(e) => Err(cluster_error(e)),
+                Err(e) => {
+                    let e = cluster_error(e);
+                    super::farewell(&mut net, &e);
+                    Err(e)
+                }
             }
         },
     )
@@ -126,8 +133,8 @@ fn cluster_error(e: FrontierError) -> ClusterError {
 
 /// What every process of a frontier search must agree on: the board, the goal, the metric,
 /// the engine, the depth limit, the segments and the fan-in (the layout of the layers and
-/// runs), the processes, and the checkpoints. (Each process's scratch folder, memory budget
-/// and workers are its own.)
+/// runs), the processes, the checkpoints, and the front end's [`Cluster::request`]. (Each
+/// process's scratch folder, memory budget, chunk and workers are its own.)
 fn fingerprint<S: StateSpace>(
     cluster: &Cluster,
     job: &FrontierJob<S>,
@@ -153,7 +160,10 @@ fn fingerprint<S: StateSpace>(
                 .as_ref()
                 .is_some_and(|c| c.start.resumes())),
         ),
-    ])
+    ]
+    .into_iter()
+    .chain(cluster.request.iter().cloned())
+    .collect())
 }
 
 /// The search's warnings and notes to the calling thread, and its requests to stop from it.
@@ -180,6 +190,9 @@ impl<T: Send> Progress for Relay<'_, T> {
 /// The frontier search's [`Exchange`] over a process's [`Net`].
 struct Across<'n, 'w> {
     net: &'n mut Net<'w>,
+    /// When the layer being built began (after the last [`Exchange::end_layer`]): its wall
+    /// time paces the stall timeout ([`Net::pace`]).
+    layer_began: std::time::Instant,
 }
 
 /// A failure of the network or of a peer as the search's.
@@ -253,6 +266,8 @@ impl Exchange for Across<'_, '_> {
         loop {
             self.pass(arrived)?;
             if self.net.all_ended(round) {
+                self.net.pace(self.layer_began.elapsed());
+                self.layer_began = std::time::Instant::now();
                 // (A channel delivers in order: every message came before its sender's end.)
                 return self.pass(arrived);
             }
@@ -520,6 +535,147 @@ mod tests {
         let more = across(&job(20), 3, |p| storage(p, p, 3, Start::Resume));
         for (p, (r, _)) in more.iter().enumerate() {
             assert!(r.is_err(), "process {p}");
+        }
+    }
+
+    /// Issue 73: a damaged layer file in one process's folder sends every process back to the
+    /// older slot together, and no process removes a file of the older slot before every
+    /// process has loaded the depth agreed on: damage in process 1's or process 0's newest
+    /// layer resumes from the depth before, with one machine's layers; damage in both slots
+    /// of one process is a one-line error on every process, and nothing is removed.
+    #[test]
+    fn a_damaged_layer_in_one_folder_sends_every_process_back_together() {
+        let shape = Shape::new(4, 4).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let goal = Board::goal(shape);
+        let seed = space.rank(&goal).unwrap();
+        let one = crate::bfs::frontier::search(&space, seed, 14, None, |_| {}).unwrap();
+        let job = |depth| FrontierJob {
+            space: space.clone(),
+            goal: goal.clone(),
+            metric: Metric::Stm,
+            max_depth: depth,
+            storage: Storage::default(),
+            config: config(50_021, 31, 128),
+        };
+        let damage = |path: &std::path::Path| {
+            let mut bytes = std::fs::read(path).unwrap();
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x5a;
+            std::fs::write(path, bytes).unwrap();
+        };
+        let listing = |dir: &std::path::Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.ends_with(".lock"))
+                .collect();
+            names.sort();
+            names
+        };
+        for (damaged, files) in [
+            (1, &["layer-12.npl"][..]),
+            (0, &["layer-12.npl"][..]),
+            (1, &["layer-11.npl"][..]),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = |p: usize, start| Storage {
+                checkpoint: Some(CheckpointAt {
+                    dir: dir.path().join(format!("p{p}")),
+                    start,
+                    run: RunLabel {
+                        board: "4x4".into(),
+                        goal: goal.label(),
+                        metric: "stm".into(),
+                        process: p,
+                        processes: 2,
+                    },
+                }),
+                ..Storage::default()
+            };
+            use crate::durable::Start;
+            let first = across(&job(12), 2, |p| storage(p, Start::New));
+            assert!(first.iter().all(|(r, _)| r.is_ok()));
+            let folder = dir.path().join(format!("p{damaged}"));
+            for file in files {
+                damage(&folder.join(file));
+            }
+            let before: Vec<Vec<String>> = (0..2)
+                .map(|p| listing(&dir.path().join(format!("p{p}"))))
+                .collect();
+            let resumed = across(&job(14), 2, |p| storage(p, Start::Resume));
+            let at = format!("process {damaged}'s {files:?} damaged");
+            if files == ["layer-11.npl"] {
+                // Layer 11 belongs to both slots: no depth checks out on process 1.
+                for (p, (r, _)) in resumed.iter().enumerate() {
+                    let e = r.as_ref().err().unwrap_or_else(|| panic!("{at}: {p} resumed"));
+                    let e = e.to_string();
+                    assert!(e.contains("--resume") && !e.contains('\n'), "{at}: {p}: {e}");
+                    assert!(e.contains("nothing was removed"), "{at}: {p}: {e}");
+                }
+                let after: Vec<Vec<String>> = (0..2)
+                    .map(|p| listing(&dir.path().join(format!("p{p}"))))
+                    .collect();
+                assert_eq!(after, before, "{at}: files removed");
+                continue;
+            }
+            let f = resumed[0].0.as_ref().unwrap_or_else(|e| panic!("{at}: {e}"));
+            let f = f.as_ref().unwrap();
+            assert_eq!(f.resumed_from, Some(11), "{at}");
+            assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
+            assert_eq!(f.last, one.last, "{at}");
+            assert!(resumed[1].0.is_ok(), "{at}");
+        }
+    }
+
+    /// Issue 73: a count forged in one process's state slots, its CRC recomputed, changes no
+    /// output: the same forgery in both of its slots disagrees with the other process's
+    /// sizes, and every process refuses to resume in one line; in its newest slot only, the
+    /// two slots disagree, refused the same way.
+    #[test]
+    fn a_forged_count_in_one_process_is_refused_by_every_process() {
+        let shape = Shape::new(3, 3).unwrap();
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let goal = Board::goal(shape);
+        let job = |depth| FrontierJob {
+            space: space.clone(),
+            goal: goal.clone(),
+            metric: Metric::Stm,
+            max_depth: depth,
+            storage: Storage::default(),
+            config: config(3_001, 7, 128),
+        };
+        for slots in [&[0usize, 1][..], &[0][..]] {
+            let dir = tempfile::tempdir().unwrap();
+            let storage = |p: usize, start| Storage {
+                checkpoint: Some(CheckpointAt {
+                    dir: dir.path().join(format!("p{p}")),
+                    start,
+                    run: RunLabel {
+                        board: "3x3".into(),
+                        goal: goal.label(),
+                        metric: "stm".into(),
+                        process: p,
+                        processes: 2,
+                    },
+                }),
+                ..Storage::default()
+            };
+            use crate::durable::Start;
+            let first = across(&job(10), 2, |p| storage(p, Start::New));
+            let sizes = first[0].0.as_ref().unwrap().as_ref().unwrap().layer_sizes.clone();
+            // Depth 5 holds 20 boards (A089473); 21 is within what its depth can hold (16 x 3).
+            assert_eq!(sizes[5], 20);
+            for slot in slots {
+                let path = dir.path().join(format!("p1/frontier.{slot}.ckpt"));
+                crate::durable::container::forge(&path, |state| state["sizes"][5] = 21.into());
+            }
+            let resumed = across(&job(12), 2, |p| storage(p, Start::Resume));
+            for (p, (r, _)) in resumed.iter().enumerate() {
+                let e = r.as_ref().err().unwrap_or_else(|| panic!("{slots:?}: {p} resumed"));
+                let e = e.to_string();
+                assert!(e.contains("--resume") && !e.contains('\n'), "{slots:?}: {p}: {e}");
+            }
         }
     }
 }

@@ -201,6 +201,12 @@ pub struct Cluster {
     pub bind: Bind,
     /// Buffer and block sizes (every process of a run must use the same).
     pub tuning: BufferSizes,
+    /// What the front end asks of the run beyond the job itself: each of its options that
+    /// changes what the run searches or writes and that the job does not name (`--all-pairs`,
+    /// the exports' formats, the chart's scale), as (name, value). Part of the peers'
+    /// fingerprint on every path, so that processes given different ones are refused on
+    /// every process. Empty by default.
+    pub request: Vec<(String, String)>,
 }
 
 /// Whether a process binds its worker threads to cores, as MPI launchers bind their ranks
@@ -229,8 +235,11 @@ impl std::fmt::Debug for SharedKey {
     }
 }
 
-/// The default of [`Cluster::stall_timeout`]: half an hour without a message from a peer.
-pub const DEFAULT_STALL: Duration = Duration::from_secs(30 * 60);
+/// The default of [`Cluster::stall_timeout`]: five minutes without a message from a peer
+/// while waiting for it (lengthened by twice the last layer's wall time, so that a peer busy
+/// with a long layer's share is not taken for a stopped one; waiting peers say they are
+/// alive every 2 s).
+pub const DEFAULT_STALL: Duration = Duration::from_secs(5 * 60);
 
 /// When the processes of a run with `--checkpoint` save: the choice trades the work a crash
 /// loses against the time the saves take (a save writes every process's whole share of the
@@ -273,6 +282,7 @@ impl Cluster {
             key: None,
             bind: Bind::Auto,
             tuning: BufferSizes::default(),
+            request: Vec::new(),
         }
     }
 
@@ -597,17 +607,31 @@ enum Event<T = Outcome> {
 /// State shared by the workers of this process and the calling thread.
 struct Shared {
     failed: AtomicBool,
-    message: Mutex<Option<String>>,
+    /// The failure's message, and whether it only says that a connection broke (which a
+    /// message naming the process that stopped, and why, replaces).
+    message: Mutex<Option<(String, bool)>>,
     /// The caller asked to stop ([`Progress::stop_requested`], relayed by [`execute`]).
     stop: AtomicBool,
 }
 
 impl Shared {
+    /// Fails the run with `message`, unless it failed already (but for a broken connection,
+    /// [`Shared::fail_weak`], which this replaces).
     fn fail(&self, message: String) {
+        self.set(message, false);
+    }
+
+    /// Fails the run because a connection broke, unless it failed already: a later
+    /// [`Shared::fail`] (a peer's own reason) replaces the message.
+    fn fail_weak(&self, message: String) {
+        self.set(message, true);
+    }
+
+    fn set(&self, message: String, weak: bool) {
         if let Ok(mut slot) = self.message.lock()
-            && slot.is_none()
+            && slot.as_ref().is_none_or(|(_, was_weak)| *was_weak && !weak)
         {
-            *slot = Some(message);
+            *slot = Some((message, weak));
         }
         self.failed.store(true, Relaxed);
     }
@@ -616,7 +640,7 @@ impl Shared {
         self.message
             .lock()
             .ok()
-            .and_then(|m| m.clone())
+            .and_then(|m| m.as_ref().map(|(m, _)| m.clone()))
             .unwrap_or_else(|| "a worker failed".to_string())
     }
 }
@@ -965,7 +989,8 @@ fn execute<T: Send + 'static>(
 
 /// What every process of a run must agree on, for the hello of [`handshake`]: the board, the
 /// goal, the metric, the spaces, the options that change results, the processes and their
-/// workers, and the checkpoints.
+/// workers, the checkpoints and when they are saved, and the front end's
+/// [`Cluster::request`].
 fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let sizes: Vec<String> = job.spaces.iter().map(|s| s.size().to_string()).collect();
@@ -984,8 +1009,24 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
         ("--processes".into(), cluster.processes.to_string()),
         ("--workers".into(), cluster.workers.to_string()),
         ("--checkpoint".into(), yes(cluster.checkpoint.is_some())),
+        (
+            "--checkpoint-every".into(),
+            format!("{:?}", cluster.checkpoint_every),
+        ),
         ("--resume".into(), yes(cluster.start.resumes())),
-    ])
+    ]
+    .into_iter()
+    .chain(cluster.request.iter().cloned())
+    .collect())
+}
+
+/// Tells every other process that this one stops with its own error `e` ([`Net::farewell`]),
+/// so that their errors name it and why; a peer's error (which that peer has told) is not
+/// told again.
+fn farewell(net: &mut net::Net<'_>, e: &ClusterError) {
+    if !matches!(e, ClusterError::Peer(_)) {
+        net.farewell(&e.to_string());
+    }
 }
 
 /// A board as `solve --batch` reads it: rows separated by `/`, the blank as 0.

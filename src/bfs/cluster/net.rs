@@ -51,13 +51,15 @@ pub(super) fn install_panic_hook(shared: Arc<Shared>) {
                 .map(|s| s.to_string())
                 .or_else(|| info.payload().downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".to_string());
-            shared.fail(if message.contains("timely communication error") {
-                format!("a peer process stopped or its connection broke ({message})")
+            if message.contains("timely communication error") {
+                shared.fail_weak(format!(
+                    "a peer process stopped or its connection broke ({message})"
+                ));
             } else if message.contains("MergeQueue poisoned") {
-                "a peer process stopped or its connection broke".to_string()
+                shared.fail_weak("a peer process stopped or its connection broke".to_string());
             } else {
-                format!("a worker failed: {message}")
-            });
+                shared.fail(format!("a worker failed: {message}"));
+            }
         }));
     });
 }
@@ -70,6 +72,18 @@ pub(super) struct Mailbox {
     mailbox: RefCell<Vec<(u64, u32, Vec<u8>)>>,
     /// Messages delivered so far (a peer that sends is alive).
     arrivals: Cell<u64>,
+    /// Per process: when a message of its last arrived (or the run's dataflow was built).
+    heard: RefCell<Vec<Instant>>,
+}
+
+impl Mailbox {
+    /// Counts a message from `sender` as an arrival, and notes when it came.
+    fn arrived(&self, sender: usize) {
+        self.arrivals.set(self.arrivals.get() + 1);
+        if let Some(at) = self.heard.borrow_mut().get_mut(sender) {
+            *at = Instant::now();
+        }
+    }
 }
 
 /// One message of the claims channel: the round (`u64`, little-endian), the sending process
@@ -97,6 +111,18 @@ const ACK: u8 = 3;
 /// A [`Chunk`] holding pieces of a frontier search's run, in segments its receiver owns
 /// (`crate::bfs::frontier`'s message: gap-coded as the run holds them).
 const PIECES: u8 = 4;
+/// A [`Chunk`] saying that its sender is alive and waiting (sent every [`BEAT`] while a
+/// process waits for its peers, so that a peer that is silent past the stall timeout is one
+/// that stopped, froze, was cut off or is busy for longer than a layer, never one that waits).
+const ALIVE: u8 = 5;
+/// A [`Chunk`] saying that its sender stops, and why (its payload, UTF-8): the last message of
+/// a process that fails on its own, so that every other process's error names it.
+const STOP: u8 = 6;
+/// How often a waiting process says it is alive ([`ALIVE`]).
+const BEAT: Duration = Duration::from_secs(2);
+/// How long a process that stops on its own error keeps stepping after its [`STOP`], so that
+/// the message leaves before its connections close.
+const FAREWELL: Duration = Duration::from_secs(1);
 
 /// How a process writes its lists of indices to another: chosen by the sender for each
 /// receiver, and named by each chunk's kind, so the receiver needs no agreement to read them.
@@ -215,8 +241,13 @@ pub(super) struct Net<'w> {
     pub peers: usize,
     /// What this process expanded and sent.
     pub traffic: Traffic,
-    /// How long [`Net::sync`] waits without a message before it gives up.
+    /// How long [`Net::sync`] waits without a message before it gives up (the cluster's stall
+    /// timeout, lengthened by [`Net::pace`]).
     stall: Duration,
+    /// The cluster's stall timeout, as given.
+    base_stall: Duration,
+    /// When this process last said it is alive ([`ALIVE`]).
+    beat: Instant,
     /// Bytes of lists (whole chunks) this process may have sent to one process and not yet
     /// had acknowledged: what any process holds of another's lists, received and not yet
     /// claimed, in timely's buffers or here ([`super::received_bound`]). A list is sent
@@ -233,7 +264,10 @@ impl<'w> Net<'w> {
     pub fn new(worker: &'w mut Worker, shared: &'w Shared, stall: Duration) -> Net<'w> {
         let me = worker.index();
         let peers = worker.peers();
-        let sink = Rc::new(Mailbox::default());
+        let sink = Rc::new(Mailbox {
+            heard: RefCell::new(vec![Instant::now(); peers]),
+            ..Mailbox::default()
+        });
         let mut control = InputHandle::new();
         let probe = ProbeHandle::new();
         let s2 = Rc::clone(&sink);
@@ -248,7 +282,7 @@ impl<'w> Net<'w> {
                 .exchange(|r: &Record| u64::from(r.0))
                 .inspect_time(move |t: &u64, r: &Record| {
                     s2.mailbox.borrow_mut().push((*t, r.1, r.2.clone()));
-                    s2.arrivals.set(s2.arrivals.get() + 1);
+                    s2.arrived(r.1 as usize);
                 })
                 .probe_with(&probe);
             channel
@@ -269,6 +303,8 @@ impl<'w> Net<'w> {
             peers,
             traffic: Traffic::default(),
             stall,
+            base_stall: stall,
+            beat: Instant::now(),
             credit: u64::MAX,
             outstanding: vec![0; peers],
             unclaimed: 0,
@@ -295,7 +331,10 @@ impl<'w> Net<'w> {
     /// Files the chunks of the claims channel that have arrived.
     fn pull_chunks(&mut self) {
         while let Some(chunk) = self.from.pull().take() {
-            self.sink.arrivals.set(self.sink.arrivals.get() + 1);
+            match chunk.header() {
+                Some((_, sender, _)) => self.sink.arrived(sender),
+                None => self.sink.arrivals.set(self.sink.arrivals.get() + 1),
+            }
             match chunk.header() {
                 Some((round, _, LIST | SORTED | PIECES)) => {
                     self.unclaimed += chunk.length_in_bytes() as u64;
@@ -312,9 +351,39 @@ impl<'w> Net<'w> {
                         None => self.corrupt = true,
                     }
                 }
+                Some((_, sender, ALIVE)) if sender < self.peers => {}
+                Some((_, sender, STOP)) if sender < self.peers => {
+                    let why = String::from_utf8_lossy(chunk.payload());
+                    self.shared.fail(format!("process {sender} stopped: {why}"));
+                }
                 _ => self.corrupt = true,
             }
         }
+    }
+
+    /// Tells every other process that this one stops, and why (`why`: this process's own
+    /// error, one line), then keeps stepping for [`FAREWELL`] so that it leaves before the
+    /// connections close: their errors then name this process and the reason, not a broken
+    /// connection.
+    pub fn farewell(&mut self, why: &str) {
+        let me = self.me;
+        for p in (0..self.peers).filter(|&p| p != me) {
+            let mut bytes = Chunk::header_bytes(self.round, me, STOP, why.len());
+            bytes.extend_from_slice(why.as_bytes());
+            self.push_chunk(p, bytes);
+        }
+        let until = Instant::now() + FAREWELL;
+        while Instant::now() < until {
+            self.worker.step_or_park(Some(PARK));
+        }
+    }
+
+    /// Lengthens the stall timeout to the cluster's plus twice `layer` (the wall time of the
+    /// layer just finished): between two layers a process may wait for a peer still busy
+    /// with its share (a merge, a save) for about as long as a layer takes, and a stall
+    /// timeout shorter than that would stop a healthy run.
+    pub fn pace(&mut self, layer: Duration) {
+        self.stall = self.base_stall.saturating_add(layer.saturating_mul(2));
     }
 
     /// Whether a list of `len` bytes to process `target` must wait for credit: something is
@@ -373,13 +442,40 @@ impl<'w> Net<'w> {
         self.check()?;
         self.worker.step_or_park(Some(PARK));
         self.pull_chunks();
-        let arrivals = self.sink.arrivals.get();
-        if arrivals != seen.0 {
-            *seen = (arrivals, Instant::now());
-        } else if seen.1.elapsed() > self.stall {
+        // (Only in a wait that has lasted: one at the end of a run, as peers close, sends
+        // nothing.)
+        if self.beat.elapsed() >= BEAT && seen.1.elapsed() >= BEAT {
+            self.beat = Instant::now();
+            let me = self.me;
+            for p in (0..self.peers).filter(|&p| p != me) {
+                self.push_chunk(p, Chunk::header_bytes(self.round, me, ALIVE, 0));
+            }
+        }
+        // A peer is silent when nothing of it arrived since this wait began (its messages
+        // from before do not count against it) for the stall timeout: waiting peers say they
+        // are alive, so those are the ones that stopped, froze, were cut off or are busy for
+        // longer than [`Net::pace`] allows.
+        seen.0 = self.sink.arrivals.get();
+        let since = |at: Instant| at.max(seen.1).elapsed();
+        let silent: Vec<(usize, Duration)> = {
+            let heard = self.sink.heard.borrow();
+            (0..self.peers)
+                .filter(|&p| p != self.me)
+                .map(|p| (p, since(heard[p])))
+                .filter(|&(_, quiet)| quiet > self.stall)
+                .collect()
+        };
+        if !silent.is_empty() {
+            let named: Vec<String> = silent
+                .iter()
+                .map(|(p, quiet)| format!("{p} ({} s)", quiet.as_secs()))
+                .collect();
             let message = format!(
-                "no message from the other processes for {} s (--stall-timeout) while \
-                 process {} waited at round {}: a peer stopped, froze or was cut off",
+                "no message from process{} {} within the stall timeout of {} s \
+                 (--stall-timeout, lengthened by twice the last layer's time) while process {} \
+                 waited at round {}: it stopped, froze or was cut off",
+                if silent.len() == 1 { "" } else { "es" },
+                named.join(", "),
                 self.stall.as_secs(),
                 self.me,
                 self.round

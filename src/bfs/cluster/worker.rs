@@ -49,6 +49,19 @@ pub(super) fn worker_main<S: StateSpace>(
     events: &mpsc::Sender<Event>,
 ) -> Result<Option<Outcome>, ClusterError> {
     let mut net = Net::new(worker, shared, setup.stall_timeout);
+    let outcome = search(&mut net, setup, events);
+    if let Err(e) = &outcome {
+        super::farewell(&mut net, e);
+    }
+    outcome
+}
+
+/// [`worker_main`]'s search over `net`.
+fn search<S: StateSpace>(
+    net: &mut Net<'_>,
+    setup: &Setup<S>,
+    events: &mpsc::Sender<Event>,
+) -> Result<Option<Outcome>, ClusterError> {
     let (me, peers) = (net.me, net.peers);
     let job = &setup.job;
     let degree = job.spaces.iter().map(StateSpace::degree).max().unwrap_or(0);
@@ -133,7 +146,7 @@ pub(super) fn worker_main<S: StateSpace>(
             let Some(step) = common.and_then(|c| c.into_iter().max()) else {
                 return Err(ClusterError::Config(format!(
                     "--resume: {} holds no checkpoint of this run that every process saved \
-                     (run without --resume to start afresh)",
+                     (start again with --fresh on every process)",
                     setup
                         .checkpoint
                         .as_deref()
@@ -249,7 +262,7 @@ pub(super) fn worker_main<S: StateSpace>(
                 .map(StateSpace::size)
                 .sum();
             let last = bfs_layers(
-                &mut net,
+                net,
                 &walk,
                 &held,
                 list,
@@ -266,7 +279,7 @@ pub(super) fn worker_main<S: StateSpace>(
                     let sink = setup.table.lock().ok().and_then(|mut s| s.take());
                     let listed = std::mem::take(&mut phase.listed);
                     stream_table(
-                        &mut net,
+                        net,
                         &held,
                         &phase.goal_layers,
                         (walk.listed, listed),
@@ -291,13 +304,13 @@ pub(super) fn worker_main<S: StateSpace>(
     // Per-board depths to process 0, in chunks.
     let depths = match depths {
         Some(d) if job.per_board => {
-            gather::gather_depths(&mut net, d, first.size(), setup.tuning.block)?
+            gather::gather_depths(net, d, first.size(), setup.tuning.block)?
         }
         _ => None,
     };
     net.traffic.received_bound = (peers as u64 - 1).saturating_mul(net.credit);
     // Traffic totals, and a last barrier so that no process leaves while others still talk.
-    let traffic = gather::total_traffic(&mut net)?;
+    let traffic = gather::total_traffic(net)?;
     net.sync()?;
     if me != 0 {
         return Ok(None);

@@ -104,13 +104,12 @@ pub trait Exchange {
         Ok(sums)
     }
 
-    /// The depth every process can resume from: the largest of `mine` (the depths this
-    /// process's checkpoint slots can resume, newest first) that every process has; `None`
-    /// when there is none.
+    /// The depths every process can resume from, newest first: those of `mine` (the depths
+    /// this process's checkpoint slots can resume, newest first) that every process has.
     ///
     /// # Errors
     /// As [`Exchange::all_gather`].
-    fn agree_resume(&mut self, mine: &[u32]) -> Result<Option<u32>, FrontierError> {
+    fn common_depths(&mut self, mine: &[u32]) -> Result<Vec<u32>, FrontierError> {
         let bytes: Vec<u8> = mine.iter().flat_map(|d| d.to_le_bytes()).collect();
         let all = self.all_gather(&bytes)?;
         let depths = |b: &[u8]| -> Vec<u32> {
@@ -118,11 +117,14 @@ pub trait Exchange {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         };
-        Ok(mine
+        let mut common: Vec<u32> = mine
             .iter()
             .copied()
             .filter(|d| all.iter().all(|b| depths(b).contains(d)))
-            .max())
+            .collect();
+        common.sort_unstable_by(|a, b| b.cmp(a));
+        common.dedup();
+        Ok(common)
     }
 
     /// Why the search stops before the next layer, when any process must (its memory budget

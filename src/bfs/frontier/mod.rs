@@ -88,10 +88,15 @@
 //!   boards go to process 0, which keeps the first of them all: one machine's.
 //! - **Checkpoints.** Each process saves its share in its own folder, with the global sizes;
 //!   the run label names the process and the number of processes. On resume each process
-//!   says which depths its two slots can resume, and all load the deepest that every
-//!   process has ([`Exchange::agree_resume`]): a process killed mid-layer leaves its older
-//!   layers, and the others, which may have saved one layer more, load their older slot. A
-//!   process's refusal (a folder of another search or process) is every process's error.
+//!   says which depths its two slots can resume ([`Exchange::common_depths`]), and the
+//!   depths they all have are tried newest first: every process loads the depth's slot
+//!   (its state and both layer files, read whole) and says whether it checks out, with its
+//!   shares and the sizes it records; the first depth that checks out on every process,
+//!   with equal sizes and shares that add up, is resumed, and only then does any process
+//!   remove a file of its other slot. A process killed mid-layer leaves its older layers,
+//!   and the others, which may have saved one layer more, load their older slot; a damaged
+//!   layer file in one folder sends every process back together. A process's refusal (a
+//!   folder of another search or process) is every process's error.
 //!
 //! [`Lanes`]: super::Lanes
 //! [`StateSpace::expand_across`]: super::StateSpace::expand_across

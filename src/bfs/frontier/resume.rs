@@ -4,7 +4,18 @@
 //! in two alternating slots `frontier.{0,1}.ckpt`. The layer before the live ones is kept
 //! until the next save, so that both slots can be resumed from. On `--resume` the newest slot
 //! whose container and layer files all check out is used; a damaged one is passed over with a
-//! warning.
+//! warning. Nothing is removed until the slot resumed is chosen ([`Checkpoint::settle`]):
+//! across processes, until every process has loaded it.
+//!
+//! What a state's layer sizes are checked against (a state whose CRC was recomputed after an
+//! edit passes the container's check): each size against the most boards its depth can hold
+//! (one at depth 0, at most `degree` at depth 1, at most `degree - 1` times the depth before
+//! after that: every board past depth 0 has a neighbour one move nearer the goal); the live
+//! layers' sizes against their files' counts; and the sizes of the two slots against each
+//! other (both record every depth up to theirs, and two slots that disagree are refused). Across
+//! processes, every process's sizes against the others' and the shares of the live layers
+//! against their sums ([`crate::bfs::frontier::search_across`]). A size changed within those
+//! bounds in both slots of one machine's folder is not detected: the folder is the operator's.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -85,6 +96,8 @@ pub(super) struct Resumed {
     pub peak_bytes: u64,
     pub previous: Layer,
     pub current: Layer,
+    /// The two layers' file names (what [`Checkpoint::settle`] keeps).
+    files: [String; 2],
 }
 
 /// The checkpoint folder of one search.
@@ -93,6 +106,8 @@ pub(super) struct Checkpoint {
     run: RunLabel,
     size: u64,
     segments: usize,
+    /// The most neighbours a board has (what bounds a layer's size by the one before).
+    degree: u64,
 }
 
 /// The name of layer `depth`'s file.
@@ -114,12 +129,15 @@ fn invalid(message: String) -> io::Error {
 }
 
 impl Checkpoint {
-    pub fn new(dir: &Path, run: RunLabel, size: u64, segments: usize) -> Checkpoint {
+    /// The checkpoint in `dir` of the search `run` over a space of `size` boards in `segments`
+    /// segments, whose boards have at most `degree` neighbours.
+    pub fn new(dir: &Path, run: RunLabel, size: u64, segments: usize, degree: usize) -> Checkpoint {
         Checkpoint {
             dir: dir.to_path_buf(),
             run,
             size,
             segments,
+            degree: degree as u64,
         }
     }
 
@@ -246,7 +264,12 @@ impl Checkpoint {
 
     /// The newest state (of depth `depth` only, when given) whose container and layer files
     /// check out (each file read whole for its CRC), or `None`; and a line for each slot
-    /// passed over. An error when a state belongs to another run.
+    /// passed over. Nothing is removed: [`Checkpoint::settle`] does, once the state is the
+    /// one resumed.
+    ///
+    /// # Errors
+    /// When a state belongs to another run, or the two slots' layer sizes disagree (one was
+    /// altered: neither is trusted); the folder's errors.
     pub fn load(&self, depth: Option<u32>) -> io::Result<(Option<Resumed>, Vec<String>)> {
         let mut states = Vec::new();
         let mut warnings = Vec::new();
@@ -262,29 +285,33 @@ impl Checkpoint {
             }
         }
         states.sort_by_key(|(_, s)| std::cmp::Reverse(s.sizes.len()));
-        if let Some(d) = depth {
-            states.retain(|(_, s)| s.sizes.len() == d as usize + 1);
-        }
+        let mut checked = Vec::new();
         for (path, state) in states {
             self.check_owner(&path, &state)?;
-            if let Err(field) = self.check_fields(&state) {
-                warnings.push(format!(
+            match self.check_fields(&state) {
+                Ok(()) => checked.push((path, state)),
+                Err(field) => warnings.push(format!(
                     "{} passed over: its fields disagree ({field})",
                     path.display()
-                ));
-                continue;
+                )),
             }
+        }
+        self.check_slots_agree(&checked)?;
+        if let Some(d) = depth {
+            checked.retain(|(_, s)| s.sizes.len() == d as usize + 1);
+        }
+        for (path, state) in checked {
             match (
                 self.open(&state.previous, state.span),
                 self.open(&state.current, state.span),
             ) {
                 (Ok(previous), Ok(current)) => {
-                    self.sweep(&[&state.previous.file, &state.current.file])?;
                     let resumed = Resumed {
                         sizes: state.sizes,
                         peak_bytes: state.peak_bytes,
                         previous,
                         current,
+                        files: [state.previous.file, state.current.file],
                     };
                     return Ok((Some(resumed), warnings));
                 }
@@ -294,6 +321,39 @@ impl Checkpoint {
             }
         }
         Ok((None, warnings))
+    }
+
+    /// Removes every layer file of the folder but `resumed`'s two: the older slot's oldest
+    /// layer, and any layer of an abandoned deeper one. Called once the state is the one
+    /// resumed (across processes, once every process has loaded the depth agreed on), so that
+    /// a failed load elsewhere can still fall back to the older slot here.
+    ///
+    /// # Errors
+    /// A file that cannot be removed.
+    pub fn settle(&self, resumed: &Resumed) -> io::Result<()> {
+        let [previous, current] = &resumed.files;
+        self.sweep(&[previous, current])
+    }
+
+    /// Refuses two slots whose layer sizes disagree on a depth both record (a slot's state was
+    /// altered and its CRC recomputed; which one cannot be told, so neither is resumed).
+    fn check_slots_agree(&self, checked: &[(PathBuf, State)]) -> io::Result<()> {
+        let [(a, newer), (b, older)] = checked else {
+            return Ok(());
+        };
+        let Some(d) = (0..older.sizes.len().min(newer.sizes.len()))
+            .find(|&d| newer.sizes[d] != older.sizes[d])
+        else {
+            return Ok(());
+        };
+        Err(io::Error::other(format!(
+            "{} and {} disagree on the boards at depth {d} ({} and {}): a state was altered, \
+             and neither is resumed; start again with --fresh",
+            a.display(),
+            b.display(),
+            newer.sizes[d],
+            older.sizes[d]
+        )))
     }
 
     fn check_owner(&self, path: &Path, state: &State) -> io::Result<()> {
@@ -363,6 +423,13 @@ impl Checkpoint {
                 self.size
             ));
         }
+        if let Some(d) = (0..sizes.len()).find(|&d| sizes[d] > self.most_at(d, sizes)) {
+            return Err(format!(
+                "{} boards at depth {d}, more than the {} its depth can hold",
+                sizes[d],
+                self.most_at(d, sizes)
+            ));
+        }
         for (saved, d) in [(&state.previous, depth - 1), (&state.current, depth)] {
             let name = layer_name(d as u32);
             let at = |what: String| format!("layer {name}: {what}");
@@ -410,6 +477,17 @@ impl Checkpoint {
             }
         }
         Ok(())
+    }
+
+    /// The most boards depth `d` can hold after `sizes[d - 1]` at the depth before: 1 at depth
+    /// 0, the degree at depth 1, and after that `degree - 1` times the depth before (a board
+    /// past depth 0 has a neighbour one move nearer the goal, so at most `degree - 1` further).
+    fn most_at(&self, d: usize, sizes: &[u64]) -> u64 {
+        match d {
+            0 => 1,
+            1 => self.degree,
+            _ => sizes[d - 1].saturating_mul(self.degree.saturating_sub(1)),
+        }
     }
 
     /// Opens a saved layer's file, checking its length, its CRC and its segments' CRCs (when
@@ -504,7 +582,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("layer-1.npl"), [0u8; 10]).unwrap();
         let outside = dir.path().parent().unwrap().join("elsewhere.npl");
-        let ck = Checkpoint::new(dir.path(), RunLabel::default(), 100, 2);
+        let ck = Checkpoint::new(dir.path(), RunLabel::default(), 100, 2, 4);
         let saved = |file: &str, offsets: Vec<u64>, counts: Vec<u64>| Saved {
             file: file.to_string(),
             counts,

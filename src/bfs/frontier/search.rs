@@ -121,8 +121,10 @@ pub fn search_stored<S: StateSpace>(
 /// [`search_stored`].
 ///
 /// With a checkpoint, `--resume` continues from the deepest layer every process can resume
-/// ([`Exchange::agree_resume`]), each loading the slot of that depth; a process's refusal
-/// (a folder of another search or process, nothing to resume) is every process's error.
+/// whose slot checks out whole on every process (the depths of [`Exchange::common_depths`]
+/// tried newest first, every process falling back together when one's load fails), nothing
+/// removed before every process has loaded it; a process's refusal (a folder of another
+/// search or process, nothing to resume) is every process's error.
 ///
 /// # Errors
 /// As [`search_stored`], and [`FrontierError::Peer`] when another process failed, refused or
@@ -178,6 +180,52 @@ fn agree<T>(
     }
 }
 
+/// Whether every process's verdict on resuming depth `depth` ([`Places::resume_across`]: its
+/// shares of layers `depth - 1` and `depth`, then the layer sizes its state records, as
+/// little-endian `u64`s; empty when its load failed) lets every process resume it: each
+/// loaded it, all record the same sizes, and the shares add up to the sizes of the two live
+/// layers. The error names the first process that differs, and how.
+fn all_check_out(all: &[Vec<u8>], depth: u32) -> Result<(), String> {
+    let values = |b: &[u8]| -> Vec<u64> {
+        b.chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("eight bytes")))
+            .collect()
+    };
+    let d = depth as usize;
+    let verdicts: Vec<Vec<u64>> = all.iter().map(|b| values(b)).collect();
+    if let Some(p) = (0..all.len()).find(|&p| all[p].len() % 8 != 0 || verdicts[p].len() != d + 3)
+    {
+        return Err(format!(
+            "process {p}'s slot of depth {depth} does not check out whole (see its warnings)"
+        ));
+    }
+    let sizes = &verdicts[0][2..];
+    if let Some(p) = (1..all.len()).find(|&p| verdicts[p][2..] != *sizes) {
+        let at = (0..=d)
+            .find(|&k| verdicts[p][2 + k] != sizes[k])
+            .unwrap_or_default();
+        return Err(format!(
+            "processes 0 and {p} record {} and {} boards at depth {at}: a state was altered",
+            sizes[at],
+            verdicts[p][2 + at]
+        ));
+    }
+    for (share, k) in [(0, d - 1), (1, d)] {
+        let sum = verdicts
+            .iter()
+            .try_fold(0u64, |t, v| t.checked_add(v[share]));
+        if sum != Some(sizes[k]) {
+            return Err(format!(
+                "the processes' shares of depth {k} add up to {} boards, where their states \
+                 record {}: a state was altered",
+                sum.map_or("more than 2^64".to_string(), |s| s.to_string()),
+                sizes[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Before every process stops with an error they agreed on: one more round, so that none
 /// exits (breaking its connections) before every other has the round that decided it, and
 /// reports that error rather than a broken connection. Its own failure (a process already
@@ -203,7 +251,7 @@ fn search_buffered<S: StateSpace>(
     }
     .within(space, storage.memory)?;
     let size = space.size();
-    let places = Places::new(storage, size, config.segments);
+    let places = Places::new(storage, size, config.segments, space.degree());
     // The folder's lock, held until the search returns.
     let _held = agree(exchange, places.prepare())?;
     let resumed = places.resume(max_depth, progress, exchange)?;
@@ -387,7 +435,7 @@ struct Places<'a> {
 }
 
 impl<'a> Places<'a> {
-    fn new(storage: &'a Storage, size: u64, segments: usize) -> Places<'a> {
+    fn new(storage: &'a Storage, size: u64, segments: usize, degree: usize) -> Places<'a> {
         let layers: Option<&Path> = match (&storage.checkpoint, &storage.scratch) {
             (Some(c), _) => Some(&c.dir),
             (None, Some(s)) => Some(s),
@@ -399,7 +447,7 @@ impl<'a> Places<'a> {
             checkpoint: storage
                 .checkpoint
                 .as_ref()
-                .map(|c| (c, Checkpoint::new(&c.dir, c.run.clone(), size, segments))),
+                .map(|c| (c, Checkpoint::new(&c.dir, c.run.clone(), size, segments, degree))),
             size,
             segments,
         }
@@ -475,40 +523,22 @@ impl<'a> Places<'a> {
             std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
             _ => self.checkpoint_fail(e),
         };
-        // Across processes: the deepest layer every process can resume, loaded on each.
-        let depth = if exchange.processes() > 1 {
-            let mine = agree(exchange, ck.available().map_err(fail))?;
-            let depth = exchange.agree_resume(&mine)?;
-            if depth.is_none() {
-                before_stopping(exchange);
-                return Err(FrontierError::NothingToResume(format!(
-                    "--resume: no layer that every process saved checks out (this process's \
-                     {} holds {}; run without --resume to start afresh)",
-                    at.dir.display(),
-                    match mine.is_empty() {
-                        true => "none".to_string(),
-                        false => format!("depths {mine:?}"),
-                    }
-                )));
+        let resumed = match exchange.processes() {
+            1 => {
+                let (loaded, warnings) = ck.load(None).map_err(fail)?;
+                for w in &warnings {
+                    progress.warn(w);
+                }
+                let resumed = loaded.ok_or_else(|| {
+                    FrontierError::NothingToResume(format!(
+                        "--resume: {} holds no checkpoint of this search that checks out \
+                         (start again with --fresh)",
+                        at.dir.display(),
+                    ))
+                })?;
+                resumed
             }
-            depth
-        } else {
-            None
-        };
-        let loaded = ck.load(depth).map_err(fail);
-        let (loaded, warnings) = match depth {
-            Some(_) => agree(exchange, loaded)?,
-            None => loaded?,
-        };
-        for w in &warnings {
-            progress.warn(w);
-        }
-        let Some(resumed) = loaded else {
-            return Err(FrontierError::NothingToResume(format!(
-                "--resume: {} holds no checkpoint of this search that checks out \
-                 (run without --resume to start afresh)",
-                at.dir.display(),
-            )));
+            _ => self.resume_across(at, ck, progress, exchange)?,
         };
         // A checkpoint deeper than the limit: its figures go past the depth asked for, and the
         // boards at that depth are gone; a shallower result cannot be given from it.
@@ -520,7 +550,75 @@ impl<'a> Places<'a> {
                 at.dir.display(),
             )));
         }
+        // Only now is anything removed: the older slot's oldest layer (across processes, once
+        // every process has loaded the depth agreed on: a round of its own).
+        let settled = ck.settle(&resumed).map_err(fail);
+        match exchange.processes() {
+            1 => settled?,
+            _ => agree(exchange, settled)?,
+        }
         Ok(Some(resumed))
+    }
+
+    /// Across processes, the deepest depth whose slot checks out whole (state and layer
+    /// files) on every process, with the same layer sizes everywhere and shares that add up
+    /// to them: the depths every process's state slots can resume are tried newest first,
+    /// each loaded on every process; when any process's load fails (a damaged or missing
+    /// layer file, a forged size), every process falls back to the next depth together, with
+    /// a warning naming the process. Nothing is removed before every process has loaded the
+    /// depth agreed on (the caller then settles it, [`Checkpoint::settle`]).
+    ///
+    /// # Errors
+    /// [`FrontierError::NothingToResume`] on every process when no depth checks out on all;
+    /// a process's refusal (another search's folder) as every process's error.
+    fn resume_across(
+        &self,
+        at: &CheckpointAt,
+        ck: &Checkpoint,
+        progress: &dyn Progress,
+        exchange: &mut dyn Exchange,
+    ) -> Result<Resumed, FrontierError> {
+        let fail = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
+            _ => self.checkpoint_fail(e),
+        };
+        let mine = agree(exchange, ck.available().map_err(fail))?;
+        for depth in exchange.common_depths(&mine)? {
+            let (loaded, warnings) = agree(exchange, ck.load(Some(depth)).map_err(fail))?;
+            for w in &warnings {
+                progress.warn(w);
+            }
+            // Every process's verdict: the layer sizes and its shares of the two live layers.
+            let verdict: Vec<u8> = loaded.as_ref().map_or_else(Vec::new, |r| {
+                [r.previous.len, r.current.len]
+                    .iter()
+                    .chain(&r.sizes)
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect()
+            });
+            let all = exchange.all_gather(&verdict)?;
+            match loaded {
+                Some(resumed) if all_check_out(&all, depth).is_ok() => return Ok(resumed),
+                _ => {
+                    let why = all_check_out(&all, depth).err().unwrap_or_default();
+                    progress.warn(&format!(
+                        "--resume: depth {depth} is not resumed ({why}); every process falls \
+                         back to an older one"
+                    ));
+                }
+            }
+        }
+        before_stopping(exchange);
+        Err(FrontierError::NothingToResume(format!(
+            "--resume: no depth that every process saved checks out on all of them (this \
+             process's {} holds {}); nothing was removed: mend the folder that failed, or \
+             start again with --fresh on every process",
+            at.dir.display(),
+            match mine.is_empty() {
+                true => "none".to_string(),
+                false => format!("depths {mine:?}"),
+            }
+        )))
     }
 
     /// The sink of layer `depth` (segments of `span` indices): a file named for it in the

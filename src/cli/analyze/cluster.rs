@@ -169,6 +169,7 @@ impl ClusterArgs {
                 BindArg::None => npuzzle::bfs::cluster::Bind::None,
             },
             tuning: Default::default(),
+            request: Vec::new(),
         }))
     }
 }

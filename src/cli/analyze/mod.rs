@@ -267,7 +267,7 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<RunSpec, CliError> {
         search_components: args.search_components,
     };
     // With --max-depth, --processes runs the frontier search across processes.
-    let cluster = args.cluster.cluster(args.max_depth.is_some())?;
+    let cluster = cluster_of(args)?;
     if cluster.is_none() && args.max_depth.is_none() {
         analysis::plan(shape, options, analysis::available_memory()).map_err(CliError::usage)?;
     }
@@ -286,6 +286,40 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<RunSpec, CliError> {
         options,
         cluster,
     })
+}
+
+/// The cluster of a distributed run, when its flags ask for one, with the flags that change
+/// what the run searches or writes and that the engine's fingerprint does not name
+/// ([`Cluster::request`]): every process must be given the same, or every process refuses.
+/// Each process's own places, budgets and waits (`--output`, `--scratch`, `--memory`,
+/// `--chunk`, `--process`, `--hostfile`, `--connect-timeout`, `--stall-timeout`, `--bind`,
+/// `--quiet`) are not among them; the board, the goal, the metric, `--max-depth`,
+/// `--fan-in`, `--table`, `--search-components`, `--processes`, `--workers` (of the
+/// whole-space engine), `--checkpoint`, `--checkpoint-every` and `--resume` are the
+/// engine's own fields.
+fn cluster_of(args: &AnalyzeArgs) -> Result<Option<Cluster>, CliError> {
+    let shown = |e: Option<Export>| match e {
+        Some(e) => format!("{e:?}").to_lowercase(),
+        None => "the default".into(),
+    };
+    let request = vec![
+        (
+            "--all-pairs".to_string(),
+            if args.all_pairs { "yes" } else { "no" }.to_string(),
+        ),
+        ("--edges".to_string(), shown(args.edges)),
+        ("--nodes".to_string(), shown(args.nodes)),
+        (
+            "the chart's scale".to_string(),
+            args.scale
+                .asked()
+                .map_or("auto".into(), |s| format!("{s:?}").to_lowercase()),
+        ),
+    ];
+    Ok(args
+        .cluster
+        .cluster(args.max_depth.is_some())?
+        .map(|c| Cluster { request, ..c }))
 }
 
 /// `--edges` and `--nodes` checked: how each is written, or `None` for no file.
@@ -472,7 +506,7 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
              it without --checkpoint",
         ));
     }
-    let cluster = args.cluster.cluster(args.max_depth.is_some())?;
+    let cluster = cluster_of(args)?;
     if let Some(scratch) = args.scratch.as_ref().filter(|_| args.max_depth.is_some()) {
         std::fs::create_dir_all(scratch)
             .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
