@@ -321,7 +321,7 @@ fn accept_peers(
     listener
         .set_nonblocking(true)
         .map_err(|e| ClusterError::Connect(format!("cannot listen: {e}")))?;
-    let (done, results) = mpsc::channel::<(u64, Result<(usize, TcpStream), HandshakeFailure>)>();
+    let (done, results) = mpsc::channel::<Said>();
     let mut got: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
     let mut pending: Vec<Pending> = Vec::new();
     let mut next_id = 0u64;
@@ -456,6 +456,9 @@ fn accept_peers(
         .collect())
 }
 
+/// How the exchange of connection `id` ended: the peer's process number and its stream.
+type Said = (u64, Result<(usize, TcpStream), HandshakeFailure>);
+
 /// A connection saying hello on its own thread ([`start_hello`]).
 struct Pending {
     /// Its number, in the order accepted (the oldest has the smallest).
@@ -477,7 +480,7 @@ fn start_hello(
     stream: TcpStream,
     from: SocketAddr,
     id: u64,
-    done: &mpsc::Sender<(u64, Result<(usize, TcpStream), HandshakeFailure>)>,
+    done: &mpsc::Sender<Said>,
 ) -> io::Result<Pending> {
     let handle = stream.try_clone()?;
     let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
