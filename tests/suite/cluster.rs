@@ -677,6 +677,130 @@ fn peers_of_another_run_or_key_are_refused_on_both_sides() {
     }
 }
 
+/// Issue 73: a local client holding 70 silent connections open to process 0's port (each
+/// one it finds closed opened again) from before its real peer starts until the run ends:
+/// with NPUZZLE_CLUSTER_KEY on both, the cluster forms and writes one machine's files, and
+/// process 0's warnings about the flood are a few lines (a burst, then one a second with a
+/// count), not thousands.
+#[test]
+fn a_flood_of_silent_connections_does_not_keep_a_keyed_cluster_from_forming() {
+    use std::io::Read;
+    use std::net::{SocketAddr, TcpStream};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let board = ["--rows", "2", "--cols", "3"];
+    let reference = one_process(&board, dir.path(), "2x3", &[]);
+    let flags = [
+        "--rows",
+        "2",
+        "--cols",
+        "3",
+        "--nodes",
+        "none",
+        "--connect-timeout",
+        "10",
+    ];
+    let keyed = |mut cmd: Command| {
+        cmd.env("NPUZZLE_CLUSTER_KEY", "flood key");
+        cmd
+    };
+    let started = Instant::now();
+    let (p0, address) = start(keyed(process(dir.path(), 0, 2, &[], &flags)), true);
+    let address = address.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = {
+        let to: SocketAddr = address.parse().unwrap();
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut held: Vec<TcpStream> = Vec::new();
+            let mut opened = 0;
+            let until = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+                held.retain_mut(|s| match s.read(&mut [0u8; 1]) {
+                    Ok(0) => false,
+                    Ok(_) => true,
+                    Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
+                });
+                while held.len() < 70 {
+                    match TcpStream::connect_timeout(&to, Duration::from_millis(100)) {
+                        Ok(s) => {
+                            s.set_nonblocking(true).unwrap();
+                            held.push(s);
+                            opened += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            opened
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let p1 = keyed(process(dir.path(), 1, 2, &[address], &flags))
+        .output()
+        .unwrap();
+    let p0 = p0.wait();
+    stop.store(true, Ordering::Relaxed);
+    let opened = flood.join().unwrap();
+    let elapsed = started.elapsed();
+    for (i, o) in [&p0, &p1].into_iter().enumerate() {
+        assert!(o.status.success(), "process {i}: {}", errors(o));
+    }
+    same_files(&dir.path().join("p0").join("2x3"), &reference);
+    assert!(opened > 70, "{opened} connections");
+    let warnings = errors(&p0);
+    assert!(
+        warnings.lines().all(|l| l.starts_with("warning: ")),
+        "{warnings}"
+    );
+    // A burst of 8, then one a second, and the last count.
+    let most = elapsed.as_secs() as usize + 8 + 2;
+    assert!(
+        warnings.lines().count() <= most,
+        "{} lines in {elapsed:?}: {warnings}",
+        warnings.lines().count()
+    );
+    assert!(errors(&p1).is_empty(), "{}", errors(&p1));
+}
+
+/// Issue 73: `--resume` on process 1 only, with and without NPUZZLE_CLUSTER_KEY: both
+/// processes stop within seconds, each naming `--resume` (not the key).
+#[test]
+fn resume_on_one_process_only_is_named_on_both_sides() {
+    for key in [None, Some("one key")] {
+        let dir = tempfile::tempdir().unwrap();
+        let started = Instant::now();
+        let outs = run_frontier(
+            &["--size", "3"],
+            dir.path(),
+            2,
+            |i| checkpointed(5, dir.path(), i, i == 1),
+            |_| match key {
+                Some(k) => vec![("NPUZZLE_CLUSTER_KEY", k.to_string())],
+                None => Vec::new(),
+            },
+        );
+        let elapsed = started.elapsed();
+        assert!(elapsed < Duration::from_secs(12), "{key:?}: {elapsed:?}");
+        for (i, (o, needle)) in outs
+            .iter()
+            .zip([
+                "--resume is no here and yes there",
+                "--resume is yes here and no there",
+            ])
+            .enumerate()
+        {
+            assert_eq!(o.status.code(), Some(1), "{key:?}: process {i}");
+            let err = errors(o);
+            let last = err.lines().last().unwrap_or_default();
+            assert!(last.contains(needle), "{key:?}: process {i}: {err}");
+            assert!(!err.contains("NPUZZLE_CLUSTER_KEY"), "{key:?}: {err}");
+        }
+    }
+}
+
 /// A peer that stops (SIGSTOP) mid-run: the other process gives up after --stall-timeout
 /// with one line, instead of waiting forever.
 #[cfg(unix)]

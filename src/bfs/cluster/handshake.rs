@@ -20,11 +20,17 @@
 //!
 //! **Policy.** A connection that does not say hello correctly within [`HELLO_TIMEOUT`] (a
 //! port scanner, `nc`, an HTTP probe), fails the key's challenge, or claims an impossible
-//! process number is dropped with one warning, and the acceptor goes on waiting for its real
-//! peer. A dialer refused by its peer, or answered by a peer of another run, stops with an
-//! error naming the field; the acceptor warns and keeps waiting, and names the refusals in
-//! its error if the connect timeout passes. Connection errors (a peer not up yet) are
-//! retried until the connect timeout.
+//! process number is dropped with a warning, and the acceptor goes on waiting for its real
+//! peer. At most [`MAX_PENDING`] connections say hello at once; when one more comes, the
+//! oldest that has not yet sent its side of the exchange is dropped to make room (a real
+//! peer sends it at once, so a flood of silent connections does not keep it out), and the
+//! warnings are rate-limited ([`WARNING_BURST`] lines, then one a second with a count). A
+//! dialer refused by its peer, or answered by a peer of another run, stops with an error
+//! naming the field. So does the acceptor: at once when the peer proved the shared key (it
+//! is one of this run's processes, started with other flags); without a key, where a stray
+//! process of another run cannot be told from a misconfigured peer, it warns and waits
+//! [`HELLO_TIMEOUT`] more for a peer that is accepted. Connection errors (a peer not up yet)
+//! are retried until the connect timeout.
 //!
 //! The key (from [`KEY_VARIABLE`], so that it stays out of process lists) authenticates the
 //! processes to each other; it does not encrypt or authenticate the traffic that follows.
@@ -52,8 +58,9 @@ pub const MAX_FRAME: u32 = 64 << 10;
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 /// The environment variable holding the optional shared key.
 pub const KEY_VARIABLE: &str = "NPUZZLE_CLUSTER_KEY";
-/// Most connections handled at once while waiting for the peers (more are dropped).
-const MAX_PENDING: usize = 64;
+/// Most connections saying hello at once while waiting for the peers (one more makes room
+/// by dropping the oldest that has not answered).
+pub const MAX_PENDING: usize = 64;
 
 /// What must be equal on every process of a run: named fields, in a fixed order (the first
 /// that differs is the one named).
@@ -128,6 +135,10 @@ enum HandshakeFailure {
     Stray(String),
     /// A peer of another run, or one that refused this one: the run cannot go on as given.
     Refused(String),
+    /// A peer that proved the shared key, refused because its run differs (a fingerprint or
+    /// version): one of this run's processes started with other flags, so the acceptor stops
+    /// at once too.
+    Proven(String),
     /// The connection broke (a peer restarting): retry.
     Io(io::Error),
 }
@@ -153,13 +164,15 @@ pub fn key_from_env() -> Result<Option<Vec<u8>>, String> {
 
 /// Connects this process to every other one and runs the exchange with each; returns one
 /// stream per process in order (`None` at `me`), blocking, ready for timely. `warn` gets
-/// one line per connection dropped or refused, and the listening address when the
-/// hostfile's port was 0.
+/// the lines about connections dropped or refused (rate-limited: see [`WARNING_BURST`]),
+/// and the listening address when the hostfile's port was 0.
 ///
 /// # Errors
 /// [`ClusterError::Config`] when an address cannot be resolved; [`ClusterError::Connect`]
-/// when this process cannot listen on its address, or a peer is of another run (naming the field that differs),
-/// refuses this process, or is still missing at the deadline.
+/// when this process cannot listen on its address, or a peer is of another run (naming the
+/// field that differs: at once, or for a peer without a key [`HELLO_TIMEOUT`] after it
+/// unless every process connects by then), refuses this process, or is still missing at the
+/// deadline.
 pub fn connect(
     peering: &Peering,
     warn: &(dyn Fn(String) + Sync),
@@ -273,7 +286,11 @@ fn dial_peer(peering: &Peering, p: usize, addrs: &[SocketAddr]) -> Result<TcpStr
                 last = format!("the exchange broke: {e}");
                 pause.sleep();
             }
-            Err(HandshakeFailure::Stray(why) | HandshakeFailure::Refused(why)) => {
+            Err(
+                HandshakeFailure::Stray(why)
+                | HandshakeFailure::Refused(why)
+                | HandshakeFailure::Proven(why),
+            ) => {
                 return Err(ClusterError::Connect(format!(
                     "process {} at {address}: {why}",
                     p
@@ -283,8 +300,16 @@ fn dial_peer(peering: &Peering, p: usize, addrs: &[SocketAddr]) -> Result<TcpStr
     }
 }
 
-/// Accepts the processes above this one; exchanges run on their own threads (left to end
-/// by their own deadline), so a silent connection does not hold up the real peer.
+/// Accepts the processes above this one; exchanges run on their own threads (ended early
+/// only by [`make_room`]), so a silent connection does not hold up the real peer.
+///
+/// At most [`MAX_PENDING`] connections say hello at once; a new one beyond that makes room
+/// by dropping the oldest that has not yet sent its side of the exchange (a real peer sends
+/// it at once, so a flood of silent connections only ever drops its own). Warnings about
+/// dropped and refused connections go through [`Warnings`]. A refused peer that proved the
+/// shared key ends the wait at once with the reason; without a key, a refused peer may be a
+/// stray of another run, so the wait then ends [`HELLO_TIMEOUT`] later unless every process
+/// has connected by then.
 fn accept_peers(
     peering: &std::sync::Arc<Peering>,
     listener: &TcpListener,
@@ -296,22 +321,35 @@ fn accept_peers(
     listener
         .set_nonblocking(true)
         .map_err(|e| ClusterError::Connect(format!("cannot listen: {e}")))?;
-    let (done, results) =
-        mpsc::channel::<(SocketAddr, Result<(usize, TcpStream), HandshakeFailure>)>();
+    let (done, results) = mpsc::channel::<Said>();
     let mut got: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
-    let mut pending = 0usize;
-    let mut refusals: Vec<String> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut next_id = 0u64;
+    let mut warnings = Warnings::new(warn);
+    // The last refusal, and when the wait ends because of it (no key: see above).
+    let mut refused: Option<(String, Instant)> = None;
     let mut pause = Backoff::default();
-    loop {
+    let outcome = loop {
         let missing: Vec<usize> = (me + 1..n).filter(|&p| got[p].is_none()).collect();
         if missing.is_empty() {
-            break;
+            break Ok(());
         }
         if gave_up.load(std::sync::atomic::Ordering::Relaxed) {
             // The dialer's error is the one reported.
-            return Ok(Vec::new());
+            break Ok(());
         }
-        if Instant::now() >= peering.deadline {
+        let now = Instant::now();
+        if let Some((why, by)) = &refused
+            && now >= *by
+            && now < peering.deadline
+        {
+            break Err(ClusterError::Connect(format!(
+                "refused {why} (no other process took its place within {} s); start all of \
+                 them with the same flags",
+                HELLO_TIMEOUT.as_secs()
+            )));
+        }
+        if now >= peering.deadline {
             let mut message = format!(
                 "not every process connected within {} s (this is process {me} of {n} at {}; \
                  missing: {}); start all of them with the same --processes and --hostfile",
@@ -323,63 +361,264 @@ fn accept_peers(
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            if let Some(last) = refusals.last() {
+            if let Some((last, _)) = &refused {
                 message.push_str(&format!("; refused: {last}"));
             }
-            return Err(ClusterError::Connect(message));
+            break Err(ClusterError::Connect(message));
         }
-        match listener.accept() {
-            Ok((stream, from)) if pending < MAX_PENDING => {
-                pending += 1;
-                pause = Backoff::default();
-                let done = done.clone();
-                let peering = std::sync::Arc::clone(peering);
-                let spawned = std::thread::Builder::new()
-                    .name("npuzzle-hello".into())
-                    .spawn(move || {
-                        let mut stream = stream;
-                        let result = acceptor_side(&peering, &mut stream).map(|p| (p, stream));
-                        let _ = done.send((from, result));
-                    });
-                if let Err(e) = spawned {
-                    pending -= 1;
-                    warn(format!("dropped a connection from {from}: {e}"));
+        // Every connection waiting, up to a bound (the rest wait for the next look).
+        let mut accepted = 0;
+        while accepted < 2 * MAX_PENDING {
+            match listener.accept() {
+                Ok((stream, from)) => {
+                    accepted += 1;
+                    pause = Backoff::default();
+                    if !make_room(&mut pending, &mut warnings) {
+                        warnings.line(format!(
+                            "dropped a connection from {from}: {MAX_PENDING} connections are \
+                             already saying hello"
+                        ));
+                        continue;
+                    }
+                    match start_hello(peering, stream, from, next_id, &done) {
+                        Ok(p) => pending.push(p),
+                        Err(e) => warnings.line(format!("dropped a connection from {from}: {e}")),
+                    }
+                    next_id += 1;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    warnings.line(format!("a connection failed before its hello: {e}"));
+                    break;
                 }
             }
-            Ok((_, from)) => warn(format!(
-                "dropped a connection from {from}: {MAX_PENDING} connections are already saying \
-                 hello"
-            )),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => warn(format!("a connection failed before its hello: {e}")),
         }
-        while let Ok((from, result)) = results.try_recv() {
-            pending -= 1;
+        let mut stop = None;
+        while let Ok((id, result)) = results.try_recv() {
+            let Some(at) = pending.iter().position(|c| c.id == id) else {
+                continue;
+            };
+            let connection = pending.remove(at);
+            let from = connection.from;
             match result {
-                Ok((p, stream)) => got[p] = Some(stream),
+                Ok((p, stream)) if got[p].is_none() => got[p] = Some(stream),
+                Ok((p, _)) => warnings.line(format!(
+                    "dropped a connection from {from}: process {p} is already connected"
+                )),
+                // Dropped to make room: warned then.
+                Err(_) if connection.evicted => {}
                 Err(HandshakeFailure::Io(e)) => {
-                    warn(format!("dropped a connection from {from}: {e}"));
+                    warnings.line(format!("dropped a connection from {from}: {e}"));
                 }
                 Err(HandshakeFailure::Stray(why)) => {
-                    warn(format!("dropped a connection from {from}: {why}"))
+                    warnings.line(format!("dropped a connection from {from}: {why}"));
                 }
                 Err(HandshakeFailure::Refused(why)) => {
-                    warn(format!("refused a connection from {from}: {why}"));
-                    refusals.push(why);
+                    warnings.line(format!("refused a connection from {from}: {why}"));
+                    let by = refused
+                        .as_ref()
+                        .map_or(Instant::now() + HELLO_TIMEOUT, |(_, by)| *by);
+                    refused = Some((format!("{why} (from {from})"), by));
+                }
+                Err(HandshakeFailure::Proven(why)) => {
+                    stop = Some(format!(
+                        "refused {why} (from {from}); start all of them with the same flags"
+                    ));
                 }
             }
         }
-        if pending > 0 {
+        if let Some(why) = stop {
+            break Err(ClusterError::Connect(why));
+        }
+        warnings.tick();
+        if !pending.is_empty() {
             // An exchange under way: look for its end promptly.
             pause = Backoff::default();
         }
         pause.sleep();
+    };
+    // The connections still saying hello are not needed any more (their threads end).
+    for c in pending.iter().filter(|c| !c.evicted) {
+        let _ = c.stream.shutdown(std::net::Shutdown::Both);
+        if outcome.is_ok() && !gave_up.load(std::sync::atomic::Ordering::Relaxed) {
+            warnings.held(format!(
+                "dropped a connection from {}: every process had connected",
+                c.from
+            ));
+        }
     }
+    warnings.flush();
+    outcome?;
     Ok(got
         .into_iter()
         .enumerate()
         .filter_map(|(p, s)| s.map(|s| (p, s)))
         .collect())
+}
+
+/// How the exchange of connection `id` ended: the peer's process number and its stream.
+type Said = (u64, Result<(usize, TcpStream), HandshakeFailure>);
+
+/// A connection saying hello on its own thread ([`start_hello`]).
+struct Pending {
+    /// Its number, in the order accepted (the oldest has the smallest).
+    id: u64,
+    /// Where from.
+    from: SocketAddr,
+    /// The same socket, to shut it down from the accepting thread.
+    stream: TcpStream,
+    /// Set once it has sent its whole side of the exchange (the hello and the proof).
+    answered: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Shut down by [`make_room`] (its thread is ending; warned already).
+    evicted: bool,
+}
+
+/// Starts the exchange of a new connection on its own thread; its result goes to `done`
+/// with `id`.
+fn start_hello(
+    peering: &std::sync::Arc<Peering>,
+    stream: TcpStream,
+    from: SocketAddr,
+    id: u64,
+    done: &mpsc::Sender<Said>,
+) -> io::Result<Pending> {
+    let handle = stream.try_clone()?;
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = done.clone();
+    let peering = std::sync::Arc::clone(peering);
+    let flag = std::sync::Arc::clone(&answered);
+    std::thread::Builder::new()
+        .name("npuzzle-hello".into())
+        .spawn(move || {
+            let mut stream = stream;
+            let result = acceptor_side(&peering, &mut stream, &flag).map(|p| (p, stream));
+            let _ = done.send((id, result));
+        })?;
+    Ok(Pending {
+        id,
+        from,
+        stream: handle,
+        answered,
+        evicted: false,
+    })
+}
+
+/// Makes room for one more connection among `pending`: when [`MAX_PENDING`] are saying
+/// hello, shuts down the oldest that has not yet sent its side of the exchange (with a
+/// warning). `false` when there is no room (every one has answered and is being checked, or
+/// the threads of those shut down have not ended yet).
+fn make_room(pending: &mut [Pending], warnings: &mut Warnings<'_>) -> bool {
+    let live = pending.iter().filter(|c| !c.evicted).count();
+    if live < MAX_PENDING {
+        return pending.len() < 2 * MAX_PENDING;
+    }
+    if pending.len() >= 2 * MAX_PENDING {
+        return false;
+    }
+    let oldest = pending
+        .iter_mut()
+        .find(|c| !c.evicted && !c.answered.load(std::sync::atomic::Ordering::Acquire));
+    let Some(oldest) = oldest else {
+        return false;
+    };
+    let _ = oldest.stream.shutdown(std::net::Shutdown::Both);
+    oldest.evicted = true;
+    warnings.line(format!(
+        "dropped a connection from {}: it had not said hello when {MAX_PENDING} others were \
+         waiting and a new one came",
+        oldest.from
+    ));
+    true
+}
+
+/// The acceptor's warnings about the connections it drops or refuses, rate-limited so that
+/// a flood of connections writes a few lines, not thousands: the first [`WARNING_BURST`]
+/// lines as they come, then at most one a second; the lines held back in between are
+/// counted, and the next line written says how many there were and the last of them.
+struct Warnings<'a> {
+    warn: &'a (dyn Fn(String) + Sync),
+    /// Lines that may be written now.
+    tokens: u32,
+    /// When the last token was added.
+    refilled: Instant,
+    /// Lines held back since the last one written, and the last of them.
+    held: usize,
+    last: String,
+}
+
+/// Lines [`Warnings`] writes at once before it limits them to one a second.
+pub const WARNING_BURST: u32 = 8;
+
+impl<'a> Warnings<'a> {
+    fn new(warn: &'a (dyn Fn(String) + Sync)) -> Warnings<'a> {
+        Warnings {
+            warn,
+            tokens: WARNING_BURST,
+            refilled: Instant::now(),
+            held: 0,
+            last: String::new(),
+        }
+    }
+
+    /// Adds the tokens of the whole seconds since the last one added.
+    fn refill(&mut self) {
+        let secs = self.refilled.elapsed().as_secs();
+        if secs > 0 {
+            self.tokens = (self.tokens as u64 + secs).min(WARNING_BURST as u64) as u32;
+            self.refilled += Duration::from_secs(secs);
+        }
+    }
+
+    /// Writes `line` (with the count of those held back before it), or holds it back.
+    fn line(&mut self, line: String) {
+        self.refill();
+        if self.tokens == 0 {
+            self.held(line);
+            return;
+        }
+        self.tokens -= 1;
+        if self.held > 0 {
+            (self.warn)(format!(
+                "{line} (and {} more connections dropped or refused before it, since the last \
+                 warning)",
+                self.held
+            ));
+            self.held = 0;
+        } else {
+            (self.warn)(line);
+        }
+    }
+
+    /// Counts `line` without writing it.
+    fn held(&mut self, line: String) {
+        self.held += 1;
+        self.last = line;
+    }
+
+    /// Writes the count of the lines held back, when there are some and a line may be
+    /// written.
+    fn tick(&mut self) {
+        self.refill();
+        if self.held > 0 && self.tokens > 0 {
+            self.tokens -= 1;
+            self.summary();
+        }
+    }
+
+    /// Writes the count of the lines held back, if any, whatever the rate.
+    fn flush(&mut self) {
+        if self.held > 0 {
+            self.summary();
+        }
+    }
+
+    fn summary(&mut self) {
+        (self.warn)(format!(
+            "{} more connections dropped or refused since the last warning; the last: {}",
+            self.held, self.last
+        ));
+        self.held = 0;
+    }
 }
 
 /// The pause between two looks for a peer (dialing again, or checking for a connection):
@@ -469,8 +708,13 @@ fn dialer_side(
     Ok(())
 }
 
-/// The acceptor's side of one exchange; returns the peer's process number.
-fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, HandshakeFailure> {
+/// The acceptor's side of one exchange; returns the peer's process number. Sets `answered`
+/// once the peer has sent its whole side (its hello and its proof).
+fn acceptor_side(
+    peering: &Peering,
+    stream: &mut TcpStream,
+    answered: &std::sync::atomic::AtomicBool,
+) -> Result<usize, HandshakeFailure> {
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
     stream.set_write_timeout(Some(HELLO_TIMEOUT))?;
@@ -506,6 +750,7 @@ fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Han
     stream.write_all(&MAGIC)?;
     write_frame(stream, &mine)?;
     let proof = read_frame(stream, deadline).map_err(stray)?;
+    answered.store(true, std::sync::atomic::Ordering::Release);
     let mut refused = key_mismatch(peering.key.is_some(), theirs.keyed);
     let mut stray_reason = None;
     if refused.is_none()
@@ -522,12 +767,16 @@ fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Han
         refused = Some(why.clone());
         stray_reason = Some(why);
     }
+    // The peer holds the key (or neither side does): what it is refused for now is its run.
+    let proven = refused.is_none() && peering.key.is_some();
     let mismatched = mismatch(peering, &theirs);
     if refused.is_none() {
         refused.clone_from(&mismatched);
     }
-    let proof = match (&peering.key, &refused) {
-        (Some(key), None) => prove(key, b"acceptor", &theirs_bytes, &mine),
+    // A peer that proved the key gets this side's proof even when refused for its run, so
+    // that it names the field that differs, not the key.
+    let proof = match &peering.key {
+        Some(key) if proven => prove(key, b"acceptor", &theirs_bytes, &mine),
         _ => String::new(),
     };
     let verdict = Verdict {
@@ -542,7 +791,12 @@ fn acceptor_side(peering: &Peering, stream: &mut TcpStream) -> Result<usize, Han
         return Err(HandshakeFailure::Stray(why));
     }
     if let Some(why) = refused {
-        return Err(HandshakeFailure::Refused(format!("process {p}: {why}")));
+        let why = format!("process {p}: {why}");
+        return Err(if proven {
+            HandshakeFailure::Proven(why)
+        } else {
+            HandshakeFailure::Refused(why)
+        });
     }
     Ok(p)
 }
@@ -769,6 +1023,109 @@ mod tests {
             let x = x.unwrap_err().to_string();
             assert!(x.contains("not every process connected"), "{x}");
             assert!(!warnings.is_empty());
+        }
+    }
+
+    /// A client holding `count` silent connections open to `address` (each one it finds
+    /// closed opened again) until `stop` is set or 20 s pass; returns how many it opened.
+    fn flood(
+        address: &str,
+        count: usize,
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> std::thread::JoinHandle<usize> {
+        let address: SocketAddr = address.parse().unwrap();
+        std::thread::spawn(move || {
+            let mut held: Vec<TcpStream> = Vec::new();
+            let mut opened = 0;
+            let until = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < until && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                held.retain_mut(|s| match s.read(&mut [0u8; 1]) {
+                    Ok(0) => false,
+                    Ok(_) => true,
+                    Err(e) => e.kind() == io::ErrorKind::WouldBlock,
+                });
+                while held.len() < count {
+                    match TcpStream::connect_timeout(&address, Duration::from_millis(100)) {
+                        Ok(s) => {
+                            s.set_nonblocking(true).unwrap();
+                            held.push(s);
+                            opened += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            opened
+        })
+    }
+
+    /// Issue 73: 70 silent connections held open (each one closed opened again) while the
+    /// real peer arrives 2.5 s later: with a key on both, the oldest silent one makes room for
+    /// each new one, the peers connect, and the flood's warnings are a burst, then at most one
+    /// a second, with a count.
+    #[test]
+    fn a_flood_of_silent_connections_gives_way_to_the_real_peer() {
+        let addresses = pair();
+        let a = peering(0, &addresses, "g", Some("k"));
+        let b = peering(1, &addresses, "g", Some("k"));
+        let warnings = std::sync::Mutex::new(Vec::new());
+        let warn = |w: String| warnings.lock().unwrap().push(w);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let started = Instant::now();
+        let (x, y, opened) = std::thread::scope(|s| {
+            let x = s.spawn(|| connect(&a, &warn));
+            std::thread::sleep(Duration::from_millis(100));
+            let flooding = flood(&addresses[0], 70, std::sync::Arc::clone(&stop));
+            std::thread::sleep(Duration::from_millis(2500));
+            let y = s.spawn(|| connect(&b, &warn)).join().unwrap();
+            let x = x.join().unwrap();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            (x, y, flooding.join().unwrap())
+        });
+        let elapsed = started.elapsed();
+        let warnings = warnings.into_inner().unwrap();
+        assert!(x.is_ok() && y.is_ok(), "{x:?} {y:?} {warnings:?}");
+        assert!(elapsed < Duration::from_secs(8), "{elapsed:?}");
+        assert!(
+            opened > 100,
+            "the flood was not dropped: {opened} connections"
+        );
+        let most = elapsed.as_secs() + u64::from(WARNING_BURST) + 2;
+        assert!(
+            warnings.len() as u64 <= most,
+            "{} warnings: {warnings:?}",
+            warnings.len()
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("more connections dropped or refused")),
+            "{warnings:?}"
+        );
+    }
+
+    /// Issue 73: a peer with the same key started with other flags (the goal here) is
+    /// refused by both sides at once, each naming the field, not the key; without a key the
+    /// acceptor waits [`HELLO_TIMEOUT`] more for another peer, then names it too.
+    #[test]
+    fn a_peer_of_another_run_is_refused_on_both_sides_naming_its_run() {
+        for key in [Some("k"), None] {
+            let addresses = pair();
+            let a = peering(0, &addresses, "g", key);
+            let b = peering(1, &addresses, "h", key);
+            let started = Instant::now();
+            let (x, y, _) = both(a, b);
+            let elapsed = started.elapsed();
+            let (x, y) = (x.unwrap_err().to_string(), y.unwrap_err().to_string());
+            assert!(y.contains("another run: goal is h here and g there"), "{y}");
+            assert!(x.contains("another run: goal is g here and h there"), "{x}");
+            assert!(!x.contains("not every process connected"), "{x}");
+            let most = match key {
+                Some(_) => Duration::from_secs(2),
+                None => HELLO_TIMEOUT + Duration::from_secs(2),
+            };
+            assert!(elapsed < most, "{key:?}: {elapsed:?}");
         }
     }
 
