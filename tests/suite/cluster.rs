@@ -842,7 +842,8 @@ fn a_stopped_peer_is_an_error_after_the_stall_timeout() {
     let err = errors(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("no message from the other processes for 2 s (--stall-timeout)"),
+        err.contains("no message from process 1 (")
+            && err.contains("within the stall timeout of 2 s (--stall-timeout"),
         "{err}"
     );
     assert!(waited < Duration::from_secs(30), "{waited:?}");
@@ -1438,7 +1439,7 @@ fn run_frontier(
     extra_of: impl Fn(usize) -> Vec<String>,
     env_of: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<Output> {
-    // A peer that stops makes the others give up within a minute, not the default half hour.
+    // A peer that stops makes the others give up within a minute, not the default five.
     let extra_of = |i| {
         let mut f = extra_of(i);
         f.extend(["--stall-timeout".to_string(), "60".to_string()]);
@@ -1636,4 +1637,75 @@ fn frontier_flags_that_differ_and_a_full_disk_on_one_process() {
         assert!(o.status.success(), "process {i}: {}", errors(o));
     }
     same_frontier_files(&p0, &one);
+}
+
+/// Issue 73: every flag that changes what a distributed run searches or writes is in the
+/// peers' fingerprint, on every path: `--all-pairs` on one process only (with `--max-depth`,
+/// where the other joined the first orbit's search and exited 0, and without), or another
+/// `--edges` format, is refused on both processes, each exiting non-zero naming the flag.
+#[test]
+fn a_flag_given_to_one_process_only_is_refused_on_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &[&str], &str); 3] = [
+        (
+            &["--all-pairs", "--max-depth", "5"],
+            &["--max-depth", "5"],
+            "--all-pairs is",
+        ),
+        (&["--all-pairs"], &[], "--all-pairs is"),
+        (&["--edges", "ranks"], &["--edges", "labels"], "--edges is"),
+    ];
+    for (k, (zero, one, needle)) in cases.into_iter().enumerate() {
+        let outs = run_frontier(
+            &["--size", "3"],
+            &dir.path().join(format!("case{k}")),
+            2,
+            |i| {
+                let mut f: Vec<String> = ["--connect-timeout", "10"].map(String::from).to_vec();
+                f.extend(if i == 0 { zero } else { one }.iter().map(|s| s.to_string()));
+                f
+            },
+            |_| Vec::new(),
+        );
+        for (i, o) in outs.iter().enumerate() {
+            let err = errors(o);
+            assert!(!o.status.success(), "{needle}: process {i} exited 0: {err}");
+            assert!(err.contains(needle), "{needle}: process {i}: {err}");
+        }
+    }
+}
+
+/// Issue 73: a process that stops on its own error tells the others why: a layer file damaged
+/// mid-search on process 1 (a test hook, as a disk error would) is process 1's one-line
+/// error, and process 0's names process 1 and the layer, not a broken connection.
+#[test]
+fn a_process_that_stops_is_named_with_its_reason_by_the_others() {
+    if !HOOKS {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outs = run_frontier(
+        &["--size", "3"],
+        dir.path(),
+        2,
+        |i| {
+            let scratch = dir.path().join(format!("scratch{i}")).display().to_string();
+            ["--max-depth", "20", "--scratch", &scratch, "--connect-timeout", "10"]
+                .map(String::from)
+                .to_vec()
+        },
+        |i| match i {
+            1 => vec![("NPUZZLE_DAMAGE_SCRATCH", "layer:10".to_string())],
+            _ => Vec::new(),
+        },
+    );
+    let one = errors(&outs[1]);
+    assert!(!outs[1].status.success() && one.contains("layer 10"), "{one}");
+    let zero = errors(&outs[0]);
+    assert!(!outs[0].status.success(), "{zero}");
+    let last = zero.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("process 1 stopped:") && last.contains("layer 10"),
+        "{zero}"
+    );
 }

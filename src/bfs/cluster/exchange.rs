@@ -54,6 +54,7 @@ pub(super) fn bfs_layers<S: StateSpace>(
         phase,
         checkpoints,
         events,
+        layer_began: std::time::Instant::now(),
     };
     let kept = match layers::run(&mut exchange, &plan, list)? {
         Ended::Last(kept) => kept,
@@ -92,6 +93,9 @@ struct MarksExchange<'e, 'n, 'w, S: StateSpace> {
     phase: &'e mut Phase,
     checkpoints: &'e mut Option<Checkpoints>,
     events: &'e mpsc::Sender<Event>,
+    /// When the layer being searched began (after the last one's save): its wall time, and
+    /// its save's, pace the stall timeout ([`Net::pace`]).
+    layer_began: std::time::Instant,
 }
 
 impl<S: StateSpace> MarksExchange<'_, '_, '_, S> {
@@ -187,6 +191,7 @@ impl<S: StateSpace> Stepper for MarksExchange<'_, '_, '_, S> {
 
     fn layer_done(&mut self, reached: u64) -> Result<ControlFlow<()>, ClusterError> {
         let (net, phase) = (&mut *self.net, &mut *self.phase);
+        net.pace(self.layer_began.elapsed());
         phase.step += 1;
         if net.me == 0 {
             let _ = self.events.send(Event::Layer {
@@ -204,6 +209,8 @@ impl<S: StateSpace> Stepper for MarksExchange<'_, '_, '_, S> {
             net.traffic.saves += 1;
             net.traffic.saved_bytes += bytes;
             net.traffic.save_micros += took.as_micros() as u64;
+            // (A peer may save for as long as this process did: the wait allows for it.)
+            net.pace(self.layer_began.elapsed());
             // Every process has saved this step before any goes on (so the latest common
             // step is never more than one behind).
             net.sync()?;
@@ -211,6 +218,7 @@ impl<S: StateSpace> Stepper for MarksExchange<'_, '_, '_, S> {
         if self.checkpoints.is_some() {
             fault_injection(phase.step);
         }
+        self.layer_began = std::time::Instant::now();
         Ok(ControlFlow::Continue(()))
     }
 }
