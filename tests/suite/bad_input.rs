@@ -1421,6 +1421,20 @@ fn analyze_cases() -> Vec<Case> {
 /// Bad `export`, `draw` and top-level arguments.
 fn export_draw_cases() -> Vec<Case> {
     vec![
+        // Issue 73: `random --moves 2^64-1` ran until killed; above the cap, one line, exit 2.
+        case(
+            "random_moves_over_the_cap",
+            &["random", "--size", "3", "--moves", "18446744073709551615"],
+            2,
+            "invalid value '18446744073709551615' for '--moves <K>': the slides of the walk: a \
+             whole number from 0 to 1000000000",
+        ),
+        case(
+            "random_moves_one_over_the_cap",
+            &["random", "--size", "3", "--moves", "1000000001"],
+            2,
+            "a whole number from 0 to 1000000000",
+        ),
         // GraphML/DOT stop at 10 cells.
         case(
             "export_4x4",
