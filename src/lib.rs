@@ -88,6 +88,8 @@
 //!   JSON API over axum; the answers ([`serve::answers`]) from distance tables (found in a
 //!   folder or built in memory) or the solver, each request bounded in size and time. Cargo
 //!   feature `serve`, on by default (the Python package builds without it).
+//! - [`threads`]: how many worker threads a request gets (at most 4 per core, one rule for
+//!   the command line's `--threads` and the Python package's `threads=`).
 //! - [`faults`]: the guard against a mapped table truncated under the process (SIGBUS), one
 //!   mechanism for the server (the fault read as zeros and counted) and the CLI (one line,
 //!   exit 1).
@@ -188,6 +190,7 @@ pub mod serve;
 pub mod shape;
 pub mod solve;
 pub mod table;
+pub mod threads;
 
 pub use board::{Board, BoardError, Direction};
 pub use metric::Metric;

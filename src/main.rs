@@ -33,7 +33,7 @@ struct Cli {
     /// [default: RAYON_NUM_THREADS, else one per core]. The distributed engine's workers per
     /// process are analyze's --workers.
     #[arg(long, global = true, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+          value_parser = clap::value_parser!(u32).range(1..=npuzzle::threads::MAX_ASKED as i64))]
     threads: Option<u32>,
 }
 
@@ -110,9 +110,6 @@ static INSTALL_BEFORE_MAIN: extern "C" fn() = {
     }
     install
 };
-
-/// Threads per core beyond which `RAYON_NUM_THREADS` is capped: more only adds switching.
-const THREADS_PER_CORE: usize = 4;
 
 /// A clap usage error on one line: its first paragraph (up to the first blank line that is
 /// not inside a quoted value), its lines joined, the values' control characters escaped
@@ -202,14 +199,15 @@ fn clean_exit_on_signals() {
 }
 
 /// Starts rayon's pool: as many threads as `--threads` asks, else `RAYON_NUM_THREADS` (or its
-/// older name `RAYON_RS_NUM_CPUS`), else one per core, capped at [`THREADS_PER_CORE`] per core
-/// with a warning when either asks for more (or the variable is not a number).
+/// older name `RAYON_RS_NUM_CPUS`), else one per core, capped at
+/// [`npuzzle::threads::PER_CORE`] per core with a warning when either asks for more (the
+/// library's rule, [`npuzzle::threads::capped`], which the Python package's `threads=` follows
+/// too), or when the variable is not a number.
 ///
 /// # Errors
 /// When the threads cannot be started (e.g. under a tight `ulimit -v` or `ulimit -u`).
 fn start_threads(flag: Option<u32>) -> Result<(), String> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let cap = THREADS_PER_CORE * cores;
+    let cores = npuzzle::threads::cores();
     // Rayon also reads its older name for the variable, RAYON_RS_NUM_CPUS: both go through
     // the same cap, and the pool's size is always given to rayon, which then reads neither.
     let (name, asked) = match flag {
@@ -224,14 +222,14 @@ fn start_threads(flag: Option<u32>) -> Result<(), String> {
         .map(|a| (a, a.to_str().map(|s| s.trim().parse::<usize>())))
     {
         None | Some((_, Some(Ok(0)))) => None,
-        Some((_, Some(Ok(n)))) if n <= cap => Some(n),
         Some((_, Some(Ok(n)))) => {
             let space = if flag.is_some() { " " } else { "" };
-            eprintln!(
-                "warning: {name}{space}{n} is more than {THREADS_PER_CORE} threads per core \
-                 on {cores} cores; using {cap}"
-            );
-            Some(cap)
+            let (threads, warning) =
+                npuzzle::threads::capped(n, cores, &format!("{name}{space}{n}"));
+            if let Some(warning) = warning {
+                eprintln!("warning: {warning}");
+            }
+            Some(threads)
         }
         Some((asked, _)) => {
             eprintln!(

@@ -58,6 +58,12 @@ impl SplitMix64 {
     }
 }
 
+/// The most slides `npuzzle random --moves` makes from the goal: 10^9, tens of seconds a board.
+/// A longer walk is refused rather than left to run for hours (`--moves 2^64-1` would never
+/// end): what a walk's board approaches as the walk grows is a uniform draw from the
+/// goal's boards ([`Scrambler::uniform`], `random` without `--moves`).
+pub const MAX_WALK_MOVES: u64 = 1_000_000_000;
+
 /// A seeded source of random boards.
 #[derive(Debug, Clone)]
 pub struct Scrambler {

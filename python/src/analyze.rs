@@ -233,20 +233,42 @@ impl Drop for MadeDirs {
     }
 }
 
-/// A pool of `threads` worker threads, `None` for rayon's global pool (every core).
+/// A pool of `threads` worker threads, `None` for rayon's global pool (every core): capped at
+/// four per core with a `UserWarning`, as the CLI's `--threads` is (the library's rule,
+/// [`npuzzle::threads::capped`]). Called before any work, so that a count no machine runs is
+/// refused at once.
 ///
 /// # Errors
-/// `ValueError` for 0 threads; `RuntimeError` when the threads cannot be started.
-pub(crate) fn pool_of(threads: Option<usize>) -> PyResult<Option<rayon::ThreadPool>> {
-    match threads {
-        Some(0) => Err(value_error("threads must be at least 1")),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map(Some)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
-        None => Ok(None),
+/// `ValueError` for 0 threads or more than [`npuzzle::threads::MAX_ASKED`] (a negative count
+/// is one already, [`crate::Int`]); `RuntimeError` when the threads cannot be started.
+pub(crate) fn pool_of(
+    py: Python<'_>,
+    threads: Option<usize>,
+) -> PyResult<Option<rayon::ThreadPool>> {
+    use npuzzle::threads::{MAX_ASKED, PER_CORE, capped, cores};
+    let Some(asked) = threads else {
+        return Ok(None);
+    };
+    if !(1..=MAX_ASKED).contains(&asked) {
+        return Err(value_error(format!(
+            "threads={asked} is not a number of threads: from 1 to {MAX_ASKED} (at most \
+             {PER_CORE} per core are used)"
+        )));
     }
+    let (n, warning) = capped(asked, cores(), &format!("threads={asked}"));
+    if let Some(warning) = warning {
+        PyErr::warn(
+            py,
+            &py.get_type::<PyUserWarning>(),
+            &CString::new(warning)?,
+            1,
+        )?;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map(Some)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {n} threads: {e}")))
 }
 
 /// The exception of an analysis that failed: `raised` (the signal's) when it was interrupted.
@@ -571,7 +593,8 @@ fn write_outputs(
 ///         column).
 ///     max_depth: search only depths ``0..max_depth`` (frontier search, for boards too large
 ///         to map whole); the result then says whether it was ``complete``.
-///     threads: worker threads (default: every core).
+///     threads: worker threads (default: every core); at most four per core are started,
+///         with a ``UserWarning`` when more are asked (as ``npuzzle analyze --threads``).
 ///     table: also make the distance table, for :meth:`Analysis.distance_table`: with
 ///         ``output`` written as ``table.npt`` (for :meth:`DistanceTable.open` too) and
 ///         mapped; without, kept in memory (two bits a board: 60 MB for 3x4, 10.9 GB for
@@ -589,7 +612,8 @@ fn write_outputs(
 ///     :class:`Analysis`.
 ///
 /// Raises:
-///     ValueError: a bad shape, goal, metric or combination of arguments.
+///     ValueError: a bad shape, goal, metric, thread count (0, or more than 65,536) or
+///         combination of arguments.
 ///     MemoryError: the run does not fit in the memory available (the message says what
 ///         does), or an allocation failed.
 ///     OSError: the output folder or a file cannot be written.
@@ -611,6 +635,7 @@ fn analyze(
     progress: bool,
 ) -> PyResult<PyAnalysis> {
     let (max_depth, threads) = (opt(max_depth), opt(threads));
+    let pool = pool_of(py, threads)?;
     let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
     let goal_given = goal.is_some();
@@ -667,7 +692,6 @@ fn analyze(
         }
         Some(_) => analysis::plan_limited(shape).map_err(value_error)?,
     }
-    let pool = pool_of(threads)?;
     let made = MadeDirs::missing(outputs.as_ref().map_or(Path::new(""), |o| o.dir.as_path()));
     if let Some(o) = &outputs {
         export::prepare_dir(&o.dir).map_err(|e| os_error(e.source.kind(), e.to_string()))?;

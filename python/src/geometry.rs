@@ -153,7 +153,8 @@ impl PyGeometry {
 /// Args:
 ///     rows, cols: the shape (at least 2 cells; up to 14 cells in 24 GB, as :func:`analyze`).
 ///     metric: ``"stm"`` or ``"mtm"``.
-///     threads: worker threads (default: every core).
+///     threads: worker threads (default: every core); at most four per core are started,
+///         with a ``UserWarning`` when more are asked (as ``npuzzle analyze --threads``).
 ///     progress: progress bars and notes on stderr, only where stderr is a terminal.
 ///
 /// Returns:
@@ -173,9 +174,9 @@ fn all_pairs(
     threads: Option<Int<usize>>,
     progress: bool,
 ) -> PyResult<PyGeometry> {
+    let pool = pool_of(py, opt(threads))?;
     let shape = shape_of(rows.0, cols.0)?;
     let metric = metric_of(metric)?;
-    let pool = pool_of(opt(threads))?;
     let (done, raised) = run_interruptible(py, |stop| {
         let bars = PyProgress::new(progress, stop);
         let work = || geometry::all_pairs(shape, metric, &bars);

@@ -3,9 +3,12 @@ only the documented exceptions (no PanicException, no abort), every long call in
 within a second, nothing left by an interrupted call, names that say what they are, and the
 edge array made once."""
 
+import re
 import subprocess
 import sys
 import textwrap
+import time
+import warnings
 
 import numpy as np
 import pytest
@@ -191,3 +194,38 @@ def test_game_graph_edges_are_made_once_and_read_only():
     with pytest.raises(ValueError):
         edges[0, 0] = 1
     assert edges[:3].tolist() == graph.edges[:3].tolist()
+
+
+def test_thread_counts_are_capped_as_the_cli_caps_them():
+    # Issue 73: threads=N follows `--threads` (npuzzle::threads): more than 4 per core is cut
+    # to 4 per core with a UserWarning naming both figures, and the result is the same.
+    # (Was: 65,536 threads started, or a RuntimeError.)
+    expected = npuzzle.analyze(2, 3, progress=False).depth_counts.tolist()
+    with pytest.warns(UserWarning) as caught:
+        result = npuzzle.analyze(2, 3, threads=65536, progress=False)
+    assert result.depth_counts.tolist() == expected
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1, messages
+    found = re.fullmatch(
+        r"threads=65536 is more than 4 threads per core on (\d+) cores; using (\d+)", messages[0]
+    )
+    assert found, messages
+    assert int(found[2]) == 4 * int(found[1])
+    diameter = npuzzle.all_pairs(2, 3, progress=False).diameter
+    with pytest.warns(UserWarning, match=r"^threads=65536 is more than 4 threads per core"):
+        assert npuzzle.all_pairs(2, 3, threads=65536, progress=False).diameter == diameter
+    # One thread asks for nothing that is cut: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert npuzzle.analyze(2, 3, threads=1, progress=False).depth_counts.tolist() == expected
+
+
+@pytest.mark.parametrize("threads", [0, -1, 65537, 10**9, 2**64])
+def test_impossible_thread_counts_are_value_errors_at_once(threads):
+    # Issue 73: a RuntimeError after a minute of starting threads (10**9), now a ValueError
+    # before any work; on 4x4 (a run of hours) too.
+    for call in (npuzzle.analyze, npuzzle.all_pairs):
+        started = time.monotonic()
+        with pytest.raises(ValueError, match="out of range|not a number of threads"):
+            call(4, 4, threads=threads, progress=False)
+        assert time.monotonic() - started < 1.0

@@ -23,6 +23,19 @@ pub fn shown(path: &Path) -> String {
     npuzzle::export::shown(path)
 }
 
+/// Makes the folder `dir` that `flag` names (`--scratch`, `--checkpoint`) ready for a run's
+/// files ([`npuzzle::durable::folder::make`]), or one line and exit 1 that say why it cannot
+/// be: `--scratch /proc/x: /proc is not a folder npuzzle can write in (...)`.
+pub fn make_folder(flag: &str, dir: &Path) -> Result<(), CliError> {
+    npuzzle::durable::folder::make(dir).map_err(|e| {
+        CliError::runtime(format!(
+            "{flag} {}: {}",
+            shown(dir),
+            npuzzle::board::printable(&e.to_string())
+        ))
+    })
+}
+
 /// The arguments after the program's name, as given (an argument that is not UTF-8 with its
 /// bad bytes replaced): what `summary.json` records as the command
 /// ([`npuzzle::export::Provenance`]).

@@ -25,9 +25,25 @@ pub struct RandomArgs {
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Instead of uniform draws, scramble the goal by K random slides (never undoing the last
-    /// one): boards at most K moves from the goal.
-    #[arg(long, value_name = "K")]
+    /// one): boards at most K moves from the goal. K is at most 1000000000 (tens of seconds a
+    /// board): a longer walk only comes closer to the uniform draw that leaving out --moves
+    /// gives.
+    #[arg(long, value_name = "K", value_parser = parse_moves)]
     moves: Option<u64>,
+}
+
+/// Parses `--moves`: a whole number from 0 to [`MAX_WALK_MOVES`].
+///
+/// [`MAX_WALK_MOVES`]: npuzzle::random::MAX_WALK_MOVES
+fn parse_moves(value: &str) -> Result<u64, String> {
+    use npuzzle::random::MAX_WALK_MOVES;
+    match value.trim().parse::<u64>() {
+        Ok(k) if k <= MAX_WALK_MOVES => Ok(k),
+        _ => Err(format!(
+            "the slides of the walk: a whole number from 0 to {MAX_WALK_MOVES} (longer walks \
+             only come closer to the uniform draw that leaving out --moves gives)"
+        )),
+    }
 }
 
 /// Runs `npuzzle random`: each board on a line, tiles row by row, rows separated by ` / `,

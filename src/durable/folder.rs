@@ -153,6 +153,69 @@ pub fn hold(dir: &Path, name: &str) -> io::Result<FolderLock> {
     Ok(FolderLock { _file: file, path })
 }
 
+/// Makes the folder `dir` (with its missing parents) and checks that a folder and a file can
+/// be made in it, as a run's output, scratch and checkpoint folders need: a probe folder
+/// `.npuzzle-probe-<process id>-<call>` with a file in it, made and removed. A folder that exists
+/// but cannot hold what a run makes there (`/proc`, a read-only mount) is found here, before
+/// any work, rather than by the search's first file.
+///
+/// # Errors
+/// The failing call's error, its kind kept; when a folder that exists is at fault, its
+/// message (one line, for the caller to put after the folder's name) names that folder and
+/// keeps the system's words: `/proc is not a folder npuzzle can write in (No such file or
+/// directory (os error 2))`, for `/proc` and for `/proc/x` alike. (Under a file, the
+/// system's `Not a directory (os error 20)` is left as it is.)
+pub fn make(dir: &Path) -> io::Result<()> {
+    if let Err(e) = fs::create_dir_all(dir) {
+        return Err(not_made(dir, e));
+    }
+    // One name a call (a process may make folders on several threads at once).
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let probe = dir.join(format!(".npuzzle-probe-{}-{n}", std::process::id()));
+    let probed = match fs::create_dir(&probe) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists || !probe.is_dir() => Err(e),
+        _ => {
+            let file = probe.join("probe");
+            let made = File::create(&file).map(drop);
+            let _ = fs::remove_file(&file);
+            made
+        }
+    };
+    let _ = fs::remove_dir(&probe);
+    probed.map_err(|e| cannot_write(dir, e))
+}
+
+/// The error of [`make`] when `create_dir_all(dir)` failed with `e`: when the nearest of
+/// `dir`'s parents that exists is a folder (which the system's words, `No such file or
+/// directory` for `/proc/x`, do not say), that this folder does not take new folders; `e`
+/// itself otherwise (`Not a directory` under a file, `File exists` for a file named `dir`).
+fn not_made(dir: &Path, e: io::Error) -> io::Error {
+    let nearest = dir.ancestors().skip(1).find_map(|at| {
+        let at = if at.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            at
+        };
+        fs::metadata(at).ok().map(|m| (at, m.is_dir()))
+    });
+    match nearest {
+        Some((at, true)) if !dir.exists() => cannot_write(at, e),
+        _ => e,
+    }
+}
+
+/// `dir is not a folder npuzzle can write in (why)`, of `e`'s kind.
+fn cannot_write(dir: &Path, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "{} is not a folder npuzzle can write in ({e})",
+            dir.display()
+        ),
+    )
+}
+
 /// Takes `flock(LOCK_EX | LOCK_NB)` on `file` (std's `File::try_lock` is newer than the
 /// crate's minimum Rust); [`io::ErrorKind::WouldBlock`] when another open file description
 /// holds it. Elsewhere than Unix, no lock is taken.
@@ -195,6 +258,35 @@ pub fn host_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 73: `make` makes the folder and its parents and leaves no probe behind; a folder
+    /// that exists but takes no new folder (`/proc`) is named with the system's words, for
+    /// itself and for a folder under it; under a file, the system's words alone.
+    #[test]
+    fn make_says_which_folder_cannot_hold_the_made_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = dir.path().join("a").join("b");
+        make(&made).unwrap();
+        make(&made).unwrap();
+        assert!(made.is_dir());
+        assert_eq!(fs::read_dir(&made).unwrap().count(), 0, "no probe left");
+        fs::write(dir.path().join("f"), b"").unwrap();
+        let under_a_file = make(&dir.path().join("f").join("x")).unwrap_err();
+        assert!(
+            !under_a_file.to_string().contains("npuzzle"),
+            "{under_a_file}"
+        );
+        #[cfg(target_os = "linux")]
+        for path in ["/proc", "/proc/npuzzle-test", "/proc/npuzzle-test/deeper"] {
+            let e = make(Path::new(path)).unwrap_err();
+            let message = e.to_string();
+            assert!(
+                message.starts_with("/proc is not a folder npuzzle can write in (")
+                    && !message.contains('\n'),
+                "{path}: {message}"
+            );
+        }
+    }
 
     #[test]
     fn a_new_run_refuses_a_checkpoint_and_a_fresh_one_removes_it() {

@@ -14,7 +14,6 @@ pub mod parquet;
 
 use crate::durable::{WriteBehind, commit, temp_beside};
 
-use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -99,12 +98,15 @@ pub fn write_atomically(
     Ok(())
 }
 
-/// Creates `dir` (and parents) and checks that files can be created in it.
+/// Creates `dir` (and parents) and checks that folders and files can be created in it
+/// ([`crate::durable::folder::make`]).
 ///
 /// # Errors
-/// [`ExportError`] naming `dir` when it cannot be created or written.
+/// [`ExportError`] naming `dir` when it cannot be created or written, and the folder at
+/// fault when one that exists cannot hold it (`cannot write /proc/x/3x3: /proc is not a
+/// folder npuzzle can write in (...)`).
 pub fn prepare_dir(dir: &Path) -> Result<(), ExportError> {
-    fs::create_dir_all(dir).map_err(fail(dir))?;
+    crate::durable::folder::make(dir).map_err(fail(dir))?;
     temp_beside(&dir.join("npuzzle-probe")).map_err(fail(dir))?;
     Ok(())
 }
@@ -864,6 +866,7 @@ mod tests {
     use super::*;
     use crate::analysis::{Options, analyze_unchecked};
     use crate::progress::NoProgress;
+    use std::fs;
 
     /// The 8-puzzle's mean optimal solution length is 21.97 moves (Reinefeld 1993, from the
     /// distribution OEIS A089473), its median 22; an empty distribution has neither.

@@ -1345,19 +1345,75 @@ fn analyze_cases() -> Vec<Case> {
             1,
             "cannot write /dev/null/2x2",
         ),
-        // A folder in /proc cannot be made.
+        // A folder in /proc cannot be made: issue 73, the message says that /proc is at
+        // fault (it said "No such file or directory" only).
         analyze(
             "output_in_proc",
             &["--size", "2", "--output", "/proc/npuzzle-test"],
             1,
-            "cannot write /proc/npuzzle-test/2x2",
+            "cannot write /proc/npuzzle-test/2x2: /proc is not a folder npuzzle can write in \
+             (No such file or directory",
+        ),
+        analyze(
+            "output_proc",
+            &["--size", "2", "--output", "/proc"],
+            1,
+            "cannot write /proc/2x2: /proc is not a folder npuzzle can write in",
         ),
         // Nor one in /sys.
         analyze(
             "output_in_sys",
             &["--size", "2", "--output", "/sys/npuzzle-test"],
             1,
-            "cannot write /sys/npuzzle-test/2x2",
+            "cannot write /sys/npuzzle-test/2x2: /sys is not a folder npuzzle can write in",
+        ),
+        // Issue 73: a --scratch or --checkpoint folder that exists but cannot hold what the
+        // search makes there (/proc), or cannot be made there (/proc/x), says so up front,
+        // naming the flag and the folder at fault.
+        analyze(
+            "scratch_proc",
+            &["--size", "3", "--max-depth", "5", "--scratch", "/proc"],
+            1,
+            "--scratch /proc: /proc is not a folder npuzzle can write in (No such file or \
+             directory",
+        ),
+        analyze(
+            "scratch_in_proc",
+            &[
+                "--size",
+                "3",
+                "--max-depth",
+                "5",
+                "--scratch",
+                "/proc/npuzzle-test",
+            ],
+            1,
+            "--scratch /proc/npuzzle-test: /proc is not a folder npuzzle can write in (No \
+             such file or directory",
+        ),
+        analyze(
+            "checkpoint_proc_limited",
+            &["--size", "3", "--max-depth", "5", "--checkpoint", "/proc"],
+            1,
+            "--checkpoint /proc: /proc is not a folder npuzzle can write in",
+        ),
+        analyze(
+            "checkpoint_in_proc_limited",
+            &["--size", "3", "--max-depth", "5", "--checkpoint", "/proc/x"],
+            1,
+            "--checkpoint /proc/x: /proc is not a folder npuzzle can write in",
+        ),
+        analyze(
+            "checkpoint_proc",
+            &["--size", "2", "--checkpoint", "/proc"],
+            1,
+            "--checkpoint /proc: /proc is not a folder npuzzle can write in",
+        ),
+        analyze(
+            "checkpoint_in_proc",
+            &["--size", "2", "--checkpoint", "/proc/x"],
+            1,
+            "--checkpoint /proc/x: /proc is not a folder npuzzle can write in",
         ),
     ]
 }
@@ -1365,6 +1421,20 @@ fn analyze_cases() -> Vec<Case> {
 /// Bad `export`, `draw` and top-level arguments.
 fn export_draw_cases() -> Vec<Case> {
     vec![
+        // Issue 73: `random --moves 2^64-1` ran until killed; above the cap, one line, exit 2.
+        case(
+            "random_moves_over_the_cap",
+            &["random", "--size", "3", "--moves", "18446744073709551615"],
+            2,
+            "invalid value '18446744073709551615' for '--moves <K>': the slides of the walk: a \
+             whole number from 0 to 1000000000",
+        ),
+        case(
+            "random_moves_one_over_the_cap",
+            &["random", "--size", "3", "--moves", "1000000001"],
+            2,
+            "a whole number from 0 to 1000000000",
+        ),
         // GraphML/DOT stop at 10 cells.
         case(
             "export_4x4",

@@ -393,6 +393,57 @@ fn a_damaged_table_never_gives_a_wrong_answer() {
     );
 }
 
+/// Issue 73: a batch on a table with a damaged block of codes, whose lines mix boards the
+/// damage stops (3), lines that are not boards (4) and an unsolvable board (answered): the
+/// last line counts the 7 boards not solved, not only the 4 unread ones ("4 of 8 ... the
+/// others were solved"), and the exit is bad input's.
+#[test]
+fn a_batch_on_a_damaged_table_counts_every_board_not_solved() {
+    let (dir, table) = table_3x3();
+    let mut bytes = std::fs::read(&table).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    let damaged = dir.path().join("damaged.npt");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let batch = dir.path().join("boards.txt");
+    std::fs::write(
+        &batch,
+        "7 4 8 / 3 0 1 / 5 6 2\n4 1 6 / 2 3 7 / 0 8 5\n8 7 0 / 6 5 4 / 2 1 3\n1 2 3\nx y z\n\
+         1 1 2 3 4 5 6 7 8\n1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0\n1 2 3 4 5 6 8 7 0\n",
+    )
+    .unwrap();
+    let batch = batch.display().to_string();
+    let (code, csv, err) = npuzzle(&[
+        "solve",
+        "--table",
+        &damaged.display().to_string(),
+        "--batch",
+        &batch,
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        csv,
+        "line,moves,expanded,nodes,seconds,solution\n8,unsolvable,0,0,0.000000,\n"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 8, "{err}");
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("fails its checksum"))
+            .count(),
+        3,
+        "{err}"
+    );
+    assert_eq!(
+        lines[7],
+        format!(
+            "error: {batch}: 7 of 8 boards were not solved: 4 could not be read and 3 failed \
+             (see above)"
+        )
+    );
+}
+
 /// The identity line issue 49's stamps recorded for `path` (`.NAME.verified`,
 /// `.NAME.checked`: device, inode, length, modification and change times), as a forger
 /// writes it beside a file it damaged.

@@ -361,14 +361,17 @@ fn exports(args: &AnalyzeArgs, shape: Shape) -> Result<(Option<Format>, Option<F
     Ok((edges, nodes))
 }
 
-/// Makes the `--scratch` folder of a depth-limited search: before the output folder, so that
-/// one that cannot be made leaves no empty output folder behind.
+/// Makes the `--scratch` folder of a depth-limited search and the `--checkpoint` folder: before
+/// the output folder, so that one that cannot be made (or written in) leaves no empty output
+/// folder behind.
 fn make_scratch(args: &AnalyzeArgs) -> Result<(), CliError> {
     if args.max_depth.is_some()
         && let Some(scratch) = &args.scratch
     {
-        std::fs::create_dir_all(scratch)
-            .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
+        super::make_folder("--scratch", scratch)?;
+    }
+    if let Some(checkpoint) = &args.cluster.checkpoint {
+        super::make_folder("--checkpoint", checkpoint)?;
     }
     Ok(())
 }
@@ -508,8 +511,7 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
     }
     let cluster = cluster_of(args)?;
     if let Some(scratch) = args.scratch.as_ref().filter(|_| args.max_depth.is_some()) {
-        std::fs::create_dir_all(scratch)
-            .map_err(|e| CliError::runtime(format!("folder {}: {e}", super::shown(scratch))))?;
+        super::make_folder("--scratch", scratch)?;
     }
     let limited = args.max_depth.map(|depth| {
         (

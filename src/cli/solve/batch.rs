@@ -308,6 +308,16 @@ pub(super) fn run_batch(
         bad,
         failed,
     } = counts;
+    if bad > 0 && failed > 0 {
+        // Both kinds: the count is of every board not solved, and the exit that of bad input.
+        return Err(CliError::usage(format!(
+            "{}: {} of {boards} boards were not solved: {bad} could not be read and {failed} \
+             failed (see above)",
+            path.display(),
+            bad + failed
+        ))
+        .into());
+    }
     if bad > 0 {
         return Err(CliError::usage(format!(
             "{}: {bad} of {boards} boards could not be read (see above); the others were solved",
