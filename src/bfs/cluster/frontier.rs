@@ -674,7 +674,7 @@ mod tests {
             for (p, (r, _)) in resumed.iter().enumerate() {
                 let e = r.as_ref().err().unwrap_or_else(|| panic!("{slots:?}: {p} resumed"));
                 let e = e.to_string();
-                assert!(e.contains("--resume") && !e.contains('\n'), "{slots:?}: {p}: {e}");
+                assert!(e.contains("--fresh") && !e.contains('\n'), "{slots:?}: {p}: {e}");
             }
         }
     }
