@@ -397,6 +397,38 @@ pub fn check_limited_disk(
     )))
 }
 
+/// Refuses, before it starts (before any folder or connection), a depth-limited search
+/// ([`analyze_limited`], [`analyze_limited_cluster`]) of `shape` in `metric` whose memory
+/// budget `memory` (bytes; `None`: no budget) cannot hold a chunk of
+/// [`bfs::frontier::MIN_CHUNK`] boards with the search's buffers and, on each of `processes`
+/// processes, the other processes' messages it holds ([`cluster::frontier_held`]): the check
+/// the search itself makes ([`bfs::frontier::FrontierConfig::within_holding`]).
+///
+/// # Errors
+/// [`AnalyzeError::Refused`], one line with the least budget that holds them;
+/// [`AnalyzeError::TooLarge`] for a board beyond the index ([`plan_limited`]).
+pub fn check_limited_memory(
+    shape: Shape,
+    metric: Metric,
+    memory: Option<u64>,
+    processes: usize,
+) -> Result<(), AnalyzeError> {
+    let config = bfs::frontier::FrontierConfig::default();
+    let held = cluster::frontier_held(processes);
+    // (Either parity's space: the bytes a board takes are the same.)
+    let fitted = match Engine::for_shape(shape) {
+        Some(Engine::Parity) => ParitySpace::with_metric(shape, Parity::Even, metric)
+            .map(|space| config.within_holding(&space, memory, held)),
+        Some(Engine::Lex) => LexSpace::with_metric(shape, metric)
+            .map(|space| config.within_holding(&space, memory, held)),
+        None => None,
+    };
+    match fitted {
+        Some(fitted) => fitted.map(|_| ()).map_err(frontier_error),
+        None => Err(beyond_the_index(shape)),
+    }
+}
+
 /// Checks that a depth-limited search ([`analyze_limited`]) can index `shape`.
 ///
 /// # Errors
@@ -438,7 +470,13 @@ fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
         chunk: storage.chunk.unwrap_or(bfs::frontier::CHUNK),
         ..bfs::frontier::FrontierConfig::default()
     }
-    .within(&space, storage.memory)
+    .within_holding(
+        &space,
+        storage.memory,
+        search
+            .cluster
+            .map_or(0, |c| cluster::frontier_held(c.processes)),
+    )
     .map_err(frontier_error)?;
     progress.note(&frontier_plan(&space, storage, config));
     let f = match search.cluster {

@@ -40,7 +40,7 @@ mod whole;
 pub use distributed::{analyze_cluster, check_cluster, cluster_bytes};
 pub use limited::{
     Limited, REFUSE_DISK_FROM, analyze_limited, analyze_limited_cluster, check_limited_disk,
-    plan_limited,
+    check_limited_memory, plan_limited,
 };
 pub use memory::{MemoryPlan, address_space_left, available_memory, bytes_needed, plan};
 pub use whole::depth_table;

@@ -1301,6 +1301,41 @@ fn a_refused_process_stops_without_waiting_for_the_others() {
     assert!(err.contains("the goal is 2 1 3/4 5 6/7 8 0 here"), "{err}");
 }
 
+/// Issue 73: a --memory that holds one machine's search of 3x3 (300M: 271.06 MB is its
+/// least) but not a chunk beside the 64 MiB of its peer's messages a process of two holds
+/// (338.17 MB) is refused on each process in one line, exit 2, before any connection (process
+/// 0 never listens) and any folder, where the processes used to search nothing past depth 0
+/// and exit 0.
+#[test]
+fn a_budget_without_room_for_the_peers_messages_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = [
+        "--max-depth",
+        "10",
+        "--memory",
+        "300M",
+        "--connect-timeout",
+        "3",
+    ];
+    let (p0, address) = start(process(dir.path(), 0, 2, &[], &extra), true);
+    let known = [address.clone().unwrap_or_else(|| "127.0.0.1:9".into())];
+    let p1 = process(dir.path(), 1, 2, &known, &extra).output().unwrap();
+    let p0 = p0.wait();
+    assert_eq!(address, None, "process 0 listened");
+    for (i, out) in [p0, p1].iter().enumerate() {
+        assert_eq!(out.status.code(), Some(2), "process {i}");
+        let err = errors(out);
+        assert_eq!(err.lines().count(), 1, "process {i}: {err}");
+        assert!(
+            err.contains(
+                "--memory 300.00 MB is too small: a chunk of 65536 boards takes 338.17 MB"
+            ) && err.contains("67.11 MB of other processes' messages"),
+            "process {i}: {err}"
+        );
+        assert!(!dir.path().join(format!("p{i}")).exists(), "process {i}");
+    }
+}
+
 /// Issue 49: the shipped sizes, which every build runs (the library's tests set small ones),
 /// on a board that crosses them: 3x4 on 2 processes x 1 worker, each holding 119,750,400
 /// boards of the goal's class, sends its lists after every window of 64 work items (a send

@@ -1024,6 +1024,123 @@ fn plan_prints_the_projection_and_searches_nothing() {
     }
 }
 
+/// Issue 73: `--plan` refuses what the search refuses, with the search's own line (exit 2,
+/// nothing made): a --memory too small for a chunk (`1`), or for a chunk beside the 64 MiB of
+/// its peer's messages a process of two holds (`300M` on 3x3, which one machine searches
+/// within); --processes 65536, --workers 65536, --process 5 of 2, and a board beyond the
+/// index (where it used to advise --max-depth 1000, which was given).
+#[test]
+fn plan_refuses_what_the_search_refuses_in_the_same_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("o");
+    // Process 0's hostfile: its own address and its peer's (never reached: refused first).
+    let hosts = dir.path().join("hosts");
+    fs::write(&hosts, "127.0.0.1:0\n127.0.0.1:9\n").unwrap();
+    let hosts = hosts.display().to_string();
+    let three = ["--size", "3", "--max-depth", "10", "--connect-timeout", "1"];
+    let cases: [(Vec<&str>, &str); 6] = [
+        (vec!["--memory", "1"], "--memory 1 B is too small"),
+        (
+            vec!["--processes", "65536"],
+            "--processes 65536: at most 4096",
+        ),
+        (vec!["--workers", "65536"], "--workers 65536: at most 1024"),
+        (
+            vec!["--processes", "2", "--process", "5"],
+            "--process 5 is out of range for --processes 2",
+        ),
+        (
+            vec!["--processes", "2", "--hostfile", &hosts, "--memory", "300M"],
+            "--memory 300.00 MB is too small: a chunk of 65536 boards takes 338.17 MB with the \
+             search's buffers and the 67.11 MB of other processes' messages",
+        ),
+        (vec![], "5x5 is beyond the index"),
+    ];
+    for (extra, said) in cases {
+        let mut search = match extra.is_empty() {
+            true => vec!["--size", "5", "--max-depth", "1000"],
+            false => three.to_vec(),
+        };
+        search.extend(&extra);
+        let mut plan = search.clone();
+        plan.push("--plan");
+        let (code, refused) = one_line_error(&loud(&out_dir, &search));
+        assert_eq!(code, Some(2), "{search:?}: {refused}");
+        assert!(refused.contains(said), "{search:?}: {refused}");
+        let (code, err) = one_line_error(&loud(&out_dir, &plan));
+        assert_eq!(code, Some(2), "{plan:?}: {err}");
+        assert_eq!(err, refused, "{plan:?}");
+        assert!(!out_dir.exists(), "{search:?}");
+    }
+    // One machine searches 3x3 within 300M; --plan projects it, and shows the machine counts
+    // of its default table that the budget cannot hold as refused.
+    analyze(
+        &out_dir,
+        &["--size", "3", "--max-depth", "10", "--memory", "300M"],
+    )
+    .success();
+    assert_eq!(counts(&out_dir.join("3x3/depths.csv")).len(), 11);
+    let out = loud(
+        &dir.path().join("p"),
+        &[
+            "--size",
+            "3",
+            "--max-depth",
+            "10",
+            "--memory",
+            "300M",
+            "--plan",
+        ],
+    );
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("machines"))
+        .skip(1)
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows[0].trim_start().starts_with("1 ") && rows[0].contains("300.00 MB"));
+    for (row, n) in rows[1..].iter().zip(["4", "8", "16"]) {
+        assert!(
+            row.trim_start()
+                .starts_with(&format!("{n}  refused by the search: --memory")),
+            "{text}"
+        );
+    }
+}
+
+/// Issue 73: a board without a projection is refused saying what limits it, and advises
+/// --max-depth 1000 only when that gives one: 4x5 to depth 40 (a grid of more than 16 cells,
+/// projected to the end only), but not a one-row board at --max-depth 1000.
+#[test]
+fn plan_says_what_limits_a_board_without_a_projection() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("o");
+    let args = ["--rows", "4", "--cols", "5", "--max-depth", "40", "--plan"];
+    let (code, err) = one_line_error(&loud(&out_dir, &args));
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("published for boards of 2 rows and 2 columns up to 16 cells")
+            && err.contains("(--max-depth 1000 or more)"),
+        "{err}"
+    );
+    let args = [
+        "--rows",
+        "1",
+        "--cols",
+        "8",
+        "--max-depth",
+        "1000",
+        "--plan",
+    ];
+    let (code, err) = one_line_error(&loud(&out_dir, &args));
+    assert_eq!(code, Some(2));
+    assert!(err.contains("a one-row board has none"), "{err}");
+    assert!(!err.contains("--max-depth 1000"), "{err}");
+    assert!(!out_dir.exists());
+}
+
 /// A search whose disk cannot hold its widest projected layer with its runs is refused before
 /// it starts (issue 63): 4x4 to depth 33 with a scratch folder on a disk of 2 GB free (faked:
 /// NPUZZLE_FAKE_DISK_FREE) is one line with the bytes needed and free, exit 2, no output

@@ -25,6 +25,16 @@ use crate::progress::Progress;
 /// memory budget: [`crate::bfs::frontier::Exchange::held`]).
 pub const FRONTIER_CREDIT: u64 = 64 << 20;
 
+/// Bytes of the other processes' messages a process of a frontier search across `processes`
+/// processes holds at most, `(P - 1) x` [`FRONTIER_CREDIT`] (its [`Exchange::held`]; 0 on one
+/// machine): what its memory budget must hold besides its own buffers and chunk
+/// ([`FrontierConfig::within_holding`]).
+pub fn frontier_held(processes: usize) -> u64 {
+    (processes as u64)
+        .saturating_sub(1)
+        .saturating_mul(FRONTIER_CREDIT)
+}
+
 /// A frontier search to run across the processes of a cluster: the same on every process
 /// but [`FrontierJob::storage`] (each process's own folders and memory budget).
 #[derive(Debug, Clone)]
@@ -232,7 +242,7 @@ impl Exchange for Across<'_, '_> {
     }
 
     fn held(&self) -> u64 {
-        (self.net.peers as u64).saturating_sub(1) * self.net.credit
+        frontier_held(self.net.peers)
     }
 
     fn send(

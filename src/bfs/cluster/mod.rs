@@ -94,7 +94,7 @@ use serde::{Deserialize, Serialize};
 use super::{Marking, StateIndex, StateSpace};
 use crate::board::Board;
 use crate::progress::Progress;
-pub use frontier::{FRONTIER_CREDIT, FrontierJob, frontier};
+pub use frontier::{FRONTIER_CREDIT, FrontierJob, frontier, frontier_held};
 use net::{Wire, install_panic_hook};
 use worker::{Setup, worker_main};
 

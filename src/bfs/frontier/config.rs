@@ -60,7 +60,8 @@ impl Default for FrontierConfig {
 impl FrontierConfig {
     /// The configuration [`search_stored`] runs for `space` under the memory budget `memory`
     /// (bytes, if any): clamped, its chunk cut to what fits beside [`RESERVE`] at
-    /// [`chunk_bytes_per_board`].
+    /// [`chunk_bytes_per_board`]. One machine's: [`FrontierConfig::within_holding`] with
+    /// nothing held of other processes' messages.
     ///
     /// # Errors
     /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards.
@@ -71,12 +72,33 @@ impl FrontierConfig {
         space: &S,
         memory: Option<u64>,
     ) -> Result<FrontierConfig, FrontierError> {
+        self.within_holding(space, memory, 0)
+    }
+
+    /// The configuration a process of a search across processes runs for `space` under the
+    /// memory budget `memory` (bytes, if any) while it holds up to `held` bytes of the other
+    /// processes' messages ([`Exchange::held`], [`crate::bfs::cluster::frontier_held`]; 0 on
+    /// one machine): clamped, its chunk cut to what fits beside [`RESERVE`] and `held` at
+    /// [`chunk_bytes_per_board`]. The check a search makes before it starts, and the one
+    /// `analyze --plan` and the command line make before any connection.
+    ///
+    /// # Errors
+    /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards beside
+    /// them: one line with the least budget that does.
+    ///
+    /// [`Exchange::held`]: super::Exchange::held
+    pub fn within_holding<S: StateSpace>(
+        self,
+        space: &S,
+        memory: Option<u64>,
+        held: u64,
+    ) -> Result<FrontierConfig, FrontierError> {
         let mut config = self.clamped();
         let Some(memory) = memory else {
             return Ok(config);
         };
         let per_board = chunk_bytes_per_board(space);
-        let fits = memory.saturating_sub(RESERVE) / per_board;
+        let fits = memory.saturating_sub(RESERVE.saturating_add(held)) / per_board;
         if fits < MIN_CHUNK as u64 {
             let budget = match crate::frontend::current() {
                 crate::frontend::FrontEnd::Cli => {
@@ -84,12 +106,22 @@ impl FrontierConfig {
                 }
                 crate::frontend::FrontEnd::Python => "the memory available,".to_string(),
             };
+            let messages = if held > 0 {
+                format!(
+                    " and the {} of other processes' messages each process holds",
+                    indicatif::DecimalBytes(held)
+                )
+            } else {
+                String::new()
+            };
             return Err(FrontierError::Budget(format!(
                 "{budget} {} is too small: a chunk of {} boards takes {} with the search's \
-                 buffers; give at least that",
+                 buffers{messages}; give at least that",
                 indicatif::DecimalBytes(memory),
                 MIN_CHUNK,
-                indicatif::DecimalBytes(RESERVE + MIN_CHUNK as u64 * per_board)
+                indicatif::DecimalBytes(
+                    (RESERVE + MIN_CHUNK as u64 * per_board).saturating_add(held)
+                )
             )));
         }
         config.chunk = config
@@ -203,5 +235,34 @@ impl Buffers {
     /// Bytes the expansion of a layer holds besides the chunk: a decode buffer per thread.
     pub(super) fn decode_bytes(&self) -> u64 {
         rayon::current_num_threads().max(1) as u64 * self.decode as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{Parity, ParitySpace};
+    use crate::shape::Shape;
+
+    /// Issue 73: the least budget [`FrontierConfig::within_holding`] accepts is a chunk of
+    /// [`MIN_CHUNK`] boards, [`RESERVE`] and the bytes held of other processes' messages (one
+    /// machine's [`FrontierConfig::within`] holds none); no budget is no cut.
+    #[test]
+    fn the_budget_counts_the_messages_held() {
+        let space = ParitySpace::new(Shape::new(3, 3).unwrap(), Parity::Even).unwrap();
+        let least = RESERVE + MIN_CHUNK as u64 * chunk_bytes_per_board(&space);
+        let held = 64 << 20;
+        let config = FrontierConfig::default();
+        assert_eq!(least, 271_056_896);
+        assert_eq!(config.within(&space, Some(least)).unwrap().chunk, MIN_CHUNK);
+        let refused = config.within_holding(&space, Some(least + held - 1), held);
+        assert!(
+            matches!(&refused, Err(FrontierError::Budget(m))
+                if m.contains("takes 338.17 MB") && m.contains("67.11 MB of other processes'")),
+            "{refused:?}"
+        );
+        let fitted = config.within_holding(&space, Some(least + held), held);
+        assert_eq!(fitted.unwrap().chunk, MIN_CHUNK);
+        assert_eq!(config.within_holding(&space, None, held).unwrap(), config);
     }
 }

@@ -20,14 +20,16 @@
 //!   [`Rates::layer_bytes`] a board, and the runs of layer `d + 1` at
 //!   [`Rates::runs_bytes_per_board`] a board of layer `d`, twice that when the runs are more
 //!   than the fan-in (a merge writes its run beside the runs it reads), all over `P`;
-//! - memory: one chunk's boards and neighbours ([`chunk_bytes_per_board`]) and [`RESERVE`],
-//!   the chunk cut to the budget as the search cuts it;
+//! - memory: one chunk's boards and neighbours ([`chunk_bytes_per_board`]), [`RESERVE`] and,
+//!   on `P` machines, the `(P - 1) x 64 MiB` of the others' messages each holds
+//!   ([`crate::bfs::cluster::frontier_held`]), the chunk cut to the budget as the search cuts
+//!   it ([`FrontierConfig::within_holding`]);
 //! - traffic: [`Rates::traffic_bytes_per_board`] per board expanded, times `(P - 1) / P` (the
 //!   pieces of the runs that fall in other machines' segments).
 //!
 //! Pure functions: nothing here prints or reads a file at run time.
 
-use super::config::{CHUNK, FAN_IN, RESERVE, chunk_bytes_per_board};
+use super::config::{FAN_IN, FrontierConfig, RESERVE, chunk_bytes_per_board};
 use crate::bfs::{Parity, ParitySpace, StateSpace};
 use crate::metric::Metric;
 use crate::shape::Shape;
@@ -76,7 +78,7 @@ pub struct Rates {
     /// Most bytes per board of a layer on disk (measured on sparse 4x4 layers); a denser
     /// layer takes less, down to 1 ([`Rates::layer_bytes`]).
     pub layer_bytes_max: f64,
-    /// Bytes of runs per board of the layer expanded (measured, chunks of [`CHUNK`]).
+    /// Bytes of runs per board of the layer expanded (measured, chunks of [`CHUNK`](super::CHUNK)).
     pub runs_bytes_per_board: f64,
     /// Bytes sent to other machines per board expanded, before the `(P - 1) / P` factor
     /// (measured by the distributed frontier search; `rates.csv` says on which run).
@@ -251,7 +253,8 @@ pub struct Projection {
     pub peak_disk: u64,
     /// The depth of the layer being built at the peak of disk.
     pub peak_disk_depth: u32,
-    /// Peak bytes of memory per machine: one chunk and the fixed buffers.
+    /// Peak bytes of memory per machine: one chunk, the fixed buffers and the other
+    /// machines' messages it holds.
     pub peak_memory: u64,
     /// Boards per chunk (the default, cut to the budget).
     pub chunk: u64,
@@ -282,8 +285,13 @@ pub fn project(
     let space = ParitySpace::with_metric(shape, Parity::Even, metric)?;
     let index = space.size();
     let per_board = chunk_bytes_per_board(&space);
-    let chunk = (machines.memory.saturating_sub(RESERVE) / per_board).clamp(1, CHUNK as u64);
-    let peak_memory = chunk * per_board + RESERVE;
+    // The chunk as the search cuts it, beside the other machines' messages each holds (a
+    // budget the search refuses leaves chunks of 1 board).
+    let held = crate::bfs::cluster::frontier_held(machines.processes as usize);
+    let chunk = FrontierConfig::default()
+        .within_holding(&space, Some(machines.memory), held)
+        .map_or(1, |c| c.chunk as u64);
+    let peak_memory = chunk * per_board + RESERVE + held;
     let p = f64::from(machines.processes);
     let scale = neighbours_per_board(shape, metric) / MEASURED_NEIGHBOURS;
     let speed = p * f64::from(machines.cores) * rates.expand_per_core / scale;
@@ -574,6 +582,9 @@ mod tests {
         assert!(four.traffic > 0 && four.widest_traffic > 0);
         assert!(four.seconds < one.seconds / 3.0 && four.seconds > one.seconds / 5.0);
         assert!(four.peak_disk < one.peak_disk / 3 && four.peak_disk > one.peak_disk / 5);
+        // Each of 4 machines holds 64 MiB of each other's messages beside the same chunk.
+        assert_eq!(four.chunk, one.chunk);
+        assert_eq!(four.peak_memory - one.peak_memory, 3 * (64 << 20));
         // The multi-tile metric: twice the moves a board (6 against 3), twice the time.
         let mtm = project(shape(4, 4), Metric::Mtm, TO_THE_END, on(1), &rates).unwrap();
         assert_eq!((mtm.depth, mtm.widest_depth), (43, 33));

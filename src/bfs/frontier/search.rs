@@ -249,7 +249,7 @@ fn search_buffered<S: StateSpace>(
         chunk: storage.chunk.unwrap_or(config.chunk),
         ..config
     }
-    .within(space, storage.memory)?;
+    .within_holding(space, storage.memory, exchange.held())?;
     let size = space.size();
     let places = Places::new(storage, size, config.segments, space.degree());
     // The folder's lock, held until the search returns.

@@ -80,9 +80,10 @@ const MAX_WORKERS: usize = 1024;
 const MAX_WAIT_SECONDS: u64 = 7 * 86_400;
 
 impl ClusterArgs {
-    /// `--processes` and `--workers` as given (for `--plan`, which runs nothing).
-    pub(super) fn asked(&self) -> (Option<usize>, Option<usize>) {
-        (self.processes, self.workers)
+    /// `--processes` as given (for `--plan`, whose table without it is of 1, 4, 8 and 16
+    /// machines).
+    pub(super) fn asked(&self) -> Option<usize> {
+        self.processes
     }
 
     /// The checkpoint folder of a depth-limited search, and whether to resume from it.

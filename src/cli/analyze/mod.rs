@@ -276,6 +276,11 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<RunSpec, CliError> {
     }
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
+        // The memory budget holds a chunk, the buffers and, across processes, the others'
+        // messages: refused before any folder or connection.
+        let processes = cluster.as_ref().map_or(1, |c| c.processes);
+        analysis::check_limited_memory(shape, metric, storage(args).memory, processes)
+            .map_err(CliError::usage)?;
     }
     Ok(RunSpec {
         shape,

@@ -11,14 +11,15 @@ use super::AnalyzeArgs;
 use crate::cli::CliError;
 
 /// The machine counts of the table when `--processes` is not given.
-const MACHINES: [u32; 4] = [1, 4, 8, 16];
+const MACHINES: [usize; 4] = [1, 4, 8, 16];
 
-/// Most machines or cores `--plan` projects for.
-const MOST: usize = 1 << 16;
-
-/// Prints the projection of `args`' search of `shape` from `goal` and returns: a usage error
-/// for another goal than the standard one, a board without a projection, or 0 machines or
-/// cores.
+/// Prints the projection of `args`' search of `shape` from `goal` and returns. The flags are
+/// checked by the search's own rules first (the board in the index, the distributed flags'
+/// limits, the memory budget with the messages each machine holds): the same one-line usage
+/// errors as the search. Also a usage error for another goal than the standard one, or a
+/// board without a projection (a line; a grid without a published distribution, short of the
+/// end). A machine count of the default table whose budget the search would refuse is a row
+/// saying so.
 pub(super) fn print(args: &AnalyzeArgs, shape: Shape, goal: &Board) -> Result<(), CliError> {
     let depth = args.max_depth.unwrap_or(plan::TO_THE_END);
     let metric = Metric::from(args.metric);
@@ -28,22 +29,25 @@ pub(super) fn print(args: &AnalyzeArgs, shape: Shape, goal: &Board) -> Result<()
              run it without --goal and --all-pairs",
         ));
     }
-    let (processes, workers) = args.cluster.asked();
-    let count = |n: usize, what: &str| match n {
-        1..=MOST => Ok(n as u32),
-        _ => Err(CliError::usage(format!("{what} {n}: from 1 to {MOST}"))),
-    };
-    let machines: Vec<u32> = match processes {
-        Some(p) => vec![count(p, "--processes")?],
-        None => MACHINES.to_vec(),
-    };
-    let cores = count(
-        workers.unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-        }),
-        "--workers",
-    )?;
+    analysis::plan_limited(shape).map_err(CliError::usage)?;
+    let cluster = args.cluster.cluster(true)?;
+    let cores = cluster.as_ref().map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        |c| c.workers,
+    );
     let memory = args.memory.unwrap_or_else(analysis::available_memory);
+    let asked = args.cluster.asked();
+    // Each count the search refuses: an error for the count asked for (or one machine), a
+    // row of the default table.
+    let mut refused = Vec::new();
+    let mut machines = Vec::new();
+    for processes in asked.map_or(MACHINES.to_vec(), |p| vec![p]) {
+        match analysis::check_limited_memory(shape, metric, Some(memory), processes) {
+            Ok(()) => machines.push(processes as u32),
+            Err(e) if machines.is_empty() => return Err(CliError::usage(e)),
+            Err(e) => refused.push((processes, e.to_string())),
+        }
+    }
     let checkpoint = args.cluster.checkpoint.is_some();
     let rates = Rates::measured();
     let rows: Vec<(u32, Projection)> = machines
@@ -51,26 +55,51 @@ pub(super) fn print(args: &AnalyzeArgs, shape: Shape, goal: &Board) -> Result<()
         .map(|&processes| {
             let on = Machines {
                 processes,
-                cores,
+                cores: cores as u32,
                 memory,
                 checkpoint,
             };
             plan::project(shape, metric, depth, on, &rates).map(|p| (processes, p))
         })
         .collect::<Option<_>>()
-        .ok_or_else(|| {
-            CliError::usage(format!(
-                "no projection for {shape} to depth {depth}: its layer sizes are published \
-                 for boards of 2 rows and 2 columns up to 16 cells; a larger grid is projected \
-                 only to the end (--max-depth {})",
-                plan::TO_THE_END
-            ))
-        })?;
+        .ok_or_else(|| CliError::usage(no_projection(shape, metric, depth)))?;
     print!(
         "{}",
-        table(shape, metric, cores, memory, checkpoint, &rates, &rows)
+        table(
+            shape,
+            metric,
+            cores as u32,
+            memory,
+            checkpoint,
+            &rates,
+            &rows
+        )
     );
+    for (processes, why) in refused {
+        println!("{processes:>8}  refused by the search: {why}");
+    }
     Ok(())
+}
+
+/// Why there is no projection of `shape` in `metric` to `depth` (a board in the index): what
+/// limits it, and a deeper `--max-depth` only when that gives one.
+fn no_projection(shape: Shape, metric: Metric, depth: u32) -> String {
+    match plan::layers(shape, metric) {
+        Some(plan::LayerSizes::Estimated { component }) if depth < plan::TO_THE_END => format!(
+            "no projection for {shape} to depth {depth}: its layer sizes are published for \
+             boards of 2 rows and 2 columns up to 16 cells; a larger grid is projected only to \
+             the end, from its {} boards (--max-depth {} or more)",
+            HumanCount(component),
+            plan::TO_THE_END
+        ),
+        _ if !shape.is_grid() => format!(
+            "no projection for {shape}: it rests on the layer sizes of boards of 2 rows and 2 \
+             columns (published up to 16 cells, estimated from the component up to {}); a \
+             one-row board has none at any --max-depth",
+            npuzzle::bfs::ParitySpace::MAX_CELLS
+        ),
+        _ => format!("no projection for {shape} to depth {depth}"),
+    }
 }
 
 /// The projection as text: what it is of, what it rests on, and a row per machine count.
