@@ -28,7 +28,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     time_limit: f64,
     /// Build a distance table in memory for shapes of at most this many cells when first
-    /// asked (9: up to 3x3, at once; 12: 3x4 too, about 3 s and 61 MB).
+    /// asked (9: up to 3x3, at once; 12: 3x4 too, about 3 s and 61 MB). Refused at start
+    /// when the largest shape's build, at its peak, does not fit in --map-memory or the
+    /// memory available.
     #[arg(long, value_name = "CELLS", default_value_t = 9)]
     build: usize,
     /// Build a distance table in memory when the page asks for it (its "map" button, POST
@@ -37,7 +39,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "CELLS", default_value_t = 12)]
     map: usize,
     /// The memory the tables built on request may hold together, in MB (a build's peak
-    /// counted); a build past it is refused.
+    /// counted); a build past it is refused. Also the most one --build table's build may
+    /// take.
     #[arg(long, value_name = "MB", default_value_t = 1000)]
     map_memory: u64,
     /// Searches and table builds run at once (default: one per core, at least 2); four per
@@ -65,18 +68,19 @@ pub struct ServeArgs {
 /// Runs `npuzzle serve` until it is interrupted.
 ///
 /// # Errors
-/// Exit 2 for a bad time limit, idle timeout, job or connection count, or a damaged table in
-/// `DIR`; 1 when the address cannot be bound.
+/// Exit 2 for a bad time limit, idle timeout, job or connection count, a `--build` whose
+/// largest build does not fit in memory, or a damaged table in `DIR`; 1 when the address
+/// cannot be bound.
 pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     if !(args.time_limit > 0.0 && args.time_limit <= 3600.0) {
         return Err(CliError::usage(format!(
-            "--time-limit {}: between 0 and 3600 seconds is expected",
+            "--time-limit {}: more than 0 and at most 3600 seconds is expected",
             args.time_limit
         )));
     }
     if !(args.idle_timeout > 0.0 && args.idle_timeout <= 3600.0) {
         return Err(CliError::usage(format!(
-            "--idle-timeout {}: between 0 and 3600 seconds is expected",
+            "--idle-timeout {}: more than 0 and at most 3600 seconds is expected",
             args.idle_timeout
         )));
     }

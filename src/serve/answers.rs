@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -39,11 +39,72 @@ fn refuse(message: impl ToString) -> Refusal {
     Refusal(message.to_string())
 }
 
+/// Why the API gives a request no answer: a [`Refusal`] (status 400), or a request whose time
+/// budget ran out while it waited for another request's build of a table (status 503 with
+/// `Retry-After`, as a request that waited past its budget for a job).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unanswered {
+    /// A bad board or parameter, or work beyond the bounds.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The request's deadline came while another request built a table it waits for (the
+    /// same shape's, or any map's: one at a time).
+    #[error("the time limit was spent waiting for another request's build of a table")]
+    TimeUp,
+}
+
+/// `mutex` locked, whether or not a thread panicked holding it (the data of each is whole at
+/// every step).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A turn held by one build at a time, which the others wait for until their deadline only
+/// (a std `Mutex` has no timed lock).
+#[derive(Default)]
+struct Turn {
+    taken: Mutex<bool>,
+    freed: Condvar,
+}
+
+/// A [`Turn`] held; given back when dropped (a panic's unwinding included).
+struct HeldTurn<'a>(&'a Turn);
+
+impl Turn {
+    /// The turn, waiting for it until `deadline` at most; `None` when the deadline comes first.
+    fn take(&self, deadline: Instant) -> Option<HeldTurn<'_>> {
+        let mut taken = lock(&self.taken);
+        while *taken {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            taken = self
+                .freed
+                .wait_timeout(taken, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *taken = true;
+        Some(HeldTurn(self))
+    }
+}
+
+impl Drop for HeldTurn<'_> {
+    fn drop(&mut self) {
+        *lock(&self.0.taken) = false;
+        self.0.freed.notify_all();
+    }
+}
+
 /// The bounds of the API.
 #[derive(Debug, Clone)]
 pub struct AnswerLimits {
     /// Build a distance table in memory for shapes of at most this many cells (9: 3x3 in
-    /// about 0.1 s; 12: 3x4 in about 3 s and 61 MB).
+    /// about 0.1 s; 12: 3x4 in about 3 s and 61 MB), on their first use. Each such build's
+    /// peak ([`map_bytes`], either metric) must fit in [`AnswerLimits::map_memory`] and the
+    /// memory available: [`Answers::new`] refuses limits whose largest shape's does not
+    /// ([`AnswerLimits::check_builds`]).
     pub build_cells: usize,
     /// The longest a search of one request may run (the solver's shapes, `compare`).
     pub time_limit: Duration,
@@ -55,8 +116,67 @@ pub struct AnswerLimits {
     /// shapes of at most this many cells (12: 3x4, 2x6 and their transposes; 0: never).
     pub map_cells: usize,
     /// Bytes of memory the tables built when asked may hold together, the one being built
-    /// counted at its peak ([`map_bytes`]); a build past it is refused.
+    /// counted at its peak ([`map_bytes`]); a build past it is refused. Also the most one
+    /// build on first use may take at its peak ([`AnswerLimits::build_cells`]).
     pub map_memory: u64,
+}
+
+impl AnswerLimits {
+    /// Checks that every table built on first use ([`AnswerLimits::build_cells`]: each shape
+    /// the API answers of at most that many cells, in either metric) fits at its peak
+    /// ([`map_bytes`]) in [`AnswerLimits::map_memory`] and in `available` bytes, so that no
+    /// request can start a build the machine cannot hold.
+    ///
+    /// # Errors
+    /// A [`Refusal`] naming the largest shape whose build does not fit, its peak, the bound,
+    /// and the most cells that fit.
+    pub fn check_builds(&self, available: u64) -> Result<(), Refusal> {
+        let bound = self.map_memory.min(available);
+        let largest = self.max_cells.min(self.build_cells);
+        // Each shape the API answers (2 to max_cells / 2 rows and columns), largest first.
+        let mut shapes: Vec<Shape> = (2..=self.max_cells / 2)
+            .flat_map(|rows| (2..=self.max_cells / 2).map(move |cols| (rows, cols)))
+            .filter(|&(rows, cols)| rows * cols <= largest)
+            .filter_map(|(rows, cols)| Shape::new(rows, cols).ok())
+            .collect();
+        shapes.sort_by_key(|s| (std::cmp::Reverse(s.cells()), s.rows()));
+        // The larger of its two builds (the multi-tile metric's keeps every board's depth).
+        let peak = |shape: Shape| {
+            [Metric::Stm, Metric::Mtm]
+                .into_iter()
+                .filter_map(|m| map_bytes(shape, m).map(|b| (b, m)))
+                .max_by_key(|&(b, _)| b)
+        };
+        let too_big = |shape: &&Shape| peak(**shape).is_some_and(|(b, _)| b > bound);
+        let Some(&shape) = shapes.iter().find(too_big) else {
+            return Ok(());
+        };
+        let (bytes, metric) = peak(shape).unwrap_or((u64::MAX, Metric::Stm));
+        // The most cells whose shapes all fit: below the smallest that does not.
+        let smallest = shapes
+            .iter()
+            .filter(too_big)
+            .map(|s| s.cells())
+            .min()
+            .unwrap_or(shape.cells());
+        let fits = shapes
+            .iter()
+            .map(|s| s.cells())
+            .filter(|&c| c < smallest)
+            .max()
+            .unwrap_or(0);
+        Err(refuse(format!(
+            "--build {}: building the table of {shape} ({}) on first use takes {} at its \
+             peak, beyond the {} a build may take (--map-memory {} MB, {} available): \
+             --build {fits} fits",
+            self.build_cells,
+            metric.name(),
+            indicatif::DecimalBytes(bytes),
+            indicatif::DecimalBytes(bound),
+            self.map_memory / 1_000_000,
+            indicatif::DecimalBytes(available),
+        )))
+    }
 }
 
 /// Nanoseconds per board of a table's build in the server on the project's machine (2 cores):
@@ -130,11 +250,12 @@ pub enum DistanceSource {
 type Key = (Shape, Metric);
 
 /// One shape's table: set once built (or read); `building` is held by the one request that
-/// builds it, so that it is built once while requests for other shapes go on.
+/// builds it, so that it is built once while requests for other shapes go on (and those for
+/// the same shape wait for it until their deadline).
 #[derive(Default)]
 struct Slot {
     ready: OnceLock<Arc<DistanceTable>>,
-    building: Mutex<()>,
+    building: Turn,
 }
 
 /// A table of the served folder: its name relative to the folder, its full path, and its
@@ -158,8 +279,9 @@ pub struct Answers {
     folder: Option<String>,
     /// The walking distances of the multi-tile solver, built on first use (milliseconds).
     walking: Mutex<HashMap<Key, Arc<WalkingDistance>>>,
-    /// Held by the one build the page asked for ([`Answers::map`]): one at a time.
-    mapping: Mutex<()>,
+    /// Held by the one build the page asked for ([`Answers::map`]): one at a time, the others
+    /// waiting until their deadline.
+    mapping: Turn,
     /// Bytes of the tables built when asked, kept ([`AnswerLimits::map_memory`]).
     mapped: Mutex<u64>,
     /// The largest build timed so far: its boards and seconds (the per-board rate of
@@ -298,8 +420,11 @@ impl Answers {
     /// standard goal, its checksum verified once), building others as `limits` allows.
     ///
     /// # Errors
-    /// A [`Refusal`] naming `dir` when it cannot be read, or a table of it that is damaged.
+    /// A [`Refusal`] naming `dir` when it cannot be read, or a table of it that is damaged;
+    /// or limits whose builds on first use do not fit ([`AnswerLimits::check_builds`] with
+    /// the memory available now).
     pub fn new(dir: Option<&Path>, limits: AnswerLimits) -> Result<Answers, Refusal> {
+        limits.check_builds(analysis::available_memory())?;
         let mut tables = HashMap::new();
         let mut paths = HashMap::new();
         let folder = dir.map(|d| format!("{}/", crate::export::shown(d).trim_end_matches('/')));
@@ -338,7 +463,7 @@ impl Answers {
             paths,
             folder,
             walking: Mutex::new(HashMap::new()),
-            mapping: Mutex::new(()),
+            mapping: Turn::default(),
             mapped: Mutex::new(0),
             timed: Mutex::new(None),
         })
@@ -418,19 +543,26 @@ impl Answers {
 
     /// The source of `shape`'s answers in `metric`: its table (built now if
     /// [`AnswerLimits::build_cells`] allows, once: a second request for the shape waits for the
-    /// first one's build, requests for other shapes do not), checked [`Answers::intact`]; the
-    /// solver for a larger shape until its table is read or mapped ([`Answers::map`]).
+    /// first one's build until its `deadline`, requests for other shapes do not wait), checked
+    /// [`Answers::intact`]; the solver for a larger shape until its table is read or mapped
+    /// ([`Answers::map`]).
     ///
     /// # Errors
     /// A [`Refusal`] when building the table fails or panics (a later request builds again),
-    /// or the table's file changed under the server.
-    pub fn source(&self, shape: Shape, metric: Metric) -> Result<DistanceSource, Refusal> {
+    /// or the table's file changed under the server; [`Unanswered::TimeUp`] when `deadline`
+    /// comes while another request builds the table.
+    pub fn source(
+        &self,
+        shape: Shape,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<DistanceSource, Unanswered> {
         let key = (shape, metric);
         // Beyond --build only a table read, or mapped on request and finished, answers.
         if shape.cells() > self.limits.build_cells && !self.has_table(shape, metric) {
             return Ok(DistanceSource::Solver);
         }
-        let table = self.table(shape, metric)?;
+        let table = self.table(shape, metric, deadline)?;
         self.intact(shape, metric)?;
         Ok(DistanceSource::Table(
             table,
@@ -439,21 +571,22 @@ impl Answers {
     }
 
     /// The table of `shape` in `metric`: read, built already, or built now (once: a second
-    /// request for the shape waits for the first one's build, requests for other shapes do
-    /// not). Each build is timed ([`MapOffer::seconds`]).
-    fn table(&self, shape: Shape, metric: Metric) -> Result<Arc<DistanceTable>, Refusal> {
-        let slot = self
-            .tables
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// request for the shape waits for the first one's build until its `deadline`, requests
+    /// for other shapes do not wait). Each build is timed ([`MapOffer::seconds`]).
+    fn table(
+        &self,
+        shape: Shape,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<Arc<DistanceTable>, Unanswered> {
+        let slot = lock(&self.tables)
             .entry((shape, metric))
             .or_default()
             .clone();
         if slot.ready.get().is_none() {
-            let _building = slot
-                .building
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let Some(_building) = slot.building.take(deadline) else {
+                return Err(Unanswered::TimeUp);
+            };
             if slot.ready.get().is_none() {
                 let started = Instant::now();
                 let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -462,20 +595,18 @@ impl Answers {
                 .map_err(|_| refuse(format!("building the table of {shape} failed")))??;
                 let boards = built.layers().iter().sum::<u64>();
                 let seconds = started.elapsed().as_secs_f64();
-                let mut timed = self
-                    .timed
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut timed = lock(&self.timed);
                 if boards >= RATE_BOARDS && timed.is_none_or(|(b, _)| boards > b) {
                     *timed = Some((boards, seconds));
                 }
                 let _ = slot.ready.set(Arc::new(built));
             }
         }
-        slot.ready
+        Ok(slot
+            .ready
             .get()
             .cloned()
-            .ok_or_else(|| refuse(format!("building the table of {shape} failed")))
+            .ok_or_else(|| refuse(format!("building the table of {shape} failed")))?)
     }
 
     /// What mapping `shape` in `metric` on request would take, if the page may ask for it:
@@ -503,15 +634,21 @@ impl Answers {
 
     /// `POST /api/map`: builds the table of `shape` in `metric` now, as the page asks, and
     /// answers as [`Answers::shape_info`]. One such build at a time (a second waits for the
-    /// first); each shape's at most once (the table is kept); and all of them within
-    /// [`AnswerLimits::map_memory`] and the memory available.
+    /// first, until its `deadline` at most); each shape's at most once (the table is kept);
+    /// and all of them within [`AnswerLimits::map_memory`] and the memory available.
     ///
     /// # Errors
     /// A [`Refusal`] for a shape beyond [`AnswerLimits::map_cells`], a build past the memory
-    /// budget, or a build that fails.
-    pub fn map(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
+    /// budget, or a build that fails; [`Unanswered::TimeUp`] when `deadline` comes while
+    /// another request builds a table this one waits for.
+    pub fn map(
+        &self,
+        shape: Shape,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<ShapeInfo, Unanswered> {
         if self.has_table(shape, metric) {
-            return self.shape_info(shape, metric);
+            return self.shape_info(shape, metric, deadline);
         }
         let cells = self.limits.map_cells;
         if shape.cells() > cells {
@@ -519,21 +656,18 @@ impl Answers {
                 "{shape}: this server maps boards of at most {cells} cells on request \
                  (npuzzle serve --map CELLS, up to 12); npuzzle analyze --table makes a table \
                  it serves"
-            )));
+            ))
+            .into());
         }
-        let _one = self
-            .mapping
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(_one) = self.mapping.take(deadline) else {
+            return Err(Unanswered::TimeUp);
+        };
         if self.has_table(shape, metric) {
-            return self.shape_info(shape, metric);
+            return self.shape_info(shape, metric, deadline);
         }
         let bytes = map_bytes(shape, metric)
             .ok_or_else(|| refuse(format!("{shape}: no table of it can be built here")))?;
-        let kept = *self
-            .mapped
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let kept = *lock(&self.mapped);
         let budget = self.limits.map_memory;
         let available = analysis::available_memory();
         if kept.saturating_add(bytes) > budget || bytes > available {
@@ -545,14 +679,12 @@ impl Answers {
                 indicatif::DecimalBytes(kept),
                 indicatif::DecimalBytes(budget),
                 indicatif::DecimalBytes(available),
-            )));
+            ))
+            .into());
         }
-        let table = self.table(shape, metric)?;
-        *self
-            .mapped
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) += table.mapped().1 as u64;
-        self.shape_info(shape, metric)
+        let table = self.table(shape, metric, deadline)?;
+        *lock(&self.mapped) += table.mapped().1 as u64;
+        self.shape_info(shape, metric, deadline)
     }
 
     /// The distance table of `shape` in `metric`, built in memory.
@@ -575,12 +707,17 @@ impl Answers {
         DistanceTable::from_analysis(&analysis).map_err(refuse)
     }
 
-    /// `GET /api/shape`.
+    /// `GET /api/shape`, a wait for another request's build ending by `deadline`.
     ///
     /// # Errors
     /// As [`Answers::source`].
-    pub fn shape_info(&self, shape: Shape, metric: Metric) -> Result<ShapeInfo, Refusal> {
-        let source = self.source(shape, metric)?;
+    pub fn shape_info(
+        &self,
+        shape: Shape,
+        metric: Metric,
+        deadline: Instant,
+    ) -> Result<ShapeInfo, Unanswered> {
+        let source = self.source(shape, metric, deadline)?;
         let (depth_counts, source_note) = match &source {
             DistanceSource::Table(t, path) => (
                 Some(t.layers().to_vec()),
@@ -727,15 +864,16 @@ impl Answers {
     /// `GET /api/board`: `board`'s distance and each move's, a search ending by `deadline`.
     ///
     /// # Errors
-    /// A [`Refusal`] when a search passes the deadline, or a table is damaged.
+    /// A [`Refusal`] when a search passes the deadline, or a table is damaged; as
+    /// [`Answers::source`].
     pub fn board_answer(
         &self,
         board: &Board,
         metric: Metric,
         deadline: Instant,
-    ) -> Result<BoardAnswer, Refusal> {
+    ) -> Result<BoardAnswer, Unanswered> {
         let shape = board.shape();
-        let source = self.source(shape, metric)?;
+        let source = self.source(shape, metric, deadline)?;
         let targets = metric.targets(shape, board.blank());
         let distances = match source {
             DistanceSource::Table(table, _) => {
@@ -775,15 +913,16 @@ impl Answers {
     /// `GET /api/solve`: an optimal solution of `board`, a search ending by `deadline`.
     ///
     /// # Errors
-    /// A [`Refusal`] for a board the goal cannot reach, or a search past the deadline.
+    /// A [`Refusal`] for a board the goal cannot reach, or a search past the deadline; as
+    /// [`Answers::source`].
     pub fn solve(
         &self,
         board: &Board,
         metric: Metric,
         deadline: Instant,
-    ) -> Result<SolveAnswer, Refusal> {
+    ) -> Result<SolveAnswer, Unanswered> {
         let started = Instant::now();
-        let (moves, method) = match self.source(board.shape(), metric)? {
+        let (moves, method) = match self.source(board.shape(), metric, deadline)? {
             DistanceSource::Table(table, _) => {
                 let moves = table.solve(board).map_err(refuse);
                 self.intact(board.shape(), metric)?;
@@ -806,10 +945,12 @@ impl Answers {
         })
     }
 
-    /// `GET /api/sample`: `count` boards drawn uniformly at `depth` (as `npuzzle sample`).
+    /// `GET /api/sample`: `count` boards drawn uniformly at `depth` (as `npuzzle sample`), a
+    /// wait for another request's build ending by `deadline`.
     ///
     /// # Errors
-    /// A [`Refusal`] without a table, for a depth with no boards, or too many boards asked.
+    /// A [`Refusal`] without a table, for a depth with no boards, or too many boards asked;
+    /// as [`Answers::source`].
     pub fn sample(
         &self,
         shape: Shape,
@@ -817,17 +958,20 @@ impl Answers {
         depth: u32,
         count: u64,
         seed: u64,
-    ) -> Result<Vec<Vec<u64>>, Refusal> {
+        deadline: Instant,
+    ) -> Result<Vec<Vec<u64>>, Unanswered> {
         if count > self.limits.max_samples {
             return Err(refuse(format!(
                 "count {count}: at most {} boards a request",
                 self.limits.max_samples
-            )));
+            ))
+            .into());
         }
-        let DistanceSource::Table(table, _) = self.source(shape, metric)? else {
+        let DistanceSource::Table(table, _) = self.source(shape, metric, deadline)? else {
             return Err(refuse(format!(
                 "sampling by depth needs a distance table of {shape}: npuzzle analyze --table"
-            )));
+            ))
+            .into());
         };
         let boards = table.sample(depth, count, seed).map_err(refuse);
         self.intact(shape, metric)?;
@@ -844,7 +988,8 @@ impl Answers {
     }
 
     /// `GET /api/graph`: the boards within `radius` (1 or 2) moves of `board`
-    /// ([`crate::neighbourhood::Explorer`], as `npuzzle draw` explores the goal's).
+    /// ([`crate::neighbourhood::Explorer`], as `npuzzle draw` explores the goal's), a wait for
+    /// another request's build ending by `deadline`.
     ///
     /// # Errors
     /// A [`Refusal`] for another radius, or as [`Answers::board_answer`].
@@ -853,9 +998,10 @@ impl Answers {
         board: &Board,
         metric: Metric,
         radius: usize,
-    ) -> Result<GraphAnswer, Refusal> {
+        deadline: Instant,
+    ) -> Result<GraphAnswer, Unanswered> {
         if !(1..=2).contains(&radius) {
-            return Err(refuse(format!("radius {radius}: 1 or 2 is expected")));
+            return Err(refuse(format!("radius {radius}: 1 or 2 is expected")).into());
         }
         let shape = board.shape();
         let mut explorer = Explorer::new(metric, usize::MAX);
@@ -866,7 +1012,7 @@ impl Answers {
         edges.sort_unstable();
         let vertices = explorer.into_vertices();
         let boards: Vec<Board> = vertices.iter().map(|v| v.board.clone()).collect();
-        let distances = match self.source(shape, metric)? {
+        let distances = match self.source(shape, metric, deadline)? {
             DistanceSource::Table(table, _) => self.distances(&table, &boards)?,
             // A search per board would pass the time limit: the graph's shape only.
             DistanceSource::Solver => vec![None; boards.len()],
@@ -991,17 +1137,100 @@ mod tests {
         let answers = Answers::new(None, AnswerLimits::default()).unwrap();
         let shape = Shape::new(2, 3).unwrap();
         PANICKING_BUILDS.store(1, Ordering::SeqCst);
-        let first = answers.source(shape, Metric::Stm);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let first = answers.source(shape, Metric::Stm, deadline);
         assert_eq!(
             first.err(),
-            Some(refuse("building the table of 2x3 failed")),
+            Some(refuse("building the table of 2x3 failed").into()),
             "the panicking build"
         );
         assert!(!answers.has_table(shape, Metric::Stm));
-        let Ok(DistanceSource::Table(table, None)) = answers.source(shape, Metric::Stm) else {
+        let Ok(DistanceSource::Table(table, None)) = answers.source(shape, Metric::Stm, deadline)
+        else {
             panic!("no table after a retry");
         };
         assert_eq!(table.layers().iter().sum::<u64>(), 360);
         assert!(answers.has_table(shape, Metric::Stm));
+    }
+
+    /// Issue 73: a request waits for another request's build of its shape until its deadline
+    /// only, then gets [`Unanswered::TimeUp`] (the server's 503); the build goes on, and once
+    /// it ends the shape is answered from its table. The same for the one map at a time.
+    #[test]
+    fn a_wait_for_another_build_ends_at_the_deadline() {
+        let answers = Answers::new(None, AnswerLimits::default()).unwrap();
+        let shape = Shape::new(2, 3).unwrap();
+        let slot = lock(&answers.tables)
+            .entry((shape, Metric::Stm))
+            .or_default()
+            .clone();
+        // Another request's build, held by the test.
+        let building = slot.building.take(Instant::now()).unwrap();
+        let started = Instant::now();
+        let deadline = started + Duration::from_millis(200);
+        assert_eq!(
+            answers.source(shape, Metric::Stm, deadline).err(),
+            Some(Unanswered::TimeUp)
+        );
+        assert_eq!(
+            answers.map(shape, Metric::Stm, deadline).err(),
+            Some(Unanswered::TimeUp)
+        );
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(200) && waited < Duration::from_secs(2),
+            "{waited:?}"
+        );
+        drop(building);
+        let later = Instant::now() + Duration::from_secs(60);
+        assert!(matches!(
+            answers.source(shape, Metric::Stm, later),
+            Ok(DistanceSource::Table(..))
+        ));
+
+        // A map of another shape waits for the one map at a time until its deadline only.
+        let mapping = answers.mapping.take(Instant::now()).unwrap();
+        let other = Shape::new(2, 4).unwrap();
+        let started = Instant::now();
+        let deadline = started + Duration::from_millis(200);
+        assert_eq!(
+            answers.map(other, Metric::Stm, deadline).err(),
+            Some(Unanswered::TimeUp)
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+        drop(mapping);
+        let mapped = answers.map(other, Metric::Stm, later).unwrap();
+        assert_eq!(mapped.depth_counts.unwrap().iter().sum::<u64>(), 20_160);
+    }
+
+    /// Issue 73: the builds on first use must fit at their peak in `map_memory` and in the
+    /// memory available, whichever is less: 3x3's fit anywhere; 12 cells' (379 MB in the
+    /// multi-tile metric) not in 100 MB; 2x7's (two bits a board twice, 21.9 GB) not in the
+    /// default 1,000 MB however much the machine holds.
+    #[test]
+    fn builds_on_first_use_are_checked_against_the_memory_for_builds() {
+        let limits = |build_cells, map_memory| AnswerLimits {
+            build_cells,
+            map_memory,
+            ..AnswerLimits::default()
+        };
+        assert_eq!(AnswerLimits::default().check_builds(u64::MAX), Ok(()));
+        assert_eq!(limits(12, 1_000_000_000).check_builds(u64::MAX), Ok(()));
+        let small = limits(12, 1_000_000_000)
+            .check_builds(100_000_000)
+            .unwrap_err();
+        assert!(small.0.contains("2x6 (mtm)"), "{small}");
+        assert!(small.0.ends_with("--build 10 fits"), "{small}");
+        let large = limits(14, 1_000_000_000)
+            .check_builds(u64::MAX)
+            .unwrap_err();
+        assert!(
+            large
+                .0
+                .starts_with("--build 14: building the table of 2x7 (stm)")
+                && large.0.ends_with("--build 12 fits"),
+            "{large}"
+        );
+        assert!(limits(14, 30_000_000_000).check_builds(u64::MAX).is_ok());
     }
 }

@@ -33,7 +33,10 @@
 //! [`ServerLimits::max_connections`] open connections a new one is closed at once. A request whose
 //! `Host` is not the bound address, a loopback name with the port, or one allowed
 //! ([`ServerLimits::allowed_hosts`]) is a 403, as an API request with an `Origin` other than its
-//! `Host`'s (DNS rebinding, other sites' pages). Every response carries
+//! `Host`'s (DNS rebinding, other sites' pages); one with two `Host` or two `Origin` headers,
+//! or a request target in absolute form naming another host than its `Host`, is a 400. A
+//! request that waits for another request's build of a table (the same shape's, or the one
+//! map at a time) waits within its budget too: past it, the same 503. Every response carries
 //! `X-Content-Type-Options: nosniff`; none shows the served folder's path.
 
 pub mod answers;
@@ -55,7 +58,7 @@ use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-pub use answers::{AnswerLimits, Answers, Refusal};
+pub use answers::{AnswerLimits, Answers, Refusal, Unanswered};
 
 use crate::metric::Metric;
 use crate::shape::Shape;
@@ -276,8 +279,18 @@ impl Hosts {
     }
 
     /// The 403 (or 400) for a request this server does not answer: a `Host` not its own, or
-    /// an API request from another origin.
+    /// an API request from another origin; a 400 for no `Host`, two `Host` or two `Origin`
+    /// headers, or a request target in absolute form (`http://name/...`) naming another host
+    /// than its `Host` (which one a proxy or a check reads would be ambiguous).
     fn refuse<B>(&self, request: &Request<B>) -> Option<Response> {
+        for name in [header::HOST, header::ORIGIN] {
+            if request.headers().get_all(&name).iter().count() > 1 {
+                return Some(error(
+                    StatusCode::BAD_REQUEST,
+                    &format!("one {name} header is expected"),
+                ));
+            }
+        }
         let header_text = |name| {
             request
                 .headers()
@@ -287,6 +300,18 @@ impl Hosts {
         let Some(host) = header_text(header::HOST) else {
             return Some(error(StatusCode::BAD_REQUEST, "a Host header is expected"));
         };
+        if let Some(authority) = request.uri().authority() {
+            if !authority.as_str().eq_ignore_ascii_case(host.trim()) {
+                return Some(error(
+                    StatusCode::BAD_REQUEST,
+                    &format!(
+                        "the request target names {:?}, its Host header {:?}",
+                        crate::board::printable(authority.as_str()),
+                        crate::board::printable(&host)
+                    ),
+                ));
+            }
+        }
         if !self.accepts(&host) {
             return Some(error(
                 StatusCode::FORBIDDEN,
@@ -407,18 +432,21 @@ async fn respond(
             Ok(Err(Refused::Bad(r))) => {
                 error(StatusCode::BAD_REQUEST, &served.answers.relative(&r.0))
             }
+            // Its budget spent waiting for another request's build: as a wait for a job.
+            Ok(Err(Refused::TimeUp)) => busy(&served.answers),
             Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "the answer failed"),
         }
     };
     logged(&served, &uri, started, response)
 }
 
-/// The 503 of a full queue: try again once a search's time limit has passed.
+/// The 503 of a full queue, or of a request whose budget ran out waiting for a job or for
+/// another request's build: try again once a search's time limit has passed.
 fn busy(answers: &Answers) -> Response {
     let seconds = answers.limits().time_limit.as_secs_f64().ceil().max(1.0) as u64;
     let mut response = error(
         StatusCode::SERVICE_UNAVAILABLE,
-        &format!("the server is busy with other searches: try again in {seconds} s"),
+        &format!("the server is busy with other searches and builds: try again in {seconds} s"),
     );
     response
         .headers_mut()
@@ -473,11 +501,21 @@ fn logged(served: &AppState, uri: &Uri, started: Instant, response: Response) ->
 enum Refused {
     NotFound,
     Bad(Refusal),
+    TimeUp,
 }
 
 impl From<Refusal> for Refused {
     fn from(r: Refusal) -> Refused {
         Refused::Bad(r)
+    }
+}
+
+impl From<Unanswered> for Refused {
+    fn from(u: Unanswered) -> Refused {
+        match u {
+            Unanswered::Refused(r) => Refused::Bad(r),
+            Unanswered::TimeUp => Refused::TimeUp,
+        }
     }
 }
 
@@ -531,8 +569,10 @@ fn answer(
     let to_json =
         |v: Result<Value, serde_json::Error>| v.map_err(|e| Refused::Bad(Refusal(e.to_string())));
     match name {
-        "shape" => to_json(serde_json::to_value(answers.shape_info(shape, metric)?)),
-        "map" => to_json(serde_json::to_value(answers.map(shape, metric)?)),
+        "shape" => to_json(serde_json::to_value(
+            answers.shape_info(shape, metric, deadline)?,
+        )),
+        "map" => to_json(serde_json::to_value(answers.map(shape, metric, deadline)?)),
         "board" => to_json(serde_json::to_value(answers.board_answer(
             &board()?,
             metric,
@@ -547,6 +587,7 @@ fn answer(
             &board()?,
             metric,
             param(query, "radius", Some(1))?,
+            deadline,
         )?)),
         "compare" => to_json(serde_json::to_value(answers.compare(
             &board()?,
@@ -559,6 +600,7 @@ fn answer(
             param(query, "depth", None)?,
             param(query, "count", Some(1))?,
             param(query, "seed", Some(0))?,
+            deadline,
         )? })),
         "random" => Ok(json!({ "tiles": answers.random(shape, param(query, "seed", Some(0))?) })),
         _ => Err(Refused::NotFound),

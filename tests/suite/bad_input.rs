@@ -1566,6 +1566,56 @@ fn export_draw_cases() -> Vec<Case> {
     ]
 }
 
+/// Bad `serve` arguments, refused before the server listens (`--port 0`: were one accepted,
+/// the row would end at its timeout, not on a busy port).
+#[cfg(feature = "serve")]
+fn serve_cases() -> Vec<Case> {
+    vec![
+        // Issue 73: the range said "between 0 and 3600" though 0 is refused.
+        case(
+            "serve_idle_timeout_0",
+            &["serve", "--port", "0", "--idle-timeout", "0"],
+            2,
+            "--idle-timeout 0: more than 0 and at most 3600 seconds is expected",
+        ),
+        case(
+            "serve_time_limit_0",
+            &["serve", "--port", "0", "--time-limit", "0"],
+            2,
+            "--time-limit 0: more than 0 and at most 3600 seconds is expected",
+        ),
+        case(
+            "serve_time_limit_above_an_hour",
+            &["serve", "--port", "0", "--time-limit", "3601"],
+            2,
+            "--time-limit 3601: more than 0 and at most 3600 seconds is expected",
+        ),
+        // Issue 73: a plain GET of 2x7 would start a 22 GB build (its marks and its table,
+        // two bits a board each): beyond --map-memory (1,000 MB by default) on any machine.
+        // 3x4's in the multi-tile metric (379 MB at its peak) beyond 100 MB.
+        case(
+            "serve_build_beyond_the_memory",
+            &["serve", "--port", "0", "--build", "14"],
+            2,
+            "--build 14: building the table of 2x7 (stm) on first use takes",
+        ),
+        case(
+            "serve_build_beyond_map_memory",
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--build",
+                "12",
+                "--map-memory",
+                "100",
+            ],
+            2,
+            "beyond the 100.00 MB a build may take (--map-memory 100 MB",
+        ),
+    ]
+}
+
 /// Bad `plot` input: missing, garbage and corrupt `summary.json`, unwritable charts.
 fn plot_cases() -> Vec<Case> {
     let summary = summary_2x2();
@@ -1774,6 +1824,8 @@ fn all_cases() -> Vec<Case> {
     cases.extend(analyze_cases());
     cases.extend(export_draw_cases());
     cases.extend(plot_cases());
+    #[cfg(feature = "serve")]
+    cases.extend(serve_cases());
     cases
 }
 
@@ -1824,6 +1876,13 @@ fn bad_export_draw_and_top_level_arguments() {
 #[test]
 fn bad_plot_input() {
     check_all(&plot_cases());
+}
+
+/// `serve`: ranges worded as their rule, a `--build` beyond the memory for builds.
+#[cfg(feature = "serve")]
+#[test]
+fn bad_serve_arguments() {
+    check_all(&serve_cases());
 }
 
 /// The checks themselves can fail: a row that expects the wrong exit code, the wrong words,
