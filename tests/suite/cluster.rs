@@ -1676,12 +1676,13 @@ fn frontier_flags_that_differ_and_a_full_disk_on_one_process() {
 
 /// Issue 73: every flag that changes what a distributed run searches or writes is in the
 /// peers' fingerprint, on every path: `--all-pairs` on one process only (with `--max-depth`,
-/// where the other joined the first orbit's search and exited 0, and without), or another
-/// `--edges` format, is refused on both processes, each exiting non-zero naming the flag.
+/// where the other joined the first orbit's search and exited 0, and without), another
+/// `--edges` format, `--nodes`, the chart's scale, the metric, `--table` or `--fan-in`, is
+/// refused on both processes, each exiting non-zero naming the flag.
 #[test]
 fn a_flag_given_to_one_process_only_is_refused_on_both() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &[&str], &str); 3] = [
+    let cases: [(&[&str], &[&str], &str); 8] = [
         (
             &["--all-pairs", "--max-depth", "5"],
             &["--max-depth", "5"],
@@ -1689,6 +1690,15 @@ fn a_flag_given_to_one_process_only_is_refused_on_both() {
         ),
         (&["--all-pairs"], &[], "--all-pairs is"),
         (&["--edges", "ranks"], &["--edges", "labels"], "--edges is"),
+        (&["--nodes", "ranks"], &[], "--nodes is"),
+        (&["--log-scale"], &[], "the chart's scale is"),
+        (&["--metric", "mtm"], &[], "the metric is"),
+        (&["--table"], &[], "a distance table is"),
+        (
+            &["--max-depth", "5", "--fan-in", "2"],
+            &["--max-depth", "5"],
+            "--fan-in is",
+        ),
     ];
     for (k, (zero, one, needle)) in cases.into_iter().enumerate() {
         let outs = run_frontier(
@@ -1697,10 +1707,15 @@ fn a_flag_given_to_one_process_only_is_refused_on_both() {
             2,
             |i| {
                 let mut f: Vec<String> = ["--connect-timeout", "10"].map(String::from).to_vec();
-                f.extend(if i == 0 { zero } else { one }.iter().map(|s| s.to_string()));
+                f.extend(
+                    if i == 0 { zero } else { one }
+                        .iter()
+                        .map(|s| s.to_string()),
+                );
                 f
             },
-            |_| Vec::new(),
+            // (Keyed, a refused peer is one of this run's: both stop at once.)
+            |_| vec![("NPUZZLE_CLUSTER_KEY", "one key".to_string())],
         );
         for (i, o) in outs.iter().enumerate() {
             let err = errors(o);
@@ -1725,9 +1740,16 @@ fn a_process_that_stops_is_named_with_its_reason_by_the_others() {
         2,
         |i| {
             let scratch = dir.path().join(format!("scratch{i}")).display().to_string();
-            ["--max-depth", "20", "--scratch", &scratch, "--connect-timeout", "10"]
-                .map(String::from)
-                .to_vec()
+            [
+                "--max-depth",
+                "20",
+                "--scratch",
+                &scratch,
+                "--connect-timeout",
+                "10",
+            ]
+            .map(String::from)
+            .to_vec()
         },
         |i| match i {
             1 => vec![("NPUZZLE_DAMAGE_SCRATCH", "layer:10".to_string())],
@@ -1735,7 +1757,10 @@ fn a_process_that_stops_is_named_with_its_reason_by_the_others() {
         },
     );
     let one = errors(&outs[1]);
-    assert!(!outs[1].status.success() && one.contains("layer 10"), "{one}");
+    assert!(
+        !outs[1].status.success() && one.contains("layer 10"),
+        "{one}"
+    );
     let zero = errors(&outs[0]);
     assert!(!outs[0].status.success(), "{zero}");
     let last = zero.lines().last().unwrap_or_default();
@@ -1743,4 +1768,52 @@ fn a_process_that_stops_is_named_with_its_reason_by_the_others() {
         last.contains("process 1 stopped:") && last.contains("layer 10"),
         "{zero}"
     );
+}
+
+/// Issue 73 (its musts): each process of 2 and of 3 killed in turn (SIGKILL, the kill hook,
+/// after saving depth 9 of 3x3 searched to depth 16 with a checkpoint folder each): the others
+/// stop with one line each; every process restarted with --resume writes one machine's files.
+#[test]
+fn each_process_killed_in_turn_resumes_to_one_machines_files() {
+    if !HOOKS {
+        return; // (the kill hook: `cargo test --release` builds it)
+    }
+    let board = ["--size", "3"];
+    for processes in [2, 3] {
+        for killed in 0..processes {
+            let dir = tempfile::tempdir().unwrap();
+            let one = one_process(&board, dir.path(), "3x3", &["--max-depth", "16"]);
+            let flags = |i: usize, resume: bool| checkpointed(16, dir.path(), i, resume);
+            let at = format!("process {killed} of {processes} killed");
+            let crashed = run_frontier(
+                &board,
+                dir.path(),
+                processes,
+                |i| flags(i, false),
+                |i| match i == killed {
+                    true => vec![("NPUZZLE_KILL_AFTER_STEP", "9".to_string())],
+                    false => Vec::new(),
+                },
+            );
+            for (i, o) in crashed.iter().enumerate() {
+                let err = errors(o);
+                assert!(!o.status.success(), "{at}: process {i} exited 0");
+                assert!(!err.contains("panicked"), "{at}: process {i}: {err}");
+                if i != killed {
+                    assert_eq!(err.lines().count(), 1, "{at}: process {i}: {err}");
+                }
+            }
+            let resumed = run_frontier(
+                &board,
+                dir.path(),
+                processes,
+                |i| flags(i, true),
+                |_| Vec::new(),
+            );
+            for (i, o) in resumed.iter().enumerate() {
+                assert!(o.status.success(), "{at}: process {i}: {}", errors(o));
+            }
+            same_frontier_files(&dir.path().join("p0").join("3x3"), &one);
+        }
+    }
 }

@@ -151,29 +151,34 @@ fn fingerprint<S: StateSpace>(
 ) -> super::handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let fan_in = job.storage.fan_in.unwrap_or(job.config.fan_in);
-    super::handshake::Fingerprint(vec![
-        ("the board".into(), job.goal.shape().to_string()),
-        ("the goal".into(), rows(&job.goal)),
-        ("the metric".into(), job.metric.long_name().into()),
-        ("the engine".into(), "frontier search (--max-depth)".into()),
-        ("the space's size".into(), job.space.size().to_string()),
-        ("--max-depth".into(), job.max_depth.to_string()),
-        ("the segments".into(), job.config.segments.to_string()),
-        ("--fan-in".into(), fan_in.to_string()),
-        ("--processes".into(), cluster.processes.to_string()),
-        ("--checkpoint".into(), yes(job.storage.checkpoint.is_some())),
-        (
-            "--resume".into(),
-            yes(job
-                .storage
-                .checkpoint
-                .as_ref()
-                .is_some_and(|c| c.start.resumes())),
-        ),
-    ]
-    .into_iter()
-    .chain(cluster.request.iter().cloned())
-    .collect())
+    super::handshake::Fingerprint(
+        [
+            ("the board".into(), job.goal.shape().to_string()),
+            ("the goal".into(), rows(&job.goal)),
+            ("the metric".into(), job.metric.long_name().into()),
+        ]
+        .into_iter()
+        // (The front end's options next: what differs there names the run's purpose.)
+        .chain(cluster.request.iter().cloned())
+        .chain([
+            ("the engine".into(), "frontier search (--max-depth)".into()),
+            ("the space's size".into(), job.space.size().to_string()),
+            ("--max-depth".into(), job.max_depth.to_string()),
+            ("the segments".into(), job.config.segments.to_string()),
+            ("--fan-in".into(), fan_in.to_string()),
+            ("--processes".into(), cluster.processes.to_string()),
+            ("--checkpoint".into(), yes(job.storage.checkpoint.is_some())),
+            (
+                "--resume".into(),
+                yes(job
+                    .storage
+                    .checkpoint
+                    .as_ref()
+                    .is_some_and(|c| c.start.resumes())),
+            ),
+        ])
+        .collect(),
+    )
 }
 
 /// The search's warnings and notes to the calling thread, and its requests to stop from it.
@@ -548,14 +553,17 @@ mod tests {
         }
     }
 
-    /// Issue 73: a damaged layer file in one process's folder sends every process back to the
-    /// older slot together, and no process removes a file of the older slot before every
-    /// process has loaded the depth agreed on: damage in process 1's or process 0's newest
-    /// layer resumes from the depth before, with one machine's layers; damage in both slots
-    /// of one process is a one-line error on every process, and nothing is removed.
+    /// Issue 73 (its musts): every file kind of every process's folder damaged in turn, over 2
+    /// and 3 processes, 3x3 checkpointed after depth 12 and resumed to depth 14: a damaged
+    /// newest state slot or newest layer file sends every process back to depth 11 together
+    /// (the others had already passed over nothing), a damaged older slot or its oldest layer
+    /// leaves depth 12, each resumed search giving one machine's layers and last boards; layer
+    /// 11, which both slots need, is a one-line error on every process, nothing removed from
+    /// any folder. Before issue 73, a process whose load failed stopped the run after the others
+    /// had removed the files of their older slot.
     #[test]
-    fn a_damaged_layer_in_one_folder_sends_every_process_back_together() {
-        let shape = Shape::new(4, 4).unwrap();
+    fn every_file_of_every_folder_damaged_resumes_or_refuses() {
+        let shape = Shape::new(3, 3).unwrap();
         let space = ParitySpace::new(shape, Parity::Even).unwrap();
         let goal = Board::goal(shape);
         let seed = space.rank(&goal).unwrap();
@@ -566,75 +574,95 @@ mod tests {
             metric: Metric::Stm,
             max_depth: depth,
             storage: Storage::default(),
-            config: config(50_021, 31, 128),
-        };
-        let damage = |path: &std::path::Path| {
-            let mut bytes = std::fs::read(path).unwrap();
-            let middle = bytes.len() / 2;
-            bytes[middle] ^= 0x5a;
-            std::fs::write(path, bytes).unwrap();
+            config: config(3_001, 7, 128),
         };
         let listing = |dir: &std::path::Path| {
-            let mut names: Vec<String> = std::fs::read_dir(dir)
+            let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
                 .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| !n.ends_with(".lock"))
+                .map(|e| e.unwrap())
+                .filter(|e| !e.file_name().to_string_lossy().ends_with(".lock"))
+                .map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    (name, std::fs::read(e.path()).unwrap())
+                })
                 .collect();
             names.sort();
             names
         };
-        for (damaged, files) in [
-            (1, &["layer-12.npl"][..]),
-            (0, &["layer-12.npl"][..]),
-            (1, &["layer-11.npl"][..]),
-        ] {
-            let dir = tempfile::tempdir().unwrap();
-            let storage = |p: usize, start| Storage {
+        use crate::durable::Start;
+        for processes in [2, 3] {
+            let pristine = tempfile::tempdir().unwrap();
+            let storage = |root: &std::path::Path, p: usize, start| Storage {
                 checkpoint: Some(CheckpointAt {
-                    dir: dir.path().join(format!("p{p}")),
+                    dir: root.join(format!("p{p}")),
                     start,
                     run: RunLabel {
-                        board: "4x4".into(),
+                        board: "3x3".into(),
                         goal: goal.label(),
                         metric: "stm".into(),
                         process: p,
-                        processes: 2,
+                        processes,
                     },
                 }),
                 ..Storage::default()
             };
-            use crate::durable::Start;
-            let first = across(&job(12), 2, |p| storage(p, Start::New));
-            assert!(first.iter().all(|(r, _)| r.is_ok()));
-            let folder = dir.path().join(format!("p{damaged}"));
-            for file in files {
-                damage(&folder.join(file));
-            }
-            let before: Vec<Vec<String>> = (0..2)
-                .map(|p| listing(&dir.path().join(format!("p{p}"))))
-                .collect();
-            let resumed = across(&job(14), 2, |p| storage(p, Start::Resume));
-            let at = format!("process {damaged}'s {files:?} damaged");
-            if files == ["layer-11.npl"] {
-                // Layer 11 belongs to both slots: no depth checks out on process 1.
-                for (p, (r, _)) in resumed.iter().enumerate() {
-                    let e = r.as_ref().err().unwrap_or_else(|| panic!("{at}: {p} resumed"));
-                    let e = e.to_string();
-                    assert!(e.contains("--resume") && !e.contains('\n'), "{at}: {p}: {e}");
-                    assert!(e.contains("nothing was removed"), "{at}: {p}: {e}");
+            let first = across(&job(12), processes, |p| {
+                storage(pristine.path(), p, Start::New)
+            });
+            assert!(first.iter().all(|(r, _)| r.is_ok()), "{processes}");
+            // (Slot 0 holds depth 12, slot 1 depth 11.)
+            for (file, from) in [
+                ("frontier.0.ckpt", Some(11)),
+                ("frontier.1.ckpt", Some(12)),
+                ("layer-12.npl", Some(11)),
+                ("layer-10.npl", Some(12)),
+                ("layer-11.npl", None),
+            ] {
+                for damaged in 0..processes {
+                    let at = format!("{processes} processes, process {damaged}'s {file}");
+                    let root = tempfile::tempdir().unwrap();
+                    for p in 0..processes {
+                        let to = root.path().join(format!("p{p}"));
+                        std::fs::create_dir_all(&to).unwrap();
+                        for (name, bytes) in listing(&pristine.path().join(format!("p{p}"))) {
+                            std::fs::write(to.join(name), bytes).unwrap();
+                        }
+                    }
+                    let path = root.path().join(format!("p{damaged}")).join(file);
+                    let mut bytes = std::fs::read(&path).unwrap();
+                    let middle = bytes.len() / 2;
+                    bytes[middle] ^= 0x5a;
+                    std::fs::write(&path, bytes).unwrap();
+                    let before: Vec<_> = (0..processes)
+                        .map(|p| listing(&root.path().join(format!("p{p}"))))
+                        .collect();
+                    let resumed = across(&job(14), processes, |p| {
+                        storage(root.path(), p, Start::Resume)
+                    });
+                    let Some(from) = from else {
+                        for (p, (r, _)) in resumed.iter().enumerate() {
+                            let e = match r {
+                                Err(e) => e.to_string(),
+                                Ok(_) => panic!("{at}: process {p} resumed"),
+                            };
+                            assert!(!e.contains('\n'), "{at}: {p}: {e}");
+                            assert!(e.contains("nothing was removed"), "{at}: {p}: {e}");
+                        }
+                        let after: Vec<_> = (0..processes)
+                            .map(|p| listing(&root.path().join(format!("p{p}"))))
+                            .collect();
+                        assert!(after == before, "{at}: a file was removed or changed");
+                        continue;
+                    };
+                    for (p, (r, _)) in resumed.iter().enumerate() {
+                        assert!(r.is_ok(), "{at}: process {p}: {:?}", r.as_ref().err());
+                    }
+                    let f = resumed[0].0.as_ref().unwrap().as_ref().unwrap();
+                    assert_eq!(f.resumed_from, Some(from), "{at}");
+                    assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
+                    assert_eq!(f.last, one.last, "{at}");
                 }
-                let after: Vec<Vec<String>> = (0..2)
-                    .map(|p| listing(&dir.path().join(format!("p{p}"))))
-                    .collect();
-                assert_eq!(after, before, "{at}: files removed");
-                continue;
             }
-            let f = resumed[0].0.as_ref().unwrap_or_else(|e| panic!("{at}: {e}"));
-            let f = f.as_ref().unwrap();
-            assert_eq!(f.resumed_from, Some(11), "{at}");
-            assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
-            assert_eq!(f.last, one.last, "{at}");
-            assert!(resumed[1].0.is_ok(), "{at}");
         }
     }
 
@@ -673,7 +701,14 @@ mod tests {
             };
             use crate::durable::Start;
             let first = across(&job(10), 2, |p| storage(p, Start::New));
-            let sizes = first[0].0.as_ref().unwrap().as_ref().unwrap().layer_sizes.clone();
+            let sizes = first[0]
+                .0
+                .as_ref()
+                .unwrap()
+                .as_ref()
+                .unwrap()
+                .layer_sizes
+                .clone();
             // Depth 5 holds 20 boards (A089473); 21 is within what its depth can hold (16 x 3).
             assert_eq!(sizes[5], 20);
             for slot in slots {
@@ -682,9 +717,15 @@ mod tests {
             }
             let resumed = across(&job(12), 2, |p| storage(p, Start::Resume));
             for (p, (r, _)) in resumed.iter().enumerate() {
-                let e = r.as_ref().err().unwrap_or_else(|| panic!("{slots:?}: {p} resumed"));
+                let e = r
+                    .as_ref()
+                    .err()
+                    .unwrap_or_else(|| panic!("{slots:?}: {p} resumed"));
                 let e = e.to_string();
-                assert!(e.contains("--fresh") && !e.contains('\n'), "{slots:?}: {p}: {e}");
+                assert!(
+                    e.contains("--fresh") && !e.contains('\n'),
+                    "{slots:?}: {p}: {e}"
+                );
             }
         }
     }

@@ -994,30 +994,35 @@ fn execute<T: Send + 'static>(
 fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let sizes: Vec<String> = job.spaces.iter().map(|s| s.size().to_string()).collect();
-    handshake::Fingerprint(vec![
-        ("the board".into(), job.goal.shape().to_string()),
-        ("the goal".into(), rows(&job.goal)),
-        ("the metric".into(), job.metric.long_name().into()),
-        ("the engine".into(), "whole-space marks".into()),
-        ("the spaces' sizes".into(), sizes.join(" + ")),
-        ("per-board results".into(), yes(job.per_board)),
-        (
-            "a distance table".into(),
-            yes(job.marking == Marking::Depths),
-        ),
-        ("the search of every component".into(), yes(job.search_rest)),
-        ("--processes".into(), cluster.processes.to_string()),
-        ("--workers".into(), cluster.workers.to_string()),
-        ("--checkpoint".into(), yes(cluster.checkpoint.is_some())),
-        (
-            "--checkpoint-every".into(),
-            format!("{:?}", cluster.checkpoint_every),
-        ),
-        ("--resume".into(), yes(cluster.start.resumes())),
-    ]
-    .into_iter()
-    .chain(cluster.request.iter().cloned())
-    .collect())
+    handshake::Fingerprint(
+        [
+            ("the board".into(), job.goal.shape().to_string()),
+            ("the goal".into(), rows(&job.goal)),
+            ("the metric".into(), job.metric.long_name().into()),
+        ]
+        .into_iter()
+        // (The front end's options next: what differs there names the run's purpose.)
+        .chain(cluster.request.iter().cloned())
+        .chain([
+            ("the engine".into(), "whole-space marks".into()),
+            ("the spaces' sizes".into(), sizes.join(" + ")),
+            ("per-board results".into(), yes(job.per_board)),
+            (
+                "a distance table".into(),
+                yes(job.marking == Marking::Depths),
+            ),
+            ("the search of every component".into(), yes(job.search_rest)),
+            ("--processes".into(), cluster.processes.to_string()),
+            ("--workers".into(), cluster.workers.to_string()),
+            ("--checkpoint".into(), yes(cluster.checkpoint.is_some())),
+            (
+                "--checkpoint-every".into(),
+                format!("{:?}", cluster.checkpoint_every),
+            ),
+            ("--resume".into(), yes(cluster.start.resumes())),
+        ])
+        .collect(),
+    )
 }
 
 /// Tells every other process that this one stops with its own error `e` ([`Net::farewell`]),

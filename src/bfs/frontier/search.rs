@@ -193,8 +193,7 @@ fn all_check_out(all: &[Vec<u8>], depth: u32) -> Result<(), String> {
     };
     let d = depth as usize;
     let verdicts: Vec<Vec<u64>> = all.iter().map(|b| values(b)).collect();
-    if let Some(p) = (0..all.len()).find(|&p| all[p].len() % 8 != 0 || verdicts[p].len() != d + 3)
-    {
+    if let Some(p) = (0..all.len()).find(|&p| all[p].len() % 8 != 0 || verdicts[p].len() != d + 3) {
         return Err(format!(
             "process {p}'s slot of depth {depth} does not check out whole (see its warnings)"
         ));
@@ -444,10 +443,12 @@ impl<'a> Places<'a> {
         Places {
             layers,
             runs: storage.scratch.as_deref().or(layers),
-            checkpoint: storage
-                .checkpoint
-                .as_ref()
-                .map(|c| (c, Checkpoint::new(&c.dir, c.run.clone(), size, segments, degree))),
+            checkpoint: storage.checkpoint.as_ref().map(|c| {
+                (
+                    c,
+                    Checkpoint::new(&c.dir, c.run.clone(), size, segments, degree),
+                )
+            }),
             size,
             segments,
         }
