@@ -50,8 +50,10 @@ pub(super) struct ClusterArgs {
     /// Seconds to wait for every process to connect.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     connect_timeout: u64,
-    /// Seconds a process waits without any message from its peers before it stops with an
-    /// error (a peer stopped, froze or was cut off).
+    /// Seconds a process waits without any message from a peer before it stops with an error
+    /// naming it (a peer stopped, froze or was cut off), lengthened by twice the last layer's
+    /// wall time (a peer may be busy that long with its share); waiting peers say they are
+    /// alive every 2 s.
     #[arg(long, value_name = "SECONDS", default_value_t = npuzzle::bfs::cluster::DEFAULT_STALL.as_secs())]
     stall_timeout: u64,
     /// Bind each worker thread to a core of its own: `auto` when several processes of the run
