@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc;
 
 use super::net::{Chunk, Net};
-use super::{Cluster, ClusterError, Event, Shared, check_processes, execute, rows};
+use super::{Cluster, ClusterError, Event, Shared, check_processes, execute};
 use crate::bfs::StateSpace;
 use crate::bfs::frontier::{
     self, Arrived, Exchange, Frontier, FrontierConfig, FrontierError, LayerReport, Storage,
@@ -151,16 +151,11 @@ fn fingerprint<S: StateSpace>(
 ) -> super::handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let fan_in = job.storage.fan_in.unwrap_or(job.config.fan_in);
-    super::handshake::Fingerprint(
+    super::fingerprint_of(
+        cluster,
+        &job.goal,
+        job.metric,
         [
-            ("the board".into(), job.goal.shape().to_string()),
-            ("the goal".into(), rows(&job.goal)),
-            ("the metric".into(), job.metric.long_name().into()),
-        ]
-        .into_iter()
-        // (The front end's options next: what differs there names the run's purpose.)
-        .chain(cluster.request.iter().cloned())
-        .chain([
             ("the engine".into(), "frontier search (--max-depth)".into()),
             ("the space's size".into(), job.space.size().to_string()),
             ("--max-depth".into(), job.max_depth.to_string()),
@@ -176,8 +171,7 @@ fn fingerprint<S: StateSpace>(
                     .as_ref()
                     .is_some_and(|c| c.start.resumes())),
             ),
-        ])
-        .collect(),
+        ],
     )
 }
 

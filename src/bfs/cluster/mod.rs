@@ -994,16 +994,11 @@ fn execute<T: Send + 'static>(
 fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let sizes: Vec<String> = job.spaces.iter().map(|s| s.size().to_string()).collect();
-    handshake::Fingerprint(
+    fingerprint_of(
+        cluster,
+        &job.goal,
+        job.metric,
         [
-            ("the board".into(), job.goal.shape().to_string()),
-            ("the goal".into(), rows(&job.goal)),
-            ("the metric".into(), job.metric.long_name().into()),
-        ]
-        .into_iter()
-        // (The front end's options next: what differs there names the run's purpose.)
-        .chain(cluster.request.iter().cloned())
-        .chain([
             ("the engine".into(), "whole-space marks".into()),
             ("the spaces' sizes".into(), sizes.join(" + ")),
             ("per-board results".into(), yes(job.per_board)),
@@ -1020,7 +1015,28 @@ fn fingerprint<S: StateSpace>(cluster: &Cluster, job: &Job<S>) -> handshake::Fin
                 format!("{:?}", cluster.checkpoint_every),
             ),
             ("--resume".into(), yes(cluster.start.resumes())),
-        ])
+        ],
+    )
+}
+
+/// The peers' fingerprint of either search: the board, the goal and the metric, then the
+/// front end's [`Cluster::request`] (what differs there names the run's purpose first), then
+/// the engine's own fields, `engine`.
+fn fingerprint_of(
+    cluster: &Cluster,
+    goal: &Board,
+    metric: crate::metric::Metric,
+    engine: impl IntoIterator<Item = (String, String)>,
+) -> handshake::Fingerprint {
+    handshake::Fingerprint(
+        [
+            ("the board".into(), goal.shape().to_string()),
+            ("the goal".into(), rows(goal)),
+            ("the metric".into(), metric.long_name().into()),
+        ]
+        .into_iter()
+        .chain(cluster.request.iter().cloned())
+        .chain(engine)
         .collect(),
     )
 }
