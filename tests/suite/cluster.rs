@@ -1701,9 +1701,11 @@ fn a_flag_given_to_one_process_only_is_refused_on_both() {
         ),
     ];
     for (k, (zero, one, needle)) in cases.into_iter().enumerate() {
+        let case = dir.path().join(format!("case{k}"));
+        fs::create_dir_all(&case).unwrap();
         let outs = run_frontier(
             &["--size", "3"],
-            &dir.path().join(format!("case{k}")),
+            &case,
             2,
             |i| {
                 let mut f: Vec<String> = ["--connect-timeout", "10"].map(String::from).to_vec();

@@ -612,6 +612,9 @@ struct Shared {
     message: Mutex<Option<(String, bool)>>,
     /// The caller asked to stop ([`Progress::stop_requested`], relayed by [`execute`]).
     stop: AtomicBool,
+    /// A worker is telling the other processes why it stops ([`Net::farewell`]): its own
+    /// error follows, whatever breaks meanwhile.
+    leaving: AtomicBool,
 }
 
 impl Shared {
@@ -825,6 +828,7 @@ fn execute<T: Send + 'static>(
         failed: AtomicBool::new(false),
         message: Mutex::new(None),
         stop: AtomicBool::new(false),
+        leaving: AtomicBool::new(false),
     });
     install_panic_hook(Arc::clone(&shared));
     let (events, inbox) = mpsc::channel::<Event<T>>();
@@ -964,7 +968,8 @@ fn execute<T: Send + 'static>(
                 return Err(ClusterError::Peer(shared.message()));
             }
         }
-        if shared.failed.load(Relaxed) {
+        // (A worker telling the others why it stops reports its own error when done.)
+        if shared.failed.load(Relaxed) && !shared.leaving.load(Relaxed) {
             // Give the workers a moment to report their own error, then stop.
             std::thread::sleep(PARK * 5);
             while let Ok(event) = inbox.try_recv() {

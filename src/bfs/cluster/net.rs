@@ -55,7 +55,8 @@ pub(super) fn install_panic_hook(shared: Arc<Shared>) {
                 shared.fail_weak(format!(
                     "a peer process stopped or its connection broke ({message})"
                 ));
-            } else if message.contains("MergeQueue poisoned") {
+            } else if message.contains("MergeQueue poisoned") || message.contains("thread panic") {
+                // (timely's network threads, or a worker that finds one of them gone.)
                 shared.fail_weak("a peer process stopped or its connection broke".to_string());
             } else {
                 shared.fail(format!("a worker failed: {message}"));
@@ -366,16 +367,24 @@ impl<'w> Net<'w> {
     /// connections close: their errors then name this process and the reason, not a broken
     /// connection.
     pub fn farewell(&mut self, why: &str) {
+        self.shared.leaving.store(true, Relaxed);
         let me = self.me;
         for p in (0..self.peers).filter(|&p| p != me) {
             let mut bytes = Chunk::header_bytes(self.round, me, STOP, why.len());
             bytes.extend_from_slice(why.as_bytes());
             self.push_chunk(p, bytes);
         }
+        // This process's own error stays its message, whatever breaks meanwhile: the others
+        // close their connections once they have it, and a step may then panic (timely's
+        // network threads gone), which ends the farewell, not the worker.
+        self.shared.fail(why.to_string());
         let until = Instant::now() + FAREWELL;
-        while Instant::now() < until {
-            self.worker.step_or_park(Some(PARK));
-        }
+        let worker = &mut *self.worker;
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            while Instant::now() < until {
+                worker.step_or_park(Some(PARK));
+            }
+        }));
     }
 
     /// Lengthens the stall timeout to the cluster's plus twice `layer` (the wall time of the
