@@ -530,14 +530,13 @@ impl<'a> Places<'a> {
                 for w in &warnings {
                     progress.warn(w);
                 }
-                let resumed = loaded.ok_or_else(|| {
+                loaded.ok_or_else(|| {
                     FrontierError::NothingToResume(format!(
                         "--resume: {} holds no checkpoint of this search that checks out \
                          (start again with --fresh)",
                         at.dir.display(),
                     ))
-                })?;
-                resumed
+                })?
             }
             _ => self.resume_across(at, ck, progress, exchange)?,
         };
