@@ -484,6 +484,52 @@ mod tests {
         }
     }
 
+    /// The single-tile search of `shape` from its standard goal to `depth` with `config`, and
+    /// one machine's search of it to `reference` (what a resumed search must give).
+    fn stm_job(
+        shape: Shape,
+        config: FrontierConfig,
+        reference: u32,
+    ) -> (impl Fn(u32) -> FrontierJob<ParitySpace>, Frontier) {
+        let space = ParitySpace::new(shape, Parity::Even).unwrap();
+        let goal = Board::goal(shape);
+        let seed = space.rank(&goal).unwrap();
+        let one = crate::bfs::frontier::search(&space, seed, reference, None, |_| {}).unwrap();
+        let job = move |depth| FrontierJob {
+            space: space.clone(),
+            goal: goal.clone(),
+            metric: Metric::Stm,
+            max_depth: depth,
+            storage: Storage::default(),
+            config,
+        };
+        (job, one)
+    }
+
+    /// Process `p` of `processes` with the checkpoint folder `root/p{folder}` of the
+    /// single-tile search of `shape` from its standard goal, started as `start`.
+    fn checkpointed(
+        root: &std::path::Path,
+        shape: Shape,
+        (p, folder, processes): (usize, usize, usize),
+        start: crate::durable::Start,
+    ) -> Storage {
+        Storage {
+            checkpoint: Some(CheckpointAt {
+                dir: root.join(format!("p{folder}")),
+                start,
+                run: RunLabel {
+                    board: shape.to_string(),
+                    goal: Board::goal(shape).label(),
+                    metric: "stm".into(),
+                    process: p,
+                    processes,
+                },
+            }),
+            ..Storage::default()
+        }
+    }
+
     /// Each process's checkpoint holds its share and names it: a run stopped after depth 12
     /// of 4x4 resumes to depth 16 over the same processes with the one-machine layers; a
     /// process given another's folder, or a folder of another number of processes, refuses
@@ -491,33 +537,10 @@ mod tests {
     #[test]
     fn checkpoints_resume_across_processes_and_name_their_process() {
         let shape = Shape::new(4, 4).unwrap();
-        let space = ParitySpace::new(shape, Parity::Even).unwrap();
-        let goal = Board::goal(shape);
-        let seed = space.rank(&goal).unwrap();
-        let one = crate::bfs::frontier::search(&space, seed, 16, None, |_| {}).unwrap();
+        let (job, one) = stm_job(shape, config(50_021, 31, 128), 16);
         let dir = tempfile::tempdir().unwrap();
-        let label = |p: usize, processes: usize| RunLabel {
-            board: "4x4".into(),
-            goal: goal.label(),
-            metric: "stm".into(),
-            process: p,
-            processes,
-        };
-        let storage = |p: usize, folder: usize, processes: usize, start| Storage {
-            checkpoint: Some(CheckpointAt {
-                dir: dir.path().join(format!("p{folder}")),
-                start,
-                run: label(p, processes),
-            }),
-            ..Storage::default()
-        };
-        let job = |depth| FrontierJob {
-            space: space.clone(),
-            goal: goal.clone(),
-            metric: Metric::Stm,
-            max_depth: depth,
-            storage: Storage::default(),
-            config: config(50_021, 31, 128),
+        let storage = |p: usize, folder: usize, processes: usize, start| {
+            checkpointed(dir.path(), shape, (p, folder, processes), start)
         };
         use crate::durable::Start;
         let first = across(&job(12), 2, |p| storage(p, p, 2, Start::New));
@@ -558,18 +581,7 @@ mod tests {
     #[test]
     fn every_file_of_every_folder_damaged_resumes_or_refuses() {
         let shape = Shape::new(3, 3).unwrap();
-        let space = ParitySpace::new(shape, Parity::Even).unwrap();
-        let goal = Board::goal(shape);
-        let seed = space.rank(&goal).unwrap();
-        let one = crate::bfs::frontier::search(&space, seed, 14, None, |_| {}).unwrap();
-        let job = |depth| FrontierJob {
-            space: space.clone(),
-            goal: goal.clone(),
-            metric: Metric::Stm,
-            max_depth: depth,
-            storage: Storage::default(),
-            config: config(3_001, 7, 128),
-        };
+        let (job, one) = stm_job(shape, config(3_001, 7, 128), 14);
         let listing = |dir: &std::path::Path| {
             let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
                 .unwrap()
@@ -586,19 +598,8 @@ mod tests {
         use crate::durable::Start;
         for processes in [2, 3] {
             let pristine = tempfile::tempdir().unwrap();
-            let storage = |root: &std::path::Path, p: usize, start| Storage {
-                checkpoint: Some(CheckpointAt {
-                    dir: root.join(format!("p{p}")),
-                    start,
-                    run: RunLabel {
-                        board: "3x3".into(),
-                        goal: goal.label(),
-                        metric: "stm".into(),
-                        process: p,
-                        processes,
-                    },
-                }),
-                ..Storage::default()
+            let storage = |root: &std::path::Path, p: usize, start| {
+                checkpointed(root, shape, (p, p, processes), start)
             };
             let first = across(&job(12), processes, |p| {
                 storage(pristine.path(), p, Start::New)
@@ -667,32 +668,10 @@ mod tests {
     #[test]
     fn a_forged_count_in_one_process_is_refused_by_every_process() {
         let shape = Shape::new(3, 3).unwrap();
-        let space = ParitySpace::new(shape, Parity::Even).unwrap();
-        let goal = Board::goal(shape);
-        let job = |depth| FrontierJob {
-            space: space.clone(),
-            goal: goal.clone(),
-            metric: Metric::Stm,
-            max_depth: depth,
-            storage: Storage::default(),
-            config: config(3_001, 7, 128),
-        };
+        let (job, _) = stm_job(shape, config(3_001, 7, 128), 0);
         for slots in [&[0usize, 1][..], &[0][..]] {
             let dir = tempfile::tempdir().unwrap();
-            let storage = |p: usize, start| Storage {
-                checkpoint: Some(CheckpointAt {
-                    dir: dir.path().join(format!("p{p}")),
-                    start,
-                    run: RunLabel {
-                        board: "3x3".into(),
-                        goal: goal.label(),
-                        metric: "stm".into(),
-                        process: p,
-                        processes: 2,
-                    },
-                }),
-                ..Storage::default()
-            };
+            let storage = |p: usize, start| checkpointed(dir.path(), shape, (p, p, 2), start);
             use crate::durable::Start;
             let first = across(&job(10), 2, |p| storage(p, Start::New));
             let sizes = first[0]
