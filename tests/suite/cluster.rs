@@ -684,8 +684,6 @@ fn peers_of_another_run_or_key_are_refused_on_both_sides() {
 /// count), not thousands.
 #[test]
 fn a_flood_of_silent_connections_does_not_keep_a_keyed_cluster_from_forming() {
-    use std::io::Read;
-    use std::net::{SocketAddr, TcpStream};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let dir = tempfile::tempdir().unwrap();
@@ -709,34 +707,7 @@ fn a_flood_of_silent_connections_does_not_keep_a_keyed_cluster_from_forming() {
     let (p0, address) = start(keyed(process(dir.path(), 0, 2, &[], &flags)), true);
     let address = address.unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let flood = {
-        let to: SocketAddr = address.parse().unwrap();
-        let stop = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            let mut held: Vec<TcpStream> = Vec::new();
-            let mut opened = 0;
-            let until = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < until && !stop.load(Ordering::Relaxed) {
-                held.retain_mut(|s| match s.read(&mut [0u8; 1]) {
-                    Ok(0) => false,
-                    Ok(_) => true,
-                    Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
-                });
-                while held.len() < 70 {
-                    match TcpStream::connect_timeout(&to, Duration::from_millis(100)) {
-                        Ok(s) => {
-                            s.set_nonblocking(true).unwrap();
-                            held.push(s);
-                            opened += 1;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            opened
-        })
-    };
+    let flood = npuzzle::bfs::cluster::handshake::flood(&address, 70, Arc::clone(&stop));
     std::thread::sleep(Duration::from_secs(2));
     let p1 = keyed(process(dir.path(), 1, 2, &[address], &flags))
         .output()

@@ -926,6 +926,43 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+#[cfg(any(test, feature = "test-hooks"))]
+#[doc(hidden)]
+/// A client holding `count` silent connections open to `address` (each one it finds
+/// closed opened again) until `stop` is set or 20 s pass; returns how many it opened. For the
+/// tests of the acceptor's flood (issue 73): the library's and the suite's, on the binary.
+pub fn flood(
+    address: &str,
+    count: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<usize> {
+    let address: SocketAddr = address.parse().unwrap();
+    std::thread::spawn(move || {
+        let mut held: Vec<TcpStream> = Vec::new();
+        let mut opened = 0;
+        let until = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < until && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            held.retain_mut(|s| match s.read(&mut [0u8; 1]) {
+                Ok(0) => false,
+                Ok(_) => true,
+                Err(e) => e.kind() == io::ErrorKind::WouldBlock,
+            });
+            while held.len() < count {
+                match TcpStream::connect_timeout(&address, Duration::from_millis(100)) {
+                    Ok(s) => {
+                        s.set_nonblocking(true).unwrap();
+                        held.push(s);
+                        opened += 1;
+                    }
+                    Err(_) => break,
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        opened
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1024,40 +1061,6 @@ mod tests {
             assert!(x.contains("not every process connected"), "{x}");
             assert!(!warnings.is_empty());
         }
-    }
-
-    /// A client holding `count` silent connections open to `address` (each one it finds
-    /// closed opened again) until `stop` is set or 20 s pass; returns how many it opened.
-    fn flood(
-        address: &str,
-        count: usize,
-        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    ) -> std::thread::JoinHandle<usize> {
-        let address: SocketAddr = address.parse().unwrap();
-        std::thread::spawn(move || {
-            let mut held: Vec<TcpStream> = Vec::new();
-            let mut opened = 0;
-            let until = Instant::now() + Duration::from_secs(20);
-            while Instant::now() < until && !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                held.retain_mut(|s| match s.read(&mut [0u8; 1]) {
-                    Ok(0) => false,
-                    Ok(_) => true,
-                    Err(e) => e.kind() == io::ErrorKind::WouldBlock,
-                });
-                while held.len() < count {
-                    match TcpStream::connect_timeout(&address, Duration::from_millis(100)) {
-                        Ok(s) => {
-                            s.set_nonblocking(true).unwrap();
-                            held.push(s);
-                            opened += 1;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            opened
-        })
     }
 
     /// Issue 73: 70 silent connections held open (each one closed opened again) while the

@@ -474,6 +474,15 @@ impl<'a> Places<'a> {
         }
     }
 
+    /// A resume's failure: a state of another search (or slots that disagree) as a refusal
+    /// of the checkpoint, any other error of the folder naming it.
+    fn resume_fail(&self, e: std::io::Error) -> FrontierError {
+        match e.kind() {
+            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
+            _ => self.checkpoint_fail(e),
+        }
+    }
+
     /// The folder whose free bytes bound the next layer: the layers', else the runs'.
     fn free_dir(&self) -> Option<&'a Path> {
         self.layers.or(self.runs)
@@ -520,10 +529,7 @@ impl<'a> Places<'a> {
         if !at.start.resumes() {
             return Ok(None);
         }
-        let fail = |e: std::io::Error| match e.kind() {
-            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
-            _ => self.checkpoint_fail(e),
-        };
+        let fail = |e| self.resume_fail(e);
         let resumed = match exchange.processes() {
             1 => {
                 let (loaded, warnings) = ck.load(None).map_err(fail)?;
@@ -578,10 +584,7 @@ impl<'a> Places<'a> {
         progress: &dyn Progress,
         exchange: &mut dyn Exchange,
     ) -> Result<Resumed, FrontierError> {
-        let fail = |e: std::io::Error| match e.kind() {
-            std::io::ErrorKind::Other => FrontierError::Checkpoint(e.to_string()),
-            _ => self.checkpoint_fail(e),
-        };
+        let fail = |e| self.resume_fail(e);
         let mine = agree(exchange, ck.available().map_err(fail))?;
         for depth in exchange.common_depths(&mine)? {
             let (loaded, warnings) = agree(exchange, ck.load(Some(depth)).map_err(fail))?;
