@@ -137,6 +137,22 @@ pub trait StateSpace: Sync {
     fn expand_off_lanes(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
         self.expand_across(batch, out);
     }
+    /// The spans (indices a segment) of the cuts of the index into segments whose boards share
+    /// a prefix, coarsest first: cuts along which most moves stay in their segment (see
+    /// [`StateSpace::within_segments`]). The frontier search cuts its layers along one
+    /// (`bfs::frontier`). The default: none.
+    fn prefix_spans(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    /// For the index cut into segments of `span` consecutive indices (segment `s` = indices
+    /// `s * span..(s + 1) * span`): the boards every one of whose neighbours off the lanes
+    /// ([`StateSpace::expand_across`]) is in its own segment, as bits over `index %`
+    /// [`Lanes::period`] (bit `r` set: every board `i` with `i % period == r`). 0 where none
+    /// is known, always so for a span not in [`StateSpace::prefix_spans`]; the default.
+    fn within_segments(&self, _span: u64) -> u64 {
+        0
+    }
 }
 
 /// Moves between consecutive indices: boards `i` and `i + 1` are one slide apart exactly when

@@ -1049,6 +1049,43 @@ impl StateSpace for ParitySpace {
         })
     }
 
+    /// `cells * (m - k)! / 2` for prefixes of `k = 1..=m - 2` of the `m` tiles: the boards
+    /// whose tile sequences share their first `k` tiles are `(m - k)!` consecutive Lehmer
+    /// ranks from a multiple of `(m - k)!` (even), so `(m - k)! / 2` consecutive `q`.
+    fn prefix_spans(&self) -> Vec<u64> {
+        let cells = self.shape.cells() as u64;
+        let m = cells - 1;
+        (1..m.saturating_sub(1))
+            .map(|k| cells * (1..=m - k).product::<u64>() / 2)
+            .collect()
+    }
+
+    /// A move of the blank from cell `b` to cell `c` of its column carries the tiles between
+    /// them and changes the tile sequence's positions `min(b, c)..max(b, c)` only (a row
+    /// move changes nothing), so it keeps the first `k` tiles exactly when `min(b, c) >= k`:
+    /// the boards within are those whose blank has no vertical move (of the metric) to or
+    /// from a cell below `k`.
+    fn within_segments(&self, span: u64) -> u64 {
+        let Some(k) = self.prefix_spans().iter().position(|&s| s == span) else {
+            return 0;
+        };
+        let k = k + 1;
+        let (cells, cols) = (self.shape.cells(), self.shape.cols());
+        let reach = match self.metric {
+            Metric::Stm => 1,
+            Metric::Mtm => self.shape.rows(),
+        };
+        (0..cells)
+            .filter(|&b| {
+                let column = (1..=reach)
+                    .flat_map(|r| [b.checked_sub(r * cols), Some(b + r * cols)])
+                    .flatten()
+                    .filter(|&c| c < cells);
+                column.into_iter().all(|c| b.min(c) >= k)
+            })
+            .fold(0u64, |set, b| set | 1 << b)
+    }
+
     fn expand_off_lanes(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
         match self.metric {
             Metric::Stm => self.expand_across(batch, out),

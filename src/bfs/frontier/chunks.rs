@@ -3,7 +3,6 @@
 
 use rayon::prelude::*;
 
-use super::expand::PART;
 use super::store::Layer;
 use super::{FrontierError, read_error};
 use crate::bfs::StateIndex;
@@ -95,7 +94,7 @@ impl<'a> Chunks<'a> {
             }
             reader.finish().map_err(|e| (s, e))
         };
-        let decoded = if found - old as u64 > PART as u64 {
+        let decoded = if found - old as u64 > 1 << 16 {
             places.into_par_iter().try_for_each(decode)
         } else {
             places.into_iter().try_for_each(decode)

@@ -5,10 +5,15 @@
 use std::ops::Range;
 
 use super::FrontierError;
+use super::maps::MAX_SPAN;
 use crate::bfs::StateSpace;
 
-/// Segments per layer (by index range) of [`FrontierConfig::default`].
+/// Segments per layer (by index range) for a space whose index has no prefix cut
+/// ([`crate::bfs::StateSpace::prefix_spans`]), when [`FrontierConfig::segments`] is 0.
 pub const SEGMENTS: usize = 1024;
+/// The fewest segments of the prefix cut [`segments_for`] chooses, when the space has one
+/// with segments of at most [`MAX_SPAN`] indices: enough to keep every thread busy.
+pub const LEAST_PREFIX_SEGMENTS: u64 = 64;
 /// Boards of the current layer expanded at once in [`FrontierConfig::default`].
 pub const CHUNK: usize = 1 << 27;
 /// Most segments per layer [`FrontierConfig::clamped`] allows (2^20).
@@ -51,10 +56,31 @@ impl Default for FrontierConfig {
     fn default() -> Self {
         FrontierConfig {
             chunk: CHUNK,
-            segments: SEGMENTS,
+            segments: 0,
             fan_in: FAN_IN,
         }
     }
+}
+
+/// The segments a layer of `space` is cut into for `segments` segments asked (0: the
+/// space's own cut). Asked for 0: the coarsest prefix cut ([`StateSpace::prefix_spans`]) of
+/// at least [`LEAST_PREFIX_SEGMENTS`] segments of at most [`MAX_SPAN`] indices each (a map
+/// of a segment is then at most 512 MiB), else the finest prefix cut of at most
+/// [`MAX_SEGMENTS`], else [`SEGMENTS`]. Always at most [`MAX_SEGMENTS`] and at least 1.
+pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
+    let size = space.size();
+    if segments > 0 {
+        return segments.clamp(1, MAX_SEGMENTS);
+    }
+    let spans = space.prefix_spans();
+    let count = |span: u64| size.div_ceil(span);
+    let fits = |&&span: &&u64| count(span) <= MAX_SEGMENTS as u64;
+    spans
+        .iter()
+        .find(|&&span| span <= MAX_SPAN && count(span) >= LEAST_PREFIX_SEGMENTS)
+        .or_else(|| spans.iter().rev().find(fits))
+        .map_or(SEGMENTS, |&span| count(span) as usize)
+        .clamp(1, MAX_SEGMENTS)
 }
 
 impl FrontierConfig {
@@ -94,12 +120,13 @@ impl FrontierConfig {
         held: u64,
     ) -> Result<FrontierConfig, FrontierError> {
         let mut config = self.clamped();
+        config.segments = segments_for(space, config.segments);
         let Some(memory) = memory else {
             return Ok(config);
         };
-        let per_board = chunk_bytes_per_board(space);
-        let fits = memory.saturating_sub(RESERVE.saturating_add(held)) / per_board;
-        if fits < MIN_CHUNK as u64 {
+        let maps = map_bytes(space, config.segments);
+        let need = RESERVE.saturating_add(held).saturating_add(maps);
+        if memory < need {
             let budget = match crate::frontend::current() {
                 crate::frontend::FrontEnd::Cli => {
                     crate::frontend::arg(crate::frontend::Input::Memory, "")
@@ -115,18 +142,14 @@ impl FrontierConfig {
                 String::new()
             };
             return Err(FrontierError::Budget(format!(
-                "{budget} {} is too small: a chunk of {} boards takes {} with the search's \
-                 buffers{messages}; give at least that",
+                "{budget} {} is too small: the segments' maps ({} threads, {} each) take {} \
+                 with the search's buffers{messages}; give at least that",
                 indicatif::DecimalBytes(memory),
-                MIN_CHUNK,
-                indicatif::DecimalBytes(
-                    (RESERVE + MIN_CHUNK as u64 * per_board).saturating_add(held)
-                )
+                rayon::current_num_threads().max(1),
+                indicatif::DecimalBytes(maps / rayon::current_num_threads().max(1) as u64),
+                indicatif::DecimalBytes(need)
             )));
         }
-        config.chunk = config
-            .chunk
-            .min(usize::try_from(fits).unwrap_or(usize::MAX));
         Ok(config)
     }
 
@@ -138,7 +161,7 @@ impl FrontierConfig {
     pub fn clamped(self) -> Self {
         FrontierConfig {
             chunk: self.chunk.clamp(1, MAX_CHUNK),
-            segments: self.segments.clamp(1, MAX_SEGMENTS),
+            segments: self.segments.min(MAX_SEGMENTS),
             fan_in: self.fan_in.clamp(MIN_FAN_IN, MAX_FAN_IN),
         }
     }
@@ -153,6 +176,18 @@ impl FrontierConfig {
 pub const RESERVE: u64 = 256 << 20;
 /// The fewest boards per chunk a memory budget may leave.
 pub const MIN_CHUNK: usize = 1 << 16;
+
+/// Bytes of the maps of a search of `space` in `segments` segments: one per thread (at most
+/// one per segment), a bit per index of a segment; none for segments of more than
+/// [`MAX_SPAN`] indices (built by a sort).
+pub fn map_bytes<S: StateSpace>(space: &S, segments: usize) -> u64 {
+    let span = space.size().div_ceil(segments.max(1) as u64);
+    if span > MAX_SPAN {
+        return 0;
+    }
+    let maps = rayon::current_num_threads().clamp(1, segments.max(1)) as u64;
+    maps * span.div_ceil(64) * 8
+}
 
 /// Bytes per board of a chunk while it is expanded: the board (8), and for each neighbour
 /// the kernel gives (all moves, or the moves off the lanes, at most 2 of them for a grid)

@@ -107,15 +107,11 @@ mod chunks;
 mod config;
 mod disk;
 mod exchange;
-mod expand;
-mod merge;
+mod maps;
 pub mod plan;
 mod resume;
-mod runs;
 mod search;
-mod sort;
 mod store;
-mod tournament;
 
 pub use config::{
     CHUNK, FAN_IN, FrontierConfig, MAX_CHUNK, MAX_FAN_IN, MAX_SEGMENTS, MIN_CHUNK, MIN_FAN_IN,

@@ -4,14 +4,14 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::chunks::Chunks;
-use super::config::{Buffers, MIN_CHUNK, RESERVE, chunk_bytes_per_board};
+use super::config::{Buffers, RESERVE};
 use super::disk::{damage_hook, disk_free};
-use super::exchange::{Alone, Exchange, parse, split};
-use super::expand::Expansion;
-use super::merge::{merge, narrow, settle};
+use super::exchange::{Alone, Exchange};
+use super::maps::{Built, Incoming, Maps};
 use super::resume::{Checkpoint, Resumed, layer_name};
-use super::runs::{Runs, live_runs, pieces_bytes};
 use super::store::{self, Layer, Sink};
 use super::{
     CheckpointAt, Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage,
@@ -264,15 +264,8 @@ fn search_buffered<S: StateSpace>(
         }
     };
     let step = StepInputs {
-        plan: Expansion {
-            space,
-            size,
-            span: current.span,
-            lanes: space.lanes(),
-        },
-        config,
+        maps: Maps::new(space, current.span, current.segments(), buffers.decode),
         buffers,
-        per_board: chunk_bytes_per_board(space),
         memory: storage.memory,
         held: exchange.held(),
         places,
@@ -296,7 +289,10 @@ fn search_buffered<S: StateSpace>(
         received_bytes: 0,
     });
     let mut stopped = None;
-    let mut merges = 0u64;
+    let merges = 0u64;
+    // Neighbours through the incoming lists per board expanded, in the last layer built (the
+    // most a board of a grid has off its lanes, before the first).
+    let mut crossing_ratio = 2.0f64;
     // Per layer built: its depth, the boards expanded and the bytes sent, by every process.
     let mut traffic_by_depth: Vec<(u32, u64, u64)> = Vec::new();
     let mut complete = false;
@@ -304,27 +300,18 @@ fn search_buffered<S: StateSpace>(
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
     let mut retained: Option<Layer> = None;
     while depth < max_depth {
-        let (chunk, why) = match step.chunk_for(&previous, &current, depth) {
-            Ok(chunk) => (chunk, None),
-            Err(why) => (0, Some(why)),
-        };
+        let why = step.fits(&previous, &current, depth, crossing_ratio).err();
         // Every process stops before the layer when one must.
         if let Some(why) = exchange.agree_stop(why)? {
             stopped = Some(why);
             break;
         }
         let expanded = current.len;
-        let (runs, count, traffic) =
-            step.expand(&previous, &current, depth, chunk, &mut peak, exchange)?;
-        let older_bytes = previous.bytes_in_memory();
-        let next = step.next_layer(&runs, (&mut previous, &current), depth + 1)?;
-        peak = peak.max(
-            current.bytes_in_memory()
-                + runs.bytes_in_memory()
-                + older_bytes.max(next.bytes_in_memory())
-                + buffers.merge_bytes(runs.len()),
-        );
-        merges += runs.merges;
+        let (next, built) = step.build(&mut previous, &current, depth, &mut peak, exchange)?;
+        if expanded > 0 {
+            crossing_ratio = built.crossing as f64 / expanded as f64;
+        }
+        let traffic = (built.sent, built.received);
         // The layer's size over every process (this process's on one machine).
         let (global, all_expanded, all_sent) = match exchange.processes() {
             1 => (next.len, expanded, traffic.0),
@@ -367,17 +354,16 @@ fn search_buffered<S: StateSpace>(
             depth,
             size: global,
             bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
-            bytes_on_disk: on_disk + runs.bytes_on_disk(),
+            bytes_on_disk: on_disk,
             disk_free: free_dir.and_then(disk_free),
-            chunks: count,
-            bytes_of_runs: runs.bytes,
-            merges: runs.merges,
-            levels: runs.levels,
+            chunks: built.dense + built.sparse,
+            bytes_of_runs: built.incoming_bytes,
+            merges: 0,
+            levels: 0,
             expanded,
             sent_bytes: traffic.0,
             received_bytes: traffic.1,
         });
-        drop(runs);
         if step.places.checkpoint.is_some() {
             crate::durable::fault_injection(u64::from(depth));
         }
@@ -459,6 +445,15 @@ impl<'a> Places<'a> {
         FrontierError::Scratch {
             path: self.runs.map(Path::to_path_buf).unwrap_or_default(),
             source,
+        }
+    }
+
+    /// A layer's file failed: the error names its folder (the checkpoint's, else the
+    /// scratch folder).
+    fn layers_fail(&self, source: std::io::Error) -> FrontierError {
+        match self.checkpoint {
+            Some(_) => self.checkpoint_fail(source),
+            None => self.scratch_fail(source),
         }
     }
 
@@ -669,32 +664,33 @@ impl<'a> Places<'a> {
     }
 }
 
-/// What each step of a search, from layer `d` to layer `d + 1`, takes: the expansion's plan,
-/// the configuration and buffers, the memory budget, and where the layers and runs go.
+/// What each step of a search, from layer `d` to layer `d + 1`, takes: the builder of its
+/// segments, the buffers, the memory budget, and where the layers go.
 struct StepInputs<'a, S> {
-    plan: Expansion<'a, S>,
-    config: FrontierConfig,
+    maps: Maps<'a, S>,
     buffers: &'a Buffers,
-    /// Bytes per board of a chunk ([`chunk_bytes_per_board`]).
-    per_board: u64,
     /// The memory budget, if any.
     memory: Option<u64>,
     /// Bytes of other processes' messages held at once, at most ([`Exchange::held`]).
     held: u64,
     places: Places<'a>,
-    /// Asked before each chunk whether to stop.
+    /// Asked between windows of segments whether to stop.
     progress: &'a dyn Progress,
 }
 
 impl<S: StateSpace> StepInputs<'_, S> {
-    /// The chunk layer `depth` (`current`, after `previous`) is expanded in, or, when layer
-    /// `depth + 1` would not fit in the memory budget or on the disk, why the search stops
-    /// before it.
-    fn chunk_for(&self, previous: &Layer, current: &Layer, depth: u32) -> Result<usize, String> {
-        let (config, buffers) = (&self.config, self.buffers);
-        let (layers_dir, runs_dir) = (self.places.layers, self.places.runs);
-        // Will the next layer fit? Its size is guessed from the growth of the last one (at
-        // least 1.5 times, and never below the current layer's), as bytes of the same density.
+    /// Whether layer `depth + 1` (built from `current`, after `previous`) fits in the memory
+    /// budget and on the disk; else why the search stops before it. `crossing` is the
+    /// neighbours per board expanded that went through the incoming lists in the last layer.
+    fn fits(
+        &self,
+        previous: &Layer,
+        current: &Layer,
+        depth: u32,
+        crossing: f64,
+    ) -> Result<(), String> {
+        // Its size is guessed from the growth of the last one (at least 1.5 times), as bytes
+        // of the same density.
         let growth = if previous.len > 0 {
             (current.len as f64 / previous.len as f64).max(1.5)
         } else {
@@ -702,54 +698,23 @@ impl<S: StateSpace> StepInputs<'_, S> {
         };
         let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
         let next_bytes = (layer_bytes as f64 * growth) as u64;
-        // The runs hold about the next layer and the layer before again.
-        let previous_bytes = previous.bytes_in_memory() + previous.bytes_on_disk();
-        let runs_bytes = next_bytes + previous_bytes;
-        // The chunk of this layer: the configured one, cut (under a budget) to what is left
-        // beside what grows with the layer, so that a budget stops a search only when even a
-        // chunk of MIN_CHUNK boards would not fit.
-        let mut chunk = config.chunk;
-        let least = MIN_CHUNK.min(config.chunk);
         if let Some(memory) = self.memory {
-            // Memory besides the chunk when the layer is cut in chunks of `c`: RESERVE holds
-            // the shipped buffers while the runs are few; past that the merge's read buffers
-            // (at their least) and the runs' piece lists grow with the runs.
-            // With more runs than the fan-in, the merges before the last read at most
-            // `fan_in` runs, and the live runs are fewer than `fan_in` a level
-            // ([`live_runs`]); a merge of runs in memory holds the run it makes beside them.
-            let besides = |c: usize| {
-                let runs = current.len.div_ceil(c as u64) as usize;
-                let mut b = RESERVE
-                    + self.held
-                    + buffers.merge_bytes_past_reserve(runs.min(config.fan_in))
-                    + pieces_bytes(live_runs(runs, config.fan_in), config.segments);
-                if layers_dir.is_none() {
-                    b += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
-                }
-                if runs_dir.is_none() {
-                    b += runs_bytes * if runs > config.fan_in { 2 } else { 1 };
-                }
-                b
-            };
-            // Smaller chunks make more runs, and more runs leave less for a chunk: a few
-            // rounds settle it (each run costs kilobytes, a chunk gigabytes).
-            for _ in 0..4 {
-                let fits = memory.saturating_sub(besides(chunk)) / self.per_board;
-                chunk = chunk.min(usize::try_from(fits).unwrap_or(usize::MAX));
-                if chunk < least {
-                    break;
-                }
+            let mut need = RESERVE
+                + self.held
+                + self.maps.map_bytes()
+                + (crossing * current.len as f64 * 4.0) as u64
+                + self.buffers.window as u64 * next_bytes.div_ceil(current.segments() as u64);
+            if self.places.layers.is_none() {
+                need += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
             }
-            let need = besides(chunk.max(least))
-                + (chunk.max(least) as u64).min(current.len) * self.per_board;
-            if chunk < least || need > memory {
+            if need > memory {
                 return Err(format!(
                     "stopped before depth {}: it would need about {} of memory, over the \
                      budget of {}{}",
                     depth + 1,
                     indicatif::DecimalBytes(need),
                     indicatif::DecimalBytes(memory),
-                    if layers_dir.is_none() {
+                    if self.places.layers.is_none() {
                         format!(
                             " (keep the layers on disk with {})",
                             crate::frontend::arg(crate::frontend::Input::Scratch, "DIR")
@@ -760,15 +725,10 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 ));
             }
         }
-        if let Some(dir) = self.places.free_dir()
+        if let Some(dir) = self.places.layers
             && let Some(free) = disk_free(dir)
         {
-            // A merge before the last holds the run it makes beside the runs merged into it.
-            let passes = current.len.div_ceil(chunk.max(1) as u64) > config.fan_in as u64;
-            let runs_need = runs_bytes * if passes { 2 } else { 1 };
-            let need = (runs_need + if layers_dir.is_some() { next_bytes } else { 0 })
-                .saturating_mul(11)
-                / 10;
+            let need = next_bytes.saturating_mul(11) / 10;
             if need > free {
                 return Err(format!(
                     "stopped before depth {}: it would need about {} of disk in {}, {} free",
@@ -779,129 +739,108 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 ));
             }
         }
-        Ok(chunk)
+        Ok(())
     }
 
-    /// The runs of layer `depth` (`current`, after `previous`), expanded in chunks of `chunk`
-    /// boards, the number of chunks, and the bytes of messages sent to and received from
-    /// other processes; `peak` rises to the bytes held meanwhile (the layers in memory, the
-    /// decode buffers and the runs in memory). `progress` is asked before each chunk whether
-    /// to stop. Each chunk's run is cut by owner ([`split`]): the pieces of this process's
-    /// segments are a run here, the others sent to their owners; the messages that arrive
-    /// (between chunks, while waiting for credit, and until every process has ended the
-    /// layer) are runs of their own ([`parse`]).
+    /// Layer `depth + 1` from layer `depth` (`current`, after `previous`): scattered, then
+    /// built segment by segment ([`Maps`]) in windows of [`Buffers::window`] segments,
+    /// written in order where the layers go; `previous` is freed segment by segment as the
+    /// new layer is written (in memory). `peak` rises to the bytes held meanwhile.
+    /// `progress` is asked between windows whether to stop.
     ///
     /// # Errors
     /// [`FrontierError::Interrupted`] when asked to stop; [`FrontierError::Read`] for a
-    /// segment of the layer that does not check out; [`FrontierError::Scratch`] when the runs'
-    /// file fails; [`FrontierError::Peer`] from the exchange.
-    fn expand(
+    /// segment that does not check out; [`FrontierError::Scratch`] when a file fails;
+    /// [`FrontierError::Peer`] from the exchange.
+    fn build(
         &self,
-        previous: &Layer,
+        previous: &mut Layer,
         current: &Layer,
         depth: u32,
-        chunk: usize,
         peak: &mut u64,
         exchange: &mut dyn Exchange,
-    ) -> Result<(Runs, u64, (u64, u64)), FrontierError> {
-        let scratch_fail = |source| self.places.scratch_fail(source);
-        let mut runs = Runs::new(self.places.runs).map_err(scratch_fail)?;
-        let mut chunks = Chunks::new(current, depth, chunk, self.buffers.decode);
-        let mut count = 0u64;
-        let layers =
-            previous.bytes_in_memory() + current.bytes_in_memory() + self.buffers.decode_bytes();
-        let shape = (current.segments(), current.span);
-        let fan_in = self.config.fan_in;
-        let layout = (current.segments(), current.span, self.plan.size);
-        let alone = exchange.processes() == 1;
-        let (mut sent, mut received) = (0u64, 0u64);
-        while let Some(boards) = chunks.next_chunk()? {
-            if self.progress.stop_requested() {
-                return Err(FrontierError::Interrupted);
+    ) -> Result<(Layer, Built), FrontierError> {
+        let segments = current.segments();
+        let incoming = Incoming::new(segments);
+        let stop = || match self.progress.stop_requested() {
+            true => Err(FrontierError::Interrupted),
+            false => Ok(()),
+        };
+        let mut built = self
+            .maps
+            .scatter(current, depth, &incoming, exchange, |_| stop())?;
+        built.crossing = incoming.len();
+        let layers = previous.bytes_in_memory() + current.bytes_in_memory();
+        *peak = (*peak).max(layers + built.incoming_bytes);
+        let mut sink = self.places.sink(depth + 1, current.span)?;
+        let me = exchange.process();
+        let owned: Vec<bool> = (0..segments).map(|t| exchange.owner(t) == me).collect();
+        let pool: std::sync::Mutex<Vec<Vec<u64>>> = std::sync::Mutex::new(Vec::new());
+        let window = self.buffers.window.max(1);
+        let mut written = 0u64;
+        for first in (0..segments).step_by(window) {
+            stop()?;
+            let range = first..(first + window).min(segments);
+            let (older, newer) = (&*previous, current);
+            let out: Vec<Result<(Vec<u8>, u64, bool), FrontierError>> = range
+                .clone()
+                .into_par_iter()
+                .map(|t| {
+                    if !owned[t] {
+                        return Ok((Vec::new(), 0, false));
+                    }
+                    let taken = pool.lock().expect("no task panics holding it").pop();
+                    let mut map = taken.unwrap_or_default();
+                    let result =
+                        self.maps
+                            .build(t, depth, (older, newer), incoming.take(t), &mut map);
+                    pool.lock().expect("no task panics holding it").push(map);
+                    result
+                })
+                .collect();
+            let window_bytes: u64 = out
+                .iter()
+                .map(|r| r.as_ref().map_or(0, |(b, _, _)| b.capacity() as u64))
+                .sum();
+            let maps: u64 = pool
+                .lock()
+                .expect("no task panics holding it")
+                .iter()
+                .map(|m| 8 * m.capacity() as u64)
+                .sum();
+            *peak = (*peak).max(
+                layers.max(previous.bytes_in_memory() + current.bytes_in_memory() + written)
+                    + incoming.bytes()
+                    + maps
+                    + window_bytes,
+            );
+            for (t, r) in range.zip(out) {
+                let (bytes, count, dense) = r?;
+                if owned[t] {
+                    match dense {
+                        true => built.dense += 1,
+                        false => built.sparse += 1,
+                    }
+                }
+                if matches!(sink_in_memory(&self.places), true) {
+                    written += bytes.capacity() as u64;
+                }
+                sink.push(bytes, count)
+                    .map_err(|e| self.places.layers_fail(e))?;
+                previous.free(t);
             }
-            let (mine, out) = split(self.plan.run(boards), &*exchange);
-            // A full level is merged only when another run comes: a layer of `fan_in` runs
-            // is merged once, by the last merge.
-            if alone || mine.iter().any(|(_, p)| !p.is_empty()) {
-                settle(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
-                runs.add(mine).map_err(scratch_fail)?;
-            }
-            count += 1;
-            *peak = (*peak).max(layers + runs.peak_in_memory());
-            for (target, message) in out {
-                sent += message.len() as u64;
-                let (who, ours) = (exchange.process(), exchange.processes());
-                let mut arrived = |m: &[u8]| {
-                    self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
-                };
-                exchange.send(target, message, &mut arrived)?;
-            }
-            let (who, ours) = (exchange.process(), exchange.processes());
-            exchange.take(&mut |m: &[u8]| {
-                self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
-            })?;
-            *peak = (*peak).max(layers + runs.peak_in_memory());
         }
-        drop(chunks);
-        if !alone {
-            let (who, ours) = (exchange.process(), exchange.processes());
-            exchange.end_layer(&mut |m: &[u8]| {
-                self.receive(&mut runs, m, (layout, who, ours), depth, &mut received)
-            })?;
-            *peak = (*peak).max(layers + runs.peak_in_memory());
-        }
-        narrow(&mut runs, fan_in, shape, self.buffers, depth + 1)?;
-        *peak = (*peak).max(layers + runs.peak_in_memory());
-        runs.flush().map_err(scratch_fail)?;
-        if let Some(file) = runs.a_file() {
-            damage_hook("runs", depth + 1, file, None);
-        }
-        Ok((runs, count, (sent, received)))
-    }
-
-    /// A message from another process ([`parse`]d against `layout` for process `who` of
-    /// `ours`) added to `runs` as a run of its own, the fan-in kept first ([`settle`]);
-    /// `received` counts its bytes.
-    fn receive(
-        &self,
-        runs: &mut Runs,
-        message: &[u8],
-        (layout, who, ours): ((usize, u64, u64), usize, usize),
-        depth: u32,
-        received: &mut u64,
-    ) -> Result<(), FrontierError> {
-        *received += message.len() as u64;
-        let bucket = parse(message, layout, (who, ours))?;
-        let shape = (layout.0, layout.1);
-        settle(runs, self.config.fan_in, shape, self.buffers, depth + 1)?;
-        runs.add(vec![bucket])
-            .map_err(|source| self.places.scratch_fail(source))
-    }
-
-    /// Layer `depth` merged from `runs` minus `older` and `newer` ([`merge`]), written where
-    /// the layers go.
-    ///
-    /// # Errors
-    /// As [`merge`], and [`FrontierError::Scratch`] when its file cannot be made.
-    fn next_layer(
-        &self,
-        runs: &Runs,
-        (older, newer): (&mut Layer, &Layer),
-        depth: u32,
-    ) -> Result<Layer, FrontierError> {
-        let next = merge(
-            runs,
-            (older, newer),
-            self.places.sink(depth, newer.span)?,
-            self.buffers,
-            self.places.layers,
-            depth,
-        )?;
+        let next = sink.finish().map_err(|e| self.places.layers_fail(e))?;
         if let store::Store::Disk(f) = &next.store {
-            damage_hook("layer", depth, &f.file, f.path.as_deref());
+            damage_hook("layer", depth + 1, &f.file, f.path.as_deref());
         }
-        Ok(next)
+        Ok((next, built))
     }
+}
+
+/// Whether the layers are kept in memory.
+fn sink_in_memory(places: &Places<'_>) -> bool {
+    places.layers.is_none()
 }
 
 #[cfg(test)]

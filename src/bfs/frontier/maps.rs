@@ -1,0 +1,594 @@
+//! Layer `d + 1` from layers `d - 1` and `d` without sorting: segment maps, the hash-based
+//! delayed duplicate detection of Korf ("Linear-time disk-based implicit graph search", JACM
+//! 2008) as Tarakanov's solvers (lightln2/SlidingTilesSolver, lightln2/PuzzleSearch) run it.
+//!
+//! The index is cut into segments of `span` indices. Where the space aligns them on a prefix
+//! of its boards ([`StateSpace::within_segments`]: in [`ParitySpace`]'s layout, the first `k`
+//! tiles of the tile sequence), most moves stay in their segment: a lane move always, a move
+//! off the lanes unless it moves a tile of the prefix. A board whose every move off the
+//! lanes stays in its segment (its blank's cell says so) is *within*; the others *cross*.
+//! A layer is built in two passes:
+//!
+//! 1. **Scatter.** Every segment of layer `d` is read, and the crossing boards are expanded
+//!    ([`StateSpace::expand_across`]); each neighbour goes, as its offset in its segment
+//!    (`u32`), to its segment's incoming list ([`Incoming`]), or, for a segment another
+//!    process owns, into a message to it (see [`parse`]).
+//! 2. **Maps.** Each segment `t` (in parallel, each task with a map of its own, reused):
+//!    its incoming neighbours, the lane moves of its boards of layer `d` and the moves of its
+//!    within boards go into a bit map of the segment; the boards of layer `d - 1` (and of
+//!    layer `d`, where the graph is not bipartite: the multi-tile metric) in the segment are
+//!    cleared from it; the bits left, read in order, are the segment of layer `d + 1`,
+//!    gap-coded as it goes. A segment whose neighbours are few against its span
+//!    ([`SPARSE`]) is built without a map: its neighbours sorted and deduplicated, minus the
+//!    same layers by a merge.
+//!
+//! Each board of layer `d` is expanded once (its crossing moves in the scatter, its other
+//! moves in the maps), each segment of every live layer decoded at most twice, and nothing
+//! is sorted but a sparse segment's neighbours. A space whose segments are not aligned
+//! (any cut of any space is correct) has no within boards: every move goes through the
+//! incoming lists.
+//!
+//! [`ParitySpace`]: crate::bfs::ParitySpace
+
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::exchange::Exchange;
+use super::store::Layer;
+use super::{FrontierError, read_error};
+use crate::bfs::codec::push_gap;
+use crate::bfs::{Lanes, StateIndex, StateSpace, drop_none};
+
+/// Boards handed to the kernel at once.
+const BATCH: usize = 4096;
+/// Neighbours a scatter task keeps for one segment before it hands them on.
+const FLUSH: usize = 1 << 14;
+/// A segment is built in a map when its neighbours (incoming, and about three per board of
+/// layer `d` in it) are at least `1 / SPARSE` of its span; else sorted. A map costs a pass
+/// over `span / 8` bytes (zeroed, then read); a sort about 25 ns a neighbour.
+pub(super) const SPARSE: u64 = 512;
+/// Most indices in a segment: offsets are `u32`.
+pub const MAX_SPAN: u64 = 1 << 32;
+
+/// The bytes of the header of a message's part: segment `u32`, count `u32` (little-endian),
+/// then `count` offsets `u32`.
+const HEADER: usize = 8;
+
+/// The neighbours sent to each segment this process owns, as offsets in the segment, in the
+/// order they came.
+pub(super) struct Incoming {
+    parts: Vec<Mutex<Vec<u32>>>,
+}
+
+impl Incoming {
+    pub(super) fn new(segments: usize) -> Incoming {
+        Incoming {
+            parts: (0..segments).map(|_| Mutex::new(Vec::new())).collect(),
+        }
+    }
+
+    fn add(&self, segment: usize, offsets: &[u32]) {
+        self.parts[segment]
+            .lock()
+            .expect("no task panics holding it")
+            .extend_from_slice(offsets);
+    }
+
+    pub(super) fn take(&self, segment: usize) -> Vec<u32> {
+        std::mem::take(&mut *self.parts[segment].lock().expect("no task panics holding it"))
+    }
+
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| 4 * p.lock().expect("no task panics holding it").capacity() as u64)
+            .sum()
+    }
+
+    /// Neighbours held.
+    pub(super) fn len(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.lock().expect("no task panics holding it").len() as u64)
+            .sum()
+    }
+}
+
+/// What building one layer cost.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Built {
+    /// Neighbours that went through the incoming lists (this process's and the messages').
+    pub crossing: u64,
+    /// Bytes of the incoming lists at their fullest.
+    pub incoming_bytes: u64,
+    /// Segments built in a map.
+    pub dense: u64,
+    /// Segments built by a sort.
+    pub sparse: u64,
+    /// Bytes of messages sent and received.
+    pub sent: u64,
+    pub received: u64,
+}
+
+/// How the layers of a space are built: its cut into segments, and which boards are within.
+pub(super) struct Maps<'a, S> {
+    space: &'a S,
+    size: u64,
+    span: u64,
+    segments: usize,
+    /// The lanes, when no lane move leaves a segment; else `None` (every move from the
+    /// kernel's [`StateSpace::expand`]).
+    lanes: Option<Lanes>,
+    /// Bit `i % period` set: board `i` is within its segment.
+    within: u64,
+    period: u64,
+    /// Layer `d + 1` has no board of layer `d` (every move changes side).
+    bipartite: bool,
+    /// Bytes of the decode buffer of a segment on disk.
+    decode: usize,
+    /// Segments span more than [`MAX_SPAN`] indices: an offset is two `u32`s (high, low),
+    /// and every segment is built by a sort.
+    wide: bool,
+}
+
+impl<'a, S: StateSpace> Maps<'a, S> {
+    /// The builder of layers of `segments` segments of `span` indices of `space`.
+    pub(super) fn new(space: &'a S, span: u64, segments: usize, decode: usize) -> Self {
+        let lanes = space.lanes().filter(|l| {
+            // A lane move never passes a multiple of the period: none leaves a segment whose
+            // span is a multiple of it.
+            span % l.period == 0 && l.right >> (l.period - 1) & 1 == 0
+        });
+        let within = match lanes {
+            Some(_) => space.within_segments(span),
+            None => 0,
+        };
+        Maps {
+            space,
+            size: space.size(),
+            span,
+            segments,
+            lanes,
+            within,
+            period: lanes.map_or(1, |l| l.period),
+            bipartite: space.sides().is_some(),
+            decode,
+            wide: span > MAX_SPAN,
+        }
+    }
+
+    /// Bytes of the maps the builder may hold at once: one per thread (at most one per
+    /// segment), of a bit per index of a segment.
+    pub(super) fn map_bytes(&self) -> u64 {
+        super::config::map_bytes(self.space, self.segments)
+    }
+
+    /// Indices in segment `t`.
+    fn length(&self, t: usize) -> u64 {
+        let base = t as u64 * self.span;
+        self.span.min(self.size - base)
+    }
+
+    fn is_within(&self, x: u64) -> bool {
+        self.within >> (x % self.period) & 1 == 1
+    }
+
+    /// The neighbours of `batch` the search does not take from the lanes.
+    fn neighbours(&self, batch: &[StateIndex], out: &mut Vec<StateIndex>) {
+        out.clear();
+        match self.lanes {
+            Some(_) => self.space.expand_across(batch, out),
+            None => {
+                self.space.expand(batch, out);
+                drop_none(out, 0);
+            }
+        }
+    }
+
+    /// The scatter of layer `current` (of depth `depth`): the neighbours of its crossing
+    /// boards into `incoming` (this process's segments) or sent to their owners, and what
+    /// arrives from the others into `incoming` too. `progress` is asked between windows of
+    /// segments whether to stop, and told the segments done.
+    ///
+    /// # Errors
+    /// [`FrontierError::Read`] for a segment that does not check out,
+    /// [`FrontierError::Interrupted`], [`FrontierError::Peer`] from the exchange.
+    pub(super) fn scatter(
+        &self,
+        current: &Layer,
+        depth: u32,
+        incoming: &Incoming,
+        exchange: &mut dyn Exchange,
+        mut tick: impl FnMut(usize) -> Result<(), FrontierError>,
+    ) -> Result<Built, FrontierError> {
+        let (me, processes) = (exchange.process(), exchange.processes());
+        let sources: Vec<usize> = (0..self.segments)
+            .filter(|&s| current.counts[s] > 0)
+            .collect();
+        let outgoing: Vec<Mutex<Vec<u8>>> = (0..processes).map(|_| Mutex::new(Vec::new())).collect();
+        let mut built = Built::default();
+        let window = 4 * rayon::current_num_threads().max(1);
+        let layout = (self.segments, self.span, self.size);
+        let mut received = 0u64;
+        let mut done = 0;
+        for sources in sources.chunks(window) {
+            tick(done)?;
+            let counts: Vec<u64> = sources
+                .par_iter()
+                .map(|&s| {
+                    self.scatter_segment(current, depth, s, incoming, &outgoing, (me, processes))
+                })
+                .collect::<Result<_, _>>()?;
+            built.crossing += counts.iter().sum::<u64>();
+            done += sources.len();
+            let mut arrived = |m: &[u8]| -> Result<(), FrontierError> {
+                received += m.len() as u64;
+                parse(m, layout, (me, processes), incoming)
+            };
+            for (p, out) in outgoing.iter().enumerate() {
+                let message = std::mem::take(&mut *out.lock().expect("no task panics holding it"));
+                if !message.is_empty() {
+                    built.sent += message.len() as u64;
+                    exchange.send(p, message, &mut arrived)?;
+                }
+            }
+            exchange.take(&mut arrived)?;
+        }
+        tick(done)?;
+        if processes > 1 {
+            exchange.end_layer(&mut |m: &[u8]| {
+                received += m.len() as u64;
+                parse(m, layout, (me, processes), incoming)
+            })?;
+        }
+        built.received = received;
+        built.incoming_bytes = incoming.bytes();
+        Ok(built)
+    }
+
+    /// [`Maps::scatter`] of segment `s`: the neighbours of its crossing boards handed on, as
+    /// many as there were.
+    fn scatter_segment(
+        &self,
+        current: &Layer,
+        depth: u32,
+        s: usize,
+        incoming: &Incoming,
+        outgoing: &[Mutex<Vec<u8>>],
+        (me, processes): (usize, usize),
+    ) -> Result<u64, FrontierError> {
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); self.segments];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
+        let mut out: Vec<StateIndex> = Vec::with_capacity(4 * BATCH);
+        let mut count = 0u64;
+        let hand_on = |t: usize, offsets: &mut Vec<u32>| {
+            let owner = super::exchange::owner(t, processes);
+            if owner == me {
+                incoming.add(t, offsets);
+            } else {
+                let mut message = outgoing[owner].lock().expect("no task panics holding it");
+                message.extend_from_slice(&(t as u32).to_le_bytes());
+                message.extend_from_slice(&(offsets.len() as u32).to_le_bytes());
+                for o in offsets.iter() {
+                    message.extend_from_slice(&o.to_le_bytes());
+                }
+            }
+            offsets.clear();
+        };
+        let mut route = |batch: &mut Vec<StateIndex>, local: &mut Vec<Vec<u32>>| {
+            self.neighbours(batch, &mut out);
+            batch.clear();
+            count += out.len() as u64;
+            for &StateIndex(n) in &out {
+                let t = (n / self.span) as usize;
+                let list = &mut local[t];
+                if list.is_empty() && list.capacity() == 0 {
+                    touched.push(t);
+                }
+                let o = n - t as u64 * self.span;
+                if self.wide {
+                    list.push((o >> 32) as u32);
+                }
+                list.push(o as u32);
+                if list.len() >= FLUSH {
+                    hand_on(t, list);
+                }
+            }
+        };
+        let mut reader = current.reader(s, self.decode);
+        for x in reader.by_ref() {
+            if !self.is_within(x) {
+                batch.push(StateIndex(x));
+                if batch.len() == BATCH {
+                    route(&mut batch, &mut local);
+                }
+            }
+        }
+        reader
+            .finish()
+            .map_err(|e| read_error(&format!("layer {depth}"), &current.place(), s, e))?;
+        if !batch.is_empty() {
+            route(&mut batch, &mut local);
+        }
+        drop(route);
+        for t in touched {
+            if !local[t].is_empty() {
+                hand_on(t, &mut local[t]);
+            }
+        }
+        Ok(count)
+    }
+
+    /// Segment `t` of layer `depth + 1`: its bytes and boards, from its incoming neighbours
+    /// and its boards of layer `d` (`current`), minus its boards of `previous` (and of
+    /// `current` where the graph is not bipartite); `map` is the task's map, reused.
+    pub(super) fn build(
+        &self,
+        t: usize,
+        depth: u32,
+        (previous, current): (&Layer, &Layer),
+        incoming: Vec<u32>,
+        map: &mut Vec<u64>,
+    ) -> Result<(Vec<u8>, u64, bool), FrontierError> {
+        let length = self.length(t);
+        let expected = incoming.len() as u64 + 3 * current.counts[t];
+        let dense = !self.wide && expected.saturating_mul(SPARSE) >= length;
+        let read = |layer: &Layer, d: u32, f: &mut dyn FnMut(u64)| read_offsets(layer, d, t, self.decode, f);
+        let mut bytes = Vec::new();
+        let mut count = 0u64;
+        if dense {
+            let words = length.div_ceil(64) as usize;
+            map.clear();
+            map.resize(words, 0);
+            for &o in &incoming {
+                map[(o >> 6) as usize] |= 1 << (o & 63);
+            }
+            drop(incoming);
+            self.expand_here(t, depth, current, |o| map[(o >> 6) as usize] |= 1 << (o & 63))?;
+            let mut clear = |o: u64| map[(o >> 6) as usize] &= !(1u64 << (o & 63));
+            if depth > 0 {
+                read_offsets(previous, depth - 1, t, self.decode, &mut clear)?;
+            }
+            if !self.bipartite {
+                read_offsets(current, depth, t, self.decode, &mut clear)?;
+            }
+            let set: u64 = map.iter().map(|w| u64::from(w.count_ones())).sum();
+            bytes.reserve(set as usize * 2);
+            let mut last = 0u64;
+            for (w, &word) in map.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let o = (w as u64) << 6 | u64::from(word.trailing_zeros());
+                    push_gap(&mut bytes, o - last);
+                    last = o;
+                    word &= word - 1;
+                }
+            }
+            count = set;
+        } else {
+            let mut found: Vec<u64> = match self.wide {
+                true => incoming
+                    .chunks_exact(2)
+                    .map(|p| u64::from(p[0]) << 32 | u64::from(p[1]))
+                    .collect(),
+                false => incoming.iter().map(|&o| u64::from(o)).collect(),
+            };
+            self.expand_here(t, depth, current, |o| found.push(o))?;
+            found.sort_unstable();
+            found.dedup();
+            // Minus layers d - 1 (and d).
+            if depth > 0 {
+                subtract(&mut found, previous, depth - 1, &read)?;
+            }
+            if !self.bipartite {
+                subtract(&mut found, current, depth, &read)?;
+            }
+            bytes.reserve(found.len() * 2);
+            let mut last = 0u64;
+            for &o in &found {
+                push_gap(&mut bytes, o - last);
+                last = o;
+                count += 1;
+            }
+        }
+        Ok((bytes, count, dense))
+    }
+
+    /// The moves of segment `t`'s boards of layer `depth` (`current`) that stay in it: lane
+    /// moves of every board, and every move off the lanes of its within boards, as offsets
+    /// in the segment, to `f`.
+    fn expand_here(
+        &self,
+        t: usize,
+        depth: u32,
+        current: &Layer,
+        mut f: impl FnMut(u64),
+    ) -> Result<(), FrontierError> {
+        let base = t as u64 * self.span;
+        let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
+        let mut out: Vec<StateIndex> = Vec::with_capacity(4 * BATCH);
+        let mut reader = current.reader(t, self.decode);
+        let mut fault = None;
+        for x in reader.by_ref() {
+            if let Some(lanes) = self.lanes {
+                let (next, before) = lanes.lane_moves(x);
+                if next && x + 1 < self.size {
+                    f(x + 1 - base);
+                }
+                if before && x > base {
+                    f(x - 1 - base);
+                }
+            }
+            if self.is_within(x) {
+                batch.push(StateIndex(x));
+                if batch.len() == BATCH
+                    && let Err(e) = self.within_moves(t, &mut batch, &mut out, &mut f)
+                {
+                    fault = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = fault {
+            return Err(e);
+        }
+        reader
+            .finish()
+            .map_err(|e| read_error(&format!("layer {depth}"), &current.place(), t, e))?;
+        self.within_moves(t, &mut batch, &mut out, &mut f)
+    }
+
+    /// The moves off the lanes of `batch` (within boards of segment `t`), as offsets in the
+    /// segment, to `f`; `batch` emptied.
+    ///
+    /// # Errors
+    /// [`FrontierError::Read`] when a neighbour is outside the segment: the layout's
+    /// [`StateSpace::within_segments`] is wrong.
+    fn within_moves(
+        &self,
+        t: usize,
+        batch: &mut Vec<StateIndex>,
+        out: &mut Vec<StateIndex>,
+        f: &mut impl FnMut(u64),
+    ) -> Result<(), FrontierError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let base = t as u64 * self.span;
+        let end = base + self.length(t);
+        self.neighbours(batch, out);
+        batch.clear();
+        for &StateIndex(n) in out.iter() {
+            if n < base || n >= end {
+                return Err(FrontierError::Read(format!(
+                    "the layout's segments of {} boards are not what the kernel does: a \
+                     neighbour {n} of a board of segment {t} is outside it",
+                    self.span
+                )));
+            }
+            f(n - base);
+        }
+        Ok(())
+    }
+}
+
+/// Each board of `layer`'s segment `t` (of `depth`), as its offset in the segment, to `f`,
+/// read through a buffer of `decode` bytes and checked.
+///
+/// # Errors
+/// [`FrontierError::Read`] when the segment does not check out.
+fn read_offsets(
+    layer: &Layer,
+    depth: u32,
+    t: usize,
+    decode: usize,
+    mut f: impl FnMut(u64),
+) -> Result<(), FrontierError> {
+    let mut reader = layer.reader(t, decode);
+    let base = t as u64 * layer.span;
+    for x in reader.by_ref() {
+        f(x - base);
+    }
+    reader
+        .finish()
+        .map_err(|e| read_error(&format!("layer {depth}"), &layer.place(), t, e))
+}
+
+/// Leaves out of `found` (ascending, distinct offsets in a segment) those of `layer`'s same
+/// segment (read by `read`), in place.
+fn subtract(
+    found: &mut Vec<u64>,
+    layer: &Layer,
+    depth: u32,
+    read: &dyn Fn(&Layer, u32, &mut dyn FnMut(u64)) -> Result<(), FrontierError>,
+) -> Result<(), FrontierError> {
+    let mut keep = vec![true; found.len()];
+    let mut at = 0;
+    read(layer, depth, &mut |o| {
+        while at < found.len() && found[at] < o {
+            at += 1;
+        }
+        if at < found.len() && found[at] == o {
+            keep[at] = false;
+            at += 1;
+        }
+    })?;
+    let mut k = 0;
+    found.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    Ok(())
+}
+
+/// Adds a message from another process to `incoming`: parts, each a segment (`u32`) this
+/// process owns, a count (`u32`, at least 1) and that many `u32`s: the offsets, each below the
+/// segment's span (`layout`: segments, span, boards), one `u32` each, or two (high, low) for
+/// segments of more than [`MAX_SPAN`] indices.
+///
+/// # Errors
+/// [`FrontierError::Peer`] naming the field that cannot be right; nothing of the message is
+/// added then.
+pub(super) fn parse(
+    message: &[u8],
+    (segments, span, size): (usize, u64, u64),
+    (me, processes): (usize, usize),
+    incoming: &Incoming,
+) -> Result<(), FrontierError> {
+    let bad = |what: &str| {
+        FrontierError::Peer(format!(
+            "a corrupt message arrived ({what}); the search stops"
+        ))
+    };
+    let u32_at = |at: usize| u32::from_le_bytes(message[at..at + 4].try_into().expect("four"));
+    // Checked whole before anything is added.
+    let mut parts = Vec::new();
+    let mut at = 0;
+    while at < message.len() {
+        if message.len() - at < HEADER {
+            return Err(bad("a part's header cut short"));
+        }
+        let (segment, count) = (u32_at(at) as usize, u32_at(at + 4) as usize);
+        at += HEADER;
+        if segment >= segments || super::exchange::owner(segment, processes) != me {
+            return Err(bad(&format!("segment {segment}, not this process's")));
+        }
+        let length = span.min(size - segment as u64 * span);
+        let Some(body) = count
+            .checked_mul(4)
+            .and_then(|n| message.get(at..at.checked_add(n)?))
+        else {
+            return Err(bad("a part's offsets cut short"));
+        };
+        if count == 0 {
+            return Err(bad("an empty part"));
+        }
+        let offsets: Vec<u32> = body
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("four")))
+            .collect();
+        let wide = span > MAX_SPAN;
+        if wide && count % 2 == 1 {
+            return Err(bad("an offset cut short"));
+        }
+        let too_far = match wide {
+            true => offsets
+                .chunks_exact(2)
+                .map(|p| u64::from(p[0]) << 32 | u64::from(p[1]))
+                .find(|&o| o >= length),
+            false => offsets.iter().map(|&o| u64::from(o)).find(|&o| o >= length),
+        };
+        if let Some(o) = too_far {
+            return Err(bad(&format!("offset {o} in segment {segment} of {length}")));
+        }
+        parts.push((segment, offsets));
+        at += 4 * count;
+    }
+    for (segment, offsets) in parts {
+        incoming.add(segment, &offsets);
+    }
+    Ok(())
+}
