@@ -710,8 +710,6 @@ fn analyze(
                         scratch: None,
                         checkpoint: None,
                         memory: Some(analysis::available_memory()),
-                        fan_in: None,
-                        chunk: None,
                     };
                     analysis::analyze_limited(&goal, metric, depth, &storage, &bars)
                         .map(|(a, l)| (a, Some(l)))

@@ -30,13 +30,12 @@ pub struct Limited {
     /// Why the search stopped before the limit (memory budget, disk), if it did; the depth
     /// searched is then the last layer it finished.
     pub stopped: Option<String>,
-    /// Boards per chunk expanded at once.
-    pub chunk: usize,
-    /// The most runs merged at once (`--fan-in`).
-    pub fan_in: usize,
-    /// Runs written by merges before the last one of a layer, all layers together: 0 when no
-    /// layer had more runs than the fan-in.
-    pub merges: u64,
+    /// Segments per layer ([`bfs::frontier::segments_for`]).
+    pub segments: usize,
+    /// Segments built in a map and by a sort, all layers (and processes) together.
+    pub maps: u64,
+    /// See [`LimitedAnalysis::maps`].
+    pub sorted: u64,
     /// With `--checkpoint`: bytes of checkpoint this run wrote (the layer files and the
     /// search's state), and the time spent writing them, checksums and syncs included.
     pub saved_bytes: u64,
@@ -174,7 +173,7 @@ fn limited(
                 r.depth,
                 HumanCount(r.size),
                 // The first report (depth 0, or the layer a search resumed from) has no rate.
-                if r.chunks == 0 {
+                if r.maps + r.sorted == 0 {
                     "the start".to_string()
                 } else {
                     format!("{}/s", HumanCount(rate as u64))
@@ -185,7 +184,7 @@ fn limited(
                     .map(|f| format!(" ({} free)", DecimalBytes(f)))
                     .unwrap_or_default(),
                 // The disk at the last depth asked for, grown as the layers grow (when near).
-                if r.bytes_on_disk > 0 && r.chunks > 0 && (1..=16).contains(&remaining) {
+                if r.bytes_on_disk > 0 && r.maps + r.sorted > 0 && (1..=16).contains(&remaining) {
                     format!(
                         ", about {} at depth {max_depth}",
                         DecimalBytes(
@@ -196,9 +195,12 @@ fn limited(
                 } else {
                     String::new()
                 },
-                // Runs merged in several passes (more chunks than the fan-in).
-                if r.merges > 0 {
-                    format!(", {} runs merged in {} passes", r.chunks, r.levels + 1)
+                // The neighbours that left their segment (through the incoming lists).
+                if r.crossing > 0 {
+                    format!(
+                        ", {:.2} neighbours a board across segments",
+                        r.crossing as f64 / r.expanded.max(1) as f64
+                    )
                 } else {
                     String::new()
                 },
@@ -213,7 +215,7 @@ fn limited(
                 } else {
                     String::new()
                 },
-                if r.chunks == 0 {
+                if r.maps + r.sorted == 0 {
                     "?".to_string()
                 } else {
                     // Capped: a limit far beyond the radius extrapolates to centuries.
@@ -273,9 +275,9 @@ fn limited(
         peak_bytes: frontier.peak_bytes,
         resumed_from: frontier.resumed_from,
         stopped: frontier.stopped,
-        chunk: frontier.chunk,
-        fan_in: frontier.fan_in,
-        merges: frontier.merges,
+        segments: frontier.segments,
+        maps: frontier.maps,
+        sorted: frontier.sorted,
         saved_bytes: frontier.saved_bytes,
         save_time: frontier.save_time,
         processes: cluster.map_or(1, |c| c.processes),
@@ -399,8 +401,8 @@ pub fn check_limited_disk(
 
 /// Refuses, before it starts (before any folder or connection), a depth-limited search
 /// ([`analyze_limited`], [`analyze_limited_cluster`]) of `shape` in `metric` whose memory
-/// budget `memory` (bytes; `None`: no budget) cannot hold a chunk of
-/// [`bfs::frontier::MIN_CHUNK`] boards with the search's buffers and, on each of `processes`
+/// budget `memory` (bytes; `None`: no budget) cannot hold the segments' maps
+/// ([`bfs::frontier::map_bytes`]) with the search's buffers and, on each of `processes`
 /// processes, the other processes' messages it holds ([`cluster::frontier_held`]): the check
 /// the search itself makes ([`bfs::frontier::FrontierConfig::within_holding`]).
 ///
@@ -465,11 +467,7 @@ fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
 ) -> Result<Option<(bfs::frontier::Frontier, Vec<Board>)>, AnalyzeError> {
     let (storage, progress) = (search.storage, search.progress);
     let seed = space.rank(search.goal).expect("the goal is in its space");
-    let config = bfs::frontier::FrontierConfig {
-        fan_in: storage.fan_in.unwrap_or(bfs::frontier::FAN_IN),
-        chunk: storage.chunk.unwrap_or(bfs::frontier::CHUNK),
-        ..bfs::frontier::FrontierConfig::default()
-    }
+    let config = bfs::frontier::FrontierConfig::default()
     .within_holding(
         &space,
         storage.memory,
@@ -521,8 +519,7 @@ fn frontier_plan<S: StateSpace>(
     storage: &bfs::frontier::Storage,
     config: bfs::frontier::FrontierConfig,
 ) -> String {
-    let per_board = bfs::frontier::chunk_bytes_per_board(space);
-    let chunk = config.chunk as u64;
+    let maps = bfs::frontier::map_bytes(space, config.segments);
     let budget = match storage.memory {
         Some(m) => format!("a memory budget of {}", DecimalBytes(m)),
         None => "no memory budget".into(),
@@ -543,8 +540,9 @@ fn frontier_plan<S: StateSpace>(
         None => "layers in memory".into(),
     };
     format!(
-        "plan: {budget}; chunks of up to {} boards, about {} with the buffers; {layers}",
-        HumanCount(chunk),
-        DecimalBytes(chunk * per_board + bfs::frontier::RESERVE)
+        "plan: {budget}; {} segments of {} boards, maps of {} with the buffers; {layers}",
+        HumanCount(config.segments as u64),
+        HumanCount(space.size().div_ceil(config.segments as u64)),
+        DecimalBytes(maps + bfs::frontier::RESERVE)
     )
 }

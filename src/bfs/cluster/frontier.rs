@@ -150,7 +150,6 @@ fn fingerprint<S: StateSpace>(
     job: &FrontierJob<S>,
 ) -> super::handshake::Fingerprint {
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
-    let fan_in = job.storage.fan_in.unwrap_or(job.config.fan_in);
     super::fingerprint_of(
         cluster,
         &job.goal,
@@ -160,7 +159,6 @@ fn fingerprint<S: StateSpace>(
             ("the space's size".into(), job.space.size().to_string()),
             ("--max-depth".into(), job.max_depth.to_string()),
             ("the segments".into(), job.config.segments.to_string()),
-            ("--fan-in".into(), fan_in.to_string()),
             ("--processes".into(), cluster.processes.to_string()),
             ("--checkpoint".into(), yes(job.storage.checkpoint.is_some())),
             (
@@ -346,12 +344,8 @@ mod tests {
         threads.into_iter().map(|t| t.join().unwrap()).collect()
     }
 
-    fn config(chunk: usize, segments: usize, fan_in: usize) -> FrontierConfig {
-        FrontierConfig {
-            chunk,
-            segments,
-            fan_in,
-        }
+    fn config(segments: usize) -> FrontierConfig {
+        FrontierConfig { segments }
     }
 
     /// The search of `shape` in `metric` to `depth` over 2 and 3 processes, in memory and
@@ -431,10 +425,9 @@ mod tests {
     }
 
     /// Over 2 and 3 processes, in memory and on disk, the one-machine search: 3x3 and 2x5 to
-    /// the end (complete, with their antipodes) and 4x4 to depth 18 (stm) or 11 (mtm), in
-    /// chunks small enough for many messages a layer and 97 segments (pieces of every
-    /// process in every chunk), and with a fan-in of 2 (merges of the messages' runs as they
-    /// come, several levels).
+    /// the end (complete, with their antipodes) and 4x4 to depth 18 (stm) or 11 (mtm), in the
+    /// space's own cut and in 97 segments (every move off the lanes through the incoming
+    /// lists: neighbours for every process from every segment).
     fn across_equals_one_machine(metric: Metric) {
         let depth = match metric {
             Metric::Stm => 18,
@@ -442,8 +435,8 @@ mod tests {
         };
         for (rows, cols, d) in [(3, 3, 100), (2, 5, 100), (4, 4, depth)] {
             let shape = Shape::new(rows, cols).unwrap();
-            check_across(shape, metric, d, config(3_001, 97, 128));
-            check_across(shape, metric, d, config(20_011, 61, 2));
+            check_across(shape, metric, d, config(0));
+            check_across(shape, metric, d, config(97));
         }
     }
 
@@ -537,7 +530,7 @@ mod tests {
     #[test]
     fn checkpoints_resume_across_processes_and_name_their_process() {
         let shape = Shape::new(4, 4).unwrap();
-        let (job, one) = stm_job(shape, config(50_021, 31, 128), 16);
+        let (job, one) = stm_job(shape, config(31), 16);
         let dir = tempfile::tempdir().unwrap();
         let storage = |p: usize, folder: usize, processes: usize, start| {
             checkpointed(dir.path(), shape, (p, folder, processes), start)
@@ -581,7 +574,7 @@ mod tests {
     #[test]
     fn every_file_of_every_folder_damaged_resumes_or_refuses() {
         let shape = Shape::new(3, 3).unwrap();
-        let (job, one) = stm_job(shape, config(3_001, 7, 128), 14);
+        let (job, one) = stm_job(shape, config(7), 14);
         let listing = |dir: &std::path::Path| {
             let mut names: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
                 .unwrap()
@@ -668,7 +661,7 @@ mod tests {
     #[test]
     fn a_forged_count_in_one_process_is_refused_by_every_process() {
         let shape = Shape::new(3, 3).unwrap();
-        let (job, _) = stm_job(shape, config(3_001, 7, 128), 0);
+        let (job, _) = stm_job(shape, config(7), 0);
         for slots in [&[0usize, 1][..], &[0][..]] {
             let dir = tempfile::tempdir().unwrap();
             let storage = |p: usize, start| checkpointed(dir.path(), shape, (p, p, 2), start);

@@ -1,8 +1,6 @@
-//! How a search cuts its work and what it holds besides its layers: the chunk and the
-//! segments ([`FrontierConfig`]), the fixed sizes of its buffers, and the bytes a memory
-//! budget plans for (a chunk's boards at [`chunk_bytes_per_board`], and [`RESERVE`]).
-
-use std::ops::Range;
+//! How a search cuts its work and what it holds besides its layers: the segments
+//! ([`FrontierConfig`], [`segments_for`]), the maps ([`map_bytes`]) and the fixed sizes of its
+//! buffers ([`RESERVE`]).
 
 use super::FrontierError;
 use super::maps::MAX_SPAN;
@@ -14,63 +12,33 @@ pub const SEGMENTS: usize = 1024;
 /// The fewest segments of the prefix cut [`segments_for`] chooses, when the space has one
 /// with segments of at most [`MAX_SPAN`] indices: enough to keep every thread busy.
 pub const LEAST_PREFIX_SEGMENTS: u64 = 64;
-/// Boards of the current layer expanded at once in [`FrontierConfig::default`].
-pub const CHUNK: usize = 1 << 27;
 /// Most segments per layer [`FrontierConfig::clamped`] allows (2^20).
 pub const MAX_SEGMENTS: usize = 1 << 20;
-/// Most boards per chunk [`FrontierConfig::clamped`] allows (2^31).
-pub const MAX_CHUNK: usize = 1 << 31;
-/// Runs merged at once in [`FrontierConfig::default`]: the merge's 64 MiB of read buffers
-/// over `threads x (128 + 2)` sources give each source 252 KiB on 2 threads and at least
-/// 64 KiB up to 7 threads (4 KiB was the floor before: past about 8,000 runs); 4x4 whole
-/// (about 7,500 runs a layer at the default chunk) takes one pass more than a single merge
-/// (128^2 = 16,384 runs before a third).
-pub const FAN_IN: usize = 128;
-/// Fewest runs merged at once [`FrontierConfig::clamped`] allows: a merge of one run would
-/// only copy it.
-pub const MIN_FAN_IN: usize = 2;
-/// Most runs merged at once [`FrontierConfig::clamped`] allows (2^16).
-pub const MAX_FAN_IN: usize = 1 << 16;
 
-/// How a [`search_with`] cuts its work: how many boards it expands at once and how many index
-/// ranges a layer is cut into. Neither changes the result, only time and memory.
+/// How a [`search_with`] cuts its work: how many index ranges (segments) a layer is cut
+/// into. It does not change the result, only time and memory.
 ///
 /// [`search_with`]: super::search_with
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FrontierConfig {
-    /// Boards of the current layer expanded at once; each chunk gives one run. Default
-    /// [`CHUNK`] (2^27): its boards and their neighbours take up to about 2.5 GiB on 4x4.
-    pub chunk: usize,
-    /// Segments per layer, by index range (the unit of the parallel merge). Default
-    /// [`SEGMENTS`] (1,024).
+    /// Segments per layer, by index range (the unit of the maps, of the parallel work and of
+    /// the exchange between processes): 0 (the default) for the space's own cut
+    /// ([`segments_for`]), else at most [`MAX_SEGMENTS`]. Any cut gives the same layers; the
+    /// space's prefix cut keeps most moves inside their segment.
     pub segments: usize,
-    /// Most runs merged at once (the fan-in): when `fan_in` runs of one level exist they are
-    /// merged into one run of the next level (runs of chunks are level 0), and before the
-    /// last merge the lowest runs are merged until at most `fan_in` are left, so that the
-    /// merge's read buffers and the runs' piece lists do not grow with the number of chunks
-    /// (see the module documentation). Default [`FAN_IN`] (128).
-    pub fan_in: usize,
-}
-
-impl Default for FrontierConfig {
-    fn default() -> Self {
-        FrontierConfig {
-            chunk: CHUNK,
-            segments: 0,
-            fan_in: FAN_IN,
-        }
-    }
 }
 
 /// The segments a layer of `space` is cut into for `segments` segments asked (0: the
 /// space's own cut). Asked for 0: the coarsest prefix cut ([`StateSpace::prefix_spans`]) of
 /// at least [`LEAST_PREFIX_SEGMENTS`] segments of at most [`MAX_SPAN`] indices each (a map
 /// of a segment is then at most 512 MiB), else the finest prefix cut of at most
-/// [`MAX_SEGMENTS`], else [`SEGMENTS`]. Always at most [`MAX_SEGMENTS`] and at least 1.
+/// [`MAX_SEGMENTS`], else [`SEGMENTS`]. Always from 1 to [`MAX_SEGMENTS`], and at most the
+/// boards.
 pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
     let size = space.size();
+    let most = usize::try_from(size.max(1)).unwrap_or(usize::MAX);
     if segments > 0 {
-        return segments.clamp(1, MAX_SEGMENTS);
+        return segments.clamp(1, MAX_SEGMENTS).min(most);
     }
     let spans = space.prefix_spans();
     let count = |span: u64| size.div_ceil(span);
@@ -81,16 +49,17 @@ pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
         .or_else(|| spans.iter().rev().find(fits))
         .map_or(SEGMENTS, |&span| count(span) as usize)
         .clamp(1, MAX_SEGMENTS)
+        .min(most)
 }
 
 impl FrontierConfig {
     /// The configuration [`search_stored`] runs for `space` under the memory budget `memory`
-    /// (bytes, if any): clamped, its chunk cut to what fits beside [`RESERVE`] at
-    /// [`chunk_bytes_per_board`]. One machine's: [`FrontierConfig::within_holding`] with
-    /// nothing held of other processes' messages.
+    /// (bytes, if any): its segments chosen ([`segments_for`]), checked against the budget.
+    /// One machine's: [`FrontierConfig::within_holding`] with nothing held of other
+    /// processes' messages.
     ///
     /// # Errors
-    /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards.
+    /// [`FrontierError::Budget`] when the budget cannot hold the maps and [`RESERVE`].
     ///
     /// [`search_stored`]: super::search_stored
     pub fn within<S: StateSpace>(
@@ -104,13 +73,14 @@ impl FrontierConfig {
     /// The configuration a process of a search across processes runs for `space` under the
     /// memory budget `memory` (bytes, if any) while it holds up to `held` bytes of the other
     /// processes' messages ([`Exchange::held`], [`crate::bfs::cluster::frontier_held`]; 0 on
-    /// one machine): clamped, its chunk cut to what fits beside [`RESERVE`] and `held` at
-    /// [`chunk_bytes_per_board`]. The check a search makes before it starts, and the one
-    /// `analyze --plan` and the command line make before any connection.
+    /// one machine): its segments chosen ([`segments_for`]), and the maps of a segment per
+    /// thread ([`map_bytes`]), [`RESERVE`] and `held` checked against the budget. The check a
+    /// search makes before it starts, and the one `analyze --plan` and the command line make
+    /// before any connection.
     ///
     /// # Errors
-    /// [`FrontierError::Budget`] when the budget holds fewer than [`MIN_CHUNK`] boards beside
-    /// them: one line with the least budget that does.
+    /// [`FrontierError::Budget`] when the budget cannot hold them: one line with the least
+    /// budget that does.
     ///
     /// [`Exchange::held`]: super::Exchange::held
     pub fn within_holding<S: StateSpace>(
@@ -119,8 +89,9 @@ impl FrontierConfig {
         memory: Option<u64>,
         held: u64,
     ) -> Result<FrontierConfig, FrontierError> {
-        let mut config = self.clamped();
-        config.segments = segments_for(space, config.segments);
+        let config = FrontierConfig {
+            segments: segments_for(space, self.segments),
+        };
         let Some(memory) = memory else {
             return Ok(config);
         };
@@ -153,29 +124,25 @@ impl FrontierConfig {
         Ok(config)
     }
 
-    /// The same configuration in range: `chunk` in `1..=`[`MAX_CHUNK`], `segments` in
-    /// `1..=`[`MAX_SEGMENTS`], `fan_in` in [`MIN_FAN_IN`]`..=`[`MAX_FAN_IN`]. [`search_with`]
-    /// clamps what it is given.
+    /// The same configuration in range: `segments` at most [`MAX_SEGMENTS`] (0 stays the
+    /// space's own cut). [`search_with`] clamps what it is given.
     ///
     /// [`search_with`]: super::search_with
     pub fn clamped(self) -> Self {
         FrontierConfig {
-            chunk: self.chunk.clamp(1, MAX_CHUNK),
             segments: self.segments.min(MAX_SEGMENTS),
-            fan_in: self.fan_in.clamp(MIN_FAN_IN, MAX_FAN_IN),
         }
     }
 }
 
-/// Bytes the search holds besides the chunk's boards and neighbours and the layers and runs in
-/// memory, whatever the size of a layer: the merge's read buffers (64 MiB), its window of 16
-/// segments of up to 8 MiB each in memory (128 MiB), a decode buffer per thread (1 MiB), the
-/// files' write buffers (4 MiB for a layer, 1 MiB for the runs, 1 MiB to copy a spilled
-/// segment) and the runs' piece lists while they are few. Past that the plan before each layer
-/// adds what grows with the number of runs.
+/// Bytes the search holds besides its maps, the incoming lists and the layers in memory,
+/// whatever the size of a layer: a decode buffer per thread and task (1 MiB each), the
+/// files' write buffers (4 MiB), the window of segments written in order, the exchange's
+/// outgoing buffers.
 pub const RESERVE: u64 = 256 << 20;
-/// The fewest boards per chunk a memory budget may leave.
-pub const MIN_CHUNK: usize = 1 << 16;
+
+/// Bytes of the segments built at once a window aims at ([`Buffers::window`]).
+pub(super) const WINDOW_BYTES: u64 = 128 << 20;
 
 /// Bytes of the maps of a search of `space` in `segments` segments: one per thread (at most
 /// one per segment), a bit per index of a segment; none for segments of more than
@@ -189,87 +156,38 @@ pub fn map_bytes<S: StateSpace>(space: &S, segments: usize) -> u64 {
     maps * span.div_ceil(64) * 8
 }
 
-/// Bytes per board of a chunk while it is expanded: the board (8), and for each neighbour
-/// the kernel gives (all moves, or the moves off the lanes, at most 2 of them for a grid)
-/// the neighbour and its copy in the bucket sort (16).
-pub fn chunk_bytes_per_board<S: StateSpace>(space: &S) -> u64 {
-    let kernel = if space.lanes().is_some() {
-        space.degree().saturating_sub(2).max(1)
-    } else {
-        space.degree()
-    };
-    8 + 16 * kernel as u64
-}
-
-/// The sizes of the search's buffers besides a chunk's boards and neighbours: fixed, whatever
-/// the size of a layer or of a segment.
+/// The sizes of the search's buffers: fixed, whatever the size of a layer or of a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Buffers {
-    /// Bytes of the merge's read buffers, all its tasks together: each task reads its
-    /// segment's runs and the same segment of layers `d - 1` and `d` through a buffer each of
-    /// this divided by the tasks and the sources, between [`MIN_READ`] and [`MAX_READ`].
-    pub(super) merge_read: u64,
-    /// Bytes of a segment of the next layer kept in memory as it is merged; past that they go
-    /// to a scratch file of the segment's own (with a folder for the layers).
-    pub(super) out_limit: usize,
-    /// Segments merged at once (in parallel), then written out in order.
+    /// The most segments built at once (in parallel), then written out in order: fewer when
+    /// their bytes would pass [`WINDOW_BYTES`], but at least one per thread.
     pub(super) window: usize,
-    /// Bytes of the buffer a segment of the layer being expanded is decoded through.
+    /// Bytes of the buffer a segment of a layer on disk is decoded through.
     pub(super) decode: usize,
+    /// A segment is built in a map when its neighbours are at least `1 / sparse` of its
+    /// span, else by a sort ([`super::maps::SPARSE`]; 0: always a sort, `u64::MAX`: always a
+    /// map).
+    pub(super) sparse: u64,
 }
 
-/// Smallest read buffer of the merge.
-const MIN_READ: usize = 4 << 10;
-/// Largest read buffer of the merge.
-const MAX_READ: usize = 1 << 20;
-
 impl Buffers {
-    /// What a search uses: 64 MiB of read buffers for the merge, 16 segments merged at once
-    /// with up to 8 MiB each in memory, 1 MiB to decode a segment (per thread): about 200 MiB
-    /// of [`RESERVE`] while the runs are at most 64 MiB / ([`MIN_READ`] x threads) - 2.
-    pub(super) const SHIPPED: Buffers = Buffers {
-        merge_read: 64 << 20,
-        out_limit: 8 << 20,
-        window: 16,
-        decode: 1 << 20,
-    };
-
-    /// The windows of a merge of `segments` segments: [`Buffers::window`] segments at a time
-    /// (at least one), in order.
-    pub(super) fn windows(&self, segments: usize) -> impl Iterator<Item = Range<usize>> {
-        let window = self.window.max(1);
-        (0..segments)
-            .step_by(window)
-            .map(move |first| first..(first + window).min(segments))
+    /// Segments built at once when the next layer's segments take about `per_segment`
+    /// bytes each: as many as fit in [`WINDOW_BYTES`], at least one a thread, at most
+    /// [`Buffers::window`].
+    pub(super) fn window_for(&self, per_segment: u64) -> usize {
+        let threads = rayon::current_num_threads().max(1);
+        let fit = usize::try_from(WINDOW_BYTES / per_segment.max(1)).unwrap_or(usize::MAX);
+        fit.max(threads).min(self.window).max(1)
     }
 
-    /// Bytes of each read buffer of a merge of `runs` runs.
-    pub(super) fn read_buffer(&self, runs: usize) -> usize {
-        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
-        usize::try_from(self.merge_read / readers)
-            .unwrap_or(MAX_READ)
-            .clamp(MIN_READ, MAX_READ)
-    }
-
-    /// Bytes the merge of `runs` runs holds at most besides the layers: every task's read
-    /// buffers and the window's segments in memory.
-    pub(super) fn merge_bytes(&self, runs: usize) -> u64 {
-        let readers = rayon::current_num_threads().max(1) as u64 * (runs as u64 + 2);
-        readers * self.read_buffer(runs) as u64 + self.window as u64 * self.out_limit as u64
-    }
-
-    /// What [`Buffers::merge_bytes`] takes past the part of [`RESERVE`] set aside for the
-    /// merge (the shipped read buffers, 64 MiB, and window, 128 MiB): the read buffers at their
-    /// least once the runs are many.
-    pub(super) fn merge_bytes_past_reserve(&self, runs: usize) -> u64 {
-        let shipped = Buffers::SHIPPED;
-        let reserved = shipped.merge_read + shipped.window as u64 * shipped.out_limit as u64;
-        self.merge_bytes(runs).saturating_sub(reserved)
-    }
-
-    /// Bytes the expansion of a layer holds besides the chunk: a decode buffer per thread.
-    pub(super) fn decode_bytes(&self) -> u64 {
-        rayon::current_num_threads().max(1) as u64 * self.decode as u64
+    /// What a search uses: up to 16 segments a thread built at once, 1 MiB to decode a
+    /// segment.
+    pub(super) fn shipped() -> Buffers {
+        Buffers {
+            window: 16 * rayon::current_num_threads().max(1),
+            decode: 1 << 20,
+            sparse: super::maps::SPARSE,
+        }
     }
 }
 
@@ -279,25 +197,56 @@ mod tests {
     use crate::bfs::{Parity, ParitySpace};
     use crate::shape::Shape;
 
-    /// Issue 73: the least budget [`FrontierConfig::within_holding`] accepts is a chunk of
-    /// [`MIN_CHUNK`] boards, [`RESERVE`] and the bytes held of other processes' messages (one
-    /// machine's [`FrontierConfig::within`] holds none); no budget is no cut.
+    use crate::bfs::LexSpace;
+
+    /// Issue 73, then 74: the least budget [`FrontierConfig::within_holding`] accepts is the
+    /// maps ([`map_bytes`]), [`RESERVE`] and the bytes held of other processes' messages (one
+    /// machine's [`FrontierConfig::within`] holds none); no budget is no check.
     #[test]
-    fn the_budget_counts_the_messages_held() {
-        let space = ParitySpace::new(Shape::new(3, 3).unwrap(), Parity::Even).unwrap();
-        let least = RESERVE + MIN_CHUNK as u64 * chunk_bytes_per_board(&space);
-        let held = 64 << 20;
+    fn the_budget_counts_the_maps_and_the_messages_held() {
+        let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
         let config = FrontierConfig::default();
-        assert_eq!(least, 271_056_896);
-        assert_eq!(config.within(&space, Some(least)).unwrap().chunk, MIN_CHUNK);
+        let segments = segments_for(&space, 0);
+        let maps = map_bytes(&space, segments);
+        // A map of 3,832,012,800 bits a thread.
+        assert_eq!(maps % 479_001_600, 0);
+        let least = RESERVE + maps;
+        let held = 64 << 20;
+        assert_eq!(config.within(&space, Some(least)).unwrap().segments, 2730);
         let refused = config.within_holding(&space, Some(least + held - 1), held);
         assert!(
             matches!(&refused, Err(FrontierError::Budget(m))
-                if m.contains("takes 338.17 MB") && m.contains("67.11 MB of other processes'")),
+                if m.contains("479.00 MB each") && m.contains("67.11 MB of other processes'")),
             "{refused:?}"
         );
         let fitted = config.within_holding(&space, Some(least + held), held);
-        assert_eq!(fitted.unwrap().chunk, MIN_CHUNK);
-        assert_eq!(config.within_holding(&space, None, held).unwrap(), config);
+        assert_eq!(fitted.unwrap().segments, 2730);
+        assert_eq!(
+            config.within_holding(&space, None, held).unwrap().segments,
+            2730
+        );
+    }
+
+    /// The space's own cut: the coarsest prefix of the tile sequence with at least 64
+    /// segments of at most 2^32 boards (4x4: the first 3 tiles, 15 x 14 x 13 segments of
+    /// 12!/2 x 16 boards; 2x7 and 3x4: the first 2), the finest prefix for 20 cells (4x5: 4
+    /// tiles, every segment past 2^32), 1,024 where the index has no prefix cut, never more
+    /// segments than boards; a cut asked for is kept.
+    #[test]
+    fn the_segments_follow_the_prefix_of_the_tiles() {
+        let grid = |r, c| ParitySpace::new(Shape::new(r, c).unwrap(), Parity::Even).unwrap();
+        assert_eq!(segments_for(&grid(4, 4), 0), 15 * 14 * 13);
+        assert_eq!(grid(4, 4).size() / 2730, 16 * 479_001_600 / 2);
+        assert_eq!(segments_for(&grid(2, 7), 0), 13 * 12);
+        assert_eq!(segments_for(&grid(3, 4), 0), 11 * 10);
+        assert_eq!(segments_for(&grid(3, 3), 0), 8 * 7 * 6);
+        assert_eq!(segments_for(&grid(4, 5), 0), 19 * 18 * 17 * 16);
+        assert_eq!(segments_for(&grid(2, 2), 0), 3);
+        let lex = LexSpace::new(Shape::new(3, 3).unwrap()).unwrap();
+        assert_eq!(segments_for(&lex, 0), SEGMENTS);
+        let row = LexSpace::new(Shape::new(1, 5).unwrap()).unwrap();
+        assert_eq!(segments_for(&row, 0), 120);
+        assert_eq!(segments_for(&grid(3, 3), 97), 97);
+        assert_eq!(segments_for(&grid(3, 3), usize::MAX), MAX_SEGMENTS);
     }
 }

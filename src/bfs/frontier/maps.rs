@@ -34,10 +34,11 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use super::config::Buffers;
 use super::exchange::Exchange;
 use super::store::Layer;
 use super::{FrontierError, read_error};
-use crate::bfs::codec::push_gap;
+use crate::bfs::codec::{Part, ReadError, Reader, push_gap, radix_sort};
 use crate::bfs::{Lanes, StateIndex, StateSpace, drop_none};
 
 /// Boards handed to the kernel at once.
@@ -96,6 +97,29 @@ impl Incoming {
     }
 }
 
+/// An offset left out of a sorted segment (no offset reaches it: a segment spans fewer
+/// than 2^64 indices).
+const GONE: u64 = u64::MAX;
+
+/// A task's buffers, reused from segment to segment: the map (or, for a sparse segment, the
+/// sorted neighbours), the neighbours before sorting and the sort's scratch.
+#[derive(Default)]
+pub(super) struct Work {
+    map: Vec<u64>,
+    keys: Vec<u64>,
+    scratch: Vec<u64>,
+    right: Vec<u64>,
+    left: Vec<u64>,
+}
+
+impl Work {
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> u64 {
+        let lists = [&self.map, &self.keys, &self.scratch, &self.right, &self.left];
+        8 * lists.iter().map(|l| l.capacity() as u64).sum::<u64>()
+    }
+}
+
 /// What building one layer cost.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Built {
@@ -128,6 +152,8 @@ pub(super) struct Maps<'a, S> {
     bipartite: bool,
     /// Bytes of the decode buffer of a segment on disk.
     decode: usize,
+    /// The density below which a segment is sorted ([`SPARSE`]).
+    sparse: u64,
     /// Segments span more than [`MAX_SPAN`] indices: an offset is two `u32`s (high, low),
     /// and every segment is built by a sort.
     wide: bool,
@@ -135,7 +161,7 @@ pub(super) struct Maps<'a, S> {
 
 impl<'a, S: StateSpace> Maps<'a, S> {
     /// The builder of layers of `segments` segments of `span` indices of `space`.
-    pub(super) fn new(space: &'a S, span: u64, segments: usize, decode: usize) -> Self {
+    pub(super) fn new(space: &'a S, span: u64, segments: usize, buffers: &Buffers) -> Self {
         let lanes = space.lanes().filter(|l| {
             // A lane move never passes a multiple of the period: none leaves a segment whose
             // span is a multiple of it.
@@ -154,7 +180,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             within,
             period: lanes.map_or(1, |l| l.period),
             bipartite: space.sides().is_some(),
-            decode,
+            decode: buffers.decode,
+            sparse: buffers.sparse,
             wide: span > MAX_SPAN,
         }
     }
@@ -168,7 +195,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
     /// Indices in segment `t`.
     fn length(&self, t: usize) -> u64 {
         let base = t as u64 * self.span;
-        self.span.min(self.size - base)
+        self.span.min(self.size.saturating_sub(base))
     }
 
     fn is_within(&self, x: u64) -> bool {
@@ -209,7 +236,11 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             .collect();
         let outgoing: Vec<Mutex<Vec<u8>>> = (0..processes).map(|_| Mutex::new(Vec::new())).collect();
         let mut built = Built::default();
-        let window = 4 * rayon::current_num_threads().max(1);
+        // Windows between which the messages go and a stop is asked for.
+        let window = match processes {
+            1 => 64 * rayon::current_num_threads().max(1),
+            _ => 4 * rayon::current_num_threads().max(1),
+        };
         let layout = (self.segments, self.span, self.size);
         let mut received = 0u64;
         let mut done = 0;
@@ -331,15 +362,15 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         depth: u32,
         (previous, current): (&Layer, &Layer),
         incoming: Vec<u32>,
-        map: &mut Vec<u64>,
+        work: &mut Work,
     ) -> Result<(Vec<u8>, u64, bool), FrontierError> {
         let length = self.length(t);
         let expected = incoming.len() as u64 + 3 * current.counts[t];
-        let dense = !self.wide && expected.saturating_mul(SPARSE) >= length;
-        let read = |layer: &Layer, d: u32, f: &mut dyn FnMut(u64)| read_offsets(layer, d, t, self.decode, f);
+        let dense = !self.wide && expected.saturating_mul(self.sparse) >= length;
         let mut bytes = Vec::new();
         let mut count = 0u64;
         if dense {
+            let map = &mut work.map;
             let words = length.div_ceil(64) as usize;
             map.clear();
             map.resize(words, 0);
@@ -347,7 +378,16 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 map[(o >> 6) as usize] |= 1 << (o & 63);
             }
             drop(incoming);
-            self.expand_here(t, depth, current, |o| map[(o >> 6) as usize] |= 1 << (o & 63))?;
+            let set = |map: &mut Vec<u64>, o: u64| map[(o >> 6) as usize] |= 1 << (o & 63);
+            let cell = std::cell::RefCell::new(map);
+            self.expand_here(
+                t,
+                depth,
+                current,
+                |o| set(&mut cell.borrow_mut(), o),
+                |o, _| set(&mut cell.borrow_mut(), o),
+            )?;
+            let map = cell.into_inner();
             let mut clear = |o: u64| map[(o >> 6) as usize] &= !(1u64 << (o & 63));
             if depth > 0 {
                 read_offsets(previous, depth - 1, t, self.decode, &mut clear)?;
@@ -369,43 +409,90 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             }
             count = set;
         } else {
-            let mut found: Vec<u64> = match self.wide {
-                true => incoming
-                    .chunks_exact(2)
-                    .map(|p| u64::from(p[0]) << 32 | u64::from(p[1]))
-                    .collect(),
-                false => incoming.iter().map(|&o| u64::from(o)).collect(),
-            };
-            self.expand_here(t, depth, current, |o| found.push(o))?;
-            found.sort_unstable();
-            found.dedup();
-            // Minus layers d - 1 (and d).
-            if depth > 0 {
-                subtract(&mut found, previous, depth - 1, &read)?;
+            let Work {
+                map,
+                keys,
+                scratch,
+                right,
+                left,
+            } = work;
+            right.clear();
+            left.clear();
+            keys.clear();
+            match self.wide {
+                true => keys.extend(
+                    incoming
+                        .chunks_exact(2)
+                        .map(|p| u64::from(p[0]) << 32 | u64::from(p[1])),
+                ),
+                false => keys.extend(incoming.iter().map(|&o| u64::from(o))),
             }
-            if !self.bipartite {
-                subtract(&mut found, current, depth, &read)?;
+            drop(incoming);
+            self.expand_here(
+                t,
+                depth,
+                current,
+                |o| keys.push(o),
+                |o, to_next| match to_next {
+                    true => right.push(o),
+                    false => left.push(o),
+                },
+            )?;
+            let bits = 64 - (length.max(2) - 1).leading_zeros();
+            radix_sort(std::slice::from_ref(keys), bits, map, scratch);
+            let sorted = map;
+            // Ascending, each ended by GONE: the union of the three, minus layers d - 1 (and
+            // d), in one pass.
+            for list in [&mut *sorted, &mut *right, &mut *left] {
+                list.push(GONE);
             }
-            bytes.reserve(found.len() * 2);
+            let base = t as u64 * self.span;
+            let mut minus = [
+                (depth > 0).then(|| Minus::new(previous, t, base, self.decode)),
+                (!self.bipartite).then(|| Minus::new(current, t, base, self.decode)),
+            ];
+            let (mut i, mut j, mut k) = (0, 0, 0);
             let mut last = 0u64;
-            for &o in &found {
-                push_gap(&mut bytes, o - last);
-                last = o;
+            bytes.reserve(2 * sorted.len());
+            loop {
+                let x = sorted[i].min(right[j]).min(left[k]);
+                if x == GONE {
+                    break;
+                }
+                while sorted[i] == x {
+                    i += 1;
+                }
+                j += usize::from(right[j] == x);
+                k += usize::from(left[k] == x);
+                if minus.iter_mut().flatten().any(|m| m.holds(x)) {
+                    continue;
+                }
+                push_gap(&mut bytes, x - last);
+                last = x;
                 count += 1;
+            }
+            for (m, d) in minus.into_iter().zip([depth.wrapping_sub(1), depth]) {
+                if let Some(m) = m {
+                    m.finish().map_err(|e| {
+                        let layer = if d == depth { current } else { previous };
+                        read_error(&format!("layer {d}"), &layer.place(), t, e)
+                    })?;
+                }
             }
         }
         Ok((bytes, count, dense))
     }
 
-    /// The moves of segment `t`'s boards of layer `depth` (`current`) that stay in it: lane
-    /// moves of every board, and every move off the lanes of its within boards, as offsets
-    /// in the segment, to `f`.
+    /// The moves of segment `t`'s boards of layer `depth` (`current`) that stay in it, as
+    /// offsets in the segment: every move off the lanes of its within boards to `f`, the lane
+    /// moves of every board to `lane` (with `true` for a move to the next index), in order.
     fn expand_here(
         &self,
         t: usize,
         depth: u32,
         current: &Layer,
         mut f: impl FnMut(u64),
+        mut lane: impl FnMut(u64, bool),
     ) -> Result<(), FrontierError> {
         let base = t as u64 * self.span;
         let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
@@ -415,11 +502,11 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         for x in reader.by_ref() {
             if let Some(lanes) = self.lanes {
                 let (next, before) = lanes.lane_moves(x);
-                if next && x + 1 < self.size {
-                    f(x + 1 - base);
-                }
                 if before && x > base {
-                    f(x - 1 - base);
+                    lane(x - 1 - base, false);
+                }
+                if next && x + 1 < self.size {
+                    lane(x + 1 - base, true);
                 }
             }
             if self.is_within(x) {
@@ -497,31 +584,34 @@ fn read_offsets(
         .map_err(|e| read_error(&format!("layer {depth}"), &layer.place(), t, e))
 }
 
-/// Leaves out of `found` (ascending, distinct offsets in a segment) those of `layer`'s same
-/// segment (read by `read`), in place.
-fn subtract(
-    found: &mut Vec<u64>,
-    layer: &Layer,
-    depth: u32,
-    read: &dyn Fn(&Layer, u32, &mut dyn FnMut(u64)) -> Result<(), FrontierError>,
-) -> Result<(), FrontierError> {
-    let mut keep = vec![true; found.len()];
-    let mut at = 0;
-    read(layer, depth, &mut |o| {
-        while at < found.len() && found[at] < o {
-            at += 1;
+/// A segment of a layer read in step with an ascending walk, to leave its boards out.
+struct Minus<'a> {
+    reader: Reader<'a, std::iter::Once<Part>>,
+    base: u64,
+    /// The next offset of the layer's segment, or [`GONE`] past the last.
+    next: u64,
+}
+
+impl<'a> Minus<'a> {
+    fn new(layer: &'a Layer, t: usize, base: u64, decode: usize) -> Minus<'a> {
+        let mut reader = layer.reader(t, decode);
+        let next = reader.next().map_or(GONE, |x| x - base);
+        Minus { reader, base, next }
+    }
+
+    /// Whether the segment holds offset `x` (the calls' `x` ascending).
+    #[inline]
+    fn holds(&mut self, x: u64) -> bool {
+        while self.next < x {
+            self.next = self.reader.next().map_or(GONE, |y| y - self.base);
         }
-        if at < found.len() && found[at] == o {
-            keep[at] = false;
-            at += 1;
-        }
-    })?;
-    let mut k = 0;
-    found.retain(|_| {
-        k += 1;
-        keep[k - 1]
-    });
-    Ok(())
+        self.next == x
+    }
+
+    /// The reader's verdict on the whole segment.
+    fn finish(self) -> Result<(), ReadError> {
+        self.reader.finish()
+    }
 }
 
 /// Adds a message from another process to `incoming`: parts, each a segment (`u32`) this
@@ -556,7 +646,7 @@ pub(super) fn parse(
         if segment >= segments || super::exchange::owner(segment, processes) != me {
             return Err(bad(&format!("segment {segment}, not this process's")));
         }
-        let length = span.min(size - segment as u64 * span);
+        let length = span.min(size.saturating_sub(segment as u64 * span));
         let Some(body) = count
             .checked_mul(4)
             .and_then(|n| message.get(at..at.checked_add(n)?))

@@ -17,19 +17,18 @@
 //! - time: `|L_d| / (P C expand)` (scaled by the board's neighbours per board against the
 //!   measured board's, [`neighbours_per_board`]) plus the bytes each machine sends over the network's rate;
 //! - disk: layers `d - 1`, `d` and `d + 1` (and `d - 2` with a checkpoint, the older slot) at
-//!   [`Rates::layer_bytes`] a board, and the runs of layer `d + 1` at
-//!   [`Rates::runs_bytes_per_board`] a board of layer `d`, twice that when the runs are more
-//!   than the fan-in (a merge writes its run beside the runs it reads), all over `P`;
-//! - memory: one chunk's boards and neighbours ([`chunk_bytes_per_board`]), [`RESERVE`] and,
-//!   on `P` machines, the `(P - 1) x 64 MiB` of the others' messages each holds
-//!   ([`crate::bfs::cluster::frontier_held`]), the chunk cut to the budget as the search cuts
-//!   it ([`FrontierConfig::within_holding`]);
+//!   [`Rates::layer_bytes`] a board, over `P`;
+//! - memory: the maps of the segments (a bit per index of a segment per core,
+//!   [`super::map_bytes`]), [`RESERVE`], on `P` machines the `(P - 1) x 64 MiB` of the others'
+//!   messages each holds ([`crate::bfs::cluster::frontier_held`]), and the incoming lists of
+//!   the widest layer built (the moves that leave their segment) at
+//!   [`Rates::incoming_bytes_per_board`] a board of layer `d`, over `P`;
 //! - traffic: [`Rates::traffic_bytes_per_board`] per board expanded, times `(P - 1) / P` (the
-//!   pieces of the runs that fall in other machines' segments).
+//!   neighbours that fall in other machines' segments).
 //!
 //! Pure functions: nothing here prints or reads a file at run time.
 
-use super::config::{FAN_IN, FrontierConfig, RESERVE, chunk_bytes_per_board};
+use super::config::{RESERVE, map_bytes, segments_for};
 use crate::bfs::{Parity, ParitySpace, StateSpace};
 use crate::metric::Metric;
 use crate::shape::Shape;
@@ -78,8 +77,9 @@ pub struct Rates {
     /// Most bytes per board of a layer on disk (measured on sparse 4x4 layers); a denser
     /// layer takes less, down to 1 ([`Rates::layer_bytes`]).
     pub layer_bytes_max: f64,
-    /// Bytes of runs per board of the layer expanded (measured, chunks of [`CHUNK`](super::CHUNK)).
-    pub runs_bytes_per_board: f64,
+    /// Bytes of the incoming lists per board of the layer expanded (the neighbours that go
+    /// through them, 4 bytes each; measured).
+    pub incoming_bytes_per_board: f64,
     /// Bytes sent to other machines per board expanded, before the `(P - 1) / P` factor
     /// (measured by the distributed frontier search; `rates.csv` says on which run).
     pub traffic_bytes_per_board: f64,
@@ -140,7 +140,7 @@ impl Rates {
         Ok(Rates {
             expand_per_core: get("expand_boards_per_s_per_core")?.0,
             layer_bytes_max: get("layer_bytes_per_board_max")?.0,
-            runs_bytes_per_board: get("runs_bytes_per_board")?.0,
+            incoming_bytes_per_board: get("incoming_bytes_per_board")?.0,
             traffic_bytes_per_board: get("traffic_bytes_per_board")?.0,
             network_bytes_per_s: get("network_bytes_per_s")?.0,
             traffic_derived: get("traffic_bytes_per_board")?.1 == "derived",
@@ -249,15 +249,15 @@ pub struct Projection {
     pub seconds: f64,
     /// Of which the time the network takes, in seconds (not overlapped with the work).
     pub network_seconds: f64,
-    /// Peak bytes on each machine's disk (the layers, and the runs of the layer built).
+    /// Peak bytes on each machine's disk (the layers).
     pub peak_disk: u64,
     /// The depth of the layer being built at the peak of disk.
     pub peak_disk_depth: u32,
-    /// Peak bytes of memory per machine: one chunk, the fixed buffers and the other
-    /// machines' messages it holds.
+    /// Peak bytes of memory per machine: the maps, the fixed buffers, the other machines'
+    /// messages it holds and the incoming lists of the widest layer built.
     pub peak_memory: u64,
-    /// Boards per chunk (the default, cut to the budget).
-    pub chunk: u64,
+    /// Bytes of the maps per machine (of [`Machines::cores`] threads).
+    pub maps: u64,
     /// The depth of the widest layer built.
     pub widest_depth: u32,
     /// Its boards (all machines).
@@ -284,20 +284,19 @@ pub fn project(
     }
     let space = ParitySpace::with_metric(shape, Parity::Even, metric)?;
     let index = space.size();
-    let per_board = chunk_bytes_per_board(&space);
-    // The chunk as the search cuts it, beside the other machines' messages each holds (a
-    // budget the search refuses leaves chunks of 1 board).
     let held = crate::bfs::cluster::frontier_held(machines.processes as usize);
-    let chunk = FrontierConfig::default()
-        .within_holding(&space, Some(machines.memory), held)
-        .map_or(1, |c| c.chunk as u64);
-    let peak_memory = chunk * per_board + RESERVE + held;
+    // The maps of the machine's cores (the search's map_bytes on this machine's threads).
+    let segments = segments_for(&space, 0);
+    let threads = rayon::current_num_threads().clamp(1, segments) as u64;
+    let maps = map_bytes(&space, segments) / threads * u64::from(machines.cores);
     let p = f64::from(machines.processes);
+    let incoming = |expanded: u64| (expanded as f64 / p * rates.incoming_bytes_per_board) as u64;
+    let fixed = maps + RESERVE + held;
     let scale = neighbours_per_board(shape, metric) / MEASURED_NEIGHBOURS;
     let speed = p * f64::from(machines.cores) * rates.expand_per_core / scale;
     let send = rates.traffic_bytes_per_board * scale * (p - 1.0) / p;
     let rates = &Rates {
-        runs_bytes_per_board: rates.runs_bytes_per_board * scale,
+        incoming_bytes_per_board: rates.incoming_bytes_per_board * scale,
         ..*rates
     };
     match layers(shape, metric)? {
@@ -321,8 +320,8 @@ pub fn project(
                 network_seconds: 0.0,
                 peak_disk: 0,
                 peak_disk_depth: 0,
-                peak_memory,
-                chunk,
+                peak_memory: fixed,
+                maps,
                 widest_depth: 0,
                 widest_boards: 1,
                 widest_traffic: 0,
@@ -344,10 +343,10 @@ pub fn project(
                     out.widest_boards = size(d + 1);
                     out.widest_traffic = sent as u64;
                 }
+                out.peak_memory = out.peak_memory.max(fixed + incoming(expanded));
                 let disk = disk_while_building(
                     rates,
                     machines,
-                    chunk,
                     index,
                     [size(d - 2), size(d - 1), size(d), size(d + 1)],
                 );
@@ -372,17 +371,16 @@ pub fn project(
                 boards_expanded: component,
                 seconds: component as f64 / speed + network,
                 network_seconds: network,
-                // The widest layer three times over (its neighbours are smaller), its runs.
+                // The widest layer three times over (its neighbours are smaller).
                 peak_disk: disk_while_building(
                     rates,
                     machines,
-                    chunk,
                     index,
                     [widest, widest, widest, widest],
                 ),
                 peak_disk_depth: 0,
-                peak_memory,
-                chunk,
+                peak_memory: fixed + incoming(widest),
+                maps,
                 widest_depth: 0,
                 widest_boards: widest,
                 widest_traffic: (widest as f64 / p * send) as u64,
@@ -397,7 +395,6 @@ pub fn project(
 fn disk_while_building(
     rates: &Rates,
     machines: Machines,
-    chunk: u64,
     index: u64,
     [older, before, current, next]: [u64; 4],
 ) -> u64 {
@@ -407,10 +404,7 @@ fn disk_while_building(
     if machines.checkpoint {
         bytes += layer(older);
     }
-    let share = current / p;
-    let runs = share.div_ceil(chunk.max(1));
-    let passes = if runs > FAN_IN as u64 { 2.0 } else { 1.0 };
-    bytes += share as f64 * rates.runs_bytes_per_board * passes;
+    let _ = current;
     bytes as u64
 }
 

@@ -10,7 +10,7 @@ use super::chunks::Chunks;
 use super::config::{Buffers, RESERVE};
 use super::disk::{damage_hook, disk_free};
 use super::exchange::{Alone, Exchange};
-use super::maps::{Built, Incoming, Maps};
+use super::maps::{Built, Incoming, Maps, Work};
 use super::resume::{Checkpoint, Resumed, layer_name};
 use super::store::{self, Layer, Sink};
 use super::{
@@ -68,8 +68,6 @@ pub fn search_with<S: StateSpace>(
         scratch: scratch.map(Path::to_path_buf),
         checkpoint: None,
         memory: None,
-        fan_in: None,
-        chunk: None,
     };
     search_stored(
         space,
@@ -144,7 +142,7 @@ pub fn search_across<S: StateSpace>(
         space,
         seed,
         max_depth,
-        (storage, config, &Buffers::SHIPPED),
+        (storage, config, &Buffers::shipped()),
         on_layer,
         progress,
         exchange,
@@ -243,12 +241,7 @@ fn search_buffered<S: StateSpace>(
     progress: &dyn Progress,
     exchange: &mut dyn Exchange,
 ) -> Result<Frontier, FrontierError> {
-    let config = FrontierConfig {
-        fan_in: storage.fan_in.unwrap_or(config.fan_in),
-        chunk: storage.chunk.unwrap_or(config.chunk),
-        ..config
-    }
-    .within_holding(space, storage.memory, exchange.held())?;
+    let config = config.within_holding(space, storage.memory, exchange.held())?;
     let size = space.size();
     let places = Places::new(storage, size, config.segments, space.degree());
     // The folder's lock, held until the search returns.
@@ -264,7 +257,7 @@ fn search_buffered<S: StateSpace>(
         }
     };
     let step = StepInputs {
-        maps: Maps::new(space, current.span, current.segments(), buffers.decode),
+        maps: Maps::new(space, current.span, current.segments(), buffers),
         buffers,
         memory: storage.memory,
         held: exchange.held(),
@@ -280,16 +273,16 @@ fn search_buffered<S: StateSpace>(
         bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
         bytes_on_disk: previous.bytes_on_disk() + current.bytes_on_disk(),
         disk_free: free_dir.and_then(disk_free),
-        chunks: 0,
-        bytes_of_runs: 0,
-        merges: 0,
-        levels: 0,
+        maps: 0,
+        sorted: 0,
+        crossing: 0,
+        incoming_bytes: 0,
         expanded: 0,
         sent_bytes: 0,
         received_bytes: 0,
     });
     let mut stopped = None;
-    let merges = 0u64;
+    let (mut maps, mut sorted) = (0u64, 0u64);
     // Neighbours through the incoming lists per board expanded, in the last layer built (the
     // most a board of a grid has off its lanes, before the first).
     let mut crossing_ratio = 2.0f64;
@@ -312,6 +305,8 @@ fn search_buffered<S: StateSpace>(
             crossing_ratio = built.crossing as f64 / expanded as f64;
         }
         let traffic = (built.sent, built.received);
+        maps += built.dense;
+        sorted += built.sparse;
         // The layer's size over every process (this process's on one machine).
         let (global, all_expanded, all_sent) = match exchange.processes() {
             1 => (next.len, expanded, traffic.0),
@@ -356,10 +351,10 @@ fn search_buffered<S: StateSpace>(
             bytes_in_memory: previous.bytes_in_memory() + current.bytes_in_memory(),
             bytes_on_disk: on_disk,
             disk_free: free_dir.and_then(disk_free),
-            chunks: built.dense + built.sparse,
-            bytes_of_runs: built.incoming_bytes,
-            merges: 0,
-            levels: 0,
+            maps: built.dense,
+            sorted: built.sparse,
+            crossing: built.crossing,
+            incoming_bytes: built.incoming_bytes,
             expanded,
             sent_bytes: traffic.0,
             received_bytes: traffic.1,
@@ -393,9 +388,9 @@ fn search_buffered<S: StateSpace>(
         peak_bytes: peak,
         resumed_from,
         stopped,
-        chunk: config.chunk,
-        fan_in: config.fan_in,
-        merges,
+        segments: config.segments,
+        maps,
+        sorted,
         saved_bytes,
         save_time,
         expanded: traffic_by_depth.iter().map(|t| t.1).sum(),
@@ -703,7 +698,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 + self.held
                 + self.maps.map_bytes()
                 + (crossing * current.len as f64 * 4.0) as u64
-                + self.buffers.window as u64 * next_bytes.div_ceil(current.segments() as u64);
+                + super::config::WINDOW_BYTES.max(next_bytes.div_ceil(current.segments() as u64));
             if self.places.layers.is_none() {
                 need += previous.bytes_in_memory() + current.bytes_in_memory() + next_bytes;
             }
@@ -775,8 +770,12 @@ impl<S: StateSpace> StepInputs<'_, S> {
         let mut sink = self.places.sink(depth + 1, current.span)?;
         let me = exchange.process();
         let owned: Vec<bool> = (0..segments).map(|t| exchange.owner(t) == me).collect();
-        let pool: std::sync::Mutex<Vec<Vec<u64>>> = std::sync::Mutex::new(Vec::new());
-        let window = self.buffers.window.max(1);
+        let pool: std::sync::Mutex<Vec<Work>> = std::sync::Mutex::new(Vec::new());
+        let incoming_bytes = built.incoming_bytes;
+        // The next layer's segments, guessed at twice the current one's bytes.
+        let per_segment =
+            2 * (current.bytes_in_memory() + current.bytes_on_disk()) / segments.max(1) as u64;
+        let window = self.buffers.window_for(per_segment);
         let mut written = 0u64;
         for first in (0..segments).step_by(window) {
             stop()?;
@@ -790,11 +789,11 @@ impl<S: StateSpace> StepInputs<'_, S> {
                         return Ok((Vec::new(), 0, false));
                     }
                     let taken = pool.lock().expect("no task panics holding it").pop();
-                    let mut map = taken.unwrap_or_default();
+                    let mut work = taken.unwrap_or_default();
                     let result =
                         self.maps
-                            .build(t, depth, (older, newer), incoming.take(t), &mut map);
-                    pool.lock().expect("no task panics holding it").push(map);
+                            .build(t, depth, (older, newer), incoming.take(t), &mut work);
+                    pool.lock().expect("no task panics holding it").push(work);
                     result
                 })
                 .collect();
@@ -806,11 +805,11 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 .lock()
                 .expect("no task panics holding it")
                 .iter()
-                .map(|m| 8 * m.capacity() as u64)
+                .map(Work::bytes)
                 .sum();
             *peak = (*peak).max(
                 layers.max(previous.bytes_in_memory() + current.bytes_in_memory() + written)
-                    + incoming.bytes()
+                    + incoming_bytes
                     + maps
                     + window_bytes,
             );
@@ -846,19 +845,17 @@ fn sink_in_memory(places: &Places<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::frontier::{MAX_CHUNK, MAX_SEGMENTS, RunLabel};
+    use crate::bfs::frontier::{MAX_SEGMENTS, RunLabel};
     use crate::bfs::{LexSpace, Parity, ParitySpace, StateMarks};
     use crate::board::Board;
+    use crate::metric::Metric;
     use crate::shape::Shape;
 
-    use crate::published::{A089473, A089484_TO_20 as A089484, A090036};
+    use crate::published::{A089473, A089484_TO_20 as A089484, A090034, A090036};
 
-    fn config(chunk: usize, segments: usize) -> FrontierConfig {
-        FrontierConfig {
-            chunk,
-            segments,
-            ..FrontierConfig::default()
-        }
+    /// A cut of `segments` segments (0: the space's own).
+    fn config(segments: usize) -> FrontierConfig {
+        FrontierConfig { segments }
     }
 
     fn run(r: usize, c: usize, d: u32, scratch: Option<&Path>) -> Frontier {
@@ -868,6 +865,26 @@ mod tests {
         search(&space, seed, d, scratch, |_| {}).unwrap()
     }
 
+    /// The search with the given buffers, layers in memory.
+    fn buffered<S: StateSpace>(
+        space: &S,
+        seed: StateIndex,
+        depth: u32,
+        c: FrontierConfig,
+        buffers: &Buffers,
+    ) -> Frontier {
+        search_buffered(
+            space,
+            seed,
+            depth,
+            (&Storage::default(), c, buffers),
+            |_| {},
+            &NoProgress,
+            &mut Alone,
+        )
+        .unwrap()
+    }
+
     /// The one-machine driver's layers from `goal`, and its last layer.
     fn driver<S: StateSpace>(space: &S, goal: &Board) -> (Vec<u64>, Vec<StateIndex>) {
         let marks = StateMarks::new(space.size());
@@ -875,16 +892,21 @@ mod tests {
         (layers.sizes, layers.last)
     }
 
-    /// Every configuration of the grid tests gives the driver's layers, complete, and its
-    /// last layer.
+    /// Every cut of the grid tests (the space's own, 1, 3 and 1,024 segments), each segment
+    /// built in a map, by a sort, or as its density says, in windows of 1 or the shipped
+    /// window, gives the driver's layers, complete, and its last layer.
     fn check_against_driver<S: StateSpace>(space: &S, goal: &Board, what: &str) {
         let (sizes, last) = driver(space, goal);
         let seed = space.rank(goal).unwrap();
-        for chunk in [1, 7, 64] {
-            for segments in [1, 3, 1024] {
-                let f =
-                    search_with(space, seed, 1000, None, config(chunk, segments), |_| {}).unwrap();
-                let at = format!("{what}, chunk {chunk}, segments {segments}");
+        for segments in [0, 1, 3, 1024] {
+            for sparse in [0, super::super::maps::SPARSE, u64::MAX] {
+                let buffers = Buffers {
+                    window: if sparse == 0 { 1 } else { 8 },
+                    decode: 1 << 20,
+                    sparse,
+                };
+                let f = buffered(space, seed, 1000, config(segments), &buffers);
+                let at = format!("{what}, segments {segments}, sparse {sparse}");
                 assert_eq!(f.layer_sizes, sizes, "{at}");
                 assert!(f.complete, "{at}");
                 if last.len() <= LAST_LISTED {
@@ -894,13 +916,13 @@ mod tests {
         }
     }
 
-    /// Every grid up to 10 cells, from the standard goal and from a goal with the blank inside
-    /// (the other parity class on some shapes), in chunks of 1, 7 and 64 boards and 1, 3 and
-    /// 1,024 segments: the one-machine driver's layers and antipodes. The slowest test of the
-    /// suite (185 s of the lib's 279 s, release, loaded machine): left to CI
-    /// (`scripts/check.sh` passes `--include-ignored`), as the README says.
+    /// Every grid up to 10 cells in both metrics, from the standard goal and from a goal
+    /// with the blank inside (the other parity class on some shapes), in every cut and way
+    /// of building a segment of [`check_against_driver`]: the one-machine driver's layers and
+    /// antipodes. Slow (minutes): left to CI (`scripts/check.sh` passes `--include-ignored`),
+    /// as the README says.
     #[test]
-    #[ignore = "slow: every grid up to 10 cells in 9 chunkings (minutes); CI runs it"]
+    #[ignore = "slow: every grid up to 10 cells in 12 ways, both metrics (minutes); CI runs it"]
     fn every_small_grid_matches_the_one_machine_driver() {
         let mut shapes = 0;
         for shape in Shape::all_up_to(10).filter(|s| s.is_grid()) {
@@ -909,8 +931,11 @@ mod tests {
             inside.swap(shape.cells() - 1, shape.cols() + 1);
             goals.push(Board::from_permutation(shape, inside).unwrap());
             for goal in &goals {
-                let space = ParitySpace::new(shape, Parity::of(goal)).unwrap();
-                check_against_driver(&space, goal, &format!("{shape} from {}", goal.label()));
+                for metric in [Metric::Stm, Metric::Mtm] {
+                    let space = ParitySpace::with_metric(shape, Parity::of(goal), metric).unwrap();
+                    let what = format!("{shape} {metric:?} from {}", goal.label());
+                    check_against_driver(&space, goal, &what);
+                }
             }
             shapes += 1;
         }
@@ -918,9 +943,60 @@ mod tests {
         assert_eq!(shapes, 8);
     }
 
-    /// The lexicographic space has no lanes: every move goes through the kernel. One-row
-    /// boards (a path of `n` boards from the goal) and 3x3 over all `9!` boards (OEIS
-    /// A089473 from the goal's component) match the driver.
+    /// The quick part of [`every_small_grid_matches_the_one_machine_driver`]: 2x4 and 3x3
+    /// in both metrics from the standard goal.
+    #[test]
+    fn small_grids_match_the_one_machine_driver() {
+        for (r, c) in [(2, 4), (3, 3)] {
+            let shape = Shape::new(r, c).unwrap();
+            for metric in [Metric::Stm, Metric::Mtm] {
+                let space = ParitySpace::with_metric(shape, Parity::Even, metric).unwrap();
+                check_against_driver(&space, &Board::goal(shape), &format!("{shape} {metric:?}"));
+            }
+        }
+    }
+
+    /// The space's cut is what the kernel does: on 2x4, 3x3, 2x5 and 3x4 in both metrics,
+    /// for every prefix cut, every board whose blank's cell is marked within has every
+    /// neighbour off the lanes in its own segment, and every other cell has a board with a
+    /// neighbour outside (the mark is exact, not merely safe).
+    #[test]
+    fn within_marks_exactly_the_boards_whose_moves_stay_in_their_segment() {
+        for (r, c) in [(2, 4), (3, 3), (2, 5), (3, 4)] {
+            let shape = Shape::new(r, c).unwrap();
+            for metric in [Metric::Stm, Metric::Mtm] {
+                let space = ParitySpace::with_metric(shape, Parity::Even, metric).unwrap();
+                let cells = shape.cells() as u64;
+                for span in space.prefix_spans() {
+                    assert_eq!(space.size() % span, 0);
+                    let within = space.within_segments(span);
+                    let mut leaves = vec![false; shape.cells()];
+                    let mut out = Vec::new();
+                    for i in 0..space.size() {
+                        out.clear();
+                        space.expand_across(&[StateIndex(i)], &mut out);
+                        let cell = (i % cells) as usize;
+                        let outside = out.iter().any(|n| n.0 / span != i / span);
+                        if within >> cell & 1 == 1 {
+                            assert!(!outside, "{shape} {metric:?} span {span} board {i}");
+                        }
+                        leaves[cell] |= outside;
+                    }
+                    for (cell, &left) in leaves.iter().enumerate() {
+                        assert_eq!(
+                            within >> cell & 1 == 0,
+                            left,
+                            "{shape} {metric:?} span {span} cell {cell}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The lexicographic space has no lanes and no prefix cut: every move goes through the
+    /// incoming lists. One-row boards (a path of `n` boards from the goal) and 3x3 over all
+    /// `9!` boards (OEIS A089473 from the goal's component) match the driver.
     #[test]
     fn lexicographic_space_without_lanes() {
         for n in 2..=8 {
@@ -935,7 +1011,7 @@ mod tests {
         let shape = Shape::new(3, 3).unwrap();
         let space = LexSpace::new(shape).unwrap();
         let goal = space.rank(&Board::goal(shape)).unwrap();
-        for c in [config(1, 3), config(1000, 1024), FrontierConfig::default()] {
+        for c in [config(3), config(1000), FrontierConfig::default()] {
             let f = search_with(&space, goal, 100, None, c, |_| {}).unwrap();
             assert_eq!(f.layer_sizes, A089473, "{c:?}");
         }
@@ -949,27 +1025,31 @@ mod tests {
         assert!(!f.complete);
         assert_eq!(f.last.len(), LAST_LISTED);
         assert!(f.last.is_sorted());
+        assert_eq!(f.segments, 2730);
     }
 
-    /// Many chunks and segments, runs in memory and on disk: 4x4 to depth 20 (OEIS A089484)
-    /// in chunks of 10,007 boards and 97 segments, 2x5 to the end (OEIS A090036) in chunks of
-    /// 3,001 and 1,024 segments; the reports count the chunks and the runs' bytes, and the
-    /// last layer is the same as in one chunk.
+    /// Cuts and places: 4x4 to depth 20 (OEIS A089484) in its own cut and in 97 segments,
+    /// 2x5 to the end (OEIS A090036) in its own and in 1,024, layers in memory and on disk;
+    /// the reports count the segments built and the neighbours that crossed, and the last
+    /// layer is the same in every cut.
     #[test]
-    fn many_chunks_and_segments_in_memory_and_on_disk() {
+    fn cuts_in_memory_and_on_disk() {
         let four = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
         let two = ParitySpace::new(Shape::new(2, 5).unwrap(), Parity::Even).unwrap();
-        let cases: [(&ParitySpace, u32, FrontierConfig, &[u64], bool); 2] = [
-            (&four, 20, config(10_007, 97), &A089484, false),
-            (&two, 100, config(3_001, 1024), &A090036, true),
+        let cases: [(&ParitySpace, u32, usize, &[u64], bool); 4] = [
+            (&four, 20, 0, &A089484, false),
+            (&four, 20, 97, &A089484, false),
+            (&two, 100, 0, &A090036, true),
+            (&two, 100, 1024, &A090036, true),
         ];
-        for (space, depth, c, expected, complete) in cases {
+        for (space, depth, segments, expected, complete) in cases {
             let seed = space.rank(&Board::goal(space.shape())).unwrap();
             let one = search(space, seed, depth, None, |_| {}).unwrap();
             for disk in [false, true] {
                 let dir = tempfile::tempdir().unwrap();
-                let scratch = disk.then(|| dir.path().join("runs"));
+                let scratch = disk.then(|| dir.path().join("layers"));
                 let mut reports = Vec::new();
+                let c = config(segments);
                 let f = search_with(space, seed, depth, scratch.as_deref(), c, |r| {
                     reports.push(r)
                 })
@@ -979,29 +1059,21 @@ mod tests {
                 assert_eq!(f.complete, complete, "{at}");
                 assert_eq!(f.last, one.last, "{at}");
                 assert_eq!(reports.len(), expected.len(), "{at}");
+                assert_eq!(f.maps, reports.iter().map(|r| r.maps).sum::<u64>(), "{at}");
+                assert_eq!(f.sorted, reports.iter().map(|r| r.sorted).sum::<u64>());
                 for (d, r) in reports.iter().enumerate() {
                     assert_eq!((r.depth as usize, r.size), (d, expected[d]), "{at}");
-                    let chunks = if d == 0 {
-                        0
-                    } else {
-                        expected[d - 1].div_ceil(c.chunk as u64)
-                    };
-                    assert_eq!(r.chunks, chunks, "{at} depth {d}");
-                    // At least a byte per board of the new layer, at most ten per neighbour
-                    // (four per board of the layer expanded); none at depth 0.
                     if d == 0 {
-                        assert_eq!(r.bytes_of_runs, 0, "{at}");
-                    } else {
-                        assert!(r.bytes_of_runs >= r.size, "{at} depth {d}");
-                        assert!(r.bytes_of_runs <= 40 * expected[d - 1], "{at} depth {d}");
+                        assert_eq!((r.maps, r.sorted, r.crossing), (0, 0, 0), "{at}");
+                        continue;
                     }
+                    // Every segment built once; at most 4 neighbours a board crossed.
+                    assert_eq!(r.maps + r.sorted, f.segments as u64, "{at} depth {d}");
+                    assert!(r.crossing <= 4 * expected[d - 1], "{at} depth {d}");
+                    assert!(r.incoming_bytes >= 4 * r.crossing, "{at} depth {d}");
                     if disk {
-                        // The runs and the layers' files, a byte per board of the new layer
-                        // at least; nothing of the layers in memory.
-                        assert!(
-                            r.bytes_on_disk >= r.bytes_of_runs + r.size,
-                            "{at} depth {d}"
-                        );
+                        // The layers' files, a byte per board at least; none in memory.
+                        assert!(r.bytes_on_disk >= r.size, "{at} depth {d}");
                         assert_eq!(r.bytes_in_memory, 0, "{at} depth {d}");
                         assert!(r.disk_free.is_some(), "{at}");
                     } else {
@@ -1009,12 +1081,19 @@ mod tests {
                         assert!(r.bytes_in_memory >= r.size, "{at} depth {d}");
                     }
                 }
-                if !disk {
-                    // At least a byte per board of the last layer.
-                    assert!(f.peak_bytes >= expected[expected.len() - 1], "{at}");
+                // The space's own cut keeps most moves in their segment: 4x4's first 3 tiles
+                // send 0.5625 neighbours a board through the lists (6 of 16 cells' vertical
+                // moves); an unaligned cut sends every move off the lanes (2 a board on 4x4).
+                let crossed: u64 = reports.iter().map(|r| r.crossing).sum();
+                let expanded: u64 = expected[..expected.len() - 1].iter().sum();
+                let ratio = crossed as f64 / expanded as f64;
+                if (space.shape().rows(), segments) == (4, 0) {
+                    assert!((0.3..0.7).contains(&ratio), "{at}: {ratio}");
+                } else if space.shape().rows() == 4 {
+                    assert!(ratio > 1.5, "{at}: {ratio}");
                 }
                 if disk {
-                    // The run and layer files are unnamed: nothing is left in the folder.
+                    // The layer files are unnamed: nothing is left in the folder.
                     let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
                     assert_eq!(left, 0, "{at}");
                 }
@@ -1022,100 +1101,54 @@ mod tests {
         }
     }
 
-    /// A fan-in of 2 or 3 (many merges before the last, several levels) gives the layers and
-    /// the last layer of a single merge, in both metrics, with the runs and layers in memory
-    /// and on disk: 3x3 and 2x5 to the end, 4x4 to depth 20 (stm, OEIS A089484) and 12
-    /// (mtm), in chunks small enough for tens to hundreds of runs a layer. The reports count
-    /// the merges: none for a layer of at most `fan_in` runs, some for the others.
-    fn a_small_fan_in_gives_the_layers_of_a_single_merge(metric: crate::metric::Metric) {
-        use crate::metric::Metric;
-        let depth_4x4 = match metric {
-            Metric::Stm => 20,
-            Metric::Mtm => 12,
-        };
-        let cases = [
-            (3, 3, 100, 1_009),
-            (2, 5, 100, 20_011),
-            (4, 4, depth_4x4, 40_009),
-        ];
-        for (rows, cols, depth, chunk) in cases {
-            let shape = Shape::new(rows, cols).unwrap();
-            let space = ParitySpace::with_metric(shape, Parity::Even, metric).unwrap();
+    /// The multi-tile metric (not bipartite: layer `d` is subtracted too), its own cut and an
+    /// unaligned one, maps and sorts: 4x4 to depth 12 and 2x5 to the end give the one
+    /// machine's driver's layers.
+    #[test]
+    fn the_multi_tile_metric_in_every_cut() {
+        for (r, c, depth) in [(4, 4, 12), (2, 5, 100)] {
+            let shape = Shape::new(r, c).unwrap();
+            let space = ParitySpace::with_metric(shape, Parity::Even, Metric::Mtm).unwrap();
             let seed = space.rank(&Board::goal(shape)).unwrap();
             let one = search(&space, seed, depth, None, |_| {}).unwrap();
-            if (rows, metric) == (4, Metric::Stm) {
-                assert_eq!(one.layer_sizes[..=20], A089484);
+            if r == 2 {
+                let (sizes, last) = driver(&space, &Board::goal(shape));
+                assert_eq!(one.layer_sizes, sizes);
+                assert_eq!(one.last, last[..last.len().min(LAST_LISTED)]);
             }
-            for fan_in in [2, 3] {
-                for disk in [false, true] {
-                    let dir = tempfile::tempdir().unwrap();
-                    let scratch = disk.then(|| dir.path().join("runs"));
-                    let c = FrontierConfig {
-                        fan_in,
-                        ..config(chunk, 61)
+            for segments in [0, 61] {
+                for sparse in [0, u64::MAX] {
+                    let buffers = Buffers {
+                        window: 3,
+                        decode: 1 << 10,
+                        sparse,
                     };
-                    let mut reports = Vec::new();
-                    let f = search_with(&space, seed, depth, scratch.as_deref(), c, |r| {
-                        reports.push(r)
-                    })
-                    .unwrap();
-                    let at = format!("{shape} {metric:?} fan-in {fan_in} on disk {disk}");
-                    assert_eq!(f.layer_sizes, one.layer_sizes, "{at}");
-                    assert_eq!(f.complete, one.complete, "{at}");
-                    assert_eq!(f.last, one.last, "{at}");
-                    assert_eq!(f.fan_in, fan_in, "{at}");
-                    assert!(f.merges > 0, "{at}");
-                    assert_eq!(
-                        f.merges,
-                        reports.iter().map(|r| r.merges).sum::<u64>(),
-                        "{at}"
-                    );
-                    for r in &reports {
-                        let d = r.depth;
-                        assert_eq!(r.merges > 0, r.chunks > fan_in as u64, "{at} depth {d}");
-                        assert_eq!(r.levels > 0, r.merges > 0, "{at} depth {d}");
-                    }
-                    if disk {
-                        let left = std::fs::read_dir(scratch.unwrap()).unwrap().count();
-                        assert_eq!(left, 0, "{at}");
-                    }
+                    let f = buffered(&space, seed, depth, config(segments), &buffers);
+                    assert_eq!(f.layer_sizes, one.layer_sizes, "{shape} {segments} {sparse}");
+                    assert_eq!(f.last, one.last, "{shape} {segments} {sparse}");
                 }
             }
         }
     }
 
-    /// [`a_small_fan_in_gives_the_layers_of_a_single_merge`] in the single-tile metric.
-    #[test]
-    fn a_small_fan_in_gives_the_layers_of_a_single_merge_stm() {
-        a_small_fan_in_gives_the_layers_of_a_single_merge(crate::metric::Metric::Stm);
-    }
-
-    /// [`a_small_fan_in_gives_the_layers_of_a_single_merge`] in the multi-tile metric.
-    #[test]
-    fn a_small_fan_in_gives_the_layers_of_a_single_merge_mtm() {
-        a_small_fan_in_gives_the_layers_of_a_single_merge(crate::metric::Metric::Mtm);
-    }
-
-    /// The smallest buffers (reads of 4 KiB, a decode buffer of 16 bytes, segments spilled
-    /// past 64 bytes, two merged at once) give the same layers as the shipped ones, whatever
-    /// the chunk and the segments, in memory, on disk and in a checkpoint: 4x4 to depth 20
-    /// (OEIS A089484) in 3 segments of about 500,000 boards each at the widest.
+    /// The smallest buffers (a decode buffer of 16 bytes, one segment at a time, every
+    /// segment sorted or every one mapped) give the same layers as the shipped ones, in
+    /// memory, on disk and in a checkpoint: 4x4 to depth 20 (OEIS A089484).
     #[test]
     fn fixed_buffers_give_the_same_layers() {
         let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
         let seed = space.rank(&Board::goal(space.shape())).unwrap();
-        let tiny = Buffers {
-            merge_read: 1,
-            out_limit: 64,
-            window: 2,
-            decode: 16,
-        };
         let one = search(&space, seed, 20, None, |_| {}).unwrap();
-        for (c, place) in [
-            (config(100_003, 3), "memory"),
-            (config(100_003, 3), "scratch"),
-            (config(1 << 20, 1), "checkpoint"),
+        for (c, place, sparse) in [
+            (config(1 << 12), "memory", 0),
+            (config(1 << 12), "scratch", u64::MAX),
+            (config(0), "checkpoint", 0),
         ] {
+            let tiny = Buffers {
+                window: 1,
+                decode: 16,
+                sparse,
+            };
             let dir = tempfile::tempdir().unwrap();
             let storage = Storage {
                 scratch: (place == "scratch").then(|| dir.path().join("s")),
@@ -1125,8 +1158,6 @@ mod tests {
                     run: RunLabel::default(),
                 }),
                 memory: None,
-                fan_in: None,
-                chunk: None,
             };
             let f = search_buffered(
                 &space,
@@ -1157,24 +1188,19 @@ mod tests {
         kb << 10
     }
 
-    /// With the layers on disk, memory is bounded by the chunk and the buffers, not by the
-    /// size of a layer or of a segment: 4x4 to depth 24 in 2 segments (a segment of layer 24
-    /// holds about 10 million boards, 80 MB as indices and 13 MB encoded), in chunks of
-    /// 65,536 boards, with reads of 12 KiB, two segments merged at once and 256 KiB of each in
-    /// memory. Run in a child process (this test binary, this test alone), whose peak RSS
-    /// (`VmHWM`) grows by at most the plan (the chunk at `chunk_bytes_per_board`, the search's
-    /// `peak_bytes`: buffers, piece lists) plus 24 MiB (the files' write buffers, the
-    /// allocator's and the threads' slack).
+    /// With the layers on disk, what the search holds is what it counts in `peak_bytes` (the
+    /// maps, the incoming lists, the window of segments written): 4x4 to depth 24 in 65,536
+    /// segments of 160 million boards (maps of 20 MB) with a decode buffer of 64 KiB, run in a
+    /// child process (this test binary, this test alone), whose peak RSS (`VmHWM`) grows by
+    /// at most `peak_bytes` plus 32 MiB (the files' write buffers, the allocator's and the
+    /// threads' slack).
     #[test]
     #[cfg(target_os = "linux")]
-    fn memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer() {
+    fn memory_is_what_the_search_counts() {
         const CHILD: &str = "NPUZZLE_TEST_BOUNDED_CHILD";
-        let name = concat!(
-            "bfs::frontier::search::tests::",
-            "memory_is_bounded_by_the_chunk_and_buffers_not_by_a_layer"
-        );
+        let name = "bfs::frontier::search::tests::memory_is_what_the_search_counts";
         let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
-        let c = config(1 << 16, 2);
+        let c = config(1 << 16);
         if std::env::var_os(CHILD).is_some() {
             let seed = space.rank(&Board::goal(space.shape())).unwrap();
             let dir = tempfile::tempdir().unwrap();
@@ -1182,14 +1208,11 @@ mod tests {
                 scratch: Some(dir.path().to_path_buf()),
                 checkpoint: None,
                 memory: None,
-                fan_in: None,
-                chunk: None,
             };
             let buffers = Buffers {
-                merge_read: 4 << 20,
-                out_limit: 256 << 10,
-                window: 2,
+                window: 4,
                 decode: 64 << 10,
+                sparse: super::super::maps::SPARSE,
             };
             let before = status_bytes("VmRSS:");
             let f = search_buffered(
@@ -1226,53 +1249,56 @@ mod tests {
         let mut sizes = A089484.to_vec();
         sizes.extend([3_098_270, 5_802_411, 10_783_780, 19_826_318]);
         assert!(line.ends_with(&format!("{sizes:?}")), "{line}");
-        let plan = c.chunk as u64 * chunk_bytes_per_board(&space) + peak_bytes;
         let grew = peak.saturating_sub(before);
         assert!(
-            grew <= plan + (24 << 20),
-            "peak RSS grew by {grew} bytes, over the plan's {plan} and 24 MiB"
+            grew <= peak_bytes + (32 << 20),
+            "peak RSS grew by {grew} bytes, over the search's {peak_bytes} and 32 MiB"
         );
     }
 
-    /// A budget that fits the configured chunk exactly leaves nothing for what grows with a
-    /// layer (piece lists, read buffers): the chunk shrinks to make room, and the search goes
-    /// on instead of stopping once a layer outgrows one chunk. 4x4 to depth 20, OEIS A089484.
+    /// A budget that holds the maps but not the incoming lists of a large layer stops the
+    /// search cleanly before that layer, the layers found until then exact (OEIS A089484);
+    /// a budget below the maps is refused before anything runs.
     #[test]
-    fn a_budget_cuts_the_chunk_of_a_large_layer_rather_than_stopping() {
+    fn a_budget_stops_the_search_before_a_layer_that_would_not_fit() {
         let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
         let seed = space.rank(&Board::goal(space.shape())).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let memory = RESERVE + 2 * MIN_CHUNK as u64 * chunk_bytes_per_board(&space);
-        let storage = Storage {
+        let c = config(1 << 16);
+        let maps = crate::bfs::frontier::map_bytes(&space, 1 << 16);
+        let storage = |memory| Storage {
             scratch: Some(dir.path().to_path_buf()),
             checkpoint: None,
             memory: Some(memory),
-            fan_in: None,
-            chunk: None,
         };
-        let mut chunks = Vec::new();
         let f = search_stored(
             &space,
             seed,
             20,
-            &storage,
-            FrontierConfig::default(),
-            |r| chunks.push(r.chunks),
+            &storage(RESERVE + maps + (1 << 20)),
+            c,
+            |_| {},
             &NoProgress,
         )
         .unwrap();
-        assert_eq!(f.stopped, None);
-        assert_eq!(f.layer_sizes, A089484);
-        assert_eq!(f.chunk, 2 * MIN_CHUNK);
-        // Layer 19 (859,744 boards) was cut in more chunks than 2 x MIN_CHUNK allows.
-        let layer_19 = A089484[19];
-        assert!(
-            chunks[20] > layer_19.div_ceil(2 * MIN_CHUNK as u64),
-            "{chunks:?}"
+        let stopped = f.stopped.as_deref().unwrap_or_default();
+        assert!(stopped.contains("of memory, over the budget"), "{stopped}");
+        let reached = f.layer_sizes.len();
+        assert!((10..=20).contains(&reached), "{reached}");
+        assert_eq!(f.layer_sizes, A089484[..reached]);
+        let refused = search_stored(
+            &space,
+            seed,
+            20,
+            &storage(RESERVE + maps - 1),
+            c,
+            |_| {},
+            &NoProgress,
         );
+        assert!(matches!(refused, Err(FrontierError::Budget(_))), "{refused:?}");
     }
 
-    /// 3x3 beyond its radius, with the runs on disk: OEIS A089473 and both antipodes.
+    /// 3x3 beyond its radius, with the layers on disk: OEIS A089473 and both antipodes.
     #[test]
     fn three_by_three_to_the_end_is_complete() {
         let dir = tempfile::tempdir().unwrap();
@@ -1304,32 +1330,21 @@ mod tests {
         assert!(err.to_string().starts_with("folder "), "{err}");
     }
 
-    /// Out-of-range configurations are brought into range, and search with them.
+    /// Out-of-range configurations are brought into range, and search with them: more
+    /// segments than boards are as many as the boards.
     #[test]
     fn the_configuration_is_clamped() {
-        assert_eq!(
-            FrontierConfig::default(),
-            config(1 << 27, 1024),
-            "today's values"
-        );
-        assert_eq!(
-            FrontierConfig::default().clamped(),
-            FrontierConfig::default()
-        );
-        assert_eq!(config(0, 0).clamped(), config(1, 1));
-        assert_eq!(
-            config(usize::MAX, usize::MAX).clamped(),
-            config(MAX_CHUNK, MAX_SEGMENTS)
-        );
-        assert_eq!(config(5, 1 << 20).clamped(), config(5, 1 << 20));
-        assert_eq!(config(5, (1 << 20) + 1).clamped(), config(5, 1 << 20));
+        assert_eq!(FrontierConfig::default(), config(0), "the space's own cut");
+        assert_eq!(FrontierConfig::default().clamped(), config(0));
+        assert_eq!(config(usize::MAX).clamped(), config(MAX_SEGMENTS));
+        assert_eq!(config(5).clamped(), config(5));
         let shape = Shape::new(2, 3).unwrap();
         let space = ParitySpace::new(shape, Parity::Even).unwrap();
         let seed = space.rank(&Board::goal(shape)).unwrap();
-        let f = search_with(&space, seed, 100, None, config(0, 0), |_| {}).unwrap();
-        let a090034 = [
-            1u64, 2, 3, 5, 6, 7, 10, 12, 12, 16, 23, 25, 28, 39, 44, 40, 29, 21, 18, 12, 6, 1,
-        ];
-        assert_eq!(f.layer_sizes, a090034, "OEIS A090034");
+        for segments in [0, 1, 360, 1 << 20] {
+            let f = search_with(&space, seed, 100, None, config(segments), |_| {}).unwrap();
+            assert_eq!(f.layer_sizes, A090034, "OEIS A090034, {segments} segments");
+            assert!(f.segments <= 360);
+        }
     }
 }

@@ -79,28 +79,24 @@ pub struct AnalyzeArgs {
     /// results say whether the search ran out of boards first ("complete").
     #[arg(long, value_name = "D")]
     max_depth: Option<u32>,
-    /// With --max-depth: keep the layers and the runs of the layer being built on disk in DIR
-    /// (streamed; memory then holds buffers only) rather than in memory. With --checkpoint,
+    /// With --max-depth: keep the layers on disk in DIR (streamed; memory then holds the
+    /// segments' maps, the incoming lists and buffers) rather than in memory. With --checkpoint,
     /// the layers are kept in the checkpoint folder instead.
     #[arg(long, value_name = "DIR", requires = "max_depth")]
     scratch: Option<PathBuf>,
     /// With --max-depth: the memory the search may use, e.g. `12G` (decimal units; `GiB`
-    /// for binary ones) [default: the memory available now]. Chunks are cut to fit; a budget
-    /// too small for one chunk is refused; a search whose next layer would not fit stops
+    /// for binary ones) [default: the memory available now]. A budget too small for the
+    /// segments' maps is refused; a search whose next layer would not fit stops
     /// before it, keeping the depths it finished ("complete": false).
     #[arg(long, value_name = "BYTES", requires = "max_depth", value_parser = parse_bytes)]
     memory: Option<u64>,
-    /// With --max-depth: the most runs (one per chunk of a layer) merged at once, 2 to 65536
-    /// [default: 128]. A layer of more runs is merged in several passes (the runs merged
-    /// `N` at a time as they come), so that the merge's buffers and the runs' lists stay
-    /// within --memory however many chunks a layer takes; the results do not depend on it.
-    #[arg(long, value_name = "N", requires = "max_depth", value_parser = parse_fan_in)]
+    /// No longer an option (issue 74): the frontier search builds each layer in segment maps,
+    /// with no runs to merge. Refused with a pointer, not ignored.
+    #[arg(long, value_name = "N", hide = true, value_parser = gone_fan_in)]
     fan_in: Option<usize>,
-    /// With --max-depth: the most boards of a layer expanded at once, 65536 to 2147483648
-    /// [default: 134217728, or fewer to fit --memory]. Each chunk gives one run of the next
-    /// layer; smaller chunks take less memory and give more runs. The memory budget may cut
-    /// it further; the results do not depend on it.
-    #[arg(long, value_name = "N", requires = "max_depth", value_parser = parse_chunk)]
+    /// No longer an option (issue 74): the frontier search expands a layer segment by
+    /// segment, not in chunks. Refused with a pointer, not ignored.
+    #[arg(long, value_name = "N", hide = true, value_parser = gone_chunk)]
     chunk: Option<usize>,
     /// With --max-depth: print what the search would cost, projected from the board's
     /// published layer sizes and the per-board rates the project measured
@@ -128,31 +124,18 @@ fn parse_bytes(value: &str) -> Result<u64, String> {
     parse_size::parse_size(value).map_err(|e| format!("{e} (a size such as 12G or 500MB)"))
 }
 
-/// Parses `--fan-in`: a whole number from 2 to [`MAX_FAN_IN`].
-///
-/// [`MAX_FAN_IN`]: npuzzle::bfs::frontier::MAX_FAN_IN
-fn parse_fan_in(value: &str) -> Result<usize, String> {
-    use npuzzle::bfs::frontier::{MAX_FAN_IN, MIN_FAN_IN};
-    match value.trim().parse::<usize>() {
-        Ok(n) if (MIN_FAN_IN..=MAX_FAN_IN).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "the runs merged at once: a whole number from {MIN_FAN_IN} to {MAX_FAN_IN}"
-        )),
-    }
+/// `--fan-in`, refused: the runs it merged are gone (issue 74).
+fn gone_fan_in(_: &str) -> Result<usize, String> {
+    Err("--fan-in no longer applies: the frontier search builds each layer in segment maps, \
+         with no runs to merge (issue 74; see CHANGELOG.md)"
+        .into())
 }
 
-/// Parses `--chunk`: a whole number from [`MIN_CHUNK`] to [`MAX_CHUNK`].
-///
-/// [`MIN_CHUNK`]: npuzzle::bfs::frontier::MIN_CHUNK
-/// [`MAX_CHUNK`]: npuzzle::bfs::frontier::MAX_CHUNK
-fn parse_chunk(value: &str) -> Result<usize, String> {
-    use npuzzle::bfs::frontier::{MAX_CHUNK, MIN_CHUNK};
-    match value.trim().parse::<usize>() {
-        Ok(n) if (MIN_CHUNK..=MAX_CHUNK).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "the boards expanded at once: a whole number from {MIN_CHUNK} to {MAX_CHUNK}"
-        )),
-    }
+/// `--chunk`, refused: the search no longer expands a layer in chunks (issue 74).
+fn gone_chunk(_: &str) -> Result<usize, String> {
+    Err("--chunk no longer applies: the frontier search expands each layer segment by \
+         segment, its memory set by the segments' maps (issue 74; see CHANGELOG.md)"
+        .into())
 }
 
 /// Runs `npuzzle analyze`: the flags checked against the shape and the memory, the search,
@@ -276,7 +259,7 @@ fn plan(args: &AnalyzeArgs, shape: Shape) -> Result<RunSpec, CliError> {
     }
     if args.max_depth.is_some() {
         analysis::plan_limited(shape).map_err(CliError::usage)?;
-        // The memory budget holds a chunk, the buffers and, across processes, the others'
+        // The memory budget holds the maps, the buffers and, across processes, the others'
         // messages: refused before any folder or connection.
         let processes = cluster.as_ref().map_or(1, |c| c.processes);
         analysis::check_limited_memory(shape, metric, storage(args).memory, processes)
@@ -464,15 +447,12 @@ fn search(
     Ok(Some(Found { result, limited }))
 }
 
-/// Where a depth-limited search keeps its layers, its memory budget and its chunk and
-/// fan-in, from the flags.
+/// Where a depth-limited search keeps its layers and its memory budget, from the flags.
 fn storage(args: &AnalyzeArgs) -> npuzzle::bfs::frontier::Storage {
     npuzzle::bfs::frontier::Storage {
         scratch: args.scratch.clone(),
         checkpoint: args.cluster.frontier_checkpoint(),
         memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
-        fan_in: args.fan_in,
-        chunk: args.chunk,
     }
 }
 
@@ -525,8 +505,6 @@ fn all_pairs(args: &AnalyzeArgs, shape: Shape, started: Instant) -> Result<(), C
                 scratch: args.scratch.clone(),
                 checkpoint: None,
                 memory: Some(args.memory.unwrap_or_else(analysis::available_memory)),
-                fan_in: args.fan_in,
-                chunk: args.chunk,
             },
         )
     });

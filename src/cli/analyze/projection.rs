@@ -144,10 +144,10 @@ fn table(
         ));
     }
     out.push_str(&format!(
-        "each machine {cores} cores, a memory budget of {} (chunks of {} boards), the layers \
-         and runs on its own disk{}\n",
+        "each machine {cores} cores, a memory budget of {} ({} of maps), the layers on its \
+         own disk{}\n",
         DecimalBytes(memory),
-        HumanCount(first.chunk),
+        DecimalBytes(first.maps),
         if checkpoint {
             " in a checkpoint folder"
         } else {
@@ -156,14 +156,14 @@ fn table(
     ));
     out.push_str(&format!(
         "rates        {} boards expanded/s a core (measured); a layer at most {} B a board \
-         (measured); runs {} B a board expanded (measured); {} B sent a board expanded x \
+         (measured); incoming lists {} B a board expanded (measured); {} B sent a board expanded x \
          (P-1)/P ({}); the network {}/s a machine (assumed): output/bench/plan/rates.csv\n\n",
         HumanCount(rates.expand_per_core as u64),
         rates.layer_bytes_max,
-        rates.runs_bytes_per_board,
+        rates.incoming_bytes_per_board,
         rates.traffic_bytes_per_board,
         if rates.traffic_derived {
-            "derived from the runs' bytes"
+            "derived"
         } else {
             "measured"
         },

@@ -52,8 +52,8 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
     }
     if let Some(l) = &found.limited {
         notes.push(format!(
-            "depth-limited search to depth {}: {}; at most {} of layers, runs and buffers in \
-             memory besides a chunk of {} boards",
+            "depth-limited search to depth {}: {}; at most {} of layers, incoming lists, maps \
+             and buffers in memory; {} segments a layer, {} built in a map and {} by a sort",
             l.max_depth_searched,
             if l.complete {
                 "complete (it ran out of boards first)"
@@ -61,19 +61,13 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
                 "partial"
             },
             DecimalBytes(l.peak_bytes),
-            HumanCount(l.chunk as u64)
+            HumanCount(l.segments as u64),
+            HumanCount(l.maps),
+            HumanCount(l.sorted)
         ));
-        if l.merges > 0 {
-            notes.push(format!(
-                "layers of more than {} runs merged in several passes: {} run(s) written by \
-                 merges before the last",
-                HumanCount(l.fan_in as u64),
-                HumanCount(l.merges)
-            ));
-        }
         if l.processes > 1 {
             notes.push(format!(
-                "across {} processes: {} boards expanded, {} of runs' pieces sent to other \
+                "across {} processes: {} boards expanded, {} of neighbours sent to other \
                  processes ({:.2} bytes per board expanded)",
                 l.processes,
                 HumanCount(l.expanded),
