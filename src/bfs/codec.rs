@@ -416,15 +416,6 @@ pub fn radix_sort(parts: &[Vec<u64>], bits: u32, out: &mut Vec<u64>, scratch: &m
     }
 }
 
-/// `xs` (ascending, at least `base`) gap-encoded from `base` ([`encode_sorted`]), as a new
-/// vector: for tests.
-#[cfg(test)]
-pub(crate) fn encoded(xs: &[u64], base: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    encode_sorted(xs, base, &mut bytes);
-    bytes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

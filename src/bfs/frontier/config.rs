@@ -46,6 +46,7 @@ pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
     spans
         .iter()
         .find(|&&span| span <= MAX_SPAN && count(span) >= LEAST_PREFIX_SEGMENTS)
+        .filter(fits)
         .or_else(|| spans.iter().rev().find(fits))
         .map_or(SEGMENTS, |&span| count(span) as usize)
         .clamp(1, MAX_SEGMENTS)

@@ -57,44 +57,179 @@ pub const MAX_SPAN: u64 = 1 << 32;
 const HEADER: usize = 8;
 
 /// The neighbours sent to each segment this process owns, as offsets in the segment, in the
-/// order they came.
+/// order they came: in memory, or, with a folder ([`Incoming::spilled`]), in memory up to a
+/// share of [`SPILL_BYTES`] per segment and then appended to one unnamed file there as
+/// blocks, each with its CRC-32, read back and checked when the segment is built.
 pub(super) struct Incoming {
-    parts: Vec<Mutex<Vec<u32>>>,
+    parts: Vec<Mutex<Part32>>,
+    spill: Option<Spill>,
+    /// A list passing this many `u32`s goes to the file (with one).
+    spill_at: usize,
 }
+
+/// One segment's incoming list: its tail in memory, and its blocks in the file.
+#[derive(Default)]
+struct Part32 {
+    tail: Vec<u32>,
+    /// (position, `u32`s, CRC-32) of each block in the file.
+    blocks: Vec<(u64, u32, u32)>,
+    /// `u32`s in all.
+    len: u64,
+}
+
+/// The file the incoming lists spill to.
+struct Spill {
+    file: std::fs::File,
+    dir: std::path::PathBuf,
+    /// Bytes written.
+    end: std::sync::atomic::AtomicU64,
+}
+
+/// Bytes of the incoming lists a search keeps in memory, all segments together, when they
+/// spill to a file: each segment's tail goes to the file once it passes its share.
+pub const SPILL_BYTES: u64 = 64 << 20;
 
 impl Incoming {
     pub(super) fn new(segments: usize) -> Incoming {
         Incoming {
-            parts: (0..segments).map(|_| Mutex::new(Vec::new())).collect(),
+            parts: (0..segments).map(|_| Mutex::new(Part32::default())).collect(),
+            spill: None,
+            spill_at: usize::MAX,
         }
     }
 
-    fn add(&self, segment: usize, offsets: &[u32]) {
+    /// Lists that spill to an unnamed file in `dir` ([`SPILL_BYTES`] in memory).
+    ///
+    /// # Errors
+    /// When the file cannot be made.
+    pub(super) fn spilled(segments: usize, dir: &std::path::Path) -> std::io::Result<Incoming> {
+        let file = tempfile::tempfile_in(dir)?;
+        let share = (SPILL_BYTES / 4 / segments.max(1) as u64).clamp(1 << 10, 1 << 20);
+        Ok(Incoming {
+            spill: Some(Spill {
+                file,
+                dir: dir.to_path_buf(),
+                end: std::sync::atomic::AtomicU64::new(0),
+            }),
+            spill_at: share as usize,
+            ..Incoming::new(segments)
+        })
+    }
+
+    fn lock(&self, segment: usize) -> std::sync::MutexGuard<'_, Part32> {
         self.parts[segment]
             .lock()
             .expect("no task panics holding it")
-            .extend_from_slice(offsets);
     }
 
-    pub(super) fn take(&self, segment: usize) -> Vec<u32> {
-        std::mem::take(&mut *self.parts[segment].lock().expect("no task panics holding it"))
+    /// Appends `offsets` to `segment`'s list.
+    ///
+    /// # Errors
+    /// When the file cannot be written (named by [`Incoming::fail`]).
+    fn add(&self, segment: usize, offsets: &[u32]) -> std::io::Result<()> {
+        let mut part = self.lock(segment);
+        part.tail.extend_from_slice(offsets);
+        part.len += offsets.len() as u64;
+        if part.tail.len() >= self.spill_at
+            && let Some(spill) = &self.spill
+        {
+            let bytes: Vec<u8> = part.tail.iter().flat_map(|o| o.to_le_bytes()).collect();
+            let at = spill
+                .end
+                .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            write_at(&spill.file, &bytes, at)?;
+            let crc = crc32fast::hash(&bytes);
+            let n = part.tail.len() as u32;
+            part.blocks.push((at, n, crc));
+            part.tail.clear();
+        }
+        Ok(())
     }
 
-    /// Bytes held.
+    /// An error of the spill file, naming its folder.
+    pub(super) fn fail(&self, e: std::io::Error) -> FrontierError {
+        FrontierError::Scratch {
+            path: self.spill.as_ref().map(|s| s.dir.clone()).unwrap_or_default(),
+            source: e,
+        }
+    }
+
+    /// `segment`'s whole list (its blocks read back, checked, then its tail), leaving it
+    /// empty.
+    ///
+    /// # Errors
+    /// [`FrontierError::Read`] when a block does not match its CRC-32 or cannot be read.
+    pub(super) fn take(&self, segment: usize, depth: u32) -> Result<Vec<u32>, FrontierError> {
+        let part = std::mem::take(&mut *self.lock(segment));
+        let Some(spill) = &self.spill else {
+            return Ok(part.tail);
+        };
+        let mut all = Vec::with_capacity(part.len as usize);
+        let mut bytes = Vec::new();
+        for &(at, n, crc) in &part.blocks {
+            bytes.resize(4 * n as usize, 0);
+            let fault = |what: String| {
+                FrontierError::Read(format!(
+                    "the incoming neighbours of depth {depth} (an unnamed scratch file in {}), \
+                     segment {segment}: {what}",
+                    spill.dir.display()
+                ))
+            };
+            super::disk::read_at(&spill.file, &mut bytes, at).map_err(|e| fault(e.to_string()))?;
+            if crc32fast::hash(&bytes) != crc {
+                return Err(fault("its CRC-32 does not match".into()));
+            }
+            all.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("four"))),
+            );
+        }
+        all.extend_from_slice(&part.tail);
+        Ok(all)
+    }
+
+    /// Bytes held in memory.
     pub(super) fn bytes(&self) -> u64 {
         self.parts
             .iter()
-            .map(|p| 4 * p.lock().expect("no task panics holding it").capacity() as u64)
+            .map(|p| 4 * p.lock().expect("no task panics holding it").tail.capacity() as u64)
             .sum()
     }
 
-    /// Neighbours held.
+    /// Bytes in the spill file.
+    pub(super) fn bytes_on_disk(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| {
+            s.end.load(std::sync::atomic::Ordering::Relaxed)
+        })
+    }
+
+    /// The spill file, for the tests' damage hook.
+    pub(super) fn file(&self) -> Option<&std::fs::File> {
+        self.spill.as_ref().map(|s| &s.file)
+    }
+
+    /// `u32`s held, in memory and in the file.
     pub(super) fn len(&self) -> u64 {
         self.parts
             .iter()
-            .map(|p| p.lock().expect("no task panics holding it").len() as u64)
+            .map(|p| p.lock().expect("no task panics holding it").len)
             .sum()
     }
+}
+
+#[cfg(unix)]
+fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(bytes, at)
+}
+
+#[cfg(not(unix))]
+fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(at))?;
+    f.write_all(bytes)
 }
 
 /// An offset left out of a sorted segment (no offset reaches it: a segment spans fewer
@@ -127,6 +262,8 @@ pub(super) struct Built {
     pub crossing: u64,
     /// Bytes of the incoming lists at their fullest.
     pub incoming_bytes: u64,
+    /// Bytes of the incoming lists written to their file (0 in memory).
+    pub incoming_on_disk: u64,
     /// Segments built in a map.
     pub dense: u64,
     /// Segments built by a sort.
@@ -192,6 +329,12 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         super::config::map_bytes(self.space, self.segments)
     }
 
+    /// `u32`s an offset takes in the incoming lists: 2 for segments of more than
+    /// [`MAX_SPAN`] indices, else 1.
+    pub(super) fn words(&self) -> u64 {
+        if self.wide { 2 } else { 1 }
+    }
+
     /// Indices in segment `t`.
     fn length(&self, t: usize) -> u64 {
         let base = t as u64 * self.span;
@@ -236,6 +379,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             .collect();
         let outgoing: Vec<Mutex<Vec<u8>>> = (0..processes).map(|_| Mutex::new(Vec::new())).collect();
         let mut built = Built::default();
+        let lists = Mutex::new(Vec::new());
         // Windows between which the messages go and a stop is asked for.
         let window = match processes {
             1 => 64 * rayon::current_num_threads().max(1),
@@ -249,7 +393,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             let counts: Vec<u64> = sources
                 .par_iter()
                 .map(|&s| {
-                    self.scatter_segment(current, depth, s, incoming, &outgoing, (me, processes))
+                    let who = (me, processes);
+                    self.scatter_segment(current, depth, s, incoming, &outgoing, who, &lists)
                 })
                 .collect::<Result<_, _>>()?;
             built.crossing += counts.iter().sum::<u64>();
@@ -289,16 +434,22 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         incoming: &Incoming,
         outgoing: &[Mutex<Vec<u8>>],
         (me, processes): (usize, usize),
+        lists: &Mutex<Vec<Vec<Vec<u32>>>>,
     ) -> Result<u64, FrontierError> {
-        let mut local: Vec<Vec<u32>> = vec![Vec::new(); self.segments];
+        // A list per segment, kept from task to task (empty between them).
+        let mut local = lists.lock().expect("no task panics holding it").pop().unwrap_or_default();
+        local.resize_with(self.segments, Vec::new);
         let mut touched: Vec<usize> = Vec::new();
         let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
         let mut out: Vec<StateIndex> = Vec::with_capacity(4 * BATCH);
         let mut count = 0u64;
-        let hand_on = |t: usize, offsets: &mut Vec<u32>| {
+        let mut failed: Option<std::io::Error> = None;
+        let mut hand_on = |t: usize, offsets: &mut Vec<u32>| {
             let owner = super::exchange::owner(t, processes);
             if owner == me {
-                incoming.add(t, offsets);
+                if let Err(e) = incoming.add(t, offsets) {
+                    failed.get_or_insert(e);
+                }
             } else {
                 let mut message = outgoing[owner].lock().expect("no task panics holding it");
                 message.extend_from_slice(&(t as u32).to_le_bytes());
@@ -349,8 +500,14 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             if !local[t].is_empty() {
                 hand_on(t, &mut local[t]);
             }
+            local[t] = Vec::new();
         }
-        Ok(count)
+        drop(hand_on);
+        lists.lock().expect("no task panics holding it").push(local);
+        match failed {
+            Some(e) => Err(incoming.fail(e)),
+            None => Ok(count),
+        }
     }
 
     /// Segment `t` of layer `depth + 1`: its bytes and boards, from its incoming neighbours
@@ -678,7 +835,7 @@ pub(super) fn parse(
         at += 4 * count;
     }
     for (segment, offsets) in parts {
-        incoming.add(segment, &offsets);
+        incoming.add(segment, &offsets).map_err(|e| incoming.fail(e))?;
     }
     Ok(())
 }
