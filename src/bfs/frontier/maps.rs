@@ -359,8 +359,9 @@ impl<'a, S: StateSpace> Maps<'a, S> {
 
     /// The scatter of layer `current` (of depth `depth`): the neighbours of its crossing
     /// boards into `incoming` (this process's segments) or sent to their owners, and what
-    /// arrives from the others into `incoming` too. `progress` is asked between windows of
-    /// segments whether to stop, and told the segments done.
+    /// arrives from the others into `incoming` too. After each window of segments `tick` is
+    /// told the segments and boards done and whether a message went or came (and may stop
+    /// the search with its error).
     ///
     /// # Errors
     /// [`FrontierError::Read`] for a segment that does not check out,
@@ -371,7 +372,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         depth: u32,
         incoming: &Incoming,
         exchange: &mut dyn Exchange,
-        mut tick: impl FnMut(usize) -> Result<(), FrontierError>,
+        mut tick: impl FnMut(usize, u64, bool) -> Result<(), FrontierError>,
     ) -> Result<Built, FrontierError> {
         let (me, processes) = (exchange.process(), exchange.processes());
         let sources: Vec<usize> = (0..self.segments)
@@ -387,9 +388,9 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         };
         let layout = (self.segments, self.span, self.size);
         let mut received = 0u64;
-        let mut done = 0;
+        let (mut done, mut boards) = (0, 0u64);
         for sources in sources.chunks(window) {
-            tick(done)?;
+            let heard = received;
             let counts: Vec<u64> = sources
                 .par_iter()
                 .map(|&s| {
@@ -399,6 +400,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 .collect::<Result<_, _>>()?;
             built.crossing += counts.iter().sum::<u64>();
             done += sources.len();
+            boards += sources.iter().map(|&s| current.counts[s]).sum::<u64>();
+            let sent = built.sent;
             let mut arrived = |m: &[u8]| -> Result<(), FrontierError> {
                 received += m.len() as u64;
                 parse(m, layout, (me, processes), incoming)
@@ -411,8 +414,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 }
             }
             exchange.take(&mut arrived)?;
+            tick(done, boards, received > heard || built.sent > sent)?;
         }
-        tick(done)?;
         if processes > 1 {
             exchange.end_layer(&mut |m: &[u8]| {
                 received += m.len() as u64;

@@ -77,13 +77,15 @@ mod maps;
 pub mod plan;
 mod resume;
 mod search;
+mod status;
 mod store;
 
 pub use config::{
     FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, RESERVE, SEGMENTS, map_bytes,
     segments_for,
 };
-pub use maps::MAX_SPAN;
+pub use maps::{MAX_SPAN, SPILL_BYTES};
+pub use status::STATUS_FILE;
 pub use disk::disk_free;
 pub use exchange::{Alone, Arrived, Exchange, owner};
 pub use resume::RunLabel;

@@ -12,6 +12,7 @@ use super::disk::{damage_hook, disk_free};
 use super::exchange::{Alone, Exchange};
 use super::maps::{Built, Incoming, Maps, SPILL_BYTES, Work};
 use super::resume::{Checkpoint, Resumed, layer_name};
+use super::status::{Place, Status};
 use super::store::{self, Layer, Sink};
 use super::{
     CheckpointAt, Frontier, FrontierConfig, FrontierError, LAST_LISTED, LayerReport, Storage,
@@ -283,6 +284,8 @@ fn search_buffered<S: StateSpace>(
     });
     let mut stopped = None;
     let (mut maps, mut sorted) = (0u64, 0u64);
+    let status_dir = step.places.checkpoint.as_ref().map(|(c, _)| c.dir.as_path());
+    let mut status = Status::new(status_dir, exchange.process(), exchange.processes());
     // Neighbours through the incoming lists per board expanded, in the last layer built (the
     // most a board of a grid has off its lanes, before the first).
     let mut crossing_ratio = 2.0f64;
@@ -300,7 +303,8 @@ fn search_buffered<S: StateSpace>(
             break;
         }
         let expanded = current.len;
-        let (next, built) = step.build(&mut previous, &current, depth, &mut peak, exchange)?;
+        let (next, built) =
+            step.build(&mut previous, &current, depth, &mut peak, exchange, &mut status)?;
         if expanded > 0 {
             crossing_ratio = built.crossing as f64 / expanded as f64;
         }
@@ -766,6 +770,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
         depth: u32,
         peak: &mut u64,
         exchange: &mut dyn Exchange,
+        status: &mut Status,
     ) -> Result<(Layer, Built), FrontierError> {
         let segments = current.segments();
         let incoming = match self.places.lists {
@@ -776,9 +781,44 @@ impl<S: StateSpace> StepInputs<'_, S> {
             true => Err(FrontierError::Interrupted),
             false => Ok(()),
         };
-        let mut built = self
-            .maps
-            .scatter(current, depth, &incoming, exchange, |_| stop())?;
+        let me = exchange.process();
+        let owned: Vec<bool> = (0..segments).map(|t| exchange.owner(t) == me).collect();
+        let mine = owned.iter().filter(|&&o| o).count();
+        status.start(depth + 1);
+        let free_dir = self.places.free_dir();
+        let on_disk = previous.bytes_on_disk() + current.bytes_on_disk();
+        let mut last_told: Option<std::time::Instant> = None;
+        // The line for the bar (at most every second) and the status file (every EVERY).
+        let mut tell = |status: &mut Status, place: Place, lists: u64, force: bool| {
+            if !force && last_told.is_some_and(|t| t.elapsed().as_secs_f64() < 1.0) {
+                return;
+            }
+            last_told = Some(std::time::Instant::now());
+            let disk = free_dir.and_then(|d| Some((on_disk + lists, disk_free(d)?)));
+            let line = status.line(place, disk);
+            self.progress.refresh(u64::from(depth), &line);
+            status.write(&line, force);
+        };
+        let mut built = self.maps.scatter(
+            current,
+            depth,
+            &incoming,
+            exchange,
+            |done, boards, exchanged| {
+                if exchanged {
+                    status.exchanged();
+                }
+                let place = Place {
+                    maps: false,
+                    done,
+                    segments: mine,
+                    boards_done: boards,
+                    boards: current.len,
+                };
+                tell(status, place, incoming.bytes_on_disk(), false);
+                stop()
+            },
+        )?;
         built.crossing = incoming.len() / self.maps.words();
         built.incoming_on_disk = incoming.bytes_on_disk();
         if let Some(file) = incoming.file() {
@@ -787,8 +827,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
         let layers = previous.bytes_in_memory() + current.bytes_in_memory();
         *peak = (*peak).max(layers + built.incoming_bytes);
         let mut sink = self.places.sink(depth + 1, current.span)?;
-        let me = exchange.process();
-        let owned: Vec<bool> = (0..segments).map(|t| exchange.owner(t) == me).collect();
+        let (mut done, mut boards_done) = (0, 0u64);
         let pool: std::sync::Mutex<Vec<Work>> = std::sync::Mutex::new(Vec::new());
         let incoming_bytes = built.incoming_bytes;
         // The next layer's segments, guessed at twice the current one's bytes.
@@ -846,7 +885,19 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 sink.push(bytes, count)
                     .map_err(|e| self.places.layers_fail(e))?;
                 previous.free(t);
+                if owned[t] {
+                    done += 1;
+                    boards_done += current.counts[t];
+                }
             }
+            let place = Place {
+                maps: true,
+                done,
+                segments: mine,
+                boards_done,
+                boards: current.len,
+            };
+            tell(status, place, built.incoming_on_disk, done == mine);
         }
         let next = sink.finish().map_err(|e| self.places.layers_fail(e))?;
         if let store::Store::Disk(f) = &next.store {
