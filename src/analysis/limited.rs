@@ -52,6 +52,114 @@ pub struct Limited {
     /// sent meanwhile, by every process together
     /// ([`bfs::frontier::Frontier::traffic_by_depth`]).
     pub traffic_by_depth: Vec<(u32, u64, u64)>,
+    /// The layers checked against what is known of them.
+    pub verification: Verification,
+}
+
+/// A depth-limited search's layers checked against what is known of them: their sum against
+/// the component's size (equal when the search is complete, below it otherwise), and, from the
+/// standard goal of a grid up to 16 cells, against the published complete distribution
+/// ([`bfs::frontier::plan::published`]: OEIS A089473, A089484, A346737, A355560 and the
+/// multi-tile ones, from lightln2/SlidingTilesSolver's results).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Verification {
+    /// Boards found, all depths together.
+    pub boards_found: u64,
+    /// Boards of the goal's component.
+    pub component: u64,
+    /// Depths compared with the published distribution (0 when none is published for this
+    /// board and goal).
+    pub published_depths: u32,
+    /// The first depth whose count differs from the published one (and the counts: found,
+    /// published), if any; a complete search whose radius differs counts as differing at the
+    /// shorter radius plus one.
+    pub differs: Option<(u32, u64, u64)>,
+}
+
+impl Verification {
+    /// `layers` (from `goal`, complete or not) checked.
+    pub fn of(
+        shape: Shape,
+        metric: Metric,
+        goal: &Board,
+        layers: &[u64],
+        component: u64,
+        complete: bool,
+    ) -> Verification {
+        let boards_found = layers.iter().sum();
+        let published = (*goal == Board::goal(shape))
+            .then(|| bfs::frontier::plan::published(shape, metric))
+            .flatten()
+            .unwrap_or_default();
+        let compared = layers.len().min(published.len());
+        let mut differs = (0..compared)
+            .find(|&d| layers[d] != published[d])
+            .map(|d| (d as u32, layers[d], published[d]));
+        if differs.is_none() && !published.is_empty() {
+            // A complete search's radius is the published one; a partial one is not past it.
+            let (found, known) = (layers.len(), published.len());
+            if (complete && found != known) || found > known {
+                let d = found.min(known);
+                differs = Some((
+                    d as u32,
+                    layers.get(d).copied().unwrap_or(0),
+                    published.get(d).copied().unwrap_or(0),
+                ));
+            }
+        }
+        Verification {
+            boards_found,
+            component,
+            published_depths: compared as u32,
+            differs,
+        }
+    }
+
+    /// Whether nothing disagrees: the sum equals the component's size when complete (is at
+    /// most it otherwise), and no depth differs from the published distribution.
+    pub fn holds(&self, complete: bool) -> bool {
+        let sum = match complete {
+            true => self.boards_found == self.component,
+            false => self.boards_found <= self.component,
+        };
+        sum && self.differs.is_none()
+    }
+
+    /// One line for the report, e.g. `verified: complete, all 181,440 boards of the
+    /// component found; depths 0..31 equal the published distribution`.
+    pub fn line(&self, complete: bool) -> String {
+        let sum = match complete {
+            true if self.boards_found == self.component => format!(
+                "complete, all {} boards of the component found",
+                HumanCount(self.component)
+            ),
+            true => format!(
+                "complete, but {} boards found where the component holds {}",
+                HumanCount(self.boards_found),
+                HumanCount(self.component)
+            ),
+            false => format!(
+                "not complete: {} of the component's {} boards found",
+                HumanCount(self.boards_found),
+                HumanCount(self.component)
+            ),
+        };
+        let published = match (self.published_depths, self.differs) {
+            (_, Some((d, found, known))) => format!(
+                "depth {d} differs from the published distribution: {} found, {} published",
+                HumanCount(found),
+                HumanCount(known)
+            ),
+            (0, None) => "no published distribution to compare with".into(),
+            (n, None) => format!("depths 0..{} equal the published distribution", n - 1),
+        };
+        let verdict = if self.holds(complete) {
+            "verified"
+        } else {
+            "NOT VERIFIED"
+        };
+        format!("{verdict}: {sum}; {published}")
+    }
 }
 
 /// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
@@ -260,6 +368,8 @@ fn limited(
         _ => return Err(too_large()),
     };
     progress.end();
+    // The goal's component: every component is the same size (n!/2 on a grid, n on a line).
+    let component = components.sizes.keys().next().copied().unwrap_or(0);
     let last_size = frontier.layer_sizes.last().copied().unwrap_or(0);
     let mut antipodes = labels;
     if last_size as usize <= bfs::frontier::LAST_LISTED {
@@ -284,6 +394,14 @@ fn limited(
         expanded: frontier.expanded,
         sent_bytes: frontier.sent_bytes,
         traffic_by_depth: frontier.traffic_by_depth,
+        verification: Verification::of(
+            shape,
+            metric,
+            goal,
+            &frontier.layer_sizes,
+            component,
+            frontier.complete,
+        ),
     };
     Ok(Some((
         Analysis::new(
@@ -468,14 +586,14 @@ fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
     let (storage, progress) = (search.storage, search.progress);
     let seed = space.rank(search.goal).expect("the goal is in its space");
     let config = bfs::frontier::FrontierConfig::default()
-    .within_holding(
-        &space,
-        storage.memory,
-        search
-            .cluster
-            .map_or(0, |c| cluster::frontier_held(c.processes)),
-    )
-    .map_err(frontier_error)?;
+        .within_holding(
+            &space,
+            storage.memory,
+            search
+                .cluster
+                .map_or(0, |c| cluster::frontier_held(c.processes)),
+        )
+        .map_err(frontier_error)?;
     progress.note(&frontier_plan(&space, storage, config));
     let f = match search.cluster {
         None => bfs::frontier::search_stored(

@@ -455,6 +455,11 @@ pub struct Summary {
     /// Only for a depth-limited search: the depth limit asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth_searched: Option<u32>,
+    /// Only for a depth-limited search: its layers checked, the sum against the component and
+    /// the counts against the published distribution
+    /// ([`crate::analysis::limited::Verification`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationSummary>,
     /// Only for a depth-limited search across processes (`analyze --max-depth --processes`):
     /// the processes, the boards they expanded and the bytes they sent each other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -465,6 +470,25 @@ pub struct Summary {
     /// gives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npuzzle: Option<Provenance>,
+}
+
+/// A depth-limited search's check of its layers, in `summary.json`: `"verification":
+/// {"verified": true, "boards_found": ..., "component": ..., "published_depths": ...,
+/// "differs_at": null}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerificationSummary {
+    /// Nothing disagrees (the sum is the component's when complete, at most it otherwise, and
+    /// no depth differs from the published distribution).
+    pub verified: bool,
+    /// Boards found, all depths together.
+    pub boards_found: u64,
+    /// Boards of the goal's component.
+    pub component: u64,
+    /// Depths compared with the published distribution (0: none published for this board
+    /// and goal).
+    pub published_depths: u32,
+    /// The first depth that differs from the published distribution, if any.
+    pub differs_at: Option<u32>,
 }
 
 /// The traffic of a depth-limited search across processes, in `summary.json`: `"traffic":
@@ -655,6 +679,7 @@ impl Summary {
             median_depth: median_depth(&d.layer_sizes),
             complete: None,
             max_depth_searched: None,
+            verification: None,
             traffic: None,
             npuzzle: None,
         }

@@ -561,9 +561,9 @@ fn one_line_error(out: &std::process::Output) -> (Option<i32>, String) {
 }
 
 /// Issue 49: a bit flipped (by a test hook, as a disk error would) in the middle of a
-/// scratch file mid-search, the runs of a layer or an unnamed or checkpointed layer file, is a
-/// one-line error (exit 1) naming the layer or run, where it is and the segment, never a
-/// wrong count.
+/// scratch file mid-search, the incoming lists of a layer (issue 74) or an unnamed or
+/// checkpointed layer file, is a one-line error (exit 1) naming the layer or lists, where
+/// they are and the segment, never a wrong count.
 #[test]
 #[cfg_attr(
     not(any(debug_assertions, feature = "test-hooks")),
@@ -575,10 +575,10 @@ fn a_damaged_scratch_file_is_a_clean_error() {
     let ck = dir.path().join("ck").display().to_string();
     let cases = [
         (
-            "runs:10",
+            "incoming:10",
             "--scratch",
             &scratch,
-            "the runs of depth 10, run 0 (an unnamed scratch file in",
+            "the incoming neighbours of depth 10 (an unnamed scratch file in",
         ),
         (
             "layer:10",
@@ -592,6 +592,8 @@ fn a_damaged_scratch_file_is_a_clean_error() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
             .env_clear()
             .env("NPUZZLE_DAMAGE_SCRATCH", damage)
+            // (3x3's lists are small: a share of 64 bytes sends them to their file.)
+            .env("NPUZZLE_TEST_SPILL_BYTES", "64")
             .args([
                 "analyze",
                 "--size",
@@ -816,13 +818,16 @@ fn a_checkpoint_deeper_than_max_depth_is_refused() {
     );
 }
 
-/// A small `--fan-in` (layers of 12 runs and more, in chunks of about 139,000 boards under
-/// `--memory 274M`, merged 2 or 3 at a time in several passes) gives the files of one merge:
-/// 4x4 to depth 21, byte for byte, also killed (SIGKILL) after depth 18 and resumed with
-/// another fan-in; the report counts the merges. A fan-in below 2 or without --max-depth is a
-/// usage error (exit 2) in one line.
+/// Issue 74: the incoming lists spilled to their file in blocks (a share of 4 KiB in memory,
+/// by the test hook) give the files of a run in memory: 4x4 to depth 21, byte for byte, also
+/// killed (SIGKILL) after depth 18 and resumed; the report says the layers check out against
+/// the published distribution (OEIS A089484).
 #[test]
-fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
+#[cfg_attr(
+    not(any(debug_assertions, feature = "test-hooks")),
+    ignore = "NPUZZLE_TEST_SPILL_BYTES is read by builds with the test hooks only"
+)]
+fn spilled_incoming_lists_give_the_same_files_killed_and_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let args = ["--size", "4", "--max-depth", "21", "--edges", "none"];
     let reference = dir.path().join("one");
@@ -837,12 +842,21 @@ fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
             );
         }
     };
-    let small = ["--memory", "274M", "--fan-in"];
+    let spilled = |out: &Path, extra: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
+            .env_clear()
+            .env("NPUZZLE_TEST_SPILL_BYTES", "4096")
+            .arg("analyze")
+            .args(&a)
+            .arg("--output")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
     let scratch = dir.path().join("scratch").display().to_string();
-    let mut a = args.to_vec();
-    a.extend(small);
-    a.extend(["2", "--scratch", &scratch]);
-    let out = loud(&dir.path().join("two"), &a);
+    let out = spilled(&dir.path().join("two"), &["--scratch", &scratch]);
     assert!(
         out.status.success(),
         "{}",
@@ -850,22 +864,26 @@ fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
     );
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
-        report.contains("layers of more than 2 runs merged in several passes"),
+        report.contains("verified: not complete: ")
+            && report.contains(" of the component's 10,461,394,944,000 boards found"),
+        "{report}"
+    );
+    assert!(
+        report.contains("depths 0..21 equal the published distribution"),
         "{report}"
     );
     same(&dir.path().join("two"));
-    // Killed after depth 18, resumed with a fan-in of 3.
+    // Killed after depth 18, resumed.
     let ck = dir.path().join("ck");
     let ck_arg = ck.display().to_string();
     let mut with_ck = args.to_vec();
-    with_ck.extend(small);
-    with_ck.extend(["2", "--checkpoint", &ck_arg]);
+    with_ck.extend(["--checkpoint", &ck_arg]);
     let killed = killed_after(&with_ck, &ck, &dir.path().join("killed"), 18);
     assert!(!killed.status.success());
-    let mut resumed = args.to_vec();
-    resumed.extend(small);
-    resumed.extend(["3", "--checkpoint", &ck_arg, "--resume"]);
-    let out = loud(&dir.path().join("resumed"), &resumed);
+    let out = spilled(
+        &dir.path().join("resumed"),
+        &["--checkpoint", &ck_arg, "--resume"],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -876,76 +894,31 @@ fn a_small_fan_in_gives_the_same_files_killed_and_resumed() {
         report.contains("resumed from the checkpoint after depth"),
         "{report}"
     );
-    assert!(
-        report.contains("layers of more than 3 runs merged in several passes"),
-        "{report}"
-    );
     same(&dir.path().join("resumed"));
-    // Usage errors.
-    for (bad, named) in [
-        (
-            vec!["--size", "4", "--max-depth", "5", "--fan-in", "1"],
-            "--fan-in",
-        ),
-        (
-            vec!["--size", "4", "--max-depth", "5", "--fan-in", "x"],
-            "--fan-in",
-        ),
-        (vec!["--size", "3", "--fan-in", "4"], "--max-depth"),
-    ] {
-        let out = loud(&dir.path().join("bad"), &bad);
-        let (code, err) = one_line_error(&out);
-        assert_eq!(code, Some(2), "{bad:?}: {err}");
-        assert!(err.contains(named), "{bad:?}: {err}");
-    }
+    // The status file: one line, stamped, the last layer's.
+    let status = fs::read_to_string(ck.join("status.txt")).unwrap();
+    assert_eq!(status.lines().count(), 1, "{status}");
+    assert!(status.contains("building depth 21: maps "), "{status}");
 }
 
-/// `--chunk` (issue 63): 4x4 to depth 21 in chunks of the fewest boards allowed (65,536: 25
-/// runs for layer 21) gives the files of the default chunk byte for byte, and the report
-/// names the chunk; a chunk below `MIN_CHUNK`, above `MAX_CHUNK`, not a number or without
-/// --max-depth is a usage error (exit 2) in one line naming the flag.
+/// Issue 74: `--fan-in` and `--chunk` no longer mean anything (no runs to merge, no chunks):
+/// refused in one line pointing to the change, with or without --max-depth, not ignored.
 #[test]
-fn a_small_chunk_gives_the_same_files() {
+fn the_options_of_the_runs_are_refused_with_a_pointer() {
     let dir = tempfile::tempdir().unwrap();
-    let args = ["--size", "4", "--max-depth", "21", "--edges", "none"];
-    let reference = dir.path().join("one");
-    analyze(&reference, &args).success();
-    let mut small = args.to_vec();
-    small.extend(["--chunk", "65536"]);
-    let out = loud(&dir.path().join("small"), &small);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(report.contains("a chunk of 65,536 boards"), "{report}");
-    for file in ["depths.csv", "hardest.txt"] {
-        assert!(
-            fs::read(dir.path().join("small/4x4").join(file)).unwrap()
-                == fs::read(reference.join("4x4").join(file)).unwrap(),
-            "{file} differs"
-        );
-    }
-    for (bad, named) in [
-        (
-            vec!["--size", "4", "--max-depth", "5", "--chunk", "65535"],
-            "--chunk",
-        ),
-        (
-            vec!["--size", "4", "--max-depth", "5", "--chunk", "2147483649"],
-            "--chunk",
-        ),
-        (
-            vec!["--size", "4", "--max-depth", "5", "--chunk", "x"],
-            "--chunk",
-        ),
-        (vec!["--size", "3", "--chunk", "65536"], "--max-depth"),
+    for bad in [
+        vec!["--size", "4", "--max-depth", "5", "--fan-in", "2"],
+        vec!["--size", "4", "--max-depth", "5", "--chunk", "65536"],
+        vec!["--size", "3", "--fan-in", "4"],
     ] {
         let out = loud(&dir.path().join("bad"), &bad);
         let (code, err) = one_line_error(&out);
         assert_eq!(code, Some(2), "{bad:?}: {err}");
-        assert!(err.contains(named), "{bad:?}: {err}");
+        assert!(
+            err.contains("no longer applies") && err.contains("issue 74"),
+            "{bad:?}: {err}"
+        );
+        assert!(!dir.path().join("bad").exists());
     }
 }
 

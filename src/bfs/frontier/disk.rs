@@ -20,9 +20,9 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<(
 
 /// Builds with debug assertions or the `test-hooks` feature only (the binary `cargo test`
 /// runs), for the tests of the checks on reading back:
-/// `NPUZZLE_DAMAGE_SCRATCH=runs:D` (or `layer:D`) flips a bit in the middle of the runs of
-/// depth `D` once written (or of layer `D`'s file), as a disk error would. Does nothing in a
-/// release build.
+/// `NPUZZLE_DAMAGE_SCRATCH=incoming:D` (or `layer:D`) flips a bit in the middle of the
+/// incoming lists' file of depth `D` once the scatter wrote it (or of layer `D`'s file), as a
+/// disk error would. Does nothing in a release build.
 #[cfg_attr(
     not(any(debug_assertions, feature = "test-hooks")),
     allow(unused_variables)

@@ -89,10 +89,26 @@ struct Spill {
 /// spill to a file: each segment's tail goes to the file once it passes its share.
 pub const SPILL_BYTES: u64 = 64 << 20;
 
+/// [`SPILL_BYTES`]; in builds with debug assertions or the `test-hooks` feature,
+/// `NPUZZLE_TEST_SPILL_BYTES` when set (for the tests of the spill file: a small share makes
+/// the smallest boards spill).
+fn spill_bytes() -> u64 {
+    #[cfg(any(debug_assertions, feature = "test-hooks"))]
+    if let Some(b) = std::env::var("NPUZZLE_TEST_SPILL_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return b;
+    }
+    SPILL_BYTES
+}
+
 impl Incoming {
     pub(super) fn new(segments: usize) -> Incoming {
         Incoming {
-            parts: (0..segments).map(|_| Mutex::new(Part32::default())).collect(),
+            parts: (0..segments)
+                .map(|_| Mutex::new(Part32::default()))
+                .collect(),
             spill: None,
             spill_at: usize::MAX,
         }
@@ -104,7 +120,7 @@ impl Incoming {
     /// When the file cannot be made.
     pub(super) fn spilled(segments: usize, dir: &std::path::Path) -> std::io::Result<Incoming> {
         let file = tempfile::tempfile_in(dir)?;
-        let share = (SPILL_BYTES / 4 / segments.max(1) as u64).clamp(1 << 10, 1 << 20);
+        let share = (spill_bytes() / 4 / segments.max(1) as u64).clamp(16, 1 << 20);
         Ok(Incoming {
             spill: Some(Spill {
                 file,
@@ -149,7 +165,11 @@ impl Incoming {
     /// An error of the spill file, naming its folder.
     pub(super) fn fail(&self, e: std::io::Error) -> FrontierError {
         FrontierError::Scratch {
-            path: self.spill.as_ref().map(|s| s.dir.clone()).unwrap_or_default(),
+            path: self
+                .spill
+                .as_ref()
+                .map(|s| s.dir.clone())
+                .unwrap_or_default(),
             source: e,
         }
     }
@@ -199,9 +219,9 @@ impl Incoming {
 
     /// Bytes in the spill file.
     pub(super) fn bytes_on_disk(&self) -> u64 {
-        self.spill.as_ref().map_or(0, |s| {
-            s.end.load(std::sync::atomic::Ordering::Relaxed)
-        })
+        self.spill
+            .as_ref()
+            .map_or(0, |s| s.end.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The spill file, for the tests' damage hook.
@@ -250,7 +270,13 @@ pub(super) struct Work {
 impl Work {
     /// Bytes held.
     pub(super) fn bytes(&self) -> u64 {
-        let lists = [&self.map, &self.keys, &self.scratch, &self.right, &self.left];
+        let lists = [
+            &self.map,
+            &self.keys,
+            &self.scratch,
+            &self.right,
+            &self.left,
+        ];
         8 * lists.iter().map(|l| l.capacity() as u64).sum::<u64>()
     }
 }
@@ -268,6 +294,9 @@ pub(super) struct Built {
     pub dense: u64,
     /// Segments built by a sort.
     pub sparse: u64,
+    /// Most bytes held at once while it was built: the layers in memory, the incoming lists,
+    /// the tasks' maps and buffers, the window of segments being written.
+    pub held: u64,
     /// Bytes of messages sent and received.
     pub sent: u64,
     pub received: u64,
@@ -378,7 +407,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         let sources: Vec<usize> = (0..self.segments)
             .filter(|&s| current.counts[s] > 0)
             .collect();
-        let outgoing: Vec<Mutex<Vec<u8>>> = (0..processes).map(|_| Mutex::new(Vec::new())).collect();
+        let outgoing: Vec<Mutex<Vec<u8>>> =
+            (0..processes).map(|_| Mutex::new(Vec::new())).collect();
         let mut built = Built::default();
         let lists = Mutex::new(Vec::new());
         // Windows between which the messages go and a stop is asked for.
@@ -440,7 +470,11 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         lists: &Mutex<Vec<Vec<Vec<u32>>>>,
     ) -> Result<u64, FrontierError> {
         // A list per segment, kept from task to task (empty between them).
-        let mut local = lists.lock().expect("no task panics holding it").pop().unwrap_or_default();
+        let mut local = lists
+            .lock()
+            .expect("no task panics holding it")
+            .pop()
+            .unwrap_or_default();
         local.resize_with(self.segments, Vec::new);
         let mut touched: Vec<usize> = Vec::new();
         let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
@@ -838,7 +872,9 @@ pub(super) fn parse(
         at += 4 * count;
     }
     for (segment, offsets) in parts {
-        incoming.add(segment, &offsets).map_err(|e| incoming.fail(e))?;
+        incoming
+            .add(segment, &offsets)
+            .map_err(|e| incoming.fail(e))?;
     }
     Ok(())
 }

@@ -81,15 +81,14 @@ mod status;
 mod store;
 
 pub use config::{
-    FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, RESERVE, SEGMENTS, map_bytes,
-    segments_for,
+    FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, RESERVE, SEGMENTS, map_bytes, segments_for,
 };
-pub use maps::{MAX_SPAN, SPILL_BYTES};
-pub use status::STATUS_FILE;
 pub use disk::disk_free;
 pub use exchange::{Alone, Arrived, Exchange, owner};
+pub use maps::{MAX_SPAN, SPILL_BYTES};
 pub use resume::RunLabel;
 pub use search::{search, search_across, search_stored, search_with};
+pub use status::STATUS_FILE;
 
 use super::StateIndex;
 use super::codec::ReadError;
@@ -142,7 +141,9 @@ pub struct LayerReport {
     pub depth: u32,
     /// Its boards.
     pub size: u64,
-    /// Bytes of the live layers in memory once it is built (layers `depth - 1` and `depth`).
+    /// Most bytes the search held while building it: the live layers in memory, the incoming
+    /// lists, the maps and buffers, the window of segments being written (at depth 0 and at a
+    /// resumed layer: the live layers in memory).
     pub bytes_in_memory: u64,
     /// Bytes on disk once it is built: the layers' files (with a scratch or checkpoint
     /// folder).
@@ -194,8 +195,9 @@ pub struct Frontier {
     pub stopped: Option<String>,
     /// Segments per layer ([`segments_for`]).
     pub segments: usize,
-    /// Segments of a layer, all layers and processes' together, built in a map and by a
-    /// sort ([`LayerReport::maps`], [`LayerReport::sorted`]).
+    /// This process's segments of a layer, all layers together, built in a map and by a
+    /// sort ([`LayerReport::maps`], [`LayerReport::sorted`]; not the empty layer that ends a
+    /// complete search).
     pub maps: u64,
     /// See [`Frontier::maps`].
     pub sorted: u64,

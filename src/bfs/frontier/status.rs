@@ -90,7 +90,11 @@ impl Status {
             "estimating the time left".into()
         };
         let disk = disk.map_or(String::new(), |(used, free)| {
-            format!(", disk {} used, {} free", DecimalBytes(used), DecimalBytes(free))
+            format!(
+                ", disk {} used, {} free",
+                DecimalBytes(used),
+                DecimalBytes(free)
+            )
         });
         let exchange = self.last_exchange.map_or(String::new(), |t| {
             format!(", last exchange {}", humantime::format_rfc3339_seconds(t))
@@ -153,7 +157,10 @@ mod tests {
         };
         let line = s.line(place, Some((10, 20)));
         assert!(line.starts_with("process 1 of 3: building depth 31: scatter 5 of 2,730"));
-        assert!(line.contains("(1 of 1,000,000 boards of depth 30)"), "{line}");
+        assert!(
+            line.contains("(1 of 1,000,000 boards of depth 30)"),
+            "{line}"
+        );
         assert!(line.contains("estimating the time left"), "{line}");
         assert!(line.contains("disk 10 B used, 20 B free"), "{line}");
         s.write(&line, true);

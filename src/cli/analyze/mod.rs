@@ -126,16 +126,20 @@ fn parse_bytes(value: &str) -> Result<u64, String> {
 
 /// `--fan-in`, refused: the runs it merged are gone (issue 74).
 fn gone_fan_in(_: &str) -> Result<usize, String> {
-    Err("--fan-in no longer applies: the frontier search builds each layer in segment maps, \
+    Err(
+        "--fan-in no longer applies: the frontier search builds each layer in segment maps, \
          with no runs to merge (issue 74; see CHANGELOG.md)"
-        .into())
+            .into(),
+    )
 }
 
 /// `--chunk`, refused: the search no longer expands a layer in chunks (issue 74).
 fn gone_chunk(_: &str) -> Result<usize, String> {
-    Err("--chunk no longer applies: the frontier search expands each layer segment by \
+    Err(
+        "--chunk no longer applies: the frontier search expands each layer segment by \
          segment, its memory set by the segments' maps (issue 74; see CHANGELOG.md)"
-        .into())
+            .into(),
+    )
 }
 
 /// Runs `npuzzle analyze`: the flags checked against the shape and the memory, the search,
@@ -463,6 +467,14 @@ fn summary_of(found: &Found) -> Summary {
     summary.npuzzle = Some(Provenance::of_this_build(super::arguments()));
     if let Some(l) = &found.limited {
         summary.limit(l.complete, l.max_depth_searched);
+        let v = &l.verification;
+        summary.verification = Some(npuzzle::export::VerificationSummary {
+            verified: v.holds(l.complete),
+            boards_found: v.boards_found,
+            component: v.component,
+            published_depths: v.published_depths,
+            differs_at: v.differs.map(|d| d.0),
+        });
         if l.processes > 1 {
             summary.traffic = Some(npuzzle::export::TrafficSummary {
                 processes: l.processes,

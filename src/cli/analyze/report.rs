@@ -65,6 +65,7 @@ pub(super) fn run_notes(found: &Found, cluster: Option<&Cluster>) -> Vec<String>
             HumanCount(l.maps),
             HumanCount(l.sorted)
         ));
+        notes.push(l.verification.line(l.complete));
         if l.processes > 1 {
             notes.push(format!(
                 "across {} processes: {} boards expanded, {} of neighbours sent to other \
