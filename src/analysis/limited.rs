@@ -165,10 +165,10 @@ impl Verification {
 /// The depth distribution from `goal` in `metric` up to depth `max_depth`, by frontier search
 /// ([`bfs::frontier`]): no whole-space marks, three layers live, so any board of up to 20
 /// cells (the index's limit) can be searched as deep as memory and time allow. `storage`:
-/// where the layers and the runs of the layer being built go (memory, a scratch folder), and
+/// where the layers and the incoming lists of the layer being built go (memory, a scratch folder), and
 /// the checkpoint folder to save the search to after each layer or resume it from (its
 /// [`bfs::frontier::CheckpointAt::run`] is filled in from `goal`), and the memory budget. The
-/// plan (memory, chunk, where the layers go) is told to `progress` first
+/// plan (memory, segments, maps, where the layers go) is told to `progress` first
 /// ([`Progress::note`]). The components are stated (parity theorem for grids; `(n-1)!` components of `n` boards for a line); the antipodes are the boards of
 /// the last layer reached, all of them when at most 1,000 (by lexicographic rank), else the
 /// first 1,000 in index order.
@@ -447,11 +447,11 @@ pub const REFUSE_DISK_FROM: u64 = 1 << 30;
 
 /// Refuses, before it starts, a depth-limited search ([`analyze_limited`]) from the standard
 /// goal with its layers on disk (`storage`'s checkpoint or scratch folder) whose disk cannot
-/// hold the widest projected layer with its runs ([`bfs::frontier::plan`]: the published layer
+/// hold the widest projected layer with the layers around it and its incoming lists ([`bfs::frontier::plan`]: the published layer
 /// sizes and the measured rates): when the projection needs at least [`REFUSE_DISK_FROM`] and
 /// more than the bytes free in the folder (or its nearest existing parent) plus the bytes of
 /// the files already in it (a checkpoint resumed); across `processes` processes, each
-/// process's share of the layers and runs on its own disk. Nothing is refused without a projection
+/// process's share of the layers and lists on its own disk. Nothing is refused without a projection
 /// (another goal, a board without a published distribution), with the layers in memory, or
 /// when the free space is unknown.
 ///
@@ -504,8 +504,8 @@ pub fn check_limited_disk(
         return Ok(());
     }
     Err(AnalyzeError::Refused(format!(
-        "{shape} to depth {} needs about {} of disk in {} (building depth {}: its layers and \
-         runs, projected from the published layer sizes and the measured rates of \
+        "{shape} to depth {} needs about {} of disk in {} (building depth {}: the layers and \
+         incoming lists, projected from the published layer sizes and the measured rates of \
          output/bench/plan), and {} {} free there: give a folder on a larger disk, or a \
          smaller depth limit",
         projection.depth,

@@ -2,7 +2,7 @@
 //! the usual posting-list encoding (Witten, Moffat & Bell, "Managing Gigabytes", 1999). Used
 //! by the distributed driver for a last layer's boards and a distance table's listed layers
 //! (decoded with checks, by the `integer-encoding` crate) and by the frontier search for its
-//! layers and runs (read back through a fixed buffer and checked, count, bounds and CRC, by
+//! layers (read back through a fixed buffer and checked, count, bounds and CRC, by
 //! `Reader`); a batch of `k` indices spread over a slice of `s` boards costs
 //! about `log128(s / k) + 1` bytes per index. The distributed driver sends its neighbours
 //! this way, [`radix_sort`]ed, to a process on another host, and as found to one on its own

@@ -208,7 +208,7 @@ fn root_sections(roff: &mut Roff) {
             ),
             (
                 "the --scratch DIR",
-                "The layers and runs of a depth-limited search kept on disk instead of memory.",
+                "The layers and incoming lists of a depth-limited search kept on disk instead of memory.",
             ),
             (
                 ".NAME.PID@HOST.RANDOM.tmp.EXT",

@@ -1,9 +1,10 @@
 //! The frontier search across processes ([`crate::bfs::frontier::search_across`]) on the
 //! cluster's connections: [`frontier`] runs it through [`super::execute`] (the connections,
 //! the hello, the panic hook and the relay of the marks BFS), and [`Across`] is its
-//! [`Exchange`] over [`Net`]: a run's pieces of another process's segments go as one chunk of
-//! the claims channel (kind `PIECES`, tagged with the round), acknowledged once added as a
-//! run (so a process holds at most [`FRONTIER_CREDIT`] of each other's messages), a layer is
+//! [`Exchange`] over [`Net`]: a scatter's neighbours in another process's segments go as one
+//! chunk of the claims channel (kind `PIECES`, tagged with the round), acknowledged once added
+//! to the incoming lists (so a process holds at most [`FRONTIER_CREDIT`] of each other's
+//! messages), a layer is
 //! ended by the end markers of the marks BFS, and the sums and gathers are the dataflow's
 //! rounds.
 
@@ -57,8 +58,8 @@ pub struct FrontierJob<S> {
 
 /// Runs `job` as this process of `cluster` ([`frontier::search_across`], its rayon pool of
 /// `cluster.workers` threads): each process owns segment `k mod P` of every layer, keeps its
-/// share on its own disk or in its own memory, and sends every other process the pieces of
-/// its runs in that process's segments. `on_layer` is called on this thread after each layer
+/// share on its own disk or in its own memory, and sends every other process the neighbours
+/// its scatter finds in that process's segments. `on_layer` is called on this thread after each layer
 /// (the global size, this process's figures); warnings and notes go to `progress`, which is
 /// asked whether to stop. Returns the search on process 0 (its [`Frontier::last`] gathered
 /// from every process), `None` on the others.
@@ -376,7 +377,7 @@ mod tests {
             config,
         };
         // A search of more boards than this is checked with its layers in memory only, to
-        // keep CI's time (3x4 whole: 240 M boards a search); the layers and runs on disk are
+        // keep CI's time (3x4 whole: 240 M boards a search); the layers and lists on disk are
         // the same code, checked on the smaller ones (4x4 to depth 22 and the small grids).
         let disks: &[bool] = match one.layer_sizes.iter().sum::<u64>() > 50_000_000 {
             true => &[false],

@@ -146,15 +146,17 @@ pub const RESERVE: u64 = 256 << 20;
 pub(super) const WINDOW_BYTES: u64 = 128 << 20;
 
 /// Bytes of the maps of a search of `space` in `segments` segments: one per thread (at most
-/// one per segment), a bit per index of a segment; none for segments of more than
-/// [`MAX_SPAN`] indices (built by a sort).
+/// one per segment), a bit per index of a segment, and the buffers of a sparse segment's sort
+/// (three `u64`s a move, up to a [`SPARSE`](super::maps::SPARSE)th of a segment's span);
+/// no map for segments of more than [`MAX_SPAN`] indices (every one built by a sort).
 pub fn map_bytes<S: StateSpace>(space: &S, segments: usize) -> u64 {
     let span = space.size().div_ceil(segments.max(1) as u64);
-    if span > MAX_SPAN {
-        return 0;
-    }
     let maps = rayon::current_num_threads().clamp(1, segments.max(1)) as u64;
-    maps * span.div_ceil(64) * 8
+    let sort = 24 * span.min(MAX_SPAN) / super::maps::SPARSE;
+    match span > MAX_SPAN {
+        true => maps * sort,
+        false => maps * (span.div_ceil(64) * 8 + sort),
+    }
 }
 
 /// The sizes of the search's buffers: fixed, whatever the size of a layer or of a segment.
@@ -209,15 +211,15 @@ mod tests {
         let config = FrontierConfig::default();
         let segments = segments_for(&space, 0);
         let maps = map_bytes(&space, segments);
-        // A map of 3,832,012,800 bits a thread.
-        assert_eq!(maps % 479_001_600, 0);
+        // A map of 3,832,012,800 bits a thread, and 24 bytes for a 512th of them.
+        assert_eq!(maps % (479_001_600 + 179_625_600), 0);
         let least = RESERVE + maps;
         let held = 64 << 20;
         assert_eq!(config.within(&space, Some(least)).unwrap().segments, 2730);
         let refused = config.within_holding(&space, Some(least + held - 1), held);
         assert!(
             matches!(&refused, Err(FrontierError::Budget(m))
-                if m.contains("479.00 MB each") && m.contains("67.11 MB of other processes'")),
+                if m.contains("658.63 MB each") && m.contains("67.11 MB of other processes'")),
             "{refused:?}"
         );
         let fitted = config.within_holding(&space, Some(least + held), held);
