@@ -1272,9 +1272,9 @@ fn a_refused_process_stops_without_waiting_for_the_others() {
     assert!(err.contains("the goal is 2 1 3/4 5 6/7 8 0 here"), "{err}");
 }
 
-/// Issue 73: a --memory that holds one machine's search of 3x3 (300M: 271.06 MB is its
-/// least) but not a chunk beside the 64 MiB of its peer's messages a process of two holds
-/// (338.17 MB) is refused on each process in one line, exit 2, before any connection (process
+/// Issue 73: a --memory that holds one machine's search of 3x3 (300M: 268.44 MB is its
+/// least, its maps and buffers) but not them beside the 64 MiB of its peer's messages a
+/// process of two holds (335.54 MB) is refused on each process in one line, exit 2, before any connection (process
 /// 0 never listens) and any folder, where the processes used to search nothing past depth 0
 /// and exit 0.
 #[test]
@@ -1298,9 +1298,9 @@ fn a_budget_without_room_for_the_peers_messages_is_refused_up_front() {
         let err = errors(out);
         assert_eq!(err.lines().count(), 1, "process {i}: {err}");
         assert!(
-            err.contains(
-                "--memory 300.00 MB is too small: a chunk of 65536 boards takes 338.17 MB"
-            ) && err.contains("67.11 MB of other processes' messages"),
+            err.contains("--memory 300.00 MB is too small: the segments' maps (")
+                && err.contains("take 335.54 MB with the search's buffers")
+                && err.contains("67.11 MB of other processes' messages"),
             "process {i}: {err}"
         );
         assert!(!dir.path().join(format!("p{i}")).exists(), "process {i}");

@@ -59,10 +59,17 @@ fn beyond_the_radius_it_is_the_full_analysis() {
         let mut b = json(&l.join("summary.json"));
         assert_eq!(b["complete"], Value::Bool(true), "{folder}");
         assert_eq!(b["max_depth_searched"], 100, "{folder}");
+        // Issue 74: the layers checked: all of the component, as published.
+        let v = &b["verification"];
+        assert_eq!(v["verified"], Value::Bool(true), "{folder}");
+        assert_eq!(v["boards_found"], v["component"], "{folder}");
+        assert_eq!(v["differs_at"], Value::Null, "{folder}");
+        assert!(v["published_depths"].as_u64().unwrap() > 20, "{folder}");
         for v in [&mut a, &mut b] {
             let o = v.as_object_mut().unwrap();
             o.remove("complete");
             o.remove("max_depth_searched");
+            o.remove("verification");
             o.remove("npuzzle"); // the command lines differ
             o["components"].as_object_mut().unwrap().remove("found_by");
         }
@@ -359,10 +366,11 @@ fn a_killed_search_resumes_from_its_checkpoint() {
     );
 }
 
-/// The budget: a --memory too small for one chunk is refused up front (exit 2, one line); a
-/// scratch folder whose free space (faked: NPUZZLE_FAKE_DISK_FREE) cannot hold the next layer,
-/// or a budget that cannot hold the layers in memory, stops the search cleanly with the depths
-/// it finished written (OEIS A089484's first terms), "complete": false and the depth reached.
+/// The budget: a --memory too small for the segments' maps is refused up front (exit 2, one
+/// line); a scratch folder whose free space (faked: NPUZZLE_FAKE_DISK_FREE) cannot hold the
+/// next layer (4x4), or a budget that cannot hold the layers in memory (3x4), stops the search
+/// cleanly with the depths it finished written (OEIS A089484's first terms; the in-memory
+/// engine's first depths of 3x4), "complete": false and the depth reached.
 #[test]
 fn the_memory_and_disk_budget_stop_cleanly() {
     use npuzzle::published::A089484_TO_20 as A089484;
@@ -376,22 +384,45 @@ fn the_memory_and_disk_budget_stop_cleanly() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--memory 100.00 MB is too small"), "{err}");
     let scratch = dir.path().join("scratch").display().to_string();
-    // (case, flags, the faked free disk space, the reason reported)
-    let cases: [(&str, Vec<&str>, Option<&str>, &str); 2] = [
+    // 3x4's whole distribution, by the in-memory engine: what a partial search must begin with.
+    analyze(
+        &dir.path().join("whole"),
+        &["--rows", "3", "--cols", "4", "--edges", "none"],
+    )
+    .success();
+    let whole = counts(&dir.path().join("whole/3x4/depths.csv"));
+    // (case, board and flags, the faked free disk space, the reason reported, the counts)
+    let three_four = [
+        "--rows",
+        "3",
+        "--cols",
+        "4",
+        "--max-depth",
+        "100",
+        "--edges",
+        "none",
+    ];
+    let cases: [(&str, Vec<&str>, Option<&str>, &str, &[u64]); 2] = [
         (
             "disk",
-            vec!["--scratch", &scratch],
+            [&four[..], &["--scratch", &scratch]].concat(),
             Some("3000000"),
             "of disk in",
+            &A089484,
         ),
-        // 7 MB past the search's fixed buffers (256 MiB): chunks shrink as the layers in
-        // memory grow, until even the smallest chunk no longer fits beside them.
-        ("memory", vec!["--memory", "275M"], None, "over the budget"),
+        // 3x4's maps are small (a third of a megabyte a thread): 300M holds them and the
+        // search's buffers (256 MiB), but not the layers, lists and window of its middle layers
+        // in memory (tens of megabytes each).
+        (
+            "memory",
+            [&three_four[..], &["--memory", "300M"]].concat(),
+            None,
+            "over the budget",
+            &whole,
+        ),
     ];
-    for (name, extra, free, why) in cases {
+    for (name, args, free, why, expected) in cases {
         let out_dir = dir.path().join(name);
-        let mut args = four.to_vec();
-        args.extend(extra);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
             .env_clear()
             .envs(free.map(|f| ("NPUZZLE_FAKE_DISK_FREE", f)))
@@ -404,10 +435,14 @@ fn the_memory_and_disk_budget_stop_cleanly() {
         assert!(out.status.success(), "{name}");
         let report = String::from_utf8_lossy(&out.stdout);
         assert!(report.contains(why), "{name}: {report}");
-        let sizes = counts(&out_dir.join("4x4/depths.csv"));
-        assert!(sizes.len() > 10 && sizes.len() < 21, "{name}: {sizes:?}");
-        assert_eq!(sizes, A089484[..sizes.len()], "{name}");
-        let summary = json(&out_dir.join("4x4/summary.json"));
+        let folder = if name == "disk" { "4x4" } else { "3x4" };
+        let sizes = counts(&out_dir.join(folder).join("depths.csv"));
+        assert!(
+            sizes.len() > 10 && sizes.len() < expected.len(),
+            "{name}: {sizes:?}"
+        );
+        assert_eq!(sizes, expected[..sizes.len()], "{name}");
+        let summary = json(&out_dir.join(folder).join("summary.json"));
         assert_eq!(summary["complete"], false, "{name}");
         assert_eq!(
             summary["max_depth_searched"],
@@ -575,10 +610,10 @@ fn a_damaged_scratch_file_is_a_clean_error() {
     let ck = dir.path().join("ck").display().to_string();
     let cases = [
         (
-            "incoming:10",
+            "incoming:20",
             "--scratch",
             &scratch,
-            "the incoming neighbours of depth 10 (an unnamed scratch file in",
+            "the incoming neighbours of depth 20 (an unnamed scratch file in",
         ),
         (
             "layer:10",
@@ -592,7 +627,8 @@ fn a_damaged_scratch_file_is_a_clean_error() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_npuzzle"))
             .env_clear()
             .env("NPUZZLE_DAMAGE_SCRATCH", damage)
-            // (3x3's lists are small: a share of 64 bytes sends them to their file.)
+            // (3x3's lists are small: a share of 64 bytes, 16 offsets a segment, sends those
+            // of layer 20, about 30 a segment, to their file.)
             .env("NPUZZLE_TEST_SPILL_BYTES", "64")
             .args([
                 "analyze",
@@ -1024,8 +1060,8 @@ fn plan_refuses_what_the_search_refuses_in_the_same_line() {
         ),
         (
             vec!["--processes", "2", "--hostfile", &hosts, "--memory", "300M"],
-            "--memory 300.00 MB is too small: a chunk of 65536 boards takes 338.17 MB with the \
-             search's buffers and the 67.11 MB of other processes' messages",
+            "take 335.54 MB with the search's buffers and the 67.11 MB of other processes' \
+             messages",
         ),
         (vec![], "5x5 is beyond the index"),
     ];
@@ -1073,7 +1109,12 @@ fn plan_refuses_what_the_search_refuses_in_the_same_line() {
         .skip(1)
         .collect();
     assert_eq!(rows.len(), 4, "{text}");
-    assert!(rows[0].trim_start().starts_with("1 ") && rows[0].contains("300.00 MB"));
+    // One machine: the maps (a few hundred bytes), the buffers (256 MiB) and the first
+    // layers' lists and segments, within the 300 MB.
+    assert!(
+        rows[0].trim_start().starts_with("1 ") && rows[0].contains("268.4"),
+        "{text}"
+    );
     for (row, n) in rows[1..].iter().zip(["4", "8", "16"]) {
         assert!(
             row.trim_start()

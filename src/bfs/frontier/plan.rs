@@ -292,13 +292,21 @@ pub fn project(
     let threads = rayon::current_num_threads().clamp(1, segments) as u64;
     let maps = map_bytes(&space, segments) / threads * u64::from(machines.cores);
     let p = f64::from(machines.processes);
-    let fixed = maps + RESERVE + held + super::SPILL_BYTES + super::config::WINDOW_BYTES;
+    let fixed = maps + RESERVE + held;
     let scale = neighbours_per_board(shape, metric) / MEASURED_NEIGHBOURS;
     let speed = p * f64::from(machines.cores) * rates.expand_per_core / scale;
     let send = rates.traffic_bytes_per_board * scale * (p - 1.0) / p;
     let rates = &Rates {
         incoming_bytes_per_board: rates.incoming_bytes_per_board * scale,
         ..*rates
+    };
+    // Beside them, while layer d + 1 is built from `expanded` boards into `next`: the
+    // incoming lists' share in memory (at most SPILL_BYTES) and the segments written at once
+    // (at most WINDOW_BYTES), this machine's share.
+    let lists_and_window = |expanded: u64, next: u64| {
+        let lists = (expanded as f64 / p * rates.incoming_bytes_per_board) as u64;
+        let written = rates.layer_bytes(next / u64::from(machines.processes), index) as u64;
+        lists.min(super::SPILL_BYTES) + written.min(super::config::WINDOW_BYTES)
     };
     match layers(shape, metric)? {
         LayerSizes::Published(sizes) => {
@@ -344,6 +352,9 @@ pub fn project(
                     out.widest_boards = size(d + 1);
                     out.widest_traffic = sent as u64;
                 }
+                out.peak_memory = out
+                    .peak_memory
+                    .max(fixed + lists_and_window(expanded, size(d + 1)));
                 let disk = disk_while_building(
                     rates,
                     machines,
@@ -379,7 +390,7 @@ pub fn project(
                     [widest, widest, widest, widest],
                 ),
                 peak_disk_depth: 0,
-                peak_memory: fixed,
+                peak_memory: fixed + lists_and_window(widest, widest),
                 maps,
                 widest_depth: 0,
                 widest_boards: widest,
