@@ -402,7 +402,9 @@ fn the_memory_and_disk_budget_stop_cleanly() {
         "--edges",
         "none",
     ];
-    let cases: [(&str, Vec<&str>, Option<&str>, &str, &[u64]); 2] = [
+    // (name, flags, the faked free disk, the reason reported, the counts the layers begin with)
+    type Case<'a> = (&'a str, Vec<&'a str>, Option<&'a str>, &'a str, &'a [u64]);
+    let cases: [Case; 2] = [
         (
             "disk",
             [&four[..], &["--scratch", &scratch]].concat(),

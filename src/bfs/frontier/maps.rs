@@ -252,6 +252,9 @@ fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> 
     f.write_all(bytes)
 }
 
+/// Scatter tasks' lists of neighbours, one per segment, kept from task to task.
+type Lists = Mutex<Vec<Vec<Vec<u32>>>>;
+
 /// An offset left out of a sorted segment (no offset reaches it: a segment spans fewer
 /// than 2^64 indices).
 const GONE: u64 = u64::MAX;
@@ -410,7 +413,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         let outgoing: Vec<Mutex<Vec<u8>>> =
             (0..processes).map(|_| Mutex::new(Vec::new())).collect();
         let mut built = Built::default();
-        let lists = Mutex::new(Vec::new());
+        let lists: Lists = Mutex::new(Vec::new());
         // Windows between which the messages go and a stop is asked for.
         let window = match processes {
             1 => 64 * rayon::current_num_threads().max(1),
@@ -425,7 +428,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 .par_iter()
                 .map(|&s| {
                     let who = (me, processes);
-                    self.scatter_segment(current, depth, s, incoming, &outgoing, who, &lists)
+                    let into = (incoming, &outgoing[..], &lists);
+                    self.scatter_segment(current, depth, s, into, who)
                 })
                 .collect::<Result<_, _>>()?;
             built.crossing += counts.iter().sum::<u64>();
@@ -464,10 +468,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         current: &Layer,
         depth: u32,
         s: usize,
-        incoming: &Incoming,
-        outgoing: &[Mutex<Vec<u8>>],
+        (incoming, outgoing, lists): (&Incoming, &[Mutex<Vec<u8>>], &Lists),
         (me, processes): (usize, usize),
-        lists: &Mutex<Vec<Vec<Vec<u32>>>>,
     ) -> Result<u64, FrontierError> {
         // A list per segment, kept from task to task (empty between them).
         let mut local = lists
@@ -532,14 +534,12 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         if !batch.is_empty() {
             route(&mut batch, &mut local);
         }
-        drop(route);
         for t in touched {
             if !local[t].is_empty() {
                 hand_on(t, &mut local[t]);
             }
             local[t] = Vec::new();
         }
-        drop(hand_on);
         lists.lock().expect("no task panics holding it").push(local);
         match failed {
             Some(e) => Err(incoming.fail(e)),

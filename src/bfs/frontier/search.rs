@@ -855,7 +855,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
             stop()?;
             let range = first..(first + window).min(segments);
             let (older, newer) = (&*previous, current);
-            let out: Vec<Result<(Vec<u8>, u64, bool), FrontierError>> = range
+            let out: Vec<SegmentOut> = range
                 .clone()
                 .into_par_iter()
                 .map(|t| {
@@ -895,7 +895,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                         false => built.sparse += 1,
                     }
                 }
-                if matches!(sink_in_memory(&self.places), true) {
+                if sink_in_memory(&self.places) {
                     written += bytes.capacity() as u64;
                 }
                 sink.push(bytes, count)
@@ -923,6 +923,10 @@ impl<S: StateSpace> StepInputs<'_, S> {
         Ok((next, built))
     }
 }
+
+/// A segment of the next layer as a task built it: its bytes, its boards, and whether in a
+/// map.
+type SegmentOut = Result<(Vec<u8>, u64, bool), FrontierError>;
 
 /// Whether the layers are kept in memory.
 fn sink_in_memory(places: &Places<'_>) -> bool {
