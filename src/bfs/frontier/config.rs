@@ -3,8 +3,14 @@
 //! buffers ([`RESERVE`]).
 
 use super::FrontierError;
-use super::maps::MAX_SPAN;
 use crate::bfs::StateSpace;
+
+/// A segment is built in a map when its neighbours (incoming, and about three per board of
+/// layer `d` in it) are at least `1 / SPARSE` of its span; else sorted. A map costs a pass
+/// over `span / 8` bytes (zeroed, then read); a sort about 25 ns a neighbour.
+pub const SPARSE: u64 = 512;
+/// Most indices in a segment: offsets are `u32`.
+pub const MAX_SPAN: u64 = 1 << 32;
 
 /// Segments per layer (by index range) for a space whose index has no prefix cut
 /// ([`crate::bfs::StateSpace::prefix_spans`]), when [`FrontierConfig::segments`] is 0.
@@ -147,12 +153,12 @@ pub(super) const WINDOW_BYTES: u64 = 128 << 20;
 
 /// Bytes of the maps of a search of `space` in `segments` segments: one per thread (at most
 /// one per segment), a bit per index of a segment, and the buffers of a sparse segment's sort
-/// (three `u64`s a move, up to a [`SPARSE`](super::maps::SPARSE)th of a segment's span);
+/// (three `u64`s a move, up to a [`SPARSE`](SPARSE)th of a segment's span);
 /// no map for segments of more than [`MAX_SPAN`] indices (every one built by a sort).
 pub fn map_bytes<S: StateSpace>(space: &S, segments: usize) -> u64 {
     let span = space.size().div_ceil(segments.max(1) as u64);
     let maps = rayon::current_num_threads().clamp(1, segments.max(1)) as u64;
-    let sort = 24 * span.min(MAX_SPAN) / super::maps::SPARSE;
+    let sort = 24 * span.min(MAX_SPAN) / SPARSE;
     match span > MAX_SPAN {
         true => maps * sort,
         false => maps * (span.div_ceil(64) * 8 + sort),
@@ -168,7 +174,7 @@ pub(super) struct Buffers {
     /// Bytes of the buffer a segment of a layer on disk is decoded through.
     pub(super) decode: usize,
     /// A segment is built in a map when its neighbours are at least `1 / sparse` of its
-    /// span, else by a sort ([`super::maps::SPARSE`]; 0: always a sort, `u64::MAX`: always a
+    /// span, else by a sort ([`SPARSE`]; 0: always a sort, `u64::MAX`: always a
     /// map).
     pub(super) sparse: u64,
 }
@@ -189,7 +195,7 @@ impl Buffers {
         Buffers {
             window: 16 * rayon::current_num_threads().max(1),
             decode: 1 << 20,
-            sparse: super::maps::SPARSE,
+            sparse: SPARSE,
         }
     }
 }

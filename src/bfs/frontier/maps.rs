@@ -19,8 +19,8 @@
 //!    layer `d`, where the graph is not bipartite: the multi-tile metric) in the segment are
 //!    cleared from it; the bits left, read in order, are the segment of layer `d + 1`,
 //!    gap-coded as it goes. A segment whose neighbours are few against its span
-//!    ([`SPARSE`]) is built without a map: its neighbours sorted and deduplicated, minus the
-//!    same layers by a merge.
+//!    ([`SPARSE`](super::SPARSE)) is built without a map: its moves off the lanes
+//!    radix-sorted, merged with its lane moves minus the same layers in one pass.
 //!
 //! Each board of layer `d` is expanded once (its crossing moves in the scatter, its other
 //! moves in the maps), each segment of every live layer decoded at most twice, and nothing
@@ -34,7 +34,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::config::Buffers;
+use super::config::{Buffers, MAX_SPAN};
 use super::exchange::Exchange;
 use super::store::Layer;
 use super::{FrontierError, read_error};
@@ -45,12 +45,6 @@ use crate::bfs::{Lanes, StateIndex, StateSpace, drop_none};
 const BATCH: usize = 4096;
 /// Neighbours a scatter task keeps for one segment before it hands them on.
 const FLUSH: usize = 1 << 14;
-/// A segment is built in a map when its neighbours (incoming, and about three per board of
-/// layer `d` in it) are at least `1 / SPARSE` of its span; else sorted. A map costs a pass
-/// over `span / 8` bytes (zeroed, then read); a sort about 25 ns a neighbour.
-pub(super) const SPARSE: u64 = 512;
-/// Most indices in a segment: offsets are `u32`.
-pub const MAX_SPAN: u64 = 1 << 32;
 
 /// The bytes of the header of a message's part: segment `u32`, count `u32` (little-endian),
 /// then `count` offsets `u32`.
@@ -321,7 +315,7 @@ pub(super) struct Maps<'a, S> {
     bipartite: bool,
     /// Bytes of the decode buffer of a segment on disk.
     decode: usize,
-    /// The density below which a segment is sorted ([`SPARSE`]).
+    /// The density below which a segment is sorted ([`SPARSE`](super::SPARSE)).
     sparse: u64,
     /// Segments span more than [`MAX_SPAN`] indices: an offset is two `u32`s (high, low),
     /// and every segment is built by a sort.
@@ -558,6 +552,11 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         incoming: Vec<u32>,
         work: &mut Work,
     ) -> Result<(Vec<u8>, u64, bool), FrontierError> {
+        // Nothing comes into a segment without boards of layer d and without incoming
+        // neighbours (most of a deep board's segments in its first layers).
+        if incoming.is_empty() && current.counts[t] == 0 {
+            return Ok((Vec::new(), 0, false));
+        }
         let length = self.length(t);
         let expected = incoming.len() as u64 + 3 * current.counts[t];
         let dense = !self.wide && expected.saturating_mul(self.sparse) >= length;

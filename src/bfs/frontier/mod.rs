@@ -85,7 +85,7 @@ pub use config::{
 };
 pub use disk::disk_free;
 pub use exchange::{Alone, Arrived, Exchange, owner};
-pub use maps::{MAX_SPAN, SPILL_BYTES};
+pub use maps::SPILL_BYTES;
 pub use resume::RunLabel;
 pub use search::{search, search_across, search_stored, search_with};
 pub use status::STATUS_FILE;

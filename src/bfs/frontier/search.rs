@@ -990,7 +990,7 @@ mod tests {
         let (sizes, last) = driver(space, goal);
         let seed = space.rank(goal).unwrap();
         for segments in [0, 1, 3, 1024] {
-            for sparse in [0, super::super::maps::SPARSE, u64::MAX] {
+            for sparse in [0, super::super::config::SPARSE, u64::MAX] {
                 let buffers = Buffers {
                     window: if sparse == 0 { 1 } else { 8 },
                     decode: 1 << 20,
@@ -1216,7 +1216,7 @@ mod tests {
                 // (4x4's own segments are 3.8 billion boards: a map of each for a layer of
                 // thousands would zero 479 MB a segment; 2x5's are small.)
                 let sparse_ways = match r {
-                    4 => [0, super::super::maps::SPARSE],
+                    4 => [0, super::super::config::SPARSE],
                     _ => [0, u64::MAX],
                 };
                 for sparse in sparse_ways {
@@ -1249,7 +1249,7 @@ mod tests {
         // tests map every segment of the small grids.)
         for (c, place, sparse) in [
             (config(1 << 12), "memory", 0),
-            (config(1 << 12), "scratch", super::super::maps::SPARSE),
+            (config(1 << 12), "scratch", super::super::config::SPARSE),
             (config(0), "checkpoint", 0),
         ] {
             let tiny = Buffers {
@@ -1320,7 +1320,7 @@ mod tests {
             let buffers = Buffers {
                 window: 4,
                 decode: 64 << 10,
-                sparse: super::super::maps::SPARSE,
+                sparse: super::super::config::SPARSE,
             };
             let before = status_bytes("VmRSS:");
             let f = search_buffered(
