@@ -1,5 +1,6 @@
-//! The file system under a search: positioned reads of its files, the bytes free in a folder,
-//! and, in debug builds, the damage the tests of the checks on reading back ask for.
+//! The file system under a search: positioned reads and writes of its files, the bytes free
+//! in a folder, and, in debug builds, the damage the tests of the checks on reading back ask
+//! for.
 
 use std::fs::File;
 use std::path::Path;
@@ -16,6 +17,20 @@ pub(super) fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<(
     let mut f = file.try_clone()?;
     f.seek(SeekFrom::Start(at))?;
     f.read_exact(buf)
+}
+
+#[cfg(unix)]
+pub(super) fn write_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(bytes, at)
+}
+
+#[cfg(not(unix))]
+pub(super) fn write_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(at))?;
+    f.write_all(bytes)
 }
 
 /// Builds with debug assertions or the `test-hooks` feature only (the binary `cargo test`

@@ -147,7 +147,7 @@ impl Incoming {
             let at = spill
                 .end
                 .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
-            write_at(&spill.file, &bytes, at)?;
+            super::disk::write_at(&spill.file, &bytes, at)?;
             let crc = crc32fast::hash(&bytes);
             let n = part.tail.len() as u32;
             part.blocks.push((at, n, crc));
@@ -230,20 +230,6 @@ impl Incoming {
             .map(|p| p.lock().expect("no task panics holding it").len)
             .sum()
     }
-}
-
-#[cfg(unix)]
-fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    file.write_all_at(bytes, at)
-}
-
-#[cfg(not(unix))]
-fn write_at(file: &std::fs::File, bytes: &[u8], at: u64) -> std::io::Result<()> {
-    use std::io::{Seek, SeekFrom, Write};
-    let mut f = file.try_clone()?;
-    f.seek(SeekFrom::Start(at))?;
-    f.write_all(bytes)
 }
 
 /// Scatter tasks' lists of neighbours, one per segment, kept from task to task.

@@ -895,7 +895,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                         false => built.sparse += 1,
                     }
                 }
-                if sink_in_memory(&self.places) {
+                if self.places.layers.is_none() {
                     written += bytes.capacity() as u64;
                 }
                 sink.push(bytes, count)
@@ -927,11 +927,6 @@ impl<S: StateSpace> StepInputs<'_, S> {
 /// A segment of the next layer as a task built it: its bytes, its boards, and whether in a
 /// map.
 type SegmentOut = Result<(Vec<u8>, u64, bool), FrontierError>;
-
-/// Whether the layers are kept in memory.
-fn sink_in_memory(places: &Places<'_>) -> bool {
-    places.layers.is_none()
-}
 
 #[cfg(test)]
 mod tests {
