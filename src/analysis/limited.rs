@@ -538,9 +538,9 @@ pub fn check_limited_memory(
     // (Either parity's space: the bytes a board takes are the same.)
     let fitted = match Engine::for_shape(shape) {
         Some(Engine::Parity) => ParitySpace::with_metric(shape, Parity::Even, metric)
-            .map(|space| config.within_holding(&space, memory, held)),
+            .map(|space| config.within_holding(&space, memory, (processes, held))),
         Some(Engine::Lex) => LexSpace::with_metric(shape, metric)
-            .map(|space| config.within_holding(&space, memory, held)),
+            .map(|space| config.within_holding(&space, memory, (processes, held))),
         None => None,
     };
     match fitted {
@@ -589,9 +589,9 @@ fn search_from<S: StateSpace + Clone + Send + Sync + 'static>(
         .within_holding(
             &space,
             storage.memory,
-            search
-                .cluster
-                .map_or(0, |c| cluster::frontier_held(c.processes)),
+            search.cluster.map_or((1, 0), |c| {
+                (c.processes, cluster::frontier_held(c.processes))
+            }),
         )
         .map_err(frontier_error)?;
     progress.note(&frontier_plan(&space, storage, config));

@@ -58,10 +58,11 @@
 //! **The frontier search across processes** ([`frontier()`], `analyze --max-depth D
 //! --processes P`): the same connections, hello, panic hook and relay (`execute` serves
 //! both jobs), and [`crate::bfs::frontier::search_across`] on each process with `frontier`'s
-//! [`crate::bfs::frontier::Exchange`] over this channel: segment `k` of every layer belongs
-//! to process `k mod P`, which keeps its share on its own disk or in its memory; a chunk's
-//! run's pieces of another process's segments go to it as one chunk of the claims channel
-//! (gap-coded, acknowledged once added as a run: at most [`FRONTIER_CREDIT`] unacknowledged
+//! [`crate::bfs::frontier::Exchange`] over this channel: every layer's segments are dealt to
+//! the processes ([`crate::bfs::frontier::owner`]), each keeping its share on its own disk or in
+//! its memory; the neighbours a scatter finds in another process's segments go to it as one
+//! chunk of the claims channel (offsets in their segments, acknowledged once added to the
+//! incoming lists: at most [`FRONTIER_CREDIT`] unacknowledged
 //! per receiver), a layer ends with the end markers above, its size is summed in one round,
 //! and process 0 gathers the last layer's first boards. Each process checkpoints its share
 //! in its own folder; on `--resume` the processes load the deepest layer all of them saved.

@@ -18,6 +18,11 @@ pub const SEGMENTS: usize = 1024;
 /// The fewest segments of the prefix cut [`segments_for`] chooses, when the space has one
 /// with segments of at most [`MAX_SPAN`] indices: enough to keep every thread busy.
 pub const LEAST_PREFIX_SEGMENTS: u64 = 64;
+/// The fewest segments per process of the prefix cut [`segments_for`] chooses across
+/// processes: with fewer, a few segments holding most of a layer (4x4's first 33 layers)
+/// leave one process fuller than the others (measured: docs/frontier-search.md "Balance
+/// across processes").
+pub const PER_PROCESS: u64 = 1024;
 /// Most segments per layer [`FrontierConfig::clamped`] allows (2^20).
 pub const MAX_SEGMENTS: usize = 1 << 20;
 
@@ -35,14 +40,20 @@ pub struct FrontierConfig {
 }
 
 /// The segments a layer of `space` is cut into for `segments` segments asked (0: the
-/// space's own cut). Asked for 0: the coarsest prefix cut ([`StateSpace::prefix_spans`]) of
-/// at least [`LEAST_PREFIX_SEGMENTS`] segments of at most [`MAX_SPAN`] indices each (a map
-/// of a segment is then at most 512 MiB), else the finest prefix cut of at most
-/// [`MAX_SEGMENTS`], else [`SEGMENTS`]. Always from 1 to [`MAX_SEGMENTS`], and at most the
-/// boards.
-pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
+/// space's own cut) on `processes` processes (1: one machine). Asked for 0: the coarsest
+/// prefix cut ([`StateSpace::prefix_spans`]) of at least [`LEAST_PREFIX_SEGMENTS`] segments
+/// (across processes, at least [`PER_PROCESS`] a process, so that the deal,
+/// [`super::Deal`], has enough to balance) of at most [`MAX_SPAN`] indices each (a map of a
+/// segment is then at most 512 MiB), else the finest prefix cut of at most [`MAX_SEGMENTS`],
+/// else [`SEGMENTS`]. Always from 1 to [`MAX_SEGMENTS`], and at most the boards.
+pub fn segments_for<S: StateSpace>(space: &S, segments: usize, processes: usize) -> usize {
     let size = space.size();
     let most = usize::try_from(size.max(1)).unwrap_or(usize::MAX);
+    let least = match processes {
+        0 | 1 => LEAST_PREFIX_SEGMENTS,
+        p => LEAST_PREFIX_SEGMENTS.max(PER_PROCESS.saturating_mul(p as u64)),
+    };
+    let segments = super::status::segments_asked(segments);
     if segments > 0 {
         return segments.clamp(1, MAX_SEGMENTS).min(most);
     }
@@ -51,7 +62,7 @@ pub fn segments_for<S: StateSpace>(space: &S, segments: usize) -> usize {
     let fits = |&&span: &&u64| count(span) <= MAX_SEGMENTS as u64;
     spans
         .iter()
-        .find(|&&span| span <= MAX_SPAN && count(span) >= LEAST_PREFIX_SEGMENTS)
+        .find(|&&span| span <= MAX_SPAN && count(span) >= least)
         .filter(fits)
         .or_else(|| spans.iter().rev().find(fits))
         .map_or(SEGMENTS, |&span| count(span) as usize)
@@ -74,13 +85,14 @@ impl FrontierConfig {
         space: &S,
         memory: Option<u64>,
     ) -> Result<FrontierConfig, FrontierError> {
-        self.within_holding(space, memory, 0)
+        self.within_holding(space, memory, (1, 0))
     }
 
-    /// The configuration a process of a search across processes runs for `space` under the
-    /// memory budget `memory` (bytes, if any) while it holds up to `held` bytes of the other
-    /// processes' messages ([`Exchange::held`], [`crate::bfs::cluster::frontier_held`]; 0 on
-    /// one machine): its segments chosen ([`segments_for`]), and the maps of a segment per
+    /// The configuration a process of a search across `processes` processes runs for `space`
+    /// under the memory budget `memory` (bytes, if any) while it holds up to `held` bytes of
+    /// the other processes' messages ([`Exchange::held`],
+    /// [`crate::bfs::cluster::frontier_held`]; `(1, 0)` on one machine): its segments chosen
+    /// ([`segments_for`]), and the maps of a segment per
     /// thread ([`map_bytes`]), [`RESERVE`] and `held` checked against the budget. The check a
     /// search makes before it starts, and the one `analyze --plan` and the command line make
     /// before any connection.
@@ -94,10 +106,10 @@ impl FrontierConfig {
         self,
         space: &S,
         memory: Option<u64>,
-        held: u64,
+        (processes, held): (usize, u64),
     ) -> Result<FrontierConfig, FrontierError> {
         let config = FrontierConfig {
-            segments: segments_for(space, self.segments),
+            segments: segments_for(space, self.segments, processes),
         };
         let Some(memory) = memory else {
             return Ok(config);
@@ -215,23 +227,26 @@ mod tests {
     fn the_budget_counts_the_maps_and_the_messages_held() {
         let space = ParitySpace::new(Shape::new(4, 4).unwrap(), Parity::Even).unwrap();
         let config = FrontierConfig::default();
-        let segments = segments_for(&space, 0);
+        let segments = segments_for(&space, 0, 1);
         let maps = map_bytes(&space, segments);
         // A map of 3,832,012,800 bits a thread, and 24 bytes for a 512th of them.
         assert_eq!(maps % (479_001_600 + 179_625_600), 0);
         let least = RESERVE + maps;
         let held = 64 << 20;
         assert_eq!(config.within(&space, Some(least)).unwrap().segments, 2730);
-        let refused = config.within_holding(&space, Some(least + held - 1), held);
+        let refused = config.within_holding(&space, Some(least + held - 1), (1, held));
         assert!(
             matches!(&refused, Err(FrontierError::Budget(m))
                 if m.contains("658.63 MB each") && m.contains("67.11 MB of other processes'")),
             "{refused:?}"
         );
-        let fitted = config.within_holding(&space, Some(least + held), held);
+        let fitted = config.within_holding(&space, Some(least + held), (1, held));
         assert_eq!(fitted.unwrap().segments, 2730);
         assert_eq!(
-            config.within_holding(&space, None, held).unwrap().segments,
+            config
+                .within_holding(&space, None, (1, held))
+                .unwrap()
+                .segments,
             2730
         );
     }
@@ -244,19 +259,29 @@ mod tests {
     #[test]
     fn the_segments_follow_the_prefix_of_the_tiles() {
         let grid = |r, c| ParitySpace::new(Shape::new(r, c).unwrap(), Parity::Even).unwrap();
-        assert_eq!(segments_for(&grid(4, 4), 0), 15 * 14 * 13);
+        assert_eq!(segments_for(&grid(4, 4), 0, 1), 15 * 14 * 13);
         assert_eq!(grid(4, 4).size() / 2730, 16 * 479_001_600 / 2);
-        assert_eq!(segments_for(&grid(2, 7), 0), 13 * 12);
-        assert_eq!(segments_for(&grid(3, 4), 0), 11 * 10);
-        assert_eq!(segments_for(&grid(3, 3), 0), 8 * 7 * 6);
-        assert_eq!(segments_for(&grid(4, 5), 0), 19 * 18 * 17 * 16);
-        assert_eq!(segments_for(&grid(2, 2), 0), 3);
+        assert_eq!(segments_for(&grid(2, 7), 0, 1), 13 * 12);
+        assert_eq!(segments_for(&grid(3, 4), 0, 1), 11 * 10);
+        assert_eq!(segments_for(&grid(3, 3), 0, 1), 8 * 7 * 6);
+        assert_eq!(segments_for(&grid(4, 5), 0, 1), 19 * 18 * 17 * 16);
+        assert_eq!(segments_for(&grid(2, 2), 0, 1), 3);
         let lex = LexSpace::new(Shape::new(3, 3).unwrap()).unwrap();
-        assert_eq!(segments_for(&lex, 0), SEGMENTS);
+        assert_eq!(segments_for(&lex, 0, 1), SEGMENTS);
         let row = LexSpace::new(Shape::new(1, 5).unwrap()).unwrap();
-        assert_eq!(segments_for(&row, 0), 120);
-        assert_eq!(segments_for(&grid(3, 3), 97), 97);
-        assert_eq!(segments_for(&grid(3, 3), usize::MAX), 181_440);
-        assert_eq!(segments_for(&grid(4, 4), usize::MAX), MAX_SEGMENTS);
+        assert_eq!(segments_for(&row, 0, 1), 120);
+        assert_eq!(segments_for(&grid(3, 3), 97, 1), 97);
+        assert_eq!(segments_for(&grid(3, 3), usize::MAX, 1), 181_440);
+        assert_eq!(segments_for(&grid(4, 4), usize::MAX, 1), MAX_SEGMENTS);
+        // Across processes, at least PER_PROCESS a process: 4x4 by its first 3 tiles on 2
+        // processes, by its first 4 (32,760 segments) on 3 to 31, by 5 on 32; 3x4 by 4
+        // tiles on 2.
+        assert_eq!(segments_for(&grid(4, 4), 0, 2), 15 * 14 * 13);
+        assert_eq!(segments_for(&grid(4, 4), 0, 3), 15 * 14 * 13 * 12);
+        assert_eq!(segments_for(&grid(4, 4), 0, 31), 15 * 14 * 13 * 12);
+        assert_eq!(segments_for(&grid(4, 4), 0, 32), 15 * 14 * 13 * 12 * 11);
+        assert_eq!(segments_for(&grid(3, 4), 0, 2), 11 * 10 * 9 * 8);
+        assert_eq!(segments_for(&grid(3, 4), 0, 1), 11 * 10);
+        assert_eq!(segments_for(&grid(3, 3), 97, 4), 97);
     }
 }

@@ -1,11 +1,11 @@
 //! The frontier search across processes: the hooks its layer loop calls ([`Exchange`]), one
-//! machine's (which owns every segment and sends nothing: [`Alone`]), and the messages the
-//! processes send each other (a run's pieces in another process's segments, cut out of the
-//! chunk's run as they are: gap-coded, not re-encoded).
+//! machine's (which owns every segment and sends nothing: [`Alone`]), and which process owns
+//! which segment ([`Deal`]).
 //!
-//! A message is a list of pieces, each a header of 28 bytes (segment `u32`, base `u64`,
-//! count `u64`, bytes `u64`, little-endian) then its bytes. Every field of a message that
-//! arrives is checked before it is used ([`parse`]).
+//! A message (built by the scatter, `maps.rs`) is a list of parts, each a segment `u32` and a
+//! count `u32` (little-endian) then that many `u32` offsets in the segment: the neighbours the
+//! sender's scatter found in the receiver's segments. Every field of a message that arrives is
+//! checked before it is used (`maps::parse`).
 
 use super::FrontierError;
 
@@ -15,12 +15,12 @@ use super::FrontierError;
 pub type Arrived<'a> = dyn FnMut(&[u8]) -> Result<(), FrontierError> + 'a;
 
 /// What the frontier search's layer loop needs from the processes it runs on: who owns a
-/// segment, sending a run's pieces to their owner and taking what others sent, ending a
+/// segment, sending the neighbours found in another process's segments to it and taking what others sent, ending a
 /// layer, and the collective steps (every process calls them in the same order: a sum, an
 /// all-gather, a gather to process 0). Object-safe: the search takes `&mut dyn Exchange`, so
 /// its generic code is compiled once whatever runs it.
 ///
-/// Segment `k` of every layer belongs to process `k mod P` ([`Exchange::owner`]): a process's
+/// Every layer's segments are dealt to the processes by [`Deal`]: a process's
 /// layers hold its segments only (the others empty), so each expands, merges, checkpoints and
 /// budgets its share as one machine does the whole.
 pub trait Exchange {
@@ -32,10 +32,6 @@ pub trait Exchange {
     /// yet added as runs: part of the memory a budget plans for. 0 on one machine.
     fn held(&self) -> u64 {
         0
-    }
-    /// The process that owns segment `segment` ([`owner`]).
-    fn owner(&self, segment: usize) -> usize {
-        owner(segment, self.processes())
     }
     /// Sends `message` (pieces of segments `target` owns) to process `target`. When the bytes
     /// sent to `target` and not yet acknowledged would pass the credit, waits for
@@ -145,11 +141,69 @@ pub trait Exchange {
     }
 }
 
-/// The process of `processes` that owns segment `segment` of every layer: `segment mod
-/// processes` (the layers of a deep search spread over the index, so every process gets a
-/// share of each; a lane move, between consecutive indices, stays in its segment).
-pub fn owner(segment: usize, processes: usize) -> usize {
-    segment % processes.max(1)
+/// How [`Deal`] deals segments, as a checkpoint records it (a search across processes
+/// resumes only from a checkpoint dealt the same way): 0, segment `k` to process `k mod P`
+/// (before issue 74's balance); 1, [`Deal::new`]'s.
+pub const DEAL: u32 = 1;
+
+/// Fibonacci hashing's multiplier, `2^64 / phi` rounded to odd: `k * FIBONACCI mod 2^64` is
+/// `frac(k / phi) * 2^64`, the golden-ratio sequence of low discrepancy.
+const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Which process owns which segment of every layer (the same on every process: a function of
+/// the segments and the processes alone).
+///
+/// The segments are taken in the order of the golden-ratio sequence (`frac(k / phi)`, by
+/// Fibonacci hashing) and dealt in rounds of `P`, every other round in reverse (`0, 1, ..,
+/// P - 1, P - 1, .., 0, 0, ..`). Every process gets the same number of segments (within
+/// one), and its share of a layer is a sample of segments spread evenly over the whole index
+/// whatever `P`: neither the runs of consecutive segments that `k mod P` deals alike when `P`
+/// shares a factor with the Lehmer digits' radices (with 14 processes, `k mod 14` on 4x4 is
+/// the third tile alone: +84 % on the fullest) nor a random deal's spread. Measured on every
+/// layer's segments of 3x4 and 2x6 whole and 4x4 to depth 33 (`scripts/balance.py`;
+/// docs/frontier-search.md "Balance across processes"). A lane move, between consecutive
+/// indices, stays in its segment whatever the deal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deal {
+    /// The owner of each segment.
+    owners: Vec<u32>,
+    processes: usize,
+}
+
+impl Deal {
+    /// The deal of `segments` segments to `processes` processes (0 is read as 1).
+    pub fn new(segments: usize, processes: usize) -> Deal {
+        let p = processes.max(1);
+        let mut order: Vec<usize> = (0..segments).collect();
+        order.sort_unstable_by_key(|&k| ((k as u64).wrapping_mul(FIBONACCI), k));
+        let mut owners = vec![0u32; segments];
+        for (at, &k) in order.iter().enumerate() {
+            let (round, seat) = (at / p, at % p);
+            owners[k] = if round % 2 == 0 { seat } else { p - 1 - seat } as u32;
+        }
+        Deal {
+            owners,
+            processes: p,
+        }
+    }
+
+    /// The process that owns segment `segment`.
+    ///
+    /// # Panics
+    /// When `segment` is not one of the deal's segments.
+    pub fn owner(&self, segment: usize) -> usize {
+        self.owners[segment] as usize
+    }
+
+    /// The processes dealt to.
+    pub fn processes(&self) -> usize {
+        self.processes
+    }
+
+    /// Segments of the deal.
+    pub fn segments(&self) -> usize {
+        self.owners.len()
+    }
 }
 
 /// One machine: it owns every segment, and has nothing to send or wait for.
@@ -185,4 +239,34 @@ fn corrupt(p: usize, what: &str) -> FrontierError {
     FrontierError::Peer(format!(
         "process {p} sent a corrupt message ({what}); the search stops"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The deal gives every process the same number of segments (within one), one of each
+    /// round of `P` in the golden-ratio order, whatever `P` (the counts of 4x4's cuts too);
+    /// one process owns everything; and it is a function of its arguments alone.
+    #[test]
+    fn the_deal_is_even_and_the_same_on_every_process() {
+        for (segments, processes) in [(10, 3), (110, 4), (2730, 14), (2730, 16), (43_680, 7)] {
+            let deal = Deal::new(segments, processes);
+            let mut held = vec![0usize; processes];
+            for k in 0..segments {
+                held[deal.owner(k)] += 1;
+            }
+            let (least, most) = (held.iter().min().unwrap(), held.iter().max().unwrap());
+            assert!(most - least <= 1, "{segments} to {processes}: {held:?}");
+            assert_eq!(deal, Deal::new(segments, processes));
+            assert_eq!((deal.segments(), deal.processes()), (segments, processes));
+        }
+        let alone = Deal::new(50, 1);
+        assert!((0..50).all(|k| alone.owner(k) == 0));
+        assert_eq!(Deal::new(5, 0).processes(), 1);
+        // Not k mod P, which with 14 processes on 4x4's 2,730 segments deals by the third
+        // tile alone.
+        let deal = Deal::new(2730, 14);
+        assert!((0..2730).filter(|&k| deal.owner(k) != k % 14).count() > 2000);
+    }
 }

@@ -35,7 +35,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::config::{Buffers, MAX_SPAN};
-use super::exchange::Exchange;
+use super::exchange::{Deal, Exchange};
 use super::store::Layer;
 use super::{FrontierError, read_error};
 use crate::bfs::codec::{Part, ReadError, Reader, push_gap, radix_sort};
@@ -306,11 +306,15 @@ pub(super) struct Maps<'a, S> {
     /// Segments span more than [`MAX_SPAN`] indices: an offset is two `u32`s (high, low),
     /// and every segment is built by a sort.
     wide: bool,
+    /// Which process owns which segment.
+    deal: Deal,
 }
 
 impl<'a, S: StateSpace> Maps<'a, S> {
-    /// The builder of layers of `segments` segments of `span` indices of `space`.
-    pub(super) fn new(space: &'a S, span: u64, segments: usize, buffers: &Buffers) -> Self {
+    /// The builder of layers of `deal.segments()` segments of `span` indices of `space`,
+    /// dealt to processes by `deal`.
+    pub(super) fn new(space: &'a S, span: u64, deal: Deal, buffers: &Buffers) -> Self {
+        let segments = deal.segments();
         let lanes = space.lanes().filter(|l| {
             // A lane move never passes a multiple of the period: none leaves a segment whose
             // span is a multiple of it.
@@ -332,7 +336,13 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             decode: buffers.decode,
             sparse: buffers.sparse,
             wide: span > MAX_SPAN,
+            deal,
         }
+    }
+
+    /// Which process owns which segment.
+    pub(super) fn deal(&self) -> &Deal {
+        &self.deal
     }
 
     /// Bytes of the maps the builder may hold at once: one per thread (at most one per
@@ -386,7 +396,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         exchange: &mut dyn Exchange,
         mut tick: impl FnMut(usize, u64, bool) -> Result<(), FrontierError>,
     ) -> Result<Built, FrontierError> {
-        let (me, processes) = (exchange.process(), exchange.processes());
+        let (me, processes) = (exchange.process(), self.deal.processes());
         let sources: Vec<usize> = (0..self.segments)
             .filter(|&s| current.counts[s] > 0)
             .collect();
@@ -407,7 +417,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             let counts: Vec<u64> = sources
                 .par_iter()
                 .map(|&s| {
-                    let who = (me, processes);
+                    let who = (me, &self.deal);
                     let into = (incoming, &outgoing[..], &lists);
                     self.scatter_segment(current, depth, s, into, who)
                 })
@@ -418,7 +428,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             let sent = built.sent;
             let mut arrived = |m: &[u8]| -> Result<(), FrontierError> {
                 received += m.len() as u64;
-                parse(m, layout, (me, processes), incoming)
+                parse(m, layout, (me, &self.deal), incoming)
             };
             for (p, out) in outgoing.iter().enumerate() {
                 let message = std::mem::take(&mut *out.lock().expect("no task panics holding it"));
@@ -433,7 +443,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         if processes > 1 {
             exchange.end_layer(&mut |m: &[u8]| {
                 received += m.len() as u64;
-                parse(m, layout, (me, processes), incoming)
+                parse(m, layout, (me, &self.deal), incoming)
             })?;
         }
         built.received = received;
@@ -449,7 +459,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         depth: u32,
         s: usize,
         (incoming, outgoing, lists): (&Incoming, &[Mutex<Vec<u8>>], &Lists),
-        (me, processes): (usize, usize),
+        (me, deal): (usize, &Deal),
     ) -> Result<u64, FrontierError> {
         // A list per segment, kept from task to task (empty between them).
         let mut local = lists
@@ -464,7 +474,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         let mut count = 0u64;
         let mut failed: Option<std::io::Error> = None;
         let mut hand_on = |t: usize, offsets: &mut Vec<u32>| {
-            let owner = super::exchange::owner(t, processes);
+            let owner = deal.owner(t);
             if owner == me {
                 if let Err(e) = incoming.add(t, offsets) {
                     failed.get_or_insert(e);
@@ -804,7 +814,7 @@ impl<'a> Minus<'a> {
 pub(super) fn parse(
     message: &[u8],
     (segments, span, size): (usize, u64, u64),
-    (me, processes): (usize, usize),
+    (me, deal): (usize, &Deal),
     incoming: &Incoming,
 ) -> Result<(), FrontierError> {
     let bad = |what: &str| {
@@ -822,7 +832,7 @@ pub(super) fn parse(
         }
         let (segment, count) = (u32_at(at) as usize, u32_at(at + 4) as usize);
         at += HEADER;
-        if segment >= segments || super::exchange::owner(segment, processes) != me {
+        if segment >= segments || deal.owner(segment) != me {
             return Err(bad(&format!("segment {segment}, not this process's")));
         }
         let length = span.min(size.saturating_sub(segment as u64 * span));

@@ -34,10 +34,10 @@
 //! checked field by field first.
 //!
 //! **Across processes** ([`search_across`], `bfs::cluster::frontier` runs it on the cluster's
-//! connections). Every process cuts the index into the same segments; segment `k` belongs to
-//! process `k mod P` ([`owner`]): the layers of a deep search spread over the whole index,
-//! so each process gets a share of every layer, and a lane move (consecutive indices) stays
-//! in its segment. A process's layers hold its segments only (the others empty), so the
+//! connections). Every process cuts the index into the same segments, dealt to the processes
+//! in rounds of `P`, every other round reversed ([`owner`]: a stratified share of every
+//! layer, balanced as docs/frontier-search.md "Balance across processes" measures); a lane
+//! move (consecutive indices) stays in its segment. A process's layers hold its segments only (the others empty), so the
 //! scatter, the maps, the checkpoint and the budget above run unchanged on its share. The layer loop is one:
 //! what differs is behind [`Exchange`] (`&mut dyn`, so the generic code is compiled once;
 //! one machine is [`Alone`], which owns everything and does nothing):
@@ -84,11 +84,11 @@ pub use config::{
     FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, RESERVE, SEGMENTS, map_bytes, segments_for,
 };
 pub use disk::disk_free;
-pub use exchange::{Alone, Arrived, Exchange, owner};
+pub use exchange::{Alone, Arrived, DEAL, Deal, Exchange};
 pub use maps::SPILL_BYTES;
 pub use resume::RunLabel;
 pub use search::{search, search_across, search_stored, search_with};
-pub use status::STATUS_FILE;
+pub use status::{SEGMENT_SIZES_VAR, SEGMENTS_VAR, STATUS_FILE};
 
 use super::StateIndex;
 use super::codec::ReadError;

@@ -13,8 +13,9 @@
 //!   from and whether it is measured, derived or assumed.
 //!
 //! The model, per layer `d + 1` built from layer `d` on `P` machines of `C` cores (each owns
-//! `1/P` of the index, so `1/P` of every layer):
-//! - time: `|L_d| / (P C expand)` (scaled by the board's neighbours per board against the
+//! `1/P` of the segments; the fullest holds and does [`Rates::fullest_share`] times the mean
+//! share of every layer, and sets the pace):
+//! - time: `F |L_d| / (P C expand)` (`F` the fullest share) (scaled by the board's neighbours per board against the
 //!   measured board's, [`neighbours_per_board`]) plus the bytes each machine sends over the network's rate;
 //! - disk: layers `d - 1`, `d` and `d + 1` (and `d - 2` with a checkpoint, the older slot) at
 //!   [`Rates::layer_bytes`] a board, and the incoming lists of layer `d + 1` (the moves that
@@ -89,6 +90,11 @@ pub struct Rates {
     pub network_bytes_per_s: f64,
     /// Whether the traffic figure is derived rather than measured (its kind in the file).
     pub traffic_derived: bool,
+    /// The fullest process's share of the peak disk and of the work over the mean, by
+    /// processes: `(P, share)` for 2, 4, 8 and 16 processes (measured on the segments' sizes
+    /// of every layer of whole and depth-limited runs under [`super::owner`]'s deal, the
+    /// largest of them; [`Rates::fullest_share`]).
+    pub fullest: [(u32, f64); 4],
 }
 
 impl Rates {
@@ -146,7 +152,29 @@ impl Rates {
             traffic_bytes_per_board: get("traffic_bytes_per_board")?.0,
             network_bytes_per_s: get("network_bytes_per_s")?.0,
             traffic_derived: get("traffic_bytes_per_board")?.1 == "derived",
+            fullest: [
+                (2, get("fullest_share_2")?.0),
+                (4, get("fullest_share_4")?.0),
+                (8, get("fullest_share_8")?.0),
+                (16, get("fullest_share_16")?.0),
+            ],
         })
+    }
+
+    /// How much more than the mean the fullest of `processes` processes holds and does (a
+    /// factor at least 1): 1 on one machine; the measured figure of the fewest processes
+    /// listed at least `processes`; past 16, the 16's excess grown by as much per doubling
+    /// as from 8 to 16 (an extrapolation: nothing past 16 processes was measured).
+    pub fn fullest_share(&self, processes: u32) -> f64 {
+        if processes <= 1 {
+            return 1.0;
+        }
+        if let Some(&(_, share)) = self.fullest.iter().find(|&&(p, _)| p >= processes) {
+            return share.max(1.0);
+        }
+        let [.., (_, eight), (_, sixteen)] = self.fullest;
+        let doublings = (f64::from(processes) / 16.0).log2();
+        (sixteen + doublings * (sixteen - eight).max(0.0)).max(1.0)
     }
 
     /// Bytes of a layer of `boards` boards out of an index of `index` boards: gaps as LEB128
@@ -288,13 +316,15 @@ pub fn project(
     let index = space.size();
     let held = crate::bfs::cluster::frontier_held(machines.processes as usize);
     // The maps of the machine's cores (the search's map_bytes on this machine's threads).
-    let segments = segments_for(&space, 0);
+    let segments = segments_for(&space, 0, machines.processes as usize);
     let threads = rayon::current_num_threads().clamp(1, segments) as u64;
     let maps = map_bytes(&space, segments) / threads * u64::from(machines.cores);
     let p = f64::from(machines.processes);
     let fixed = maps + RESERVE + held;
     let scale = neighbours_per_board(shape, metric) / MEASURED_NEIGHBOURS;
-    let speed = p * f64::from(machines.cores) * rates.expand_per_core / scale;
+    // The fullest process sets the pace and the disk each machine needs.
+    let fullest = rates.fullest_share(machines.processes);
+    let speed = p * f64::from(machines.cores) * rates.expand_per_core / scale / fullest;
     let send = rates.traffic_bytes_per_board * scale * (p - 1.0) / p;
     let rates = &Rates {
         incoming_bytes_per_board: rates.incoming_bytes_per_board * scale,
@@ -304,8 +334,9 @@ pub fn project(
     // incoming lists' share in memory (at most SPILL_BYTES) and the segments written at once
     // (at most WINDOW_BYTES), this machine's share.
     let lists_and_window = |expanded: u64, next: u64| {
-        let lists = (expanded as f64 / p * rates.incoming_bytes_per_board) as u64;
-        let written = rates.layer_bytes(next / u64::from(machines.processes), index) as u64;
+        let lists = (expanded as f64 / p * fullest * rates.incoming_bytes_per_board) as u64;
+        let share = (next as f64 / p * fullest) as u64;
+        let written = rates.layer_bytes(share, index) as u64;
         lists.min(super::SPILL_BYTES) + written.min(super::config::WINDOW_BYTES)
     };
     match layers(shape, metric)? {
@@ -401,8 +432,8 @@ pub fn project(
     }
 }
 
-/// Bytes on one machine's disk while layer `d + 1` is built, from the sizes (all machines)
-/// of layers `d - 2`, `d - 1`, `d` and `d + 1`: see the module documentation.
+/// Bytes on the fullest machine's disk while layer `d + 1` is built, from the sizes (all
+/// machines) of layers `d - 2`, `d - 1`, `d` and `d + 1`: see the module documentation.
 fn disk_while_building(
     rates: &Rates,
     machines: Machines,
@@ -410,12 +441,13 @@ fn disk_while_building(
     [older, before, current, next]: [u64; 4],
 ) -> u64 {
     let p = u64::from(machines.processes.max(1));
-    let layer = |boards: u64| rates.layer_bytes(boards / p, index / p);
+    let fullest = rates.fullest_share(machines.processes);
+    let layer = |boards: u64| rates.layer_bytes(boards / p, index / p) * fullest;
     let mut bytes = layer(before) + layer(current) + layer(next);
     if machines.checkpoint {
         bytes += layer(older);
     }
-    let lists = current as f64 / p as f64 * rates.incoming_bytes_per_board;
+    let lists = current as f64 / p as f64 * fullest * rates.incoming_bytes_per_board;
     (bytes + lists) as u64
 }
 
@@ -520,6 +552,28 @@ mod tests {
         assert!(Rates::parse("").unwrap_err().contains("missing"));
     }
 
+    /// The fullest process's share: 1 alone, the measured figure of the fewest processes
+    /// listed at least as many, and past 16 an extrapolation that only grows.
+    #[test]
+    fn the_fullest_share_grows_with_the_processes() {
+        let r = Rates {
+            fullest: [(2, 1.02), (4, 1.05), (8, 1.08), (16, 1.12)],
+            ..Rates::measured()
+        };
+        assert_eq!(r.fullest_share(1), 1.0);
+        assert_eq!(r.fullest_share(2), 1.02);
+        assert_eq!(r.fullest_share(3), 1.05);
+        assert_eq!(r.fullest_share(16), 1.12);
+        assert!((r.fullest_share(32) - 1.16).abs() < 1e-9);
+        assert!(r.fullest_share(64) > r.fullest_share(32));
+        let m = Rates::measured();
+        assert!(
+            (1.0..1.5).contains(&m.fullest_share(4)),
+            "{}",
+            m.fullest_share(4)
+        );
+    }
+
     /// 4x4 to depth 33 on one machine of 2 cores, projected, against the committed run of
     /// the segment maps (output/bench/4x4-d33-maps: 340.6 s, 11.02 GB on disk after layer 33,
     /// 1.85 GB peak RSS under a 24.81 GB budget): the time within a factor of 1.5, the disk
@@ -558,7 +612,8 @@ mod tests {
         assert_eq!(p.traffic, 0);
     }
 
-    /// More machines: the time and the disk per machine fall about as `1/P`, the traffic per
+    /// More machines: the time and the disk per machine fall about as `1/P` (times the
+    /// fullest share), the traffic per
     /// machine rises from 0; a board without a distribution is projected to the end only,
     /// labelled an estimate; a line has no projection.
     #[test]
@@ -580,9 +635,12 @@ mod tests {
         assert!(four.traffic > 0 && four.widest_traffic > 0);
         assert!(four.seconds < one.seconds / 3.0 && four.seconds > one.seconds / 5.0);
         assert!(four.peak_disk < one.peak_disk / 3 && four.peak_disk > one.peak_disk / 5);
-        // Each of 4 machines holds 64 MiB of each other's messages beside the same maps.
-        assert_eq!(four.maps, one.maps);
-        assert_eq!(four.peak_memory - one.peak_memory, 3 * (64 << 20));
+        // Across 4 machines the index is cut by 4 tiles, not 3 (at least PER_PROCESS
+        // segments a process): maps 12 times smaller (16 x 12!/2 against 16 x 11!/2 bits a
+        // core); each machine holds 64 MiB of each other's messages beside them.
+        assert_eq!(one.maps, 12 * four.maps);
+        assert!(four.peak_memory >= four.maps + RESERVE + 3 * (64 << 20));
+        assert!(four.peak_memory < one.peak_memory);
         // The multi-tile metric: twice the moves a board (6 against 3), twice the time.
         let mtm = project(shape(4, 4), Metric::Mtm, TO_THE_END, on(1), &rates).unwrap();
         assert_eq!((mtm.depth, mtm.widest_depth), (43, 33));

@@ -88,6 +88,10 @@ struct State {
     /// Layers `depth - 1` and `depth`.
     previous: Saved,
     current: Saved,
+    /// How the segments are dealt to the processes ([`super::exchange::DEAL`]; 0 in a state
+    /// written before it was kept, whose deal was `k mod P`).
+    #[serde(default)]
+    deal: u32,
 }
 
 /// A state loaded for a resumed search.
@@ -227,6 +231,7 @@ impl Checkpoint {
             peak_bytes,
             previous: saved(previous)?,
             current: saved(current)?,
+            deal: super::exchange::DEAL,
         };
         let depth = (sizes.len() - 1) as u32;
         let path = self.slot(depth);
@@ -374,6 +379,13 @@ impl Checkpoint {
                 state.run.processes(),
                 self.run.process,
                 self.run.processes()
+            ))
+        } else if state.run.processes() > 1 && state.deal != super::exchange::DEAL {
+            Some(format!(
+                "segments dealt to the processes by rule {}, an older build's (this build's \
+                 rule is {})",
+                state.deal,
+                super::exchange::DEAL
             ))
         } else if state.size != self.size || state.segments != self.segments {
             Some(format!(
@@ -572,6 +584,7 @@ impl Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bfs::frontier::exchange::DEAL as DEAL_NOW;
 
     /// Issue 23: a state names its layers' files and offsets, and even one whose CRC checks
     /// out is not trusted with them: a name that leaves the folder, offsets that go back or
@@ -602,5 +615,59 @@ mod tests {
             let e = ck.open(&bad, 50).err().unwrap();
             assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
         }
+    }
+
+    /// Issue 74: segments are dealt to processes by a new rule, so a checkpoint of a search
+    /// across processes written under the old one (`k mod P`, rule 0: a state without the
+    /// field) is refused, naming the rule; one machine's (which owns every segment) resumes
+    /// whatever the rule.
+    #[test]
+    fn a_state_across_processes_dealt_by_another_rule_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |processes| RunLabel {
+            board: "3x3".into(),
+            goal: "g".into(),
+            metric: "stm".into(),
+            process: 0,
+            processes,
+        };
+        let saved = || Saved {
+            file: "layer-1.npl".into(),
+            counts: vec![0, 0],
+            offsets: vec![0, 0, 0],
+            crc: 0,
+            crcs: Vec::new(),
+        };
+        let state = |processes, deal| State {
+            format: FORMAT,
+            run: run(processes),
+            size: 100,
+            segments: 2,
+            span: 50,
+            sizes: vec![1],
+            peak_bytes: 0,
+            previous: saved(),
+            current: saved(),
+            deal,
+        };
+        let path = dir.path().join("frontier.0.ckpt");
+        for processes in [1, 2] {
+            let ck = Checkpoint::new(dir.path(), run(processes), 100, 2, 4);
+            assert!(ck.check_owner(&path, &state(processes, DEAL_NOW)).is_ok());
+            let old = ck.check_owner(&path, &state(processes, 0));
+            match processes {
+                1 => assert!(old.is_ok(), "{old:?}"),
+                _ => {
+                    let e = old.unwrap_err().to_string();
+                    assert!(e.contains("dealt to the processes by rule 0"), "{e}");
+                }
+            }
+        }
+        // A state written before the field was kept reads as rule 0.
+        let json = serde_json::to_value(state(2, DEAL_NOW)).unwrap();
+        let mut object = json.as_object().unwrap().clone();
+        object.remove("deal");
+        let read: State = serde_json::from_value(serde_json::Value::Object(object)).unwrap();
+        assert_eq!(read.deal, 0);
     }
 }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::chunks::Chunks;
 use super::config::{Buffers, RESERVE};
 use super::disk::{damage_hook, disk_free};
-use super::exchange::{Alone, Exchange};
+use super::exchange::{Alone, Deal, Exchange};
 use super::maps::{Built, Incoming, Maps, SPILL_BYTES, Work};
 use super::resume::{Checkpoint, Resumed, layer_name};
 use super::status::{Place, Status};
@@ -108,7 +108,7 @@ pub fn search_stored<S: StateSpace>(
 }
 
 /// [`search_stored`] as one of the processes of `exchange` ([`Exchange`]), each holding the
-/// segments it owns of every layer (segment `k` on process `k mod P`): its own layers,
+/// segments it owns of every layer ([`super::owner`]): its own layers,
 /// incoming lists, checkpoint and memory budget in `storage`, the same `seed`, `max_depth`
 /// and `config` (segments) on every process. The neighbours its scatter finds in other
 /// processes' segments are sent to them, and theirs added to its incoming lists; after each
@@ -242,7 +242,9 @@ fn search_buffered<S: StateSpace>(
     progress: &dyn Progress,
     exchange: &mut dyn Exchange,
 ) -> Result<Frontier, FrontierError> {
-    let config = config.within_holding(space, storage.memory, exchange.held())?;
+    let held = (exchange.processes(), exchange.held());
+    let config = config.within_holding(space, storage.memory, held)?;
+    let deal = Deal::new(config.segments, exchange.processes());
     let size = space.size();
     let places = Places::new(storage, size, config.segments, space.degree());
     // The folder's lock, held until the search returns.
@@ -252,13 +254,13 @@ fn search_buffered<S: StateSpace>(
     let (mut previous, mut current, mut sizes, mut peak) = match resumed {
         Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
         None => {
-            let (previous, current) = places.first_layers(seed, &*exchange)?;
+            let (previous, current) = places.first_layers(seed, &deal, exchange.process())?;
             let peak = current.bytes_in_memory();
             (previous, current, vec![1u64], peak)
         }
     };
     let step = StepInputs {
-        maps: Maps::new(space, current.span, current.segments(), buffers),
+        maps: Maps::new(space, current.span, deal, buffers),
         buffers,
         memory: storage.memory,
         held: exchange.held(),
@@ -359,6 +361,8 @@ fn search_buffered<S: StateSpace>(
             older.retire().map_err(checkpoint_fail)?;
         }
         current = next;
+        super::status::record_segments(depth, &current)
+            .map_err(|(path, source)| FrontierError::Scratch { path, source })?;
         on_layer(LayerReport {
             depth,
             size: global,
@@ -653,13 +657,14 @@ impl<'a> Places<'a> {
     fn first_layers(
         &self,
         seed: StateIndex,
-        exchange: &dyn Exchange,
+        deal: &Deal,
+        me: usize,
     ) -> Result<(Layer, Layer), FrontierError> {
         let previous = Layer::new(self.size, self.segments);
         let span = previous.span;
         let mut first = self.sink(0, span)?;
         let s = (seed.0 / span) as usize;
-        let here = exchange.owner(s) == exchange.process();
+        let here = deal.owner(s) == me;
         for k in 0..self.segments {
             let mut bytes = Vec::new();
             let seeded = k == s && here;
@@ -798,7 +803,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
             false => Ok(()),
         };
         let me = exchange.process();
-        let owned: Vec<bool> = (0..segments).map(|t| exchange.owner(t) == me).collect();
+        let deal = self.maps.deal();
+        let owned: Vec<bool> = (0..segments).map(|t| deal.owner(t) == me).collect();
         let mine = owned.iter().filter(|&&o| o).count();
         status.start(depth + 1);
         let free_dir = self.places.free_dir();

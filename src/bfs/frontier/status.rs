@@ -16,6 +16,59 @@ pub const EVERY: Duration = Duration::from_secs(10);
 /// Name of the status file in the checkpoint folder.
 pub const STATUS_FILE: &str = "status.txt";
 
+/// The environment variable naming a file to which the search appends, after each layer it
+/// builds, the boards and bytes of each of this process's segments of it that holds boards:
+/// CSV rows `depth,segment,boards,bytes` (no header). A diagnostic for how a layer spreads
+/// over the segments (`scripts/balance.py` measures deals to processes from it); unset, nothing
+/// is written.
+pub const SEGMENT_SIZES_VAR: &str = "NPUZZLE_SEGMENT_SIZES";
+
+/// The environment variable that, set to a count, cuts a search asked for the space's own
+/// cut ([`super::FrontierConfig::segments`] 0) into that many segments instead (and so
+/// `--plan`'s maps): a
+/// diagnostic, to measure on one machine the cut a search across processes makes
+/// ([`super::segments_for`]) with [`SEGMENT_SIZES_VAR`] and `scripts/balance.py`.
+pub const SEGMENTS_VAR: &str = "NPUZZLE_SEGMENTS";
+
+/// `segments`, or the count [`SEGMENTS_VAR`] holds when `segments` is 0 (the space's own
+/// cut).
+pub(super) fn segments_asked(segments: usize) -> usize {
+    let asked = std::env::var(SEGMENTS_VAR).ok();
+    match asked.and_then(|v| v.trim().parse().ok()) {
+        Some(asked) if segments == 0 => asked,
+        _ => segments,
+    }
+}
+
+/// Appends layer `depth`'s segments to the file [`SEGMENT_SIZES_VAR`] names, if it names one.
+///
+/// # Errors
+/// The file and what failed, when it cannot be opened or written.
+pub(super) fn record_segments(
+    depth: u32,
+    layer: &super::store::Layer,
+) -> Result<(), (PathBuf, std::io::Error)> {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os(SEGMENT_SIZES_VAR).map(PathBuf::from) else {
+        return Ok(());
+    };
+    let bytes = layer.segment_bytes();
+    let write = || -> std::io::Result<()> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        let mut out = std::io::BufWriter::new(file);
+        for (t, (&boards, &b)) in layer.counts.iter().zip(&bytes).enumerate() {
+            if boards > 0 {
+                writeln!(out, "{depth},{t},{boards},{b}")?;
+            }
+        }
+        out.flush()
+    };
+    write().map_err(|e| (path.clone(), e))
+}
+
 /// Where a layer's build is: its phase and how far, in segments and boards of layer `d`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Place {

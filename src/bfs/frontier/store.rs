@@ -66,6 +66,14 @@ impl Layer {
         segment as u64 * self.span
     }
 
+    /// Bytes of each segment's gap-encoded boards.
+    pub fn segment_bytes(&self) -> Vec<u64> {
+        match &self.store {
+            Store::Memory(s) => s.iter().map(|b| b.len() as u64).collect(),
+            Store::Disk(f) => f.offsets.windows(2).map(|w| w[1] - w[0]).collect(),
+        }
+    }
+
     /// Bytes held in memory.
     pub fn bytes_in_memory(&self) -> u64 {
         match &self.store {
