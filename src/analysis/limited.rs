@@ -43,15 +43,19 @@ pub struct Limited {
     pub save_time: std::time::Duration,
     /// Processes the search ran on ([`analyze_limited_cluster`]; 1 on one machine).
     pub processes: usize,
-    /// Boards expanded, by every process together.
+    /// Boards expanded, by every process together, over every run of the search (across
+    /// resumes).
     pub expanded: u64,
-    /// Bytes of messages sent between processes, by every process together (0 on one
-    /// machine).
+    /// Bytes of messages sent between processes, by every process together, over every run
+    /// (0 on one machine).
     pub sent_bytes: u64,
-    /// Per layer this run built: its depth, the boards expanded to build it and the bytes
-    /// sent meanwhile, by every process together
+    /// Per layer built, by this run or the runs it resumed: its depth, the boards expanded
+    /// to build it and the bytes sent meanwhile, by every process together
     /// ([`bfs::frontier::Frontier::traffic_by_depth`]).
     pub traffic_by_depth: Vec<(u32, u64, u64)>,
+    /// The time the runs before a resume spent building the layers it resumed from
+    /// ([`bfs::frontier::Frontier::seconds_before`]).
+    pub seconds_before: std::time::Duration,
     /// The layers checked against what is known of them.
     pub verification: Verification,
 }
@@ -394,6 +398,7 @@ fn limited(
         expanded: frontier.expanded,
         sent_bytes: frontier.sent_bytes,
         traffic_by_depth: frontier.traffic_by_depth,
+        seconds_before: frontier.seconds_before,
         verification: Verification::of(
             shape,
             metric,

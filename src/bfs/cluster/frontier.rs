@@ -547,6 +547,14 @@ mod tests {
         assert_eq!(f.layer_sizes, one.layer_sizes);
         assert_eq!(f.resumed_from, Some(12));
         assert_eq!(f.last, one.last);
+        // Issue 74: the traffic covers the whole search across the resume, as one
+        // uninterrupted run's does, and the time of the run before is kept.
+        let whole = across(&job(16), 2, |_| Storage::default());
+        let w = whole[0].0.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(f.traffic_by_depth.len(), 16);
+        assert_eq!(f.traffic_by_depth, w.traffic_by_depth);
+        assert_eq!((f.expanded, f.sent_bytes), (w.expanded, w.sent_bytes));
+        assert!(!f.seconds_before.is_zero() && w.seconds_before.is_zero());
         // Process 1 given process 0's folder: both refuse, naming it.
         let swapped = across(&job(20), 2, |p| storage(p, 1 - p, 2, Start::Resume));
         for (p, (r, _)) in swapped.iter().enumerate() {

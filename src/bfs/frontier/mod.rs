@@ -206,14 +206,20 @@ pub struct Frontier {
     pub saved_bytes: u64,
     /// See [`Frontier::saved_bytes`].
     pub save_time: std::time::Duration,
-    /// Boards expanded, by every process together ([`search_across`]).
+    /// The time the runs before this one spent building the layers it resumed from (their
+    /// checkpoint's record; zero for a search not resumed, or resumed from a checkpoint written
+    /// before it was kept).
+    pub seconds_before: std::time::Duration,
+    /// Boards expanded, by every process together ([`search_across`]), over every run of the
+    /// search (a resumed search counts the runs before it, as its checkpoint records them).
     pub expanded: u64,
-    /// Bytes of messages sent between processes, by every process together: 0 on one
-    /// machine.
+    /// Bytes of messages sent between processes, by every process together, over every run
+    /// of the search: 0 on one machine.
     pub sent_bytes: u64,
-    /// For each layer this run built (the empty layer that ended a complete search
-    /// included): its depth, the boards expanded to build it and the bytes of messages
-    /// sent meanwhile, by every process together.
+    /// For each layer built, by this run or the runs it resumed (the empty layer that ended
+    /// a complete search included): its depth, the boards expanded to build it and the bytes
+    /// of messages sent meanwhile, by every process together. A checkpoint written before
+    /// issue 74's second stop kept none: the layers before it are missing then.
     pub traffic_by_depth: Vec<(u32, u64, u64)>,
 }
 

@@ -92,12 +92,33 @@ struct State {
     /// written before it was kept, whose deal was `k mod P`).
     #[serde(default)]
     deal: u32,
+    /// Per layer built so far, by every run of the search: its depth, the boards expanded
+    /// and the bytes sent by every process ([`super::Frontier::traffic_by_depth`]; empty in a
+    /// state written before it was kept).
+    #[serde(default)]
+    traffic: Vec<(u32, u64, u64)>,
+    /// Seconds the runs of the search spent building its layers so far (0 in a state written
+    /// before it was kept).
+    #[serde(default)]
+    seconds: f64,
+}
+
+/// What a search did before the state was saved, kept so that a resumed search reports the
+/// whole run: the traffic of every layer built and the seconds spent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct History {
+    /// Per layer built: depth, boards expanded, bytes sent (every process).
+    pub traffic: Vec<(u32, u64, u64)>,
+    /// Seconds spent building the layers.
+    pub seconds: f64,
 }
 
 /// A state loaded for a resumed search.
 pub(super) struct Resumed {
     pub sizes: Vec<u64>,
     pub peak_bytes: u64,
+    /// What the runs before did (of the layers up to the one resumed from).
+    pub history: History,
     pub previous: Layer,
     pub current: Layer,
     /// The two layers' file names (what [`Checkpoint::settle`] keeps).
@@ -195,8 +216,8 @@ impl Checkpoint {
         &self,
         sizes: &[u64],
         peak_bytes: u64,
-        previous: &Layer,
-        current: &Layer,
+        (previous, current): (&Layer, &Layer),
+        history: &History,
     ) -> io::Result<u64> {
         let saved = |layer: &Layer| -> io::Result<Saved> {
             match &layer.store {
@@ -232,6 +253,8 @@ impl Checkpoint {
             previous: saved(previous)?,
             current: saved(current)?,
             deal: super::exchange::DEAL,
+            traffic: history.traffic.clone(),
+            seconds: history.seconds,
         };
         let depth = (sizes.len() - 1) as u32;
         let path = self.slot(depth);
@@ -311,7 +334,16 @@ impl Checkpoint {
                 self.open(&state.current, state.span),
             ) {
                 (Ok(previous), Ok(current)) => {
+                    let depth = state.sizes.len().saturating_sub(1) as u32;
                     let resumed = Resumed {
+                        history: History {
+                            traffic: state.traffic.into_iter().filter(|t| t.0 <= depth).collect(),
+                            seconds: if state.seconds.is_finite() {
+                                state.seconds.max(0.0)
+                            } else {
+                                0.0
+                            },
+                        },
                         sizes: state.sizes,
                         peak_bytes: state.peak_bytes,
                         previous,
@@ -649,6 +681,8 @@ mod tests {
             previous: saved(),
             current: saved(),
             deal,
+            traffic: Vec::new(),
+            seconds: 0.0,
         };
         let path = dir.path().join("frontier.0.ckpt");
         for processes in [1, 2] {

@@ -11,7 +11,7 @@ use super::config::{Buffers, RESERVE};
 use super::disk::{damage_hook, disk_free};
 use super::exchange::{Alone, Deal, Exchange};
 use super::maps::{Built, Incoming, Maps, SPILL_BYTES, Work};
-use super::resume::{Checkpoint, Resumed, layer_name};
+use super::resume::{Checkpoint, History, Resumed, layer_name};
 use super::status::{Place, Status};
 use super::store::{self, Layer, Sink};
 use super::{
@@ -251,12 +251,12 @@ fn search_buffered<S: StateSpace>(
     let _held = agree(exchange, places.prepare())?;
     let resumed = places.resume(max_depth, progress, exchange)?;
     let resumed_from = resumed.as_ref().map(|r| (r.sizes.len() - 1) as u32);
-    let (mut previous, mut current, mut sizes, mut peak) = match resumed {
-        Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes),
+    let (mut previous, mut current, mut sizes, mut peak, history) = match resumed {
+        Some(r) => (r.previous, r.current, r.sizes, r.peak_bytes, r.history),
         None => {
             let (previous, current) = places.first_layers(seed, &deal, exchange.process())?;
             let peak = current.bytes_in_memory();
-            (previous, current, vec![1u64], peak)
+            (previous, current, vec![1u64], peak, History::default())
         }
     };
     let step = StepInputs {
@@ -295,8 +295,10 @@ fn search_buffered<S: StateSpace>(
     // Neighbours through the incoming lists per board expanded, in the last layer built (the
     // most a board of a grid has off its lanes, before the first).
     let mut crossing_ratio = 2.0f64;
-    // Per layer built: its depth, the boards expanded and the bytes sent, by every process.
-    let mut traffic_by_depth: Vec<(u32, u64, u64)> = Vec::new();
+    // Per layer built: its depth, the boards expanded and the bytes sent, by every process
+    // (the runs before a resume included).
+    let mut traffic_by_depth: Vec<(u32, u64, u64)> = history.traffic;
+    let run_started = std::time::Instant::now();
     let mut complete = false;
     let (mut saved_bytes, mut save_time) = (0u64, std::time::Duration::ZERO);
     // With a checkpoint: layer d - 1's file, kept for the older state slot.
@@ -348,7 +350,15 @@ fn search_buffered<S: StateSpace>(
         if let Some((_, ck)) = &step.places.checkpoint {
             let started = std::time::Instant::now();
             let state_bytes = ck
-                .save(&sizes, peak, &previous, &next)
+                .save(
+                    &sizes,
+                    peak,
+                    (&previous, &next),
+                    &History {
+                        traffic: traffic_by_depth.clone(),
+                        seconds: history.seconds + run_started.elapsed().as_secs_f64(),
+                    },
+                )
                 .map_err(checkpoint_fail)?;
             saved_bytes += next.bytes_on_disk() + state_bytes;
             save_time += next.write_time() + started.elapsed();
@@ -411,6 +421,7 @@ fn search_buffered<S: StateSpace>(
         sorted,
         saved_bytes,
         save_time,
+        seconds_before: std::time::Duration::from_secs_f64(history.seconds),
         expanded: traffic_by_depth.iter().map(|t| t.1).sum(),
         sent_bytes: traffic_by_depth.iter().map(|t| t.2).sum(),
         traffic_by_depth,

@@ -2,7 +2,9 @@
 //! segments and boards of layer `d`), a rate and an ETA, as one line for the progress bar and,
 //! with a checkpoint folder, in the file `status.txt` there (rewritten whole, under a
 //! temporary name then renamed, at most every [`EVERY`] and at every layer's end), which
-//! `cat` or `ssh host cat` reads while the search runs.
+//! `cat` or `ssh host cat` reads while the search runs. And the diagnostics an operator
+//! sets in the environment: each layer's segment sizes written to a file
+//! ([`SEGMENT_SIZES_VAR`]), a cut into as many segments as asked ([`SEGMENTS_VAR`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
