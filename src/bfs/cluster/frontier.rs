@@ -57,7 +57,7 @@ pub struct FrontierJob<S> {
 }
 
 /// Runs `job` as this process of `cluster` ([`frontier::search_across`], its rayon pool of
-/// `cluster.workers` threads): each process owns the segments [`crate::bfs::frontier::owner`] deals it of every layer, keeps its
+/// `cluster.workers` threads): each process owns the segments [`crate::bfs::frontier::Deal`] deals it of every layer, keeps its
 /// share on its own disk or in its own memory, and sends every other process the neighbours
 /// its scatter finds in that process's segments. `on_layer` is called on this thread after each layer
 /// (the global size, this process's figures); warnings and notes go to `progress`, which is

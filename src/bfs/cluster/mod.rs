@@ -59,7 +59,7 @@
 //! --processes P`): the same connections, hello, panic hook and relay (`execute` serves
 //! both jobs), and [`crate::bfs::frontier::search_across`] on each process with `frontier`'s
 //! [`crate::bfs::frontier::Exchange`] over this channel: every layer's segments are dealt to
-//! the processes ([`crate::bfs::frontier::owner`]), each keeping its share on its own disk or in
+//! the processes ([`crate::bfs::frontier::Deal`]), each keeping its share on its own disk or in
 //! its memory; the neighbours a scatter finds in another process's segments go to it as one
 //! chunk of the claims channel (offsets in their segments, acknowledged once added to the
 //! incoming lists: at most [`FRONTIER_CREDIT`] unacknowledged

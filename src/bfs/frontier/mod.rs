@@ -35,7 +35,7 @@
 //!
 //! **Across processes** ([`search_across`], `bfs::cluster::frontier` runs it on the cluster's
 //! connections). Every process cuts the index into the same segments, dealt to the processes
-//! in rounds of `P`, every other round reversed ([`owner`]: a stratified share of every
+//! in rounds of `P`, every other round reversed ([`Deal`]: a stratified share of every
 //! layer, balanced as docs/frontier-search.md "Balance across processes" measures); a lane
 //! move (consecutive indices) stays in its segment. A process's layers hold its segments only (the others empty), so the
 //! scatter, the maps, the checkpoint and the budget above run unchanged on its share. The layer loop is one:
@@ -81,7 +81,8 @@ mod status;
 mod store;
 
 pub use config::{
-    FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, RESERVE, SEGMENTS, map_bytes, segments_for,
+    FrontierConfig, LEAST_PREFIX_SEGMENTS, MAX_SEGMENTS, PER_PROCESS, RESERVE, SEGMENTS, map_bytes,
+    segments_for,
 };
 pub use disk::disk_free;
 pub use exchange::{Alone, Arrived, DEAL, Deal, Exchange};

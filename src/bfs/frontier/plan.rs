@@ -92,7 +92,7 @@ pub struct Rates {
     pub traffic_derived: bool,
     /// The fullest process's share of the peak disk and of the work over the mean, by
     /// processes: `(P, share)` for 2, 4, 8 and 16 processes (measured on the segments' sizes
-    /// of every layer of whole and depth-limited runs under [`super::owner`]'s deal, the
+    /// of every layer of whole and depth-limited runs under [`super::Deal`], the
     /// largest of them; [`Rates::fullest_share`]).
     pub fullest: [(u32, f64); 4],
 }

@@ -108,7 +108,7 @@ pub fn search_stored<S: StateSpace>(
 }
 
 /// [`search_stored`] as one of the processes of `exchange` ([`Exchange`]), each holding the
-/// segments it owns of every layer ([`super::owner`]): its own layers,
+/// segments it owns of every layer ([`Deal`]): its own layers,
 /// incoming lists, checkpoint and memory budget in `storage`, the same `seed`, `max_depth`
 /// and `config` (segments) on every process. The neighbours its scatter finds in other
 /// processes' segments are sent to them, and theirs added to its incoming lists; after each
