@@ -199,7 +199,13 @@ impl Lanes {
     /// neighbours and the layouts' check share.
     #[inline(always)]
     pub fn lane_moves(&self, i: u64) -> (bool, bool) {
-        let r = i % self.period;
+        self.lane_moves_of(i % self.period)
+    }
+
+    /// [`Lanes::lane_moves`] of the boards `i` with `i % period == r` (`r < period`): for a
+    /// caller that has the residue already.
+    #[inline]
+    pub fn lane_moves_of(&self, r: u64) -> (bool, bool) {
         let before = if r == 0 { self.period - 1 } else { r - 1 };
         (self.right >> r & 1 == 1, self.right >> before & 1 == 1)
     }

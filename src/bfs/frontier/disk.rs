@@ -33,6 +33,30 @@ pub(super) fn write_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()
     f.write_all(bytes)
 }
 
+/// Asks the kernel to read bytes `from..to` of `file` into its cache ahead of their reader
+/// (`posix_fadvise(POSIX_FADV_WILLNEED)`, which starts the reads and returns): a layer's
+/// next segments while the current ones are built, so that a thread does not wait on the
+/// disk for a file written past the cache (`O_DIRECT`). A hint: nothing happens where the
+/// kernel declines it or on other systems.
+#[cfg(target_os = "linux")]
+pub(super) fn will_need(file: &File, from: u64, to: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(at), Ok(len)) = (
+        libc::off_t::try_from(from),
+        libc::off_t::try_from(to - from),
+    ) else {
+        return;
+    };
+    if len > 0 {
+        // SAFETY: `file` is an open descriptor for the call's length; the call only advises
+        // the kernel and touches none of this process's memory.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), at, len, libc::POSIX_FADV_WILLNEED) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn will_need(_file: &File, _from: u64, _to: u64) {}
+
 /// Builds with debug assertions or the `test-hooks` feature only (the binary `cargo test`
 /// runs), for the tests of the checks on reading back:
 /// `NPUZZLE_DAMAGE_SCRATCH=incoming:D` (or `layer:D`) flips a bit in the middle of the

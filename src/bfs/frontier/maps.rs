@@ -33,12 +33,13 @@
 use std::sync::Mutex;
 
 use rayon::prelude::*;
+use strength_reduce::StrengthReducedU64;
 
 use super::config::{Buffers, MAX_SPAN};
 use super::exchange::{Deal, Exchange};
 use super::store::Layer;
 use super::{FrontierError, read_error};
-use crate::bfs::codec::{Part, ReadError, Reader, push_gap, radix_sort};
+use crate::bfs::codec::{Part, RadixKey, ReadError, Reader, push_gap, radix_sort};
 use crate::bfs::{Lanes, StateIndex, StateSpace, drop_none};
 
 /// Boards handed to the kernel at once.
@@ -239,8 +240,10 @@ type Lists = Mutex<Vec<Vec<Vec<u32>>>>;
 /// than 2^64 indices).
 const GONE: u64 = u64::MAX;
 
-/// A task's buffers, reused from segment to segment: the map (or, for a sparse segment, the
-/// sorted neighbours), the neighbours before sorting and the sort's scratch.
+/// A task's buffers, reused from segment to segment: the map (or, for a sparse segment of
+/// more than [`MAX_SPAN`] indices, the sorted neighbours), the neighbours before sorting and
+/// the sort's scratch (as `u64`s, or as `u32` offsets in a segment of at most [`MAX_SPAN`]),
+/// the lane moves.
 #[derive(Default)]
 pub(super) struct Work {
     map: Vec<u64>,
@@ -248,6 +251,9 @@ pub(super) struct Work {
     scratch: Vec<u64>,
     right: Vec<u64>,
     left: Vec<u64>,
+    offsets: Vec<u32>,
+    sorted: Vec<u32>,
+    spare: Vec<u32>,
 }
 
 impl Work {
@@ -260,7 +266,9 @@ impl Work {
             &self.right,
             &self.left,
         ];
+        let narrow = [&self.offsets, &self.sorted, &self.spare];
         8 * lists.iter().map(|l| l.capacity() as u64).sum::<u64>()
+            + 4 * narrow.iter().map(|l| l.capacity() as u64).sum::<u64>()
     }
 }
 
@@ -296,7 +304,9 @@ pub(super) struct Maps<'a, S> {
     lanes: Option<Lanes>,
     /// Bit `i % period` set: board `i` is within its segment.
     within: u64,
-    period: u64,
+    /// The lanes' period (1 without lanes), its division by multiplications (a board's
+    /// residue is asked for every board read).
+    period: StrengthReducedU64,
     /// Layer `d + 1` has no board of layer `d` (every move changes side).
     bipartite: bool,
     /// Bytes of the decode buffer of a segment on disk.
@@ -331,7 +341,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             segments,
             lanes,
             within,
-            period: lanes.map_or(1, |l| l.period),
+            period: StrengthReducedU64::new(lanes.map_or(1, |l| l.period)),
             bipartite: space.sides().is_some(),
             decode: buffers.decode,
             sparse: buffers.sparse,
@@ -363,8 +373,15 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         self.span.min(self.size.saturating_sub(base))
     }
 
+    /// Board `x`'s class modulo the lanes' period.
+    #[inline]
+    fn residue(&self, x: u64) -> u64 {
+        x % self.period
+    }
+
+    #[inline]
     fn is_within(&self, x: u64) -> bool {
-        self.within >> (x % self.period) & 1 == 1
+        self.within >> self.residue(x) & 1 == 1
     }
 
     /// The neighbours of `batch` the search does not take from the lanes.
@@ -412,7 +429,14 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         let layout = (self.segments, self.span, self.size);
         let mut received = 0u64;
         let (mut done, mut boards) = (0, 0u64);
-        for sources in sources.chunks(window) {
+        if let Some(first) = sources.chunks(window).next() {
+            current.prefetch(first[0]..first[first.len() - 1] + 1);
+        }
+        let mut windows = sources.chunks(window).peekable();
+        while let Some(sources) = windows.next() {
+            if let Some(ahead) = windows.peek() {
+                current.prefetch(ahead[0]..ahead[ahead.len() - 1] + 1);
+            }
             let heard = received;
             let counts: Vec<u64> = sources
                 .par_iter()
@@ -510,14 +534,14 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             }
         };
         let mut reader = current.reader(s, self.decode);
-        for x in reader.by_ref() {
+        reader.each(|x| {
             if !self.is_within(x) {
                 batch.push(StateIndex(x));
                 if batch.len() == BATCH {
                     route(&mut batch, &mut local);
                 }
             }
-        }
+        });
         reader
             .finish()
             .map_err(|e| read_error(&format!("layer {depth}"), &current.place(), s, e))?;
@@ -557,7 +581,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         let expected = incoming.len() as u64 + 3 * current.counts[t];
         let dense = !self.wide && expected.saturating_mul(self.sparse) >= length;
         let mut bytes = Vec::new();
-        let mut count = 0u64;
+        let count;
         if dense {
             let map = &mut work.map;
             let words = length.div_ceil(64) as usize;
@@ -567,16 +591,9 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 map[(o >> 6) as usize] |= 1 << (o & 63);
             }
             drop(incoming);
-            let set = |map: &mut Vec<u64>, o: u64| map[(o >> 6) as usize] |= 1 << (o & 63);
-            let cell = std::cell::RefCell::new(map);
-            self.expand_here(
-                t,
-                depth,
-                current,
-                |o| set(&mut cell.borrow_mut(), o),
-                |o, _| set(&mut cell.borrow_mut(), o),
-            )?;
-            let map = cell.into_inner();
+            self.expand_here(t, depth, current, |o, _| {
+                map[(o >> 6) as usize] |= 1 << (o & 63);
+            })?;
             let mut clear = |o: u64| map[(o >> 6) as usize] &= !(1u64 << (o & 63));
             if depth > 0 {
                 read_offsets(previous, depth - 1, t, self.decode, &mut clear)?;
@@ -604,62 +621,51 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 scratch,
                 right,
                 left,
+                offsets,
+                sorted,
+                spare,
             } = work;
             right.clear();
             left.clear();
-            keys.clear();
-            match self.wide {
-                true => keys.extend(
-                    incoming
-                        .chunks_exact(2)
-                        .map(|p| u64::from(p[0]) << 32 | u64::from(p[1])),
-                ),
-                false => keys.extend(incoming.iter().map(|&o| u64::from(o))),
-            }
-            drop(incoming);
-            self.expand_here(
-                t,
-                depth,
-                current,
-                |o| keys.push(o),
-                |o, to_next| match to_next {
-                    true => right.push(o),
-                    false => left.push(o),
-                },
-            )?;
             let bits = 64 - (length.max(2) - 1).leading_zeros();
-            radix_sort(std::slice::from_ref(keys), bits, map, scratch);
-            let sorted = map;
-            // Ascending, each ended by GONE: the union of the three, minus layers d - 1 (and
-            // d), in one pass.
-            for list in [&mut *sorted, &mut *right, &mut *left] {
-                list.push(GONE);
-            }
             let base = t as u64 * self.span;
             let mut minus = [
                 (depth > 0).then(|| Minus::new(previous, t, base, self.decode)),
                 (!self.bipartite).then(|| Minus::new(current, t, base, self.decode)),
             ];
-            let (mut i, mut j, mut k) = (0, 0, 0);
-            let mut last = 0u64;
-            bytes.reserve(2 * sorted.len());
-            loop {
-                let x = sorted[i].min(right[j]).min(left[k]);
-                if x == GONE {
-                    break;
+            // The moves off the lanes radix-sorted (as u32 offsets where they fit: half the
+            // bytes a pass), merged with the lane moves minus the layers in `minus`.
+            count = match self.wide {
+                true => {
+                    keys.clear();
+                    keys.extend(
+                        incoming
+                            .chunks_exact(2)
+                            .map(|p| u64::from(p[0]) << 32 | u64::from(p[1])),
+                    );
+                    drop(incoming);
+                    self.expand_here(t, depth, current, |o, lane| match lane {
+                        None => keys.push(o),
+                        Some(true) => right.push(o),
+                        Some(false) => left.push(o),
+                    })?;
+                    radix_sort(std::slice::from_ref(keys), bits, map, scratch);
+                    merge(map, (right, left), &mut minus, &mut bytes)
                 }
-                while sorted[i] == x {
-                    i += 1;
+                false => {
+                    offsets.clear();
+                    self.expand_here(t, depth, current, |o, lane| match lane {
+                        None => offsets.push(o as u32),
+                        Some(true) => right.push(o),
+                        Some(false) => left.push(o),
+                    })?;
+                    let parts = [incoming, std::mem::take(offsets)];
+                    radix_sort(&parts, bits, sorted, spare);
+                    let [_, taken] = parts;
+                    *offsets = taken;
+                    merge(sorted, (right, left), &mut minus, &mut bytes)
                 }
-                j += usize::from(right[j] == x);
-                k += usize::from(left[k] == x);
-                if minus.iter_mut().flatten().any(|m| m.holds(x)) {
-                    continue;
-                }
-                push_gap(&mut bytes, x - last);
-                last = x;
-                count += 1;
-            }
+            };
             for (m, d) in minus.into_iter().zip([depth.wrapping_sub(1), depth]) {
                 if let Some(m) = m {
                     m.finish().map_err(|e| {
@@ -673,41 +679,44 @@ impl<'a, S: StateSpace> Maps<'a, S> {
     }
 
     /// The moves of segment `t`'s boards of layer `depth` (`current`) that stay in it, as
-    /// offsets in the segment: every move off the lanes of its within boards to `f`, the lane
-    /// moves of every board to `lane` (with `true` for a move to the next index), in order.
+    /// offsets in the segment, to `f`: every move off the lanes of its within boards (with
+    /// `None`), the lane moves of every board (with `Some(true)` for a move to the next index,
+    /// `Some(false)` to the one before; these in order).
     fn expand_here(
         &self,
         t: usize,
         depth: u32,
         current: &Layer,
-        mut f: impl FnMut(u64),
-        mut lane: impl FnMut(u64, bool),
+        mut f: impl FnMut(u64, Option<bool>),
     ) -> Result<(), FrontierError> {
         let base = t as u64 * self.span;
         let mut batch: Vec<StateIndex> = Vec::with_capacity(BATCH);
         let mut out: Vec<StateIndex> = Vec::with_capacity(4 * BATCH);
         let mut reader = current.reader(t, self.decode);
         let mut fault = None;
-        for x in reader.by_ref() {
+        reader.each(|x| {
+            if fault.is_some() {
+                return;
+            }
+            let r = self.residue(x);
             if let Some(lanes) = self.lanes {
-                let (next, before) = lanes.lane_moves(x);
+                let (next, before) = lanes.lane_moves_of(r);
                 if before && x > base {
-                    lane(x - 1 - base, false);
+                    f(x - 1 - base, Some(false));
                 }
                 if next && x + 1 < self.size {
-                    lane(x + 1 - base, true);
+                    f(x + 1 - base, Some(true));
                 }
             }
-            if self.is_within(x) {
+            if self.within >> r & 1 == 1 {
                 batch.push(StateIndex(x));
                 if batch.len() == BATCH
                     && let Err(e) = self.within_moves(t, &mut batch, &mut out, &mut f)
                 {
                     fault = Some(e);
-                    break;
                 }
             }
-        }
+        });
         if let Some(e) = fault {
             return Err(e);
         }
@@ -718,7 +727,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
     }
 
     /// The moves off the lanes of `batch` (within boards of segment `t`), as offsets in the
-    /// segment, to `f`; `batch` emptied.
+    /// segment, to `f` (with `None`); `batch` emptied.
     ///
     /// # Errors
     /// [`FrontierError::Read`] when a neighbour is outside the segment: the layout's
@@ -728,7 +737,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         t: usize,
         batch: &mut Vec<StateIndex>,
         out: &mut Vec<StateIndex>,
-        f: &mut impl FnMut(u64),
+        f: &mut impl FnMut(u64, Option<bool>),
     ) -> Result<(), FrontierError> {
         if batch.is_empty() {
             return Ok(());
@@ -745,7 +754,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                     self.span
                 )));
             }
-            f(n - base);
+            f(n - base, None);
         }
         Ok(())
     }
@@ -765,12 +774,45 @@ fn read_offsets(
 ) -> Result<(), FrontierError> {
     let mut reader = layer.reader(t, decode);
     let base = t as u64 * layer.span;
-    for x in reader.by_ref() {
-        f(x - base);
-    }
+    reader.each(|x| f(x - base));
     reader
         .finish()
         .map_err(|e| read_error(&format!("layer {depth}"), &layer.place(), t, e))
+}
+
+/// The union of `sorted` (ascending, repeats allowed) and the lane moves `right` and `left`
+/// (each ascending, without repeats), minus the boards of the layers in `minus`, gap-coded
+/// onto `bytes` in one pass; how many. `right` and `left` are left ended by [`GONE`].
+fn merge<K: RadixKey>(
+    sorted: &[K],
+    (right, left): (&mut Vec<u64>, &mut Vec<u64>),
+    minus: &mut [Option<Minus<'_>>; 2],
+    bytes: &mut Vec<u8>,
+) -> u64 {
+    right.push(GONE);
+    left.push(GONE);
+    let at = |i: usize| sorted.get(i).map_or(GONE, |k| k.value());
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    let (mut last, mut count) = (0u64, 0u64);
+    bytes.reserve(2 * sorted.len());
+    loop {
+        let x = at(i).min(right[j]).min(left[k]);
+        if x == GONE {
+            break;
+        }
+        while at(i) == x {
+            i += 1;
+        }
+        j += usize::from(right[j] == x);
+        k += usize::from(left[k] == x);
+        if minus.iter_mut().flatten().any(|m| m.holds(x)) {
+            continue;
+        }
+        push_gap(bytes, x - last);
+        last = x;
+        count += 1;
+    }
+    count
 }
 
 /// A segment of a layer read in step with an ascending walk, to leave its boards out.

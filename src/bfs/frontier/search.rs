@@ -868,9 +868,14 @@ impl<S: StateSpace> StepInputs<'_, S> {
             2 * (current.bytes_in_memory() + current.bytes_on_disk()) / segments.max(1) as u64;
         let window = self.buffers.window_for(per_segment);
         let mut written = 0u64;
+        previous.prefetch(0..window.min(segments));
+        current.prefetch(0..window.min(segments));
         for first in (0..segments).step_by(window) {
             stop()?;
             let range = first..(first + window).min(segments);
+            let ahead = range.end..(range.end + window).min(segments);
+            previous.prefetch(ahead.clone());
+            current.prefetch(ahead);
             let (older, newer) = (&*previous, current);
             let out: Vec<SegmentOut> = range
                 .clone()

@@ -137,6 +137,17 @@ impl Layer {
         Reader::new(source, std::iter::once(part), buffer)
     }
 
+    /// Asks for `segments`' bytes on disk to be read ahead ([`will_need`](super::disk::will_need));
+    /// nothing for a layer in memory.
+    pub fn prefetch(&self, segments: std::ops::Range<usize>) {
+        if let Store::Disk(f) = &self.store {
+            let end = segments.end.min(self.counts.len());
+            if segments.start < end {
+                super::disk::will_need(&f.file, f.offsets[segments.start], f.offsets[end]);
+            }
+        }
+    }
+
     /// Frees `segment`'s memory (a layer being merged away; nothing on disk).
     pub fn free(&mut self, segment: usize) {
         if let Store::Memory(s) = &mut self.store {
