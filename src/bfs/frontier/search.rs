@@ -784,10 +784,13 @@ impl<S: StateSpace> StepInputs<'_, S> {
     }
 
     /// Layer `depth + 1` from layer `depth` (`current`, after `previous`): scattered, then
-    /// built segment by segment ([`Maps`]) in windows of [`Buffers::window`] segments,
-    /// written in order where the layers go; `previous` is freed segment by segment as the
-    /// new layer is written (in memory). `peak` rises to the bytes held meanwhile.
-    /// `progress` is asked between windows whether to stop.
+    /// built segment by segment ([`Maps`]) and written in order where the layers go. With
+    /// the layers on disk, every thread builds the next segment it may claim (at most
+    /// [`Buffers::window`] segments, and two a thread, ahead of the last written) while a
+    /// thread of its own writes them in order ([`Pipeline`]: no barrier between windows);
+    /// with the layers in memory, in windows of [`Buffers::window`] segments, `previous`
+    /// freed segment by segment as the new layer is written. `peak` rises to the bytes held
+    /// meanwhile. `progress` is asked after each segment (on disk) or window whether to stop.
     ///
     /// # Errors
     /// [`FrontierError::Interrupted`] when asked to stop; [`FrontierError::Read`] for a
@@ -870,6 +873,81 @@ impl<S: StateSpace> StepInputs<'_, S> {
         let mut written = 0u64;
         previous.prefetch(0..window.min(segments));
         current.prefetch(0..window.min(segments));
+        // Layers on disk (nothing of `previous` to free as the new layer is written): the
+        // segments built by every thread without a barrier, written in order as they come.
+        if self.places.layers.is_some() && previous.bytes_in_memory() == 0 {
+            let lookahead = window.max(2 * rayon::current_num_threads().max(1));
+            let pipeline = Pipeline::new(segments, lookahead);
+            let build_one = |t: usize, work: &mut Work| -> SegmentOut {
+                if !owned[t] {
+                    return Ok((Vec::new(), 0, false));
+                }
+                incoming
+                    .take(t, depth + 1)
+                    .and_then(|list| self.maps.build(t, depth, (&*previous, current), list, work))
+            };
+            // The writer is a thread of its own (this one may be one of the pool's, which all
+            // build).
+            let held = std::thread::scope(|scope| {
+                let writer = scope.spawn(|| {
+                    let result = pipeline.drain(|t, r| {
+                        let (bytes, count, dense) = r?;
+                        sink.push(bytes, count)
+                            .map_err(|e| self.places.layers_fail(e))?;
+                        if owned[t] {
+                            match dense {
+                                true => built.dense += 1,
+                                false => built.sparse += 1,
+                            }
+                            done += 1;
+                            boards_done += current.counts[t];
+                            let place = Place {
+                                maps: true,
+                                done,
+                                segments: mine,
+                                boards_done,
+                                boards: current.len,
+                            };
+                            tell(status, place, built.incoming_on_disk, false);
+                        }
+                        stop()
+                    });
+                    pipeline.stop();
+                    result
+                });
+                rayon::broadcast(|_| {
+                    let mut work = Work::default();
+                    while let Some(t) = pipeline.claim() {
+                        if t % lookahead == 0 {
+                            let ahead = t + lookahead..(t + 2 * lookahead).min(segments);
+                            previous.prefetch(ahead.clone());
+                            current.prefetch(ahead);
+                        }
+                        let claim = pipeline.guard(t);
+                        let r = build_one(t, &mut work);
+                        claim.deliver(r, work.bytes());
+                    }
+                });
+                writer.join().expect("the writer does not panic")
+            })?;
+            let place = Place {
+                maps: true,
+                done,
+                segments: mine,
+                boards_done,
+                boards: current.len,
+            };
+            tell(status, place, built.incoming_on_disk, true);
+            built.held = built
+                .held
+                .max(layers + incoming_bytes + held.maps + held.pending);
+            *peak = (*peak).max(built.held);
+            let next = sink.finish().map_err(|e| self.places.layers_fail(e))?;
+            if let store::Store::Disk(f) = &next.store {
+                damage_hook("layer", depth + 1, &f.file, f.path.as_deref());
+            }
+            return Ok((next, built));
+        }
         for first in (0..segments).step_by(window) {
             stop()?;
             let range = first..(first + window).min(segments);
@@ -949,6 +1027,153 @@ impl<S: StateSpace> StepInputs<'_, S> {
 /// A segment of the next layer as a task built it: its bytes, its boards, and whether in a
 /// map.
 type SegmentOut = Result<(Vec<u8>, u64, bool), FrontierError>;
+
+/// The segments of a layer built by every thread at once and written in index order by one
+/// (the caller's): a thread claims the next segment while it is fewer than `lookahead`
+/// ahead of the last written, builds it, and hands it over; the writer takes them in order
+/// as they come. No barrier: a slow segment holds the others back only once they are
+/// `lookahead` ahead (which bounds the bytes held).
+struct Pipeline {
+    state: std::sync::Mutex<Flow>,
+    changed: std::sync::Condvar,
+    segments: usize,
+    lookahead: usize,
+}
+
+#[derive(Default)]
+struct Flow {
+    /// The next segment to claim.
+    next: usize,
+    /// Segments written (all below it).
+    written: usize,
+    /// Built, not written yet: the result and its bytes.
+    ready: std::collections::BTreeMap<usize, (SegmentOut, u64)>,
+    /// Bytes in `ready`, and their most.
+    pending: u64,
+    most_pending: u64,
+    /// Each thread's buffers' bytes at its last segment.
+    maps: std::collections::HashMap<std::thread::ThreadId, u64>,
+    /// The writer stopped (an error or the end): claim nothing more.
+    stopped: bool,
+}
+
+/// What a [`Pipeline`] held at its fullest: the threads' buffers, the segments built ahead.
+struct PipelineHeld {
+    maps: u64,
+    pending: u64,
+}
+
+/// A claimed segment: delivered, or, if its thread unwinds, an error in its place (so the
+/// writer never waits for it).
+struct Claim<'a> {
+    pipeline: &'a Pipeline,
+    t: usize,
+    delivered: bool,
+}
+
+impl Claim<'_> {
+    fn deliver(mut self, result: SegmentOut, maps: u64) {
+        self.delivered = true;
+        self.pipeline.put(self.t, result, Some(maps));
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if !self.delivered {
+            let lost = FrontierError::Read(format!(
+                "segment {} of the next layer: its thread stopped (a defect)",
+                self.t
+            ));
+            self.pipeline.put(self.t, Err(lost), None);
+        }
+    }
+}
+
+impl Pipeline {
+    fn new(segments: usize, lookahead: usize) -> Pipeline {
+        Pipeline {
+            state: std::sync::Mutex::new(Flow::default()),
+            changed: std::sync::Condvar::new(),
+            segments,
+            lookahead: lookahead.max(1),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Flow> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next segment to build, once it is fewer than `lookahead` past the last written;
+    /// `None` when there is none left or the writer stopped.
+    fn claim(&self) -> Option<usize> {
+        let mut flow = self.lock();
+        loop {
+            if flow.stopped || flow.next >= self.segments {
+                return None;
+            }
+            if flow.next < flow.written + self.lookahead {
+                flow.next += 1;
+                return Some(flow.next - 1);
+            }
+            flow = self.changed.wait(flow).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn guard(&self, t: usize) -> Claim<'_> {
+        Claim {
+            pipeline: self,
+            t,
+            delivered: false,
+        }
+    }
+
+    fn put(&self, t: usize, result: SegmentOut, maps: Option<u64>) {
+        let bytes = result.as_ref().map_or(0, |(b, _, _)| b.capacity() as u64);
+        let mut flow = self.lock();
+        flow.pending += bytes;
+        flow.most_pending = flow.most_pending.max(flow.pending);
+        if let Some(m) = maps {
+            flow.maps.insert(std::thread::current().id(), m);
+        }
+        flow.ready.insert(t, (result, bytes));
+        drop(flow);
+        self.changed.notify_all();
+    }
+
+    /// Hands every segment to `write` in index order as they are built, until the last or
+    /// the first error (`write`'s, or a segment's); what was held at the fullest.
+    fn drain(
+        &self,
+        mut write: impl FnMut(usize, SegmentOut) -> Result<(), FrontierError>,
+    ) -> Result<PipelineHeld, FrontierError> {
+        let mut flow = self.lock();
+        while flow.written < self.segments {
+            let t = flow.written;
+            let Some((result, bytes)) = flow.ready.remove(&t) else {
+                flow = self.changed.wait(flow).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            drop(flow);
+            let outcome = write(t, result);
+            flow = self.lock();
+            flow.pending -= bytes;
+            flow.written += 1;
+            self.changed.notify_all();
+            outcome?;
+        }
+        Ok(PipelineHeld {
+            maps: flow.maps.values().sum(),
+            pending: flow.most_pending,
+        })
+    }
+
+    /// Tells the threads to claim nothing more.
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
+    }
+}
 
 #[cfg(test)]
 mod tests {
