@@ -786,7 +786,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
     /// Layer `depth + 1` from layer `depth` (`current`, after `previous`): scattered, then
     /// built segment by segment ([`Maps`]) and written in order where the layers go. With
     /// the layers on disk, every thread builds the next segment it may claim (at most
-    /// [`Buffers::window`] segments, and two a thread, ahead of the last written) while a
+    /// [`Buffers::window`] segments ahead of the last written: the bytes the budget counts) while a
     /// thread of its own writes them in order ([`Pipeline`]: no barrier between windows);
     /// with the layers in memory, in windows of [`Buffers::window`] segments, `previous`
     /// freed segment by segment as the new layer is written. `peak` rises to the bytes held
@@ -876,7 +876,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
         // Layers on disk (nothing of `previous` to free as the new layer is written): the
         // segments built by every thread without a barrier, written in order as they come.
         if self.places.layers.is_some() && previous.bytes_in_memory() == 0 {
-            let lookahead = window.max(2 * rayon::current_num_threads().max(1));
+            // As many segments ahead as a window holds: the bytes the budget counts.
+            let lookahead = window;
             let pipeline = Pipeline::new(segments, lookahead);
             let build_one = |t: usize, work: &mut Work| -> SegmentOut {
                 if !owned[t] {
@@ -890,7 +891,15 @@ impl<S: StateSpace> StepInputs<'_, S> {
             // build).
             let held = std::thread::scope(|scope| {
                 let writer = scope.spawn(|| {
-                    let result = pipeline.drain(|t, r| {
+                    // Whatever ends the writer (its result, an error, a panic) stops the
+                    // claims, so that no thread waits for it.
+                    let _stops = pipeline.stopper();
+                    pipeline.drain(|t, r| {
+                        // Asked once a window, as the windows do (a layer whose last
+                        // window is being written completes).
+                        if t % lookahead == 0 {
+                            stop()?;
+                        }
                         let (bytes, count, dense) = r?;
                         sink.push(bytes, count)
                             .map_err(|e| self.places.layers_fail(e))?;
@@ -910,20 +919,18 @@ impl<S: StateSpace> StepInputs<'_, S> {
                             };
                             tell(status, place, built.incoming_on_disk, false);
                         }
-                        stop()
-                    });
-                    pipeline.stop();
-                    result
+                        Ok(())
+                    })
                 });
                 rayon::broadcast(|_| {
                     let mut work = Work::default();
-                    while let Some(t) = pipeline.claim() {
+                    while let Some(claim) = pipeline.claim() {
+                        let t = claim.t;
                         if t % lookahead == 0 {
                             let ahead = t + lookahead..(t + 2 * lookahead).min(segments);
                             previous.prefetch(ahead.clone());
                             current.prefetch(ahead);
                         }
-                        let claim = pipeline.guard(t);
                         let r = build_one(t, &mut work);
                         claim.deliver(r, work.bytes());
                     }
@@ -1057,6 +1064,15 @@ struct Flow {
     stopped: bool,
 }
 
+/// Stops a [`Pipeline`]'s claims when dropped (the writer's end, whatever it is).
+struct Stopper<'a>(&'a Pipeline);
+
+impl Drop for Stopper<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 /// What a [`Pipeline`] held at its fullest: the threads' buffers, the segments built ahead.
 struct PipelineHeld {
     maps: u64,
@@ -1106,7 +1122,7 @@ impl Pipeline {
 
     /// The next segment to build, once it is fewer than `lookahead` past the last written;
     /// `None` when there is none left or the writer stopped.
-    fn claim(&self) -> Option<usize> {
+    fn claim(&self) -> Option<Claim<'_>> {
         let mut flow = self.lock();
         loop {
             if flow.stopped || flow.next >= self.segments {
@@ -1114,25 +1130,28 @@ impl Pipeline {
             }
             if flow.next < flow.written + self.lookahead {
                 flow.next += 1;
-                return Some(flow.next - 1);
+                return Some(Claim {
+                    pipeline: self,
+                    t: flow.next - 1,
+                    delivered: false,
+                });
             }
             flow = self.changed.wait(flow).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    fn guard(&self, t: usize) -> Claim<'_> {
-        Claim {
-            pipeline: self,
-            t,
-            delivered: false,
-        }
+    /// A guard that stops the claims when dropped.
+    fn stopper(&self) -> Stopper<'_> {
+        Stopper(self)
     }
 
     fn put(&self, t: usize, result: SegmentOut, maps: Option<u64>) {
         let bytes = result.as_ref().map_or(0, |(b, _, _)| b.capacity() as u64);
         let mut flow = self.lock();
         flow.pending += bytes;
-        flow.most_pending = flow.most_pending.max(flow.pending);
+        // Beside the segments built, those still being built (counted at this one's size).
+        let building = (flow.next - flow.written).saturating_sub(flow.ready.len() + 1) as u64;
+        flow.most_pending = flow.most_pending.max(flow.pending + building * bytes);
         if let Some(m) = maps {
             flow.maps.insert(std::thread::current().id(), m);
         }

@@ -137,10 +137,14 @@ impl Layer {
         Reader::new(source, std::iter::once(part), buffer)
     }
 
-    /// Asks for `segments`' bytes on disk to be read ahead ([`will_need`](super::disk::will_need));
-    /// nothing for a layer in memory.
+    /// Asks for `segments`' bytes on disk to be read ahead ([`will_need`](super::disk::will_need))
+    /// when the layer is a checkpoint's (written past the page cache, with direct I/O);
+    /// nothing for a scratch file (written through the cache, whose pages are mostly still
+    /// there: walking them cost more system time than it saved) or a layer in memory.
     pub fn prefetch(&self, segments: std::ops::Range<usize>) {
-        if let Store::Disk(f) = &self.store {
+        if let Store::Disk(f) = &self.store
+            && f.path.is_some()
+        {
             let end = segments.end.min(self.counts.len());
             if segments.start < end {
                 super::disk::will_need(&f.file, f.offsets[segments.start], f.offsets[end]);
