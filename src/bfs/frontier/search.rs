@@ -864,6 +864,13 @@ impl<S: StateSpace> StepInputs<'_, S> {
         built.held = layers + built.incoming_bytes;
         let mut sink = self.places.sink(depth + 1, current.span)?;
         let (mut done, mut boards_done) = (0, 0u64);
+        let place = |done, boards_done| Place {
+            maps: true,
+            done,
+            segments: mine,
+            boards_done,
+            boards: current.len,
+        };
         let pool: std::sync::Mutex<Vec<Work>> = std::sync::Mutex::new(Vec::new());
         let incoming_bytes = built.incoming_bytes;
         // The next layer's segments, guessed at twice the current one's bytes.
@@ -877,8 +884,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
         // segments built by every thread without a barrier, written in order as they come.
         if self.places.layers.is_some() && previous.bytes_in_memory() == 0 {
             // As many segments ahead as a window holds: the bytes the budget counts.
-            let lookahead = window;
-            let pipeline = Pipeline::new(segments, lookahead);
+            let pipeline = Pipeline::new(segments, window);
             let build_one = |t: usize, work: &mut Work| -> SegmentOut {
                 if !owned[t] {
                     return Ok((Vec::new(), 0, false));
@@ -897,7 +903,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                     pipeline.drain(|t, r| {
                         // Asked once a window, as the windows do (a layer whose last
                         // window is being written completes).
-                        if t % lookahead == 0 {
+                        if t % window == 0 {
                             stop()?;
                         }
                         let (bytes, count, dense) = r?;
@@ -910,14 +916,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
                             }
                             done += 1;
                             boards_done += current.counts[t];
-                            let place = Place {
-                                maps: true,
-                                done,
-                                segments: mine,
-                                boards_done,
-                                boards: current.len,
-                            };
-                            tell(status, place, built.incoming_on_disk, false);
+                            let at = place(done, boards_done);
+                            tell(status, at, built.incoming_on_disk, false);
                         }
                         Ok(())
                     })
@@ -926,8 +926,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
                     let mut work = Work::default();
                     while let Some(claim) = pipeline.claim() {
                         let t = claim.t;
-                        if t % lookahead == 0 {
-                            let ahead = t + lookahead..(t + 2 * lookahead).min(segments);
+                        if t % window == 0 {
+                            let ahead = t + window..(t + 2 * window).min(segments);
                             previous.prefetch(ahead.clone());
                             current.prefetch(ahead);
                         }
@@ -937,90 +937,81 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 });
                 writer.join().expect("the writer does not panic")
             })?;
-            let place = Place {
-                maps: true,
-                done,
-                segments: mine,
-                boards_done,
-                boards: current.len,
-            };
-            tell(status, place, built.incoming_on_disk, true);
+            tell(
+                status,
+                place(done, boards_done),
+                built.incoming_on_disk,
+                true,
+            );
             built.held = built
                 .held
                 .max(layers + incoming_bytes + held.maps + held.pending);
-            *peak = (*peak).max(built.held);
-            let next = sink.finish().map_err(|e| self.places.layers_fail(e))?;
-            if let store::Store::Disk(f) = &next.store {
-                damage_hook("layer", depth + 1, &f.file, f.path.as_deref());
-            }
-            return Ok((next, built));
-        }
-        for first in (0..segments).step_by(window) {
-            stop()?;
-            let range = first..(first + window).min(segments);
-            let ahead = range.end..(range.end + window).min(segments);
-            previous.prefetch(ahead.clone());
-            current.prefetch(ahead);
-            let (older, newer) = (&*previous, current);
-            let out: Vec<SegmentOut> = range
-                .clone()
-                .into_par_iter()
-                .map(|t| {
-                    if !owned[t] {
-                        return Ok((Vec::new(), 0, false));
+        } else {
+            for first in (0..segments).step_by(window) {
+                stop()?;
+                let range = first..(first + window).min(segments);
+                let ahead = range.end..(range.end + window).min(segments);
+                previous.prefetch(ahead.clone());
+                current.prefetch(ahead);
+                let (older, newer) = (&*previous, current);
+                let out: Vec<SegmentOut> = range
+                    .clone()
+                    .into_par_iter()
+                    .map(|t| {
+                        if !owned[t] {
+                            return Ok((Vec::new(), 0, false));
+                        }
+                        let taken = pool.lock().expect("no task panics holding it").pop();
+                        let mut work = taken.unwrap_or_default();
+                        let result = incoming.take(t, depth + 1).and_then(|list| {
+                            self.maps.build(t, depth, (older, newer), list, &mut work)
+                        });
+                        pool.lock().expect("no task panics holding it").push(work);
+                        result
+                    })
+                    .collect();
+                let window_bytes: u64 = out
+                    .iter()
+                    .map(|r| r.as_ref().map_or(0, |(b, _, _)| b.capacity() as u64))
+                    .sum();
+                let maps: u64 = pool
+                    .lock()
+                    .expect("no task panics holding it")
+                    .iter()
+                    .map(Work::bytes)
+                    .sum();
+                built.held = built.held.max(
+                    layers.max(previous.bytes_in_memory() + current.bytes_in_memory() + written)
+                        + incoming_bytes
+                        + maps
+                        + window_bytes,
+                );
+                for (t, r) in range.zip(out) {
+                    let (bytes, count, dense) = r?;
+                    if owned[t] {
+                        match dense {
+                            true => built.dense += 1,
+                            false => built.sparse += 1,
+                        }
                     }
-                    let taken = pool.lock().expect("no task panics holding it").pop();
-                    let mut work = taken.unwrap_or_default();
-                    let result = incoming.take(t, depth + 1).and_then(|list| {
-                        self.maps.build(t, depth, (older, newer), list, &mut work)
-                    });
-                    pool.lock().expect("no task panics holding it").push(work);
-                    result
-                })
-                .collect();
-            let window_bytes: u64 = out
-                .iter()
-                .map(|r| r.as_ref().map_or(0, |(b, _, _)| b.capacity() as u64))
-                .sum();
-            let maps: u64 = pool
-                .lock()
-                .expect("no task panics holding it")
-                .iter()
-                .map(Work::bytes)
-                .sum();
-            built.held = built.held.max(
-                layers.max(previous.bytes_in_memory() + current.bytes_in_memory() + written)
-                    + incoming_bytes
-                    + maps
-                    + window_bytes,
-            );
-            for (t, r) in range.zip(out) {
-                let (bytes, count, dense) = r?;
-                if owned[t] {
-                    match dense {
-                        true => built.dense += 1,
-                        false => built.sparse += 1,
+                    if self.places.layers.is_none() {
+                        written += bytes.capacity() as u64;
+                    }
+                    sink.push(bytes, count)
+                        .map_err(|e| self.places.layers_fail(e))?;
+                    previous.free(t);
+                    if owned[t] {
+                        done += 1;
+                        boards_done += current.counts[t];
                     }
                 }
-                if self.places.layers.is_none() {
-                    written += bytes.capacity() as u64;
-                }
-                sink.push(bytes, count)
-                    .map_err(|e| self.places.layers_fail(e))?;
-                previous.free(t);
-                if owned[t] {
-                    done += 1;
-                    boards_done += current.counts[t];
-                }
+                tell(
+                    status,
+                    place(done, boards_done),
+                    built.incoming_on_disk,
+                    done == mine,
+                );
             }
-            let place = Place {
-                maps: true,
-                done,
-                segments: mine,
-                boards_done,
-                boards: current.len,
-            };
-            tell(status, place, built.incoming_on_disk, done == mine);
         }
         *peak = (*peak).max(built.held);
         let next = sink.finish().map_err(|e| self.places.layers_fail(e))?;
@@ -1035,10 +1026,10 @@ impl<S: StateSpace> StepInputs<'_, S> {
 /// map.
 type SegmentOut = Result<(Vec<u8>, u64, bool), FrontierError>;
 
-/// The segments of a layer built by every thread at once and written in index order by one
-/// (the caller's): a thread claims the next segment while it is fewer than `lookahead`
-/// ahead of the last written, builds it, and hands it over; the writer takes them in order
-/// as they come. No barrier: a slow segment holds the others back only once they are
+/// The segments of a layer built by every thread at once and written in index order by a
+/// thread of their own (the writer): a thread claims the next segment while it is fewer
+/// than `lookahead` ahead of the last written, builds it, and hands it over; the writer
+/// takes them in order as they come. No barrier: a slow segment holds the others back only once they are
 /// `lookahead` ahead (which bounds the bytes held).
 struct Pipeline {
     state: std::sync::Mutex<Flow>,
