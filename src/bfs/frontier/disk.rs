@@ -33,6 +33,71 @@ pub(super) fn write_at(file: &File, bytes: &[u8], at: u64) -> std::io::Result<()
     f.write_all(bytes)
 }
 
+/// Bytes per block of direct I/O: its offsets, lengths and buffers are multiples of it.
+pub(super) const BLOCK: usize = 4096;
+
+/// One block of an [`Aligned`] buffer.
+#[derive(Clone, Copy)]
+#[repr(C, align(4096))]
+struct Block([u8; BLOCK]);
+
+/// A zeroed buffer of whole [`BLOCK`]s, aligned as direct I/O needs.
+pub(super) struct Aligned(Vec<Block>);
+
+impl Aligned {
+    /// At least `len` bytes (rounded up to whole blocks).
+    pub(super) fn new(len: usize) -> Aligned {
+        Aligned(vec![Block([0; BLOCK]); len.div_ceil(BLOCK)])
+    }
+
+    /// Its bytes (a multiple of [`BLOCK`]).
+    pub(super) fn bytes(&self) -> &[u8] {
+        // SAFETY: `Block` is `repr(C)` around a byte array with no padding (its size is its
+        // alignment), so the vector's blocks are one initialised, contiguous run of bytes.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.0.len() * BLOCK) }
+    }
+
+    /// Its bytes, to fill.
+    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `bytes`.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<u8>(), self.0.len() * BLOCK)
+        }
+    }
+}
+
+/// Turns direct I/O (`O_DIRECT`: past the page cache, aligned to [`BLOCK`]) on or off for
+/// `file`'s later reads and writes (`fcntl(F_SETFL)`).
+///
+/// # Errors
+/// When the file system refuses it (tmpfs), and on systems other than Linux.
+pub(super) fn set_direct(file: &File, on: bool) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: fcntl on an open descriptor, reading and setting its status flags only.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let flags = match on {
+            true => flags | libc::O_DIRECT,
+            false => flags & !libc::O_DIRECT,
+        };
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, flags) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, on);
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+}
+
 /// Asks the kernel to read bytes `from..to` of `file` into its cache ahead of their reader
 /// (`posix_fadvise(POSIX_FADV_WILLNEED)`, which starts the reads and returns): a layer's
 /// next segments while the current ones are built, so that a thread does not wait on the
@@ -75,6 +140,9 @@ pub(super) fn damage_hook(what: &str, depth: u32, file: &File, path: Option<&Pat
             Some(Ok(f)) => f,
             _ => file,
         };
+        // The spill file is written with direct I/O: one byte is read and written through
+        // the page cache.
+        let _ = set_direct(file, false);
         let len = file.metadata().map_or(0, |m| m.len());
         let mut byte = [0u8];
         if len > 0 && read_at(file, &mut byte, len / 2).is_ok() {

@@ -36,6 +36,7 @@ use rayon::prelude::*;
 use strength_reduce::StrengthReducedU64;
 
 use super::config::{Buffers, MAX_SPAN};
+use super::disk::{Aligned, BLOCK};
 use super::exchange::{Deal, Exchange};
 use super::store::Layer;
 use super::{FrontierError, read_error};
@@ -78,7 +79,14 @@ struct Spill {
     dir: std::path::PathBuf,
     /// Bytes written.
     end: std::sync::atomic::AtomicU64,
+    /// Written and read with direct I/O, each block padded to [`BLOCK`] bytes: where the
+    /// file system allows it and a block is at least [`DIRECT_LIST`] bytes.
+    direct: bool,
 }
+
+/// The least bytes of a block of the incoming lists written with direct I/O (its padding at
+/// most 1/16 of it); smaller ones go through the page cache.
+const DIRECT_LIST: usize = 16 * BLOCK;
 
 /// Bytes of the incoming lists a search keeps in memory, all segments together, when they
 /// spill to a file: each segment's tail goes to the file once it passes its share.
@@ -116,11 +124,14 @@ impl Incoming {
     pub(super) fn spilled(segments: usize, dir: &std::path::Path) -> std::io::Result<Incoming> {
         let file = tempfile::tempfile_in(dir)?;
         let share = (spill_bytes() / 4 / segments.max(1) as u64).clamp(16, 1 << 20);
+        let direct =
+            4 * share as usize >= DIRECT_LIST && super::disk::set_direct(&file, true).is_ok();
         Ok(Incoming {
             spill: Some(Spill {
                 file,
                 dir: dir.to_path_buf(),
                 end: std::sync::atomic::AtomicU64::new(0),
+                direct,
             }),
             spill_at: share as usize,
             ..Incoming::new(segments)
@@ -144,12 +155,20 @@ impl Incoming {
         if part.tail.len() >= self.spill_at
             && let Some(spill) = &self.spill
         {
-            let bytes: Vec<u8> = part.tail.iter().flat_map(|o| o.to_le_bytes()).collect();
-            let at = spill
-                .end
-                .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
-            super::disk::write_at(&spill.file, &bytes, at)?;
-            let crc = crc32fast::hash(&bytes);
+            let len = 4 * part.tail.len();
+            let mut bytes = match spill.direct {
+                true => Bytes::Aligned(Aligned::new(len)),
+                false => Bytes::Vec(vec![0; len]),
+            };
+            for (b, o) in bytes.bytes_mut().chunks_exact_mut(4).zip(&part.tail) {
+                b.copy_from_slice(&o.to_le_bytes());
+            }
+            let at = spill.end.fetch_add(
+                bytes.bytes().len() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            super::disk::write_at(&spill.file, bytes.bytes(), at)?;
+            let crc = crc32fast::hash(&bytes.bytes()[..len]);
             let n = part.tail.len() as u32;
             part.blocks.push((at, n, crc));
             part.tail.clear();
@@ -180,9 +199,12 @@ impl Incoming {
             return Ok(part.tail);
         };
         let mut all = Vec::with_capacity(part.len as usize);
-        let mut bytes = Vec::new();
         for &(at, n, crc) in &part.blocks {
-            bytes.resize(4 * n as usize, 0);
+            let len = 4 * n as usize;
+            let mut bytes = match spill.direct {
+                true => Bytes::Aligned(Aligned::new(len)),
+                false => Bytes::Vec(vec![0; len]),
+            };
             let fault = |what: String| {
                 FrontierError::Read(format!(
                     "the incoming neighbours of depth {depth} (an unnamed scratch file in {}), \
@@ -190,8 +212,10 @@ impl Incoming {
                     spill.dir.display()
                 ))
             };
-            super::disk::read_at(&spill.file, &mut bytes, at).map_err(|e| fault(e.to_string()))?;
-            if crc32fast::hash(&bytes) != crc {
+            super::disk::read_at(&spill.file, bytes.bytes_mut(), at)
+                .map_err(|e| fault(e.to_string()))?;
+            let bytes = &bytes.bytes()[..len];
+            if crc32fast::hash(bytes) != crc {
                 return Err(fault("its CRC-32 does not match".into()));
             }
             all.extend(
@@ -233,6 +257,29 @@ impl Incoming {
     }
 }
 
+/// A block of the spill file: aligned and padded to whole [`BLOCK`]s for direct I/O, or
+/// exactly its bytes.
+enum Bytes {
+    Aligned(Aligned),
+    Vec(Vec<u8>),
+}
+
+impl Bytes {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Bytes::Aligned(a) => a.bytes(),
+            Bytes::Vec(v) => v,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Bytes::Aligned(a) => a.bytes_mut(),
+            Bytes::Vec(v) => v,
+        }
+    }
+}
+
 /// Scatter tasks' lists of neighbours, one per segment, kept from task to task.
 type Lists = Mutex<Vec<Vec<Vec<u32>>>>;
 
@@ -254,6 +301,9 @@ pub(super) struct Work {
     offsets: Vec<u32>,
     sorted: Vec<u32>,
     spare: Vec<u32>,
+    /// Every bit of `map` is clear (its last segment read out whole: each word cleared as
+    /// it was read, so that the next segment needs no pass to clear it).
+    clean: bool,
 }
 
 impl Work {
@@ -585,7 +635,10 @@ impl<'a, S: StateSpace> Maps<'a, S> {
         if dense {
             let map = &mut work.map;
             let words = length.div_ceil(64) as usize;
-            map.clear();
+            if !std::mem::take(&mut work.clean) {
+                map.clear();
+            }
+            // (Past its words, a clean map is clear too.)
             map.resize(words, 0);
             for &o in &incoming {
                 map[(o >> 6) as usize] |= 1 << (o & 63);
@@ -601,11 +654,11 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             if !self.bipartite {
                 read_offsets(current, depth, t, self.decode, &mut clear)?;
             }
-            let set: u64 = map.iter().map(|w| u64::from(w.count_ones())).sum();
-            bytes.reserve(set as usize * 2);
-            let mut last = 0u64;
-            for (w, &word) in map.iter().enumerate() {
-                let mut word = word;
+            // One pass over the map: read out, counted and cleared.
+            let (mut last, mut set) = (0u64, 0u64);
+            for (w, slot) in map.iter_mut().enumerate() {
+                let mut word = std::mem::take(slot);
+                set += u64::from(word.count_ones());
                 while word != 0 {
                     let o = (w as u64) << 6 | u64::from(word.trailing_zeros());
                     push_gap(&mut bytes, o - last);
@@ -613,6 +666,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                     word &= word - 1;
                 }
             }
+            work.clean = true;
+            bytes.shrink_to_fit();
             count = set;
         } else {
             let Work {
@@ -624,6 +679,7 @@ impl<'a, S: StateSpace> Maps<'a, S> {
                 offsets,
                 sorted,
                 spare,
+                clean,
             } = work;
             right.clear();
             left.clear();
@@ -637,6 +693,8 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             // bytes a pass), merged with the lane moves minus the layers in `minus`.
             count = match self.wide {
                 true => {
+                    // (The sorted keys go to the map.)
+                    *clean = false;
                     keys.clear();
                     keys.extend(
                         incoming
@@ -914,4 +972,53 @@ pub(super) fn parse(
             .map_err(|e| incoming.fail(e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The incoming lists read back what was added, in order, from memory and from their file
+    /// (blocks past [`DIRECT_LIST`] bytes written with direct I/O where the file system
+    /// allows it, padded to whole blocks), and a damaged block is an error, not other
+    /// neighbours.
+    #[test]
+    fn the_incoming_lists_read_back_what_was_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let segments = 3;
+        let incoming = Incoming::spilled(segments, dir.path()).unwrap();
+        let mut added: Vec<Vec<u32>> = vec![Vec::new(); segments];
+        let mut x = 12345u32;
+        for round in 0..40 {
+            for (t, list) in added.iter_mut().enumerate() {
+                let n = 1000 + 37_000 * ((round + t) % 5);
+                let part: Vec<u32> = (0..n)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                        x >> 3
+                    })
+                    .collect();
+                incoming.add(t, &part).unwrap();
+                list.extend_from_slice(&part);
+            }
+        }
+        assert!(incoming.bytes_on_disk() > 0, "some blocks went to the file");
+        assert_eq!(
+            incoming.len(),
+            added.iter().map(|l| l.len() as u64).sum::<u64>()
+        );
+        for (t, list) in added.iter().enumerate().skip(1) {
+            assert!(incoming.take(t, 5).unwrap() == *list, "segment {t}");
+        }
+        // A bit flipped in segment 0's first block (its first bytes, never padding).
+        let spill = incoming.spill.as_ref().unwrap();
+        let (at, _, _) = incoming.lock(0).blocks[0];
+        super::super::disk::set_direct(&spill.file, false).ok();
+        let mut byte = [0u8];
+        super::super::disk::read_at(&spill.file, &mut byte, at + 10).unwrap();
+        byte[0] ^= 4;
+        super::super::disk::write_at(&spill.file, &byte, at + 10).unwrap();
+        let e = incoming.take(0, 5).unwrap_err().to_string();
+        assert!(e.contains("CRC-32") && e.contains("segment 0"), "{e}");
+    }
 }

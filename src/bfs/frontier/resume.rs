@@ -608,6 +608,7 @@ impl Checkpoint {
                 crcs,
                 crc: saved.crc,
                 write_time: std::time::Duration::ZERO,
+                cached: false,
             }),
         })
     }

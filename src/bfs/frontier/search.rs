@@ -266,6 +266,7 @@ fn search_buffered<S: StateSpace>(
         held: exchange.held(),
         places,
         progress,
+        works: std::sync::Mutex::new(Vec::new()),
     };
     let checkpoint_fail = |source| step.places.checkpoint_fail(source);
     let mut depth = (sizes.len() - 1) as u32;
@@ -703,6 +704,9 @@ struct StepInputs<'a, S> {
     places: Places<'a>,
     /// Asked between windows of segments whether to stop.
     progress: &'a dyn Progress,
+    /// The tasks' maps and buffers, kept from layer to layer (a map's pages are faulted in
+    /// once, not once a layer).
+    works: std::sync::Mutex<Vec<Work>>,
 }
 
 impl<S: StateSpace> StepInputs<'_, S> {
@@ -871,7 +875,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
             boards_done,
             boards: current.len,
         };
-        let pool: std::sync::Mutex<Vec<Work>> = std::sync::Mutex::new(Vec::new());
+        let pool = &self.works;
         let incoming_bytes = built.incoming_bytes;
         // The next layer's segments, guessed at twice the current one's bytes.
         let per_segment =
@@ -923,7 +927,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
                     })
                 });
                 rayon::broadcast(|_| {
-                    let mut work = Work::default();
+                    let taken = pool.lock().expect("no task panics holding it").pop();
+                    let mut work = taken.unwrap_or_default();
                     while let Some(claim) = pipeline.claim() {
                         let t = claim.t;
                         if t % window == 0 {
@@ -934,6 +939,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                         let r = build_one(t, &mut work);
                         claim.deliver(r, work.bytes());
                     }
+                    pool.lock().expect("no task panics holding it").push(work);
                 });
                 writer.join().expect("the writer does not panic")
             })?;

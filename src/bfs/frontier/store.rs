@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::super::codec::{Part, Reader, Source};
-use super::disk::read_at;
+use super::disk::{Aligned, BLOCK, read_at};
 
 /// A sorted set of indices of a space of `size` boards, in gap-encoded segments of `span`
 /// indices each (segment `s` holds `s * span..(s + 1) * span`, encoded from `s * span`).
@@ -44,6 +44,10 @@ pub(super) struct LayerFile {
     pub crc: u32,
     /// Time spent writing it: the writes, the checksum and, for a named file, the sync.
     pub write_time: std::time::Duration,
+    /// Written through the page cache (a file system without direct I/O), whose pages
+    /// mostly hold it still; else its bytes are on the disk only (written with direct I/O,
+    /// or a checkpoint's read on resuming), and read ahead ([`Layer::prefetch`]).
+    pub cached: bool,
 }
 
 impl Layer {
@@ -138,12 +142,12 @@ impl Layer {
     }
 
     /// Asks for `segments`' bytes on disk to be read ahead ([`will_need`](super::disk::will_need))
-    /// when the layer is a checkpoint's (written past the page cache, with direct I/O);
-    /// nothing for a scratch file (written through the cache, whose pages are mostly still
-    /// there: walking them cost more system time than it saved) or a layer in memory.
+    /// when they are on the disk only (written with direct I/O, or a checkpoint's); nothing
+    /// for a file written through the page cache (whose pages are mostly still there: walking
+    /// them cost more system time than it saved) or a layer in memory.
     pub fn prefetch(&self, segments: std::ops::Range<usize>) {
         if let Store::Disk(f) = &self.store
-            && f.path.is_some()
+            && !f.cached
         {
             let end = segments.end.min(self.counts.len());
             if segments.start < end {
@@ -226,8 +230,8 @@ impl Sink {
     }
 
     /// The same in a file: an unnamed one in `dir`, or, with `name`, `dir/name` (created or
-    /// truncated; a checkpoint's, kept until retired, written with direct I/O where the file
-    /// system allows it: see [`Direct`]).
+    /// truncated; a checkpoint's, kept until retired and synced), written with direct I/O
+    /// where the file system allows it (see [`Direct`]), else through the page cache.
     pub fn file(
         size: u64,
         span: u64,
@@ -235,36 +239,23 @@ impl Sink {
         dir: &Path,
         name: Option<&str>,
     ) -> io::Result<Sink> {
-        let (out, path) = match name {
-            None => (
-                Out::Buffered(BufWriter::with_capacity(
-                    1 << 22,
-                    tempfile::tempfile_in(dir)?,
-                )),
-                None,
-            ),
+        let (file, path) = match name {
+            None => (tempfile::tempfile_in(dir)?, None),
             Some(name) => {
                 let path = dir.join(name);
-                let open = |direct: bool| {
-                    let mut options = std::fs::OpenOptions::new();
-                    options.read(true).write(true).create(true).truncate(true);
-                    #[cfg(target_os = "linux")]
-                    if direct {
-                        use std::os::unix::fs::OpenOptionsExt;
-                        options.custom_flags(libc::O_DIRECT);
-                    }
-                    #[cfg(not(target_os = "linux"))]
-                    let _ = direct;
-                    options.open(&path)
-                };
-                // tmpfs and some other file systems refuse O_DIRECT: buffered writes there.
-                let out = match open(cfg!(target_os = "linux")) {
-                    Ok(file) if cfg!(target_os = "linux") => Out::Direct(Direct::new(file)),
-                    Ok(file) => Out::Buffered(BufWriter::with_capacity(1 << 22, file)),
-                    Err(_) => Out::Buffered(BufWriter::with_capacity(1 << 22, open(false)?)),
-                };
-                (out, Some(path))
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)?;
+                (file, Some(path))
             }
+        };
+        // tmpfs and some other file systems refuse O_DIRECT: buffered writes there.
+        let out = match super::disk::set_direct(&file, true) {
+            Ok(()) => Out::Direct(Direct::new(file)),
+            Err(_) => Out::Buffered(BufWriter::with_capacity(1 << 22, file)),
         };
         let mut offsets = Vec::with_capacity(segments + 1);
         offsets.push(0);
@@ -363,6 +354,7 @@ impl Sink {
                 mut write_time,
             } => {
                 let started = std::time::Instant::now();
+                let cached = matches!(out, Out::Buffered(_));
                 let file = match out {
                     Out::Buffered(out) => {
                         let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -372,12 +364,10 @@ impl Sink {
                         file
                     }
                     Out::Direct(out) => {
-                        out.finish()?;
+                        let file = out.finish(path.is_some())?;
                         // Read back through the page cache (direct reads need aligned buffers).
-                        File::open(
-                            path.as_ref()
-                                .ok_or_else(|| io::Error::other("a direct write names its file"))?,
-                        )?
+                        super::disk::set_direct(&file, false)?;
+                        file
                     }
                 };
                 write_time += started.elapsed();
@@ -389,6 +379,7 @@ impl Sink {
                     crcs,
                     crc: crc.finalize(),
                     write_time,
+                    cached,
                 })
             }
         };
@@ -427,22 +418,16 @@ impl Write for Out {
     }
 }
 
-/// Bytes per block of direct I/O (offsets, lengths and buffers aligned to it).
-const BLOCK: usize = 4096;
-
-/// One aligned block of [`Direct`]'s buffer.
-#[derive(Clone, Copy)]
-#[repr(C, align(4096))]
-struct Block([u8; BLOCK]);
-
-/// A file opened with `O_DIRECT`, written in aligned 4 MiB pieces from an aligned buffer,
-/// bypassing the page cache: the checkpoint's layer files are written once, synced, and read
-/// back a layer later, and the page cache's writeback was the bottleneck (`dd` beside the runs
-/// of `output/bench/2x7-frontier-ckpt/`, in its `disk.txt`). The tail is padded to a
-/// block, then the file is truncated to its length and synced.
+/// A file written with direct I/O (`O_DIRECT`), in aligned 4 MiB pieces from an aligned
+/// buffer, bypassing the page cache: a layer's file is written once and read back a layer
+/// later, and the page cache's writeback was the bottleneck (`dd` beside the runs of
+/// `output/bench/2x7-frontier-ckpt/`, in its `disk.txt`; on this project's machines, buffered
+/// writes past a few GB cost about 10 ns of system time a byte, direct ones 0.25). The tail
+/// is padded to a block, then the file is truncated to its length (and synced, for a
+/// checkpoint's).
 struct Direct {
     file: File,
-    buffer: Vec<Block>,
+    buffer: Aligned,
     /// Bytes of `buffer` in use.
     fill: usize,
     /// Bytes written to the file so far (a multiple of [`BLOCK`]).
@@ -450,35 +435,21 @@ struct Direct {
 }
 
 impl Direct {
-    /// Blocks in the buffer (4 MiB).
-    const BLOCKS: usize = 1024;
+    /// Bytes of the buffer (4 MiB).
+    const BYTES: usize = 1 << 22;
 
     fn new(file: File) -> Direct {
         Direct {
             file,
-            buffer: vec![Block([0; BLOCK]); Self::BLOCKS],
+            buffer: Aligned::new(Self::BYTES),
             fill: 0,
             written: 0,
         }
     }
 
-    fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: `Block` is `repr(C)` around a byte array with no padding (its size is its
-        // alignment), so the vector's blocks are one initialised, contiguous run of bytes.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.buffer.as_mut_ptr().cast::<u8>(),
-                self.buffer.len() * BLOCK,
-            )
-        }
-    }
-
     /// Writes the first `len` bytes of the buffer (a multiple of [`BLOCK`]).
     fn drain(&mut self, len: usize) -> io::Result<()> {
-        let Direct { file, buffer, .. } = self;
-        // SAFETY: as in `bytes`.
-        let bytes = unsafe { std::slice::from_raw_parts(buffer.as_ptr().cast::<u8>(), len) };
-        file.write_all(bytes)?;
+        self.file.write_all(&self.buffer.bytes()[..len])?;
         self.written += len as u64;
         self.fill = 0;
         Ok(())
@@ -488,29 +459,33 @@ impl Direct {
         let n = data.len();
         while !data.is_empty() {
             let at = self.fill;
-            let room = self.buffer.len() * BLOCK - at;
+            let room = Self::BYTES - at;
             let take = room.min(data.len());
-            self.bytes()[at..at + take].copy_from_slice(&data[..take]);
+            self.buffer.bytes_mut()[at..at + take].copy_from_slice(&data[..take]);
             self.fill += take;
             data = &data[take..];
-            if self.fill == self.buffer.len() * BLOCK {
+            if self.fill == Self::BYTES {
                 self.drain(self.fill)?;
             }
         }
         Ok(n)
     }
 
-    /// Writes the tail (padded to a block), truncates the file to the bytes written, syncs.
-    fn finish(mut self) -> io::Result<()> {
+    /// Writes the tail (padded to a block), truncates the file to the bytes written, syncs
+    /// it when `sync`; the file.
+    fn finish(mut self, sync: bool) -> io::Result<File> {
         let len = self.written + self.fill as u64;
         let padded = self.fill.div_ceil(BLOCK) * BLOCK;
         let fill = self.fill;
-        self.bytes()[fill..padded].fill(0);
+        self.buffer.bytes_mut()[fill..padded].fill(0);
         if padded > 0 {
             self.drain(padded)?;
         }
         self.file.set_len(len)?;
-        self.file.sync_all()
+        if sync {
+            self.file.sync_all()?;
+        }
+        Ok(self.file)
     }
 }
 
@@ -524,41 +499,52 @@ mod tests {
     #[test]
     fn direct_writes_read_back_whole() {
         let dir = tempfile::tempdir().unwrap();
-        for sizes in [
-            vec![0usize],
-            vec![1, 0, 4095],
-            vec![4096, 4097, 3],
-            vec![5 << 20, 1, (4 << 20) - 1, 777_777],
-        ] {
-            let mut sink = Sink::file(
-                1000 * sizes.len() as u64,
-                1000,
-                sizes.len(),
-                dir.path(),
-                Some("layer-1.npl"),
-            )
-            .unwrap();
-            let mut all = Vec::new();
-            for (k, &n) in sizes.iter().enumerate() {
-                let bytes: Vec<u8> = (0..n).map(|i| (i * 31 + k * 7) as u8).collect();
-                all.extend_from_slice(&bytes);
-                sink.push(bytes, n as u64).unwrap();
+        for name in [Some("layer-1.npl"), None] {
+            for sizes in [
+                vec![0usize],
+                vec![1, 0, 4095],
+                vec![4096, 4097, 3],
+                vec![5 << 20, 1, (4 << 20) - 1, 777_777],
+            ] {
+                let mut sink = Sink::file(
+                    1000 * sizes.len() as u64,
+                    1000,
+                    sizes.len(),
+                    dir.path(),
+                    name,
+                )
+                .unwrap();
+                let mut all = Vec::new();
+                for (k, &n) in sizes.iter().enumerate() {
+                    let bytes: Vec<u8> = (0..n).map(|i| (i * 31 + k * 7) as u8).collect();
+                    all.extend_from_slice(&bytes);
+                    sink.push(bytes, n as u64).unwrap();
+                }
+                let layer = sink.finish().unwrap();
+                assert_eq!(layer.bytes_on_disk(), all.len() as u64);
+                let Store::Disk(f) = &layer.store else {
+                    panic!("a file")
+                };
+                assert_eq!(f.file.metadata().unwrap().len(), all.len() as u64);
+                if let Some(name) = name {
+                    let on_disk = std::fs::read(dir.path().join(name)).unwrap();
+                    assert!(on_disk == all, "{sizes:?}");
+                }
+                // Read back through the same descriptor, unaligned (direct I/O is off again).
+                let mut back = vec![0u8; all.len()];
+                if !back.is_empty() {
+                    read_at(&f.file, &mut back[1..], 1).unwrap();
+                    read_at(&f.file, &mut back[..1], 0).unwrap();
+                }
+                assert!(back == all, "{name:?} {sizes:?}");
+                assert_eq!(f.crc, crc32fast::hash(&all));
+                for s in 0..sizes.len() {
+                    let from: usize = sizes[..s].iter().sum();
+                    assert_eq!(f.crcs[s], crc32fast::hash(&all[from..from + sizes[s]]));
+                    assert_eq!(f.offsets[s + 1] - f.offsets[s], sizes[s] as u64);
+                }
+                layer.retire().unwrap();
             }
-            let layer = sink.finish().unwrap();
-            let on_disk = std::fs::read(dir.path().join("layer-1.npl")).unwrap();
-            assert_eq!(on_disk.len(), all.len(), "{sizes:?}");
-            assert!(on_disk == all, "{sizes:?}");
-            assert_eq!(layer.bytes_on_disk(), all.len() as u64);
-            let Store::Disk(f) = &layer.store else {
-                panic!("a file")
-            };
-            assert_eq!(f.crc, crc32fast::hash(&all));
-            for s in 0..sizes.len() {
-                let from: usize = sizes[..s].iter().sum();
-                assert_eq!(f.crcs[s], crc32fast::hash(&all[from..from + sizes[s]]));
-                assert_eq!(f.offsets[s + 1] - f.offsets[s], sizes[s] as u64);
-            }
-            layer.retire().unwrap();
         }
     }
 }
