@@ -654,10 +654,17 @@ impl<'a, S: StateSpace> Maps<'a, S> {
             if !self.bipartite {
                 read_offsets(current, depth, t, self.decode, &mut clear)?;
             }
-            // One pass over the map: read out, counted and cleared.
+            // One pass over the map: read out, counted, and cleared where a bit was set (a
+            // word already clear is not written). Two bytes reserved a neighbour (the new
+            // boards are fewer), at most the map's bytes, and what is left given back.
+            bytes.reserve(2 * expected.min(length / 16) as usize);
             let (mut last, mut set) = (0u64, 0u64);
             for (w, slot) in map.iter_mut().enumerate() {
-                let mut word = std::mem::take(slot);
+                let mut word = *slot;
+                if word == 0 {
+                    continue;
+                }
+                *slot = 0;
                 set += u64::from(word.count_ones());
                 while word != 0 {
                     let o = (w as u64) << 6 | u64::from(word.trailing_zeros());
