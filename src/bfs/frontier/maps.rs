@@ -84,6 +84,17 @@ struct Spill {
     direct: bool,
 }
 
+impl Spill {
+    /// The bytes a block of `len` bytes takes in the file: whole [`BLOCK`]s with direct
+    /// I/O (its padding never read as neighbours), else `len`.
+    fn extent(&self, len: usize) -> usize {
+        match self.direct {
+            true => len.div_ceil(BLOCK) * BLOCK,
+            false => len,
+        }
+    }
+}
+
 /// The least bytes of a block of the incoming lists written with direct I/O (its padding at
 /// most 1/16 of it); smaller ones go through the page cache.
 const DIRECT_LIST: usize = 16 * BLOCK;
@@ -156,19 +167,16 @@ impl Incoming {
             && let Some(spill) = &self.spill
         {
             let len = 4 * part.tail.len();
-            let mut bytes = match spill.direct {
-                true => Bytes::Aligned(Aligned::new(len)),
-                false => Bytes::Vec(vec![0; len]),
-            };
-            for (b, o) in bytes.bytes_mut().chunks_exact_mut(4).zip(&part.tail) {
+            let mut block = Aligned::new(len);
+            for (b, o) in block.bytes_mut().chunks_exact_mut(4).zip(&part.tail) {
                 b.copy_from_slice(&o.to_le_bytes());
             }
-            let at = spill.end.fetch_add(
-                bytes.bytes().len() as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-            super::disk::write_at(&spill.file, bytes.bytes(), at)?;
-            let crc = crc32fast::hash(&bytes.bytes()[..len]);
+            let extent = spill.extent(len);
+            let at = spill
+                .end
+                .fetch_add(extent as u64, std::sync::atomic::Ordering::Relaxed);
+            super::disk::write_at(&spill.file, &block.bytes()[..extent], at)?;
+            let crc = crc32fast::hash(&block.bytes()[..len]);
             let n = part.tail.len() as u32;
             part.blocks.push((at, n, crc));
             part.tail.clear();
@@ -199,12 +207,11 @@ impl Incoming {
             return Ok(part.tail);
         };
         let mut all = Vec::with_capacity(part.len as usize);
+        // One buffer for every block, of the largest.
+        let most = part.blocks.iter().map(|&(_, n, _)| n).max().unwrap_or(0);
+        let mut block = Aligned::new(4 * most as usize);
         for &(at, n, crc) in &part.blocks {
             let len = 4 * n as usize;
-            let mut bytes = match spill.direct {
-                true => Bytes::Aligned(Aligned::new(len)),
-                false => Bytes::Vec(vec![0; len]),
-            };
             let fault = |what: String| {
                 FrontierError::Read(format!(
                     "the incoming neighbours of depth {depth} (an unnamed scratch file in {}), \
@@ -212,9 +219,9 @@ impl Incoming {
                     spill.dir.display()
                 ))
             };
-            super::disk::read_at(&spill.file, bytes.bytes_mut(), at)
+            super::disk::read_at(&spill.file, &mut block.bytes_mut()[..spill.extent(len)], at)
                 .map_err(|e| fault(e.to_string()))?;
-            let bytes = &bytes.bytes()[..len];
+            let bytes = &block.bytes()[..len];
             if crc32fast::hash(bytes) != crc {
                 return Err(fault("its CRC-32 does not match".into()));
             }
@@ -254,29 +261,6 @@ impl Incoming {
             .iter()
             .map(|p| p.lock().expect("no task panics holding it").len)
             .sum()
-    }
-}
-
-/// A block of the spill file: aligned and padded to whole [`BLOCK`]s for direct I/O, or
-/// exactly its bytes.
-enum Bytes {
-    Aligned(Aligned),
-    Vec(Vec<u8>),
-}
-
-impl Bytes {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Bytes::Aligned(a) => a.bytes(),
-            Bytes::Vec(v) => v,
-        }
-    }
-
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        match self {
-            Bytes::Aligned(a) => a.bytes_mut(),
-            Bytes::Vec(v) => v,
-        }
     }
 }
 
