@@ -203,6 +203,8 @@ pub struct Unranked<const N: usize> {
 pub struct SequentialUnranker<const N: usize> {
     prefix: u64,
     head: Unranked<N>,
+    /// `masks[i]`: the values not in the prefix's first `i` places (`i <= N - 6`), as bits.
+    masks: [u32; N],
     free: [u8; SUFFIX],
     lanes: HeadLanes,
 }
@@ -273,6 +275,7 @@ impl<const N: usize> Default for SequentialUnranker<N> {
                 digits: [0; N],
                 parity: 0,
             },
+            masks: [0; N],
             free: [0; SUFFIX],
             lanes: HeadLanes {
                 perm: [0; 16],
@@ -399,36 +402,52 @@ impl<const N: usize> SequentialUnranker<N> {
         self.lanes.digits[p] | SuffixLanes::<N>::DIGITS[row][p]
     }
 
+    /// Moves to prefix `prefix` (`< N! / 720`). Only the places from the first digit that
+    /// differs from the current prefix's are unranked again: ranks met in ascending order,
+    /// even far apart (a sparse layer's boards), mostly change only the prefix's last digits.
     #[inline(never)]
     fn set_prefix(&mut self, prefix: u64) {
         let head = N - SUFFIX;
-        self.prefix = prefix;
+        let mut digits = [0u8; N];
         let mut rest = prefix;
-        let mut parity = 0u8;
         for i in (0..head).rev() {
             let base = (N - i) as u64;
-            self.head.digits[i] = (rest % base) as u8;
+            digits[i] = (rest % base) as u8;
             rest /= base;
-            parity ^= self.head.digits[i] & 1;
         }
-        let mut free = (1u32 << N) - 1;
-        for i in 0..head {
-            let v = select(free, u32::from(self.head.digits[i]));
+        let first = match self.prefix {
+            u64::MAX => {
+                self.masks[0] = u32::MAX >> (32 - N as u32);
+                0
+            }
+            _ => (0..head)
+                .find(|&i| digits[i] != self.head.digits[i])
+                .unwrap_or(head),
+        };
+        self.prefix = prefix;
+        let mut free = self.masks[first];
+        for i in first..head {
+            let v = select(free, u32::from(digits[i]));
             free &= !(1 << v);
             self.head.perm[i] = v as u8;
+            self.head.digits[i] = digits[i];
+            if i + 1 < head {
+                self.masks[i + 1] = free;
+            }
         }
+        self.head.parity = digits[..head].iter().fold(0, |p, d| p ^ (d & 1));
+        let rest = free;
         for slot in self.free.iter_mut() {
             *slot = free.trailing_zeros() as u8;
             free &= free - 1;
         }
-        self.head.parity = parity;
         if N > SUFFIX && N <= 16 {
             let lanes = &mut self.lanes;
-            lanes.perm[..head].copy_from_slice(&self.head.perm[..head]);
-            lanes.digits[..head].copy_from_slice(&self.head.digits[..head]);
+            lanes.perm[first..head].copy_from_slice(&self.head.perm[first..head]);
+            lanes.digits[first..head].copy_from_slice(&self.head.digits[first..head]);
             lanes.free[1..=SUFFIX].copy_from_slice(&self.free);
             for (v, slot) in lanes.at_most.iter_mut().enumerate() {
-                *slot = self.free.iter().filter(|&&f| usize::from(f) <= v).count() as u8;
+                *slot = (rest & (u32::MAX >> (31 - v))).count_ones() as u8;
             }
         }
     }
@@ -531,6 +550,52 @@ mod tests {
         check::<9>(7);
         check::<13>(999_999_937);
         check::<19>(usize::MAX / 70_001);
+    }
+
+    /// A walk of ranks with gaps of every scale (the next rank of a dense layer, the next of
+    /// a sparse one some prefixes on, a jump to another segment, a step back) unranks as plain
+    /// unranking does, and the prefix's lanes read the same permutation: the prefix unranked
+    /// again only from its first changed digit must leave nothing of the one before.
+    #[test]
+    fn sequential_unranker_follows_any_walk() {
+        fn check<const N: usize>() {
+            let total = factorial(N).unwrap();
+            let mut seq = SequentialUnranker::<N>::default();
+            let mut p = [0u8; N];
+            let mut state = 0x9E37_79B9_7F4A_7C15u64;
+            let mut r = 0u64;
+            for step in 0..200_000u64 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let scale = [1, 720, 50_000, total / 3][(state % 4) as usize];
+                r = match step % 97 {
+                    0 => state % total,
+                    _ => (r + state % scale.max(1)) % total,
+                };
+                let got = seq.unrank(r);
+                unrank(r, &mut p);
+                assert_eq!(got.perm, p, "N={N} rank {r}");
+                let sum: u32 = got.digits.iter().map(|&d| u32::from(d)).sum();
+                assert_eq!(u32::from(got.parity), sum % 2, "N={N} rank {r}");
+                if N <= 16 {
+                    let row = (r % SUFFIX_COUNT) as usize;
+                    for (i, (&v, &d)) in got.perm.iter().zip(&got.digits).enumerate() {
+                        assert_eq!(seq.value(row, i), v, "N={N} rank {r} place {i}");
+                        assert_eq!(seq.digit(row, i), d, "N={N} rank {r} place {i}");
+                    }
+                    let suffix = &got.perm[N - SUFFIX..];
+                    for (v, &n) in seq.head_lanes().at_most.iter().enumerate() {
+                        let want = suffix.iter().filter(|&&f| usize::from(f) <= v).count();
+                        assert_eq!(usize::from(n), want, "N={N} rank {r} value {v}");
+                    }
+                }
+            }
+        }
+        check::<9>();
+        check::<12>();
+        check::<16>();
+        check::<19>();
     }
 
     /// [`SequentialUnranker::unrank_with_parity`] gives, of ranks `2q` and `2q + 1`, the one

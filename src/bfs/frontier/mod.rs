@@ -86,7 +86,7 @@ pub use config::{
 };
 pub use disk::disk_free;
 pub use exchange::{Alone, Arrived, DEAL, Deal, Exchange};
-pub use maps::SPILL_BYTES;
+pub use maps::{SPILL_BYTES, spill_memory};
 pub use resume::RunLabel;
 pub use search::{search, search_across, search_stored, search_with};
 pub use status::{SEGMENT_SIZES_VAR, SEGMENTS_VAR, STATUS_FILE};

@@ -23,7 +23,7 @@
 //!   `P`;
 //! - memory: the maps of the segments (a bit per index of a segment per core,
 //!   [`super::map_bytes`]), [`RESERVE`], the incoming lists' share in memory
-//!   ([`super::SPILL_BYTES`]), and on `P` machines the `(P - 1) x 64 MiB` of the others'
+//!   ([`super::spill_memory`]), and on `P` machines the `(P - 1) x 64 MiB` of the others'
 //!   messages each holds ([`crate::bfs::cluster::frontier_held`]);
 //! - traffic: [`Rates::traffic_bytes_per_board`] per board expanded, times `(P - 1) / P` (the
 //!   neighbours that fall in other machines' segments).
@@ -331,13 +331,13 @@ pub fn project(
         ..*rates
     };
     // Beside them, while layer d + 1 is built from `expanded` boards into `next`: the
-    // incoming lists' share in memory (at most SPILL_BYTES) and the segments written at once
+    // incoming lists' share in memory (at most `spill_memory`) and the segments written at once
     // (at most WINDOW_BYTES), this machine's share.
     let lists_and_window = |expanded: u64, next: u64| {
         let lists = (expanded as f64 / p * fullest * rates.incoming_bytes_per_board) as u64;
         let share = (next as f64 / p * fullest) as u64;
         let written = rates.layer_bytes(share, index) as u64;
-        lists.min(super::SPILL_BYTES) + written.min(super::config::WINDOW_BYTES)
+        lists.min(super::spill_memory(segments)) + written.min(super::config::WINDOW_BYTES)
     };
     match layers(shape, metric)? {
         LayerSizes::Published(sizes) => {

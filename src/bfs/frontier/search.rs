@@ -10,7 +10,7 @@ use super::chunks::Chunks;
 use super::config::{Buffers, RESERVE};
 use super::disk::{damage_hook, disk_free};
 use super::exchange::{Alone, Deal, Exchange};
-use super::maps::{Built, Incoming, Maps, SPILL_BYTES, Work};
+use super::maps::{Built, Incoming, Maps, Work, spill_memory};
 use super::resume::{Checkpoint, History, Resumed, layer_name};
 use super::status::{Place, Status};
 use super::store::{self, Layer, Sink};
@@ -729,10 +729,10 @@ impl<S: StateSpace> StepInputs<'_, S> {
         };
         let layer_bytes = current.bytes_in_memory() + current.bytes_on_disk();
         let next_bytes = (layer_bytes as f64 * growth) as u64;
-        // The incoming lists: in memory, or in a file past SPILL_BYTES.
+        // The incoming lists: in memory, or in a file past their share (`spill_memory`).
         let lists = (crossing * current.len as f64 * 4.0) as u64;
         let (lists_in_memory, lists_on_disk) = match self.places.lists {
-            Some(_) => (lists.min(SPILL_BYTES), lists),
+            Some(_) => (lists.min(spill_memory(current.segments())), lists),
             None => (lists, 0),
         };
         if let Some(memory) = self.memory {
