@@ -426,11 +426,11 @@ impl<const N: usize> SequentialUnranker<N> {
         };
         self.prefix = prefix;
         let mut free = self.masks[first];
-        for i in first..head {
-            let v = select(free, u32::from(digits[i]));
+        for (i, &d) in digits.iter().enumerate().take(head).skip(first) {
+            let v = select(free, u32::from(d));
             free &= !(1 << v);
             self.head.perm[i] = v as u8;
-            self.head.digits[i] = digits[i];
+            self.head.digits[i] = d;
             if i + 1 < head {
                 self.masks[i + 1] = free;
             }
