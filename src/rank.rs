@@ -203,7 +203,7 @@ pub struct Unranked<const N: usize> {
 pub struct SequentialUnranker<const N: usize> {
     prefix: u64,
     head: Unranked<N>,
-    /// `masks[i]`: the values not in the prefix's first `i` places (`i <= N - 6`), as bits.
+    /// `masks[i]`: the values not in the prefix's first `i` places (`i <= N - 6 < N`), as bits.
     masks: [u32; N],
     free: [u8; SUFFIX],
     lanes: HeadLanes,
@@ -431,9 +431,7 @@ impl<const N: usize> SequentialUnranker<N> {
             free &= !(1 << v);
             self.head.perm[i] = v as u8;
             self.head.digits[i] = d;
-            if i + 1 < head {
-                self.masks[i + 1] = free;
-            }
+            self.masks[i + 1] = free;
         }
         self.head.parity = digits[..head].iter().fold(0, |p, d| p ^ (d & 1));
         let rest = free;
