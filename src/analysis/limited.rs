@@ -310,8 +310,16 @@ fn limited(
                 // The neighbours that left their segment (through the incoming lists).
                 if r.crossing > 0 {
                     format!(
-                        ", {:.2} neighbours a board across segments",
-                        r.crossing as f64 / r.expanded.max(1) as f64
+                        ", {:.2} neighbours a board across segments{}",
+                        r.crossing as f64 / r.expanded.max(1) as f64,
+                        // Their file, per board expanded (the plan's incoming lists' rate).
+                        match r.incoming_on_disk {
+                            0 => String::new(),
+                            b => format!(
+                                " ({:.2} B a board on disk)",
+                                b as f64 / r.expanded.max(1) as f64
+                            ),
+                        }
                     )
                 } else {
                     String::new()

@@ -1625,7 +1625,7 @@ fn frontier_flags_that_differ_and_a_full_disk_on_one_process() {
         2,
         |i| flags(i, false),
         |i| match i {
-            1 => vec![("NPUZZLE_FAKE_DISK_FREE", "2000000".to_string())],
+            1 => vec![("NPUZZLE_FAKE_DISK_FREE", "500000".to_string())],
             _ => Vec::new(),
         },
     );

@@ -122,6 +122,44 @@ pub(super) fn will_need(file: &File, from: u64, to: u64) {
 #[cfg(not(target_os = "linux"))]
 pub(super) fn will_need(_file: &File, _from: u64, _to: u64) {}
 
+/// Gives bytes `at..at + len` of `file` back to the file system, keeping the file's length
+/// (`fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`): a block of the incoming lists
+/// once read, so that the lists take less disk as the segments are built. Whole blocks of
+/// the file system in the range are freed, bytes of partial ones zeroed; bytes outside it are
+/// untouched. `false` where the file system or the system does not do it (nothing changed).
+#[cfg(target_os = "linux")]
+pub(super) fn punch(file: &File, at: u64, len: u64) -> bool {
+    use std::os::fd::AsRawFd;
+    let (Ok(at), Ok(len)) = (libc::off_t::try_from(at), libc::off_t::try_from(len)) else {
+        return false;
+    };
+    // SAFETY: `file` is an open descriptor; the call changes the file's blocks, none of this
+    // process's memory.
+    let r = unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            at,
+            len,
+        )
+    };
+    r == 0
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn punch(_file: &File, _at: u64, _len: u64) -> bool {
+    false
+}
+
+/// Whether the file system of `dir` gives back a punched block ([`punch`]): tried on a
+/// temporary file of two [`BLOCK`]s there. `false` when the file cannot be made.
+pub(super) fn punches(dir: &Path) -> bool {
+    let Ok(file) = tempfile::tempfile_in(dir) else {
+        return false;
+    };
+    write_at(&file, &[1u8; 2 * BLOCK], 0).is_ok() && punch(&file, 0, BLOCK as u64)
+}
+
 /// Builds with debug assertions or the `test-hooks` feature only (the binary `cargo test`
 /// runs), for the tests of the checks on reading back:
 /// `NPUZZLE_DAMAGE_SCRATCH=incoming:D` (or `layer:D`) flips a bit in the middle of the

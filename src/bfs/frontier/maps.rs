@@ -55,7 +55,9 @@ const HEADER: usize = 8;
 /// The neighbours sent to each segment this process owns, as offsets in the segment, in the
 /// order they came: in memory, or, with a folder ([`Incoming::spilled`]), in memory up to a
 /// share of [`SPILL_BYTES`] per segment and then appended to one unnamed file there as
-/// blocks, each with its CRC-32, read back and checked when the segment is built.
+/// blocks, each with its CRC-32, read back and checked when the segment is built, and then
+/// given back to the file system ([`super::disk::punch`]), so that the lists shrink as the
+/// new layer grows.
 pub(super) struct Incoming {
     parts: Vec<Mutex<Part32>>,
     spill: Option<Spill>,
@@ -67,10 +69,20 @@ pub(super) struct Incoming {
 #[derive(Default)]
 struct Part32 {
     tail: Vec<u32>,
-    /// (position, `u32`s, CRC-32) of each block in the file.
-    blocks: Vec<(u64, u32, u32)>,
+    /// Each block in the file.
+    blocks: Vec<ListBlock>,
     /// `u32`s in all.
     len: u64,
+}
+
+/// A block of an incoming list in the spill file: at `at`, `bytes` bytes (before the padding
+/// of direct I/O) holding `count` `u32`s, their CRC-32 `crc`.
+#[derive(Debug, Clone, Copy)]
+struct ListBlock {
+    at: u64,
+    bytes: u32,
+    count: u32,
+    crc: u32,
 }
 
 /// The file the incoming lists spill to.
@@ -82,23 +94,68 @@ struct Spill {
     /// Written and read with direct I/O, each block padded to [`BLOCK`] bytes: where the
     /// file system allows it and a block is at least [`DIRECT_LIST`] bytes.
     direct: bool,
+    /// Each `u32` is an offset of its own (not half of a wide one): a block is written as
+    /// its offsets sorted, without repeats, as LEB128 gaps ([`Spill::write`]).
+    gaps: bool,
+    /// Bytes given back to the file system once read ([`super::disk::punch`]).
+    freed: std::sync::atomic::AtomicU64,
 }
 
 impl Spill {
-    /// Appends `items` to the file as one block, recorded in `blocks` with its CRC-32.
-    fn write(&self, blocks: &mut Vec<(u64, u32, u32)>, items: &[u32]) -> std::io::Result<()> {
-        let len = 4 * items.len();
-        let mut block = Aligned::new(len);
-        for (b, o) in block.bytes_mut().chunks_exact_mut(4).zip(items) {
-            b.copy_from_slice(&o.to_le_bytes());
-        }
+    /// Appends `items` (one list: `from_ref` of a `Vec`) to the file as one block, recorded
+    /// in `blocks` with its CRC-32: little-endian `u32`s, or with [`Spill::gaps`] the distinct
+    /// offsets ascending ([`radix_sort`]) as LEB128 gaps from 0 (the order of a segment's
+    /// incoming neighbours, and their repeats, change nothing of the layer built from them).
+    /// A block of 65,536 offsets spread over a segment of 4x4 (3.8 billion indices) takes
+    /// about 2.8 bytes an offset instead of 4.
+    fn write(&self, blocks: &mut Vec<ListBlock>, items: &[Vec<u32>]) -> std::io::Result<()> {
+        let count: usize = items.iter().map(Vec::len).sum();
+        let block = match self.gaps {
+            true => GAPS.with_borrow_mut(|(sorted, scratch)| {
+                let most = items.iter().flatten().copied().max().unwrap_or(0);
+                radix_sort(items, 32 - most.leading_zeros(), sorted, scratch);
+                sorted.dedup();
+                // At most 5 bytes a gap below 2^32.
+                let mut block = Aligned::new(5 * sorted.len());
+                let out = block.bytes_mut();
+                let (mut at, mut previous) = (0, 0u32);
+                for &o in sorted.iter() {
+                    let mut gap = o - previous;
+                    previous = o;
+                    while gap >= 0x80 {
+                        out[at] = gap as u8 | 0x80;
+                        gap >>= 7;
+                        at += 1;
+                    }
+                    out[at] = gap as u8;
+                    at += 1;
+                }
+                (block, at, sorted.len())
+            }),
+            false => {
+                let mut block = Aligned::new(4 * count);
+                for (b, o) in block
+                    .bytes_mut()
+                    .chunks_exact_mut(4)
+                    .zip(items.iter().flatten())
+                {
+                    b.copy_from_slice(&o.to_le_bytes());
+                }
+                (block, 4 * count, count)
+            }
+        };
+        let (block, len, count) = block;
         let extent = self.extent(len);
         let at = self
             .end
             .fetch_add(extent as u64, std::sync::atomic::Ordering::Relaxed);
         super::disk::write_at(&self.file, &block.bytes()[..extent], at)?;
-        let crc = crc32fast::hash(&block.bytes()[..len]);
-        blocks.push((at, items.len() as u32, crc));
+        blocks.push(ListBlock {
+            at,
+            bytes: len as u32,
+            count: count as u32,
+            crc: crc32fast::hash(&block.bytes()[..len]),
+        });
         Ok(())
     }
 
@@ -110,6 +167,44 @@ impl Spill {
             false => len,
         }
     }
+}
+
+thread_local! {
+    /// [`Spill::write`]'s buffers, reused by each thread: the sorted offsets, the sort's
+    /// scratch.
+    static GAPS: std::cell::RefCell<(Vec<u32>, Vec<u32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Appends to `out` the offsets of a block [`Spill::write`] gap-coded: LEB128 gaps from 0.
+///
+/// # Errors
+/// A gap cut short, or an offset past `u32::MAX` (a damaged block).
+fn decode_gaps(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), &'static str> {
+    let (mut at, mut previous) = (0, 0u64);
+    while at < bytes.len() {
+        let (mut gap, mut shift) = (0u64, 0);
+        loop {
+            let Some(&b) = bytes.get(at) else {
+                return Err("a gap cut short");
+            };
+            at += 1;
+            gap |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+            shift += 7;
+            if shift > 28 {
+                return Err("a gap past 32 bits");
+            }
+        }
+        previous += gap;
+        if previous > u64::from(u32::MAX) {
+            return Err("an offset past 32 bits");
+        }
+        out.push(previous as u32);
+    }
+    Ok(())
 }
 
 /// The least bytes of a block of the incoming lists written with direct I/O (its padding at
@@ -163,11 +258,16 @@ impl Incoming {
         }
     }
 
-    /// Lists that spill to an unnamed file in `dir` ([`SPILL_BYTES`] in memory).
+    /// Lists that spill to an unnamed file in `dir` ([`SPILL_BYTES`] in memory); `words`:
+    /// the `u32`s an offset takes ([`Maps::words`]: with 1, the blocks are gap-coded).
     ///
     /// # Errors
     /// When the file cannot be made.
-    pub(super) fn spilled(segments: usize, dir: &std::path::Path) -> std::io::Result<Incoming> {
+    pub(super) fn spilled(
+        segments: usize,
+        dir: &std::path::Path,
+        words: u64,
+    ) -> std::io::Result<Incoming> {
         let file = tempfile::tempfile_in(dir)?;
         let share = (spill_bytes(segments) / 4 / segments.max(1) as u64).clamp(16, 1 << 20);
         let direct =
@@ -178,6 +278,8 @@ impl Incoming {
                 dir: dir.to_path_buf(),
                 end: std::sync::atomic::AtomicU64::new(0),
                 direct,
+                gaps: words == 1,
+                freed: std::sync::atomic::AtomicU64::new(0),
             }),
             spill_at: share as usize,
             ..Incoming::new(segments)
@@ -205,11 +307,11 @@ impl Incoming {
         };
         let part = &mut *part;
         if part.tail.len() + offsets.len() > self.spill_at && !part.tail.is_empty() {
-            spill.write(&mut part.blocks, &part.tail)?;
+            spill.write(&mut part.blocks, std::slice::from_ref(&part.tail))?;
             part.tail.clear();
         }
         if offsets.len() >= self.spill_at {
-            return spill.write(&mut part.blocks, offsets);
+            return spill.write(&mut part.blocks, &[offsets.to_vec()]);
         }
         // Grown by doubling up to the share, never past it.
         let need = part.tail.len() + offsets.len();
@@ -219,7 +321,7 @@ impl Incoming {
         }
         part.tail.extend_from_slice(offsets);
         if part.tail.len() == self.spill_at {
-            spill.write(&mut part.blocks, &part.tail)?;
+            spill.write(&mut part.blocks, std::slice::from_ref(&part.tail))?;
             part.tail.clear();
         }
         Ok(())
@@ -238,7 +340,7 @@ impl Incoming {
     }
 
     /// `segment`'s whole list (its blocks read back, checked, then its tail), leaving it
-    /// empty.
+    /// empty; each block read is given back to the file system where it allows it.
     ///
     /// # Errors
     /// [`FrontierError::Read`] when a block does not match its CRC-32 or cannot be read.
@@ -249,10 +351,16 @@ impl Incoming {
         };
         let mut all = Vec::with_capacity(part.len as usize);
         // One buffer for every block, of the largest.
-        let most = part.blocks.iter().map(|&(_, n, _)| n).max().unwrap_or(0);
-        let mut block = Aligned::new(4 * most as usize);
-        for &(at, n, crc) in &part.blocks {
-            let len = 4 * n as usize;
+        let most = part.blocks.iter().map(|b| b.bytes).max().unwrap_or(0);
+        let mut block = Aligned::new(most as usize);
+        for &ListBlock {
+            at,
+            bytes: len,
+            count,
+            crc,
+        } in &part.blocks
+        {
+            let len = len as usize;
             let fault = |what: String| {
                 FrontierError::Read(format!(
                     "the incoming neighbours of depth {depth} (an unnamed scratch file in {}), \
@@ -266,11 +374,27 @@ impl Incoming {
             if crc32fast::hash(bytes) != crc {
                 return Err(fault("its CRC-32 does not match".into()));
             }
-            all.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("four"))),
-            );
+            let had = all.len();
+            match spill.gaps {
+                true => decode_gaps(bytes, &mut all).map_err(|e| fault(e.into()))?,
+                false => all.extend(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes(c.try_into().expect("four"))),
+                ),
+            }
+            if all.len() - had != count as usize {
+                return Err(fault(format!(
+                    "{} offsets read where {count} were written",
+                    all.len() - had
+                )));
+            }
+            let extent = spill.extent(len) as u64;
+            if super::disk::punch(&spill.file, at, extent) {
+                spill
+                    .freed
+                    .fetch_add(extent, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         all.extend_from_slice(&part.tail);
         Ok(all)
@@ -284,11 +408,20 @@ impl Incoming {
             .sum()
     }
 
-    /// Bytes in the spill file.
+    /// Bytes written to the spill file.
     pub(super) fn bytes_on_disk(&self) -> u64 {
         self.spill
             .as_ref()
             .map_or(0, |s| s.end.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Bytes of the spill file still held on disk: those written but for the blocks read and
+    /// given back.
+    pub(super) fn bytes_held_on_disk(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |s| {
+            s.end.load(std::sync::atomic::Ordering::Relaxed)
+                - s.freed.load(std::sync::atomic::Ordering::Relaxed)
+        })
     }
 
     /// The spill file, for the tests' damage hook.
@@ -356,6 +489,10 @@ pub(super) struct Built {
     pub incoming_bytes: u64,
     /// Bytes of the incoming lists written to their file (0 in memory).
     pub incoming_on_disk: u64,
+    /// Most bytes of the incoming lists' file and of the new layer on disk at once: the
+    /// lists' blocks are given back as their segments are built, while the new layer's
+    /// segments are written.
+    pub disk_peak: u64,
     /// Segments built in a map.
     pub dense: u64,
     /// Segments built by a sort.
@@ -1046,47 +1183,117 @@ pub(super) fn parse(
 mod tests {
     use super::*;
 
-    /// The incoming lists read back what was added, in order, from memory and from their file
-    /// (blocks past [`DIRECT_LIST`] bytes written with direct I/O where the file system
-    /// allows it, padded to whole blocks), and a damaged block is an error, not other
+    /// A gap-coded block decodes to its offsets; a cut or overlong one is an error.
+    #[test]
+    fn gap_coded_blocks_decode_checked() {
+        let mut out = vec![9];
+        decode_gaps(&[3, 0x80, 0x01, 0], &mut out).unwrap();
+        assert_eq!(out, [9, 3, 131, 131]);
+        assert_eq!(decode_gaps(&[5, 0x80], &mut out), Err("a gap cut short"));
+        let big = [0xff, 0xff, 0xff, 0xff, 0x0f];
+        decode_gaps(&big, &mut out).unwrap();
+        assert_eq!(out.last(), Some(&u32::MAX));
+        let past = [0xff, 0xff, 0xff, 0xff, 0x0f, 1];
+        assert_eq!(decode_gaps(&past, &mut out), Err("an offset past 32 bits"));
+        let long = [0x80, 0x80, 0x80, 0x80, 0x80, 1];
+        assert_eq!(decode_gaps(&long, &mut out), Err("a gap past 32 bits"));
+    }
+
+    /// The incoming lists read back what was added, from memory and from their file (blocks
+    /// past [`DIRECT_LIST`] bytes written with direct I/O where the file system allows it,
+    /// padded to whole blocks): in order as `u32`s (wide offsets, two words each), or, for
+    /// offsets of one word, each block's distinct offsets ascending in fewer bytes; the blocks
+    /// read are given back to the file system; and a damaged block is an error, not other
     /// neighbours.
     #[test]
     fn the_incoming_lists_read_back_what_was_added() {
-        let dir = tempfile::tempdir().unwrap();
-        let segments = 3;
-        let incoming = Incoming::spilled(segments, dir.path()).unwrap();
-        let mut added: Vec<Vec<u32>> = vec![Vec::new(); segments];
-        let mut x = 12345u32;
-        for round in 0..40 {
-            for (t, list) in added.iter_mut().enumerate() {
-                let n = 1000 + 37_000 * ((round + t) % 5);
-                let part: Vec<u32> = (0..n)
-                    .map(|_| {
-                        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                        x >> 3
-                    })
-                    .collect();
-                incoming.add(t, &part).unwrap();
-                list.extend_from_slice(&part);
+        for words in [1, 2] {
+            let dir = tempfile::tempdir().unwrap();
+            let segments = 3;
+            let incoming = Incoming::spilled(segments, dir.path(), words).unwrap();
+            let mut added: Vec<Vec<u32>> = vec![Vec::new(); segments];
+            let mut x = 12345u32;
+            for round in 0..40 {
+                for (t, list) in added.iter_mut().enumerate() {
+                    let n = 1000 + 37_000 * ((round + t) % 5);
+                    let mut part: Vec<u32> = (0..n)
+                        .map(|_| {
+                            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                            x >> 3
+                        })
+                        .collect();
+                    // Repeats, as two boards of a layer with one neighbour give.
+                    part.copy_within(100..200, 0);
+                    incoming.add(t, &part).unwrap();
+                    list.extend_from_slice(&part);
+                }
             }
+            let written = incoming.bytes_on_disk();
+            assert!(written > 0, "some blocks went to the file");
+            let len: u64 = added.iter().map(|l| l.len() as u64).sum();
+            assert_eq!(incoming.len(), len);
+            let in_file = |t: usize| {
+                4 * incoming
+                    .lock(t)
+                    .blocks
+                    .iter()
+                    .map(|b| b.count as u64)
+                    .sum::<u64>()
+            };
+            let raw: u64 = (0..segments).map(in_file).sum();
+            match words {
+                // Offsets below 2^29, 65,536 or more a block: gaps of 2 bytes or fewer,
+                // each block a few padded to a direct block.
+                1 => assert!(written < raw * 3 / 5, "{written} bytes for {raw} raw"),
+                _ => assert!(written >= raw, "{written} bytes for {raw}"),
+            }
+            #[cfg(unix)]
+            let allocated = || {
+                use std::os::unix::fs::MetadataExt;
+                let file = &incoming.spill.as_ref().unwrap().file;
+                512 * file.metadata().unwrap().blocks()
+            };
+            #[cfg(not(unix))]
+            let allocated = || 0u64;
+            let before = allocated();
+            assert_eq!(incoming.bytes_held_on_disk(), written);
+            for (t, list) in added.iter().enumerate().skip(1) {
+                let mut got = incoming.take(t, 5).unwrap();
+                if words == 1 {
+                    let mut want = list.clone();
+                    got.sort_unstable();
+                    got.dedup();
+                    want.sort_unstable();
+                    want.dedup();
+                    assert!(got == want, "segment {t}");
+                } else {
+                    assert!(got == *list, "segment {t}");
+                }
+            }
+            // Segments 1 and 2 read: their blocks given back (where the file system does it),
+            // segment 0's kept (read below).
+            let held = incoming.bytes_held_on_disk();
+            if held < written {
+                let freed = written - held;
+                assert!(freed > written / 2, "{freed} bytes freed");
+                assert!(
+                    allocated() + freed * 9 / 10 <= before,
+                    "{} bytes allocated, {before} before, {freed} said freed",
+                    allocated()
+                );
+            } else {
+                eprintln!("skipped: the file system of the temporary folder does not punch holes");
+            }
+            // A bit flipped in segment 0's first block (its first bytes, never padding).
+            let spill = incoming.spill.as_ref().unwrap();
+            let at = incoming.lock(0).blocks[0].at;
+            super::super::disk::set_direct(&spill.file, false).ok();
+            let mut byte = [0u8];
+            super::super::disk::read_at(&spill.file, &mut byte, at + 10).unwrap();
+            byte[0] ^= 4;
+            super::super::disk::write_at(&spill.file, &byte, at + 10).unwrap();
+            let e = incoming.take(0, 5).unwrap_err().to_string();
+            assert!(e.contains("CRC-32") && e.contains("segment 0"), "{e}");
         }
-        assert!(incoming.bytes_on_disk() > 0, "some blocks went to the file");
-        assert_eq!(
-            incoming.len(),
-            added.iter().map(|l| l.len() as u64).sum::<u64>()
-        );
-        for (t, list) in added.iter().enumerate().skip(1) {
-            assert!(incoming.take(t, 5).unwrap() == *list, "segment {t}");
-        }
-        // A bit flipped in segment 0's first block (its first bytes, never padding).
-        let spill = incoming.spill.as_ref().unwrap();
-        let (at, _, _) = incoming.lock(0).blocks[0];
-        super::super::disk::set_direct(&spill.file, false).ok();
-        let mut byte = [0u8];
-        super::super::disk::read_at(&spill.file, &mut byte, at + 10).unwrap();
-        byte[0] ^= 4;
-        super::super::disk::write_at(&spill.file, &byte, at + 10).unwrap();
-        let e = incoming.take(0, 5).unwrap_err().to_string();
-        assert!(e.contains("CRC-32") && e.contains("segment 0"), "{e}");
     }
 }

@@ -146,8 +146,10 @@ pub struct LayerReport {
     /// lists, the maps and buffers, the window of segments being written (at depth 0 and at a
     /// resumed layer: the live layers in memory).
     pub bytes_in_memory: u64,
-    /// Bytes on disk once it is built: the layers' files (with a scratch or checkpoint
-    /// folder).
+    /// Most bytes on disk while it was built (with a scratch or checkpoint folder): the
+    /// layers' files kept (the two it is built from, and the checkpoint's older one), and
+    /// the incoming lists' file and its own file at their most together (the lists' blocks
+    /// are given back to the file system as their segments are built, where it allows it).
     pub bytes_on_disk: u64,
     /// Bytes free in the folder of the layers, when on disk.
     pub disk_free: Option<u64>,
@@ -159,8 +161,11 @@ pub struct LayerReport {
     /// that leave their segment, and every move of a board that may; sent by other
     /// processes included).
     pub crossing: u64,
-    /// Bytes of the incoming lists at their fullest.
+    /// Bytes of the incoming lists at their fullest (in memory).
     pub incoming_bytes: u64,
+    /// Bytes of the incoming lists written to their file in a scratch or checkpoint folder
+    /// (gap-coded blocks, padded for direct I/O; 0 in memory).
+    pub incoming_on_disk: u64,
     /// Boards of the layer before it this process expanded (its share of them across
     /// processes; all of them on one machine; 0 at depth 0 and at the layer resumed from).
     pub expanded: u64,

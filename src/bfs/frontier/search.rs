@@ -281,6 +281,7 @@ fn search_buffered<S: StateSpace>(
         sorted: 0,
         crossing: 0,
         incoming_bytes: 0,
+        incoming_on_disk: 0,
         expanded: 0,
         sent_bytes: 0,
         received_bytes: 0,
@@ -343,10 +344,12 @@ fn search_buffered<S: StateSpace>(
         sizes.push(global);
         maps += built.dense;
         sorted += built.sparse;
+        // The most on disk while it was built: the layers kept, and the incoming lists and
+        // the new layer at their most together (at least the whole new layer).
         let on_disk = current.bytes_on_disk()
-            + next.bytes_on_disk()
             + previous.bytes_on_disk()
-            + retained.as_ref().map_or(0, Layer::bytes_on_disk);
+            + retained.as_ref().map_or(0, Layer::bytes_on_disk)
+            + built.disk_peak.max(next.bytes_on_disk());
         let older = std::mem::replace(&mut previous, current);
         if let Some((_, ck)) = &step.places.checkpoint {
             let started = std::time::Instant::now();
@@ -378,12 +381,13 @@ fn search_buffered<S: StateSpace>(
             depth,
             size: global,
             bytes_in_memory: built.held,
-            bytes_on_disk: on_disk + built.incoming_on_disk,
+            bytes_on_disk: on_disk,
             disk_free: free_dir.and_then(disk_free),
             maps: built.dense,
             sorted: built.sparse,
             crossing: built.crossing,
             incoming_bytes: built.incoming_bytes,
+            incoming_on_disk: built.incoming_on_disk,
             expanded,
             sent_bytes: traffic.0,
             received_bytes: traffic.1,
@@ -773,7 +777,14 @@ impl<S: StateSpace> StepInputs<'_, S> {
             } else {
                 0
             };
-            let need = (layer + lists_on_disk).saturating_mul(11) / 10;
+            // The lists' blocks are given back as the new layer's segments are written
+            // (where the file system does it): the two at their most together, about the
+            // larger of them; else both whole.
+            let building = match self.places.lists.is_some_and(super::disk::punches) {
+                true => layer.max(lists_on_disk),
+                false => layer + lists_on_disk,
+            };
+            let need = building.saturating_mul(11) / 10;
             if need > free {
                 return Err(format!(
                     "stopped before depth {}: it would need about {} of disk in {}, {} free",
@@ -811,9 +822,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
     ) -> Result<(Layer, Built), FrontierError> {
         let segments = current.segments();
         let incoming = match self.places.lists {
-            Some(dir) => {
-                Incoming::spilled(segments, dir).map_err(|e| self.places.scratch_fail(e))?
-            }
+            Some(dir) => Incoming::spilled(segments, dir, self.maps.words())
+                .map_err(|e| self.places.scratch_fail(e))?,
             None => Incoming::new(segments),
         };
         let stop = || match self.progress.stop_requested() {
@@ -829,12 +839,13 @@ impl<S: StateSpace> StepInputs<'_, S> {
         let on_disk = previous.bytes_on_disk() + current.bytes_on_disk();
         let mut last_told: Option<std::time::Instant> = None;
         // The line for the bar (at most every second) and the status file (every EVERY).
-        let mut tell = |status: &mut Status, place: Place, lists: u64, force: bool| {
+        // `building`: the bytes of the incoming lists held and of the new layer written.
+        let mut tell = |status: &mut Status, place: Place, building: u64, force: bool| {
             if !force && last_told.is_some_and(|t| t.elapsed().as_secs_f64() < 1.0) {
                 return;
             }
             last_told = Some(std::time::Instant::now());
-            let disk = free_dir.and_then(|d| Some((on_disk + lists, disk_free(d)?)));
+            let disk = free_dir.and_then(|d| Some((on_disk + building, disk_free(d)?)));
             let line = status.line(place, disk);
             self.progress.refresh(u64::from(depth), &line);
             status.write(&line, force);
@@ -861,6 +872,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
         )?;
         built.crossing = incoming.len() / self.maps.words();
         built.incoming_on_disk = incoming.bytes_on_disk();
+        built.disk_peak = built.incoming_on_disk;
         if let Some(file) = incoming.file() {
             damage_hook("incoming", depth + 1, file, None);
         }
@@ -913,6 +925,10 @@ impl<S: StateSpace> StepInputs<'_, S> {
                         let (bytes, count, dense) = r?;
                         sink.push(bytes, count)
                             .map_err(|e| self.places.layers_fail(e))?;
+                        // The lists' blocks of the segments built are given back as the
+                        // new layer's are written.
+                        let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+                        built.disk_peak = built.disk_peak.max(on_disk);
                         if owned[t] {
                             match dense {
                                 true => built.dense += 1,
@@ -921,7 +937,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                             done += 1;
                             boards_done += current.counts[t];
                             let at = place(done, boards_done);
-                            tell(status, at, built.incoming_on_disk, false);
+                            tell(status, at, on_disk, false);
                         }
                         Ok(())
                     })
@@ -943,12 +959,8 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 });
                 writer.join().expect("the writer does not panic")
             })?;
-            tell(
-                status,
-                place(done, boards_done),
-                built.incoming_on_disk,
-                true,
-            );
+            let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+            tell(status, place(done, boards_done), on_disk, true);
             built.held = built
                 .held
                 .max(layers + incoming_bytes + held.maps + held.pending);
@@ -1005,18 +1017,17 @@ impl<S: StateSpace> StepInputs<'_, S> {
                     }
                     sink.push(bytes, count)
                         .map_err(|e| self.places.layers_fail(e))?;
+                    built.disk_peak = built
+                        .disk_peak
+                        .max(incoming.bytes_held_on_disk() + sink.bytes_on_disk());
                     previous.free(t);
                     if owned[t] {
                         done += 1;
                         boards_done += current.counts[t];
                     }
                 }
-                tell(
-                    status,
-                    place(done, boards_done),
-                    built.incoming_on_disk,
-                    done == mine,
-                );
+                let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+                tell(status, place(done, boards_done), on_disk, done == mine);
             }
         }
         *peak = (*peak).max(built.held);

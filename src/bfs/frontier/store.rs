@@ -276,6 +276,14 @@ impl Sink {
         })
     }
 
+    /// Bytes of the segments appended so far that go to disk (0 in memory).
+    pub fn bytes_on_disk(&self) -> u64 {
+        match &self.out {
+            SinkStore::Memory(_) => 0,
+            SinkStore::Disk { offsets, .. } => offsets.last().copied().unwrap_or(0),
+        }
+    }
+
     /// Appends the next segment: its bytes and its number of boards.
     pub fn push(&mut self, bytes: Vec<u8>, count: u64) -> io::Result<()> {
         self.push_segment(Segment {
