@@ -927,7 +927,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                             .map_err(|e| self.places.layers_fail(e))?;
                         // The lists' blocks of the segments built are given back as the
                         // new layer's are written.
-                        let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+                        let on_disk = building(&incoming, &sink);
                         built.disk_peak = built.disk_peak.max(on_disk);
                         if owned[t] {
                             match dense {
@@ -959,7 +959,7 @@ impl<S: StateSpace> StepInputs<'_, S> {
                 });
                 writer.join().expect("the writer does not panic")
             })?;
-            let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+            let on_disk = building(&incoming, &sink);
             tell(status, place(done, boards_done), on_disk, true);
             built.held = built
                 .held
@@ -1017,16 +1017,14 @@ impl<S: StateSpace> StepInputs<'_, S> {
                     }
                     sink.push(bytes, count)
                         .map_err(|e| self.places.layers_fail(e))?;
-                    built.disk_peak = built
-                        .disk_peak
-                        .max(incoming.bytes_held_on_disk() + sink.bytes_on_disk());
+                    built.disk_peak = built.disk_peak.max(building(&incoming, &sink));
                     previous.free(t);
                     if owned[t] {
                         done += 1;
                         boards_done += current.counts[t];
                     }
                 }
-                let on_disk = incoming.bytes_held_on_disk() + sink.bytes_on_disk();
+                let on_disk = building(&incoming, &sink);
                 tell(status, place(done, boards_done), on_disk, done == mine);
             }
         }
@@ -1037,6 +1035,12 @@ impl<S: StateSpace> StepInputs<'_, S> {
         }
         Ok((next, built))
     }
+}
+
+/// Bytes on disk of a layer being built: the incoming lists' blocks still held (those of the
+/// segments built are given back) and the new layer's segments written.
+fn building(incoming: &Incoming, sink: &store::Sink) -> u64 {
+    incoming.bytes_held_on_disk() + sink.bytes_on_disk()
 }
 
 /// A segment of the next layer as a task built it: its bytes, its boards, and whether in a
