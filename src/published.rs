@@ -2,9 +2,12 @@
 //! unit tests as `crate::published`, the integration tests as `npuzzle::published`) and for
 //! library users who want the reference figures.
 //!
-//! Each is the number of boards at each distance from the standard goal (tiles in order, blank
-//! last), single-tile metric, over the goal's component; the sequences are from the OEIS and
-//! agree with Reinefeld (1993) for 3x3 and Korf & Schultze (2005) for the first 4x4 layers.
+//! Each is the number of boards at each distance from a goal, single-tile metric, over the
+//! goal's component: from the standard goal (tiles in order, blank last) unless its doc names
+//! the blank's cell. Relabelling the tiles and the rectangle's symmetries map the game graph
+//! onto itself, so the distribution from a board depends only on the orbit of its blank's cell
+//! (a corner is the standard goal's). The sequences are from the OEIS and agree with Reinefeld
+//! (1993) for 3x3 and Korf & Schultze (2005) for the first 4x4 layers.
 
 /// OEIS A089473: 3x3 (the 8-puzzle), 181,440 boards, radius 31, 2 antipodes.
 pub const A089473: [u64; 32] = [
@@ -35,6 +38,23 @@ pub const A090036: [u64; 56] = [
 pub const A089484_TO_20: [u64; 21] = [
     1, 2, 4, 10, 24, 54, 107, 212, 446, 946, 1948, 3938, 7808, 15544, 30821, 60842, 119000, 231844,
     447342, 859744, 1637383,
+];
+
+/// OEIS A090164: 4x4 from a board with the blank on one of the 4 central cells (cells 5, 6,
+/// 9, 10 row-major), depths 0 to 26 (all that is published; a(16)-a(26) by M. S. Branicky,
+/// 2020).
+pub const A090164_TO_26: [u64; 27] = [
+    1, 4, 10, 20, 38, 80, 174, 372, 762, 1540, 3072, 6196, 12356, 24516, 48179, 94356, 183432,
+    355330, 682250, 1301874, 2460591, 4617322, 8580175, 15815664, 28854386, 52154316, 93214030,
+];
+
+/// OEIS A090165: 4x4 from a board with the blank on one of the 8 edge cells that are not
+/// corners (cells 1, 2, 4, 7, 8, 11, 13, 14 row-major), depths 0 to 27 (all that is published;
+/// a(17)-a(27) by M. S. Branicky, 2020).
+pub const A090165_TO_27: [u64; 28] = [
+    1, 3, 6, 14, 32, 66, 134, 280, 585, 1214, 2462, 4946, 9861, 19600, 38688, 76086, 148435,
+    288098, 554970, 1062628, 2016814, 3800682, 7093209, 13127364, 24053454, 43657576, 78382622,
+    139237375,
 ];
 
 #[cfg(test)]

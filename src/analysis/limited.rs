@@ -61,10 +61,11 @@ pub struct Limited {
 }
 
 /// A depth-limited search's layers checked against what is known of them: their sum against
-/// the component's size (equal when the search is complete, below it otherwise), and, from the
-/// standard goal of a grid up to 16 cells, against the published complete distribution
-/// ([`bfs::frontier::plan::published`]: OEIS A089473, A089484, A346737, A355560 and the
-/// multi-tile ones, from lightln2/SlidingTilesSolver's results).
+/// the component's size (equal when the search is complete, below it otherwise), and against
+/// what is published of the distribution from the goal's blank cell ([`published_from`]: the
+/// complete one of a grid up to 16 cells from a corner, OEIS A089473, A089484, A346737,
+/// A355560 and the multi-tile ones from lightln2/SlidingTilesSolver's results; 4x4's first
+/// layers from a central cell and an edge cell, OEIS A090164 and A090165).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Verification {
     /// Boards found, all depths together.
@@ -75,15 +76,73 @@ pub struct Verification {
     /// board and goal).
     pub published_depths: u32,
     /// The first depth whose count differs from the published one (and the counts: found,
-    /// published), if any; a complete search whose radius differs counts as differing at the
-    /// shorter radius plus one.
+    /// published), if any; a complete search whose radius differs from a complete published
+    /// distribution's counts as differing at the shorter radius plus one.
     pub differs: Option<(u32, u64, u64)>,
+    /// Where the published distribution compared with comes from ([`Published::source`]),
+    /// when one is.
+    pub published_source: Option<&'static str>,
+}
+
+/// What is published of the depth distribution from a board: `sizes[d]` boards at depth `d`,
+/// every depth to the radius or its first layers only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    /// Boards at each depth from 0.
+    pub sizes: Vec<u64>,
+    /// Whether `sizes` runs to the radius (else it is the first layers, as far as published).
+    pub complete: bool,
+    /// Where it comes from, for a report line: e.g. `OEIS A090164`.
+    pub source: &'static str,
+}
+
+/// What is published of the depth distribution from `goal` in `metric`, found by the orbit of
+/// its blank's cell: relabelling the tiles and the rectangle's symmetries
+/// ([`Metric::symmetries`]) map the game graph onto itself, so the distribution from any board
+/// is that from the board with the blank on any cell of that orbit. A blank on a corner: the
+/// standard goal's complete distribution ([`bfs::frontier::plan::published`], every grid up
+/// to 16 cells, both metrics); 4x4 in the single-tile metric with the blank on a central cell:
+/// OEIS A090164 (depths 0..26); on an edge cell that is not a corner: OEIS A090165 (0..27).
+/// `None` for any other board.
+pub fn published_from(goal: &Board, metric: Metric) -> Option<Published> {
+    let shape = goal.shape();
+    let orbit: Vec<usize> = metric
+        .symmetries(shape)
+        .iter()
+        .map(|map| map[goal.blank()])
+        .collect();
+    if orbit.contains(&(shape.cells() - 1)) {
+        return bfs::frontier::plan::published(shape, metric).map(|sizes| Published {
+            sizes,
+            complete: true,
+            source: "complete, from a corner",
+        });
+    }
+    if (shape.rows(), shape.cols(), metric) != (4, 4, Metric::Stm) {
+        return None;
+    }
+    // Cell 5 is central (row 1, column 1); cell 1 is on the top edge, not a corner.
+    let (sizes, source): (&[u64], _) = match () {
+        _ if orbit.contains(&5) => (
+            &crate::published::A090164_TO_26,
+            "OEIS A090164: from a central cell, to depth 26",
+        ),
+        _ if orbit.contains(&1) => (
+            &crate::published::A090165_TO_27,
+            "OEIS A090165: from an edge cell, to depth 27",
+        ),
+        _ => return None,
+    };
+    Some(Published {
+        sizes: sizes.to_vec(),
+        complete: false,
+        source,
+    })
 }
 
 impl Verification {
     /// `layers` (from `goal`, complete or not) checked.
     pub fn of(
-        shape: Shape,
         metric: Metric,
         goal: &Board,
         layers: &[u64],
@@ -91,15 +150,13 @@ impl Verification {
         complete: bool,
     ) -> Verification {
         let boards_found = layers.iter().sum();
-        let published = (*goal == Board::goal(shape))
-            .then(|| bfs::frontier::plan::published(shape, metric))
-            .flatten()
-            .unwrap_or_default();
+        let from = published_from(goal, metric);
+        let published = from.as_ref().map_or(&[][..], |p| &p.sizes[..]);
         let compared = layers.len().min(published.len());
         let mut differs = (0..compared)
             .find(|&d| layers[d] != published[d])
             .map(|d| (d as u32, layers[d], published[d]));
-        if differs.is_none() && !published.is_empty() {
+        if differs.is_none() && from.as_ref().is_some_and(|p| p.complete) {
             // A complete search's radius is the published one; a partial one is not past it.
             let (found, known) = (layers.len(), published.len());
             if (complete && found != known) || found > known {
@@ -116,6 +173,7 @@ impl Verification {
             component,
             published_depths: compared as u32,
             differs,
+            published_source: from.map(|p| p.source),
         }
     }
 
@@ -155,7 +213,13 @@ impl Verification {
                 HumanCount(known)
             ),
             (0, None) => "no published distribution to compare with".into(),
-            (n, None) => format!("depths 0..{} equal the published distribution", n - 1),
+            (n, None) => {
+                let from = match self.published_source {
+                    Some(source) => format!(" ({source})"),
+                    None => String::new(),
+                };
+                format!("depths 0..{} equal the published distribution{from}", n - 1)
+            }
         };
         let verdict = if self.holds(complete) {
             "verified"
@@ -243,11 +307,11 @@ fn limited(
     )?;
     // (when the last layer was built, the sizes of the last two layers)
     let mut last_layer = (std::time::Instant::now(), 0u64, 0u64);
-    // The complete distribution, when published for this board from its standard goal: the
-    // time left is then the boards left to expand at the last layer's rate.
-    let published = (*goal == Board::goal(shape))
-        .then(|| bfs::frontier::plan::published(shape, metric))
-        .flatten();
+    // The complete distribution, when published from this goal's blank cell: the time left
+    // is then the boards left to expand at the last layer's rate.
+    let published = published_from(goal, metric)
+        .filter(|p| p.complete)
+        .map(|p| p.sizes);
     progress.begin("layers", u64::from(max_depth), "layers");
     let mut report = |r: bfs::frontier::LayerReport| {
         let now = std::time::Instant::now();
@@ -408,7 +472,6 @@ fn limited(
         traffic_by_depth: frontier.traffic_by_depth,
         seconds_before: frontier.seconds_before,
         verification: Verification::of(
-            shape,
             metric,
             goal,
             &frontier.layer_sizes,
@@ -459,13 +522,13 @@ fn frontier_error(e: bfs::frontier::FrontierError) -> AnalyzeError {
 pub const REFUSE_DISK_FROM: u64 = 1 << 30;
 
 /// Refuses, before it starts, a depth-limited search ([`analyze_limited`]) from the standard
-/// goal with its layers on disk (`storage`'s checkpoint or scratch folder) whose disk cannot
+/// goal (or any goal with the blank on a corner: the same layers) with its layers on disk (`storage`'s checkpoint or scratch folder) whose disk cannot
 /// hold the widest projected layer with the layers around it and its incoming lists ([`bfs::frontier::plan`]: the published layer
 /// sizes and the measured rates): when the projection needs at least [`REFUSE_DISK_FROM`] and
 /// more than the bytes free in the folder (or its nearest existing parent) plus the bytes of
 /// the files already in it (a checkpoint resumed); across `processes` processes, each
 /// process's share of the layers and lists on its own disk. Nothing is refused without a projection
-/// (another goal, a board without a published distribution), with the layers in memory, or
+/// (a goal with the blank elsewhere, a board without a published distribution), with the layers in memory, or
 /// when the free space is unknown.
 ///
 /// # Errors
@@ -483,7 +546,8 @@ pub fn check_limited_disk(
         (None, Some(s)) => s.as_path(),
         (None, None) => return Ok(()),
     };
-    if *goal != Board::goal(shape) {
+    // (The projection's layers are the standard goal's: any goal with the blank on a corner.)
+    if !published_from(goal, metric).is_some_and(|p| p.complete) {
         return Ok(());
     }
     let Some(projection) = bfs::frontier::plan::disk_needed(
@@ -676,4 +740,78 @@ fn frontier_plan<S: StateSpace>(
         HumanCount(space.size().div_ceil(config.segments as u64)),
         DecimalBytes(maps + bfs::frontier::RESERVE)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::published::{A089484_TO_20, A090164_TO_26, A090165_TO_27};
+
+    fn board(shape: Shape, tiles: &str) -> Board {
+        Board::parse_tiles(shape, tiles).unwrap()
+    }
+
+    /// Every cell of 4x4 in its orbit: the 4 corners the complete distribution (OEIS A089484
+    /// to start with), the 4 central cells OEIS A090164, the 8 other edge cells OEIS A090165;
+    /// none in the multi-tile metric away from a corner, nor for 3x3's centre.
+    #[test]
+    fn the_published_distribution_is_found_by_the_blanks_orbit() {
+        let four = Shape::new(4, 4).unwrap();
+        for blank in 0..16 {
+            let goal = crate::geometry::start_board(four, blank);
+            let p = published_from(&goal, Metric::Stm).unwrap();
+            let (r, c) = (blank / 4, blank % 4);
+            let (edge_r, edge_c) = (r == 0 || r == 3, c == 0 || c == 3);
+            match (edge_r, edge_c) {
+                (true, true) => {
+                    assert!(p.complete, "{blank}");
+                    assert_eq!(p.sizes[..21], A089484_TO_20, "{blank}");
+                    assert_eq!(p.sizes.iter().sum::<u64>(), 10_461_394_944_000);
+                    assert!(published_from(&goal, Metric::Mtm).unwrap().complete);
+                }
+                (false, false) => {
+                    assert_eq!((p.sizes, p.complete), (A090164_TO_26.to_vec(), false));
+                    assert_eq!(published_from(&goal, Metric::Mtm), None, "{blank}");
+                }
+                _ => {
+                    assert_eq!((p.sizes, p.complete), (A090165_TO_27.to_vec(), false));
+                    assert_eq!(published_from(&goal, Metric::Mtm), None, "{blank}");
+                }
+            }
+        }
+        let three = Shape::new(3, 3).unwrap();
+        assert_eq!(
+            published_from(&board(three, "1 2 3 4 0 5 6 7 8"), Metric::Stm),
+            None
+        );
+        let corner = published_from(&board(three, "8 7 0 6 5 4 3 2 1"), Metric::Stm).unwrap();
+        assert_eq!(corner.sizes, crate::published::A089473);
+    }
+
+    /// Against a published prefix: the depths it holds are compared, a deeper search is not
+    /// an error (the radius is not known), a count off by one is the first that differs.
+    #[test]
+    fn a_published_prefix_checks_its_depths_only() {
+        let four = Shape::new(4, 4).unwrap();
+        let centre = crate::geometry::start_board(four, 5);
+        let mut layers = A090164_TO_26.to_vec();
+        layers.extend([164_819_468, 287_906_049, 496_886_674]);
+        let component = 10_461_394_944_000;
+        let v = Verification::of(Metric::Stm, &centre, &layers, component, false);
+        assert_eq!((v.published_depths, v.differs), (27, None));
+        assert!(v.holds(false));
+        assert!(
+            v.line(false).ends_with(
+                "depths 0..26 equal the published distribution (OEIS A090164: from a central \
+                 cell, to depth 26)"
+            ),
+            "{}",
+            v.line(false)
+        );
+        layers[26] += 1;
+        let v = Verification::of(Metric::Stm, &centre, &layers, component, false);
+        assert_eq!(v.differs, Some((26, 93_214_031, 93_214_030)));
+        assert!(!v.holds(false));
+        assert!(v.line(false).starts_with("NOT VERIFIED"));
+    }
 }

@@ -39,8 +39,8 @@ mod whole;
 
 pub use distributed::{analyze_cluster, check_cluster, cluster_bytes};
 pub use limited::{
-    Limited, REFUSE_DISK_FROM, analyze_limited, analyze_limited_cluster, check_limited_disk,
-    check_limited_memory, plan_limited,
+    Limited, Published, REFUSE_DISK_FROM, Verification, analyze_limited, analyze_limited_cluster,
+    check_limited_disk, check_limited_memory, plan_limited, published_from,
 };
 pub use memory::{MemoryPlan, address_space_left, available_memory, bytes_needed, plan};
 pub use whole::depth_table;

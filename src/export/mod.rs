@@ -474,7 +474,7 @@ pub struct Summary {
 
 /// A depth-limited search's check of its layers, in `summary.json`: `"verification":
 /// {"verified": true, "boards_found": ..., "component": ..., "published_depths": ...,
-/// "differs_at": null}`.
+/// "differs_at": null, "published_source": "OEIS A090164"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerificationSummary {
     /// Nothing disagrees (the sum is the component's when complete, at most it otherwise, and
@@ -489,6 +489,11 @@ pub struct VerificationSummary {
     pub published_depths: u32,
     /// The first depth that differs from the published distribution, if any.
     pub differs_at: Option<u32>,
+    /// Where the published distribution compared with comes from (e.g. `OEIS A090164` for
+    /// 4x4 from a central blank); absent when none was compared, and from summaries written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_source: Option<String>,
 }
 
 /// The traffic of a depth-limited search across processes, in `summary.json`: `"traffic":

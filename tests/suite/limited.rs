@@ -152,6 +152,91 @@ fn four_by_four_to_depth_20_is_a089484() {
     assert!(fs::read(&compare).unwrap().starts_with(b"\x89PNG"));
 }
 
+/// Issue 74: 4x4 from a blank on a central cell and on an edge cell to depth 18, on the real
+/// binary: the layers are OEIS A090164 and A090165 (those cells' published distributions, to
+/// depths 26 and 27), and the report's verification line says they were compared with them. A
+/// 3x3 goal with the blank on another corner (tiles in order from the first cell): the whole
+/// of OEIS A089473, the standard goal's distribution, by the symmetry the check relies on.
+#[test]
+fn other_blank_cells_are_checked_against_their_published_distributions() {
+    use npuzzle::published::{A089473, A090164_TO_26, A090165_TO_27};
+    let dir = tempfile::tempdir().unwrap();
+    for (goal, published, source) in [
+        (
+            "1 2 3 4 / 5 0 6 7 / 8 9 10 11 / 12 13 14 15",
+            &A090164_TO_26[..],
+            "(OEIS A090164: from a central cell, to depth 26)",
+        ),
+        (
+            "1 2 3 4 / 5 6 7 8 / 9 10 11 12 / 13 0 14 15",
+            &A090165_TO_27[..],
+            "(OEIS A090165: from an edge cell, to depth 27)",
+        ),
+    ] {
+        let out = npuzzle()
+            .args([
+                "analyze",
+                "--size",
+                "4",
+                "--max-depth",
+                "18",
+                "--goal",
+                goal,
+            ])
+            .args(["--edges", "none", "--output"])
+            .arg(dir.path())
+            .assert()
+            .success();
+        let report = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(report.contains("verified: not complete: "), "{report}");
+        let line = format!("depths 0..18 equal the published distribution {source}");
+        assert!(report.contains(&line), "{report}");
+        let folder = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.join("summary.json").exists() && {
+                    let s = json(&p.join("summary.json"));
+                    s["verification"]["published_source"]
+                        .as_str()
+                        .is_some_and(|s| source.contains(s))
+                }
+            })
+            .expect("the run's summary names its published source");
+        assert_eq!(counts(&folder.join("depths.csv")), published[..19]);
+    }
+    let three = dir.path().join("three");
+    let out = npuzzle()
+        .args([
+            "analyze",
+            "--size",
+            "3",
+            "--max-depth",
+            "100",
+            "--goal",
+            "0 1 2 / 3 4 5 / 6 7 8",
+        ])
+        .arg("--output")
+        .arg(&three)
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        report.contains(
+            "verified: complete, all 181,440 boards of the component found; depths 0..31 equal \
+             the published distribution (complete, from a corner)"
+        ),
+        "{report}"
+    );
+    let folder = fs::read_dir(&three)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(counts(&folder.join("depths.csv")), A089473);
+}
+
 /// 2x7 to depth 30 equals the first 31 layers of the whole-space run in output/bench/2x7
 /// (scripts/bench.sh 2x7, 43,589,145,600 boards).
 #[test]

@@ -474,6 +474,7 @@ fn summary_of(found: &Found) -> Summary {
             component: v.component,
             published_depths: v.published_depths,
             differs_at: v.differs.map(|d| d.0),
+            published_source: v.published_source.map(String::from),
         });
         if l.processes > 1 {
             summary.traffic = Some(npuzzle::export::TrafficSummary {
