@@ -51,7 +51,9 @@ fn one_bit(space: &ParitySpace, goal: StateIndex) -> Vec<u64> {
         for (w, slot) in map.iter_mut().enumerate() {
             let mut word = std::mem::take(slot);
             while word != 0 {
-                next.push(StateIndex((w as u64) << 6 | u64::from(word.trailing_zeros())));
+                next.push(StateIndex(
+                    (w as u64) << 6 | u64::from(word.trailing_zeros()),
+                ));
                 word &= word - 1;
             }
         }
@@ -138,7 +140,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let asked: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let shapes = match asked.is_empty() {
         true => vec!["3x4".to_string(), "2x6".to_string()],
         false => asked,
