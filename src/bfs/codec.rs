@@ -430,13 +430,13 @@ impl RadixKey for u32 {
 /// reading the parts in place. For the index lists of a window this is a few times faster
 /// than a comparison sort: the passes stream through memory and the counts (at most 2^11 a
 /// digit) stay in the L1 cache.
-pub fn radix_sort<K: RadixKey>(
-    parts: &[Vec<K>],
+pub fn radix_sort<K: RadixKey, P: AsRef<[K]>>(
+    parts: &[P],
     bits: u32,
     out: &mut Vec<K>,
     scratch: &mut Vec<K>,
 ) {
-    let len: usize = parts.iter().map(Vec::len).sum();
+    let len: usize = parts.iter().map(|p| p.as_ref().len()).sum();
     let passes = bits.div_ceil(11).max(1) as usize;
     let digit = bits.div_ceil(passes as u32).max(1);
     let mask = (1u64 << digit) - 1;
@@ -456,7 +456,7 @@ pub fn radix_sort<K: RadixKey>(
     }
     // Every pass's counts in one read, then each turned into its digits' first places.
     let mut counts = vec![0usize; passes * width];
-    for k in parts.iter().flatten() {
+    for k in parts.iter().flat_map(AsRef::as_ref) {
         let k = k.value();
         for (pass, counts) in counts.chunks_exact_mut(width).enumerate() {
             counts[((k >> (pass as u32 * digit)) & mask) as usize] += 1;
@@ -477,7 +477,12 @@ pub fn radix_sort<K: RadixKey>(
     scratch.resize(len, K::default());
     // Pass 0 into `out`, then alternately; `in_out` says where the last pass wrote.
     let first = counts.next().expect("one pass at least");
-    scatter(parts.iter().flatten().copied(), (0, mask), first, out);
+    scatter(
+        parts.iter().flat_map(AsRef::as_ref).copied(),
+        (0, mask),
+        first,
+        out,
+    );
     let mut in_out = true;
     for (pass, counts) in (1..passes).zip(counts) {
         let shift = pass as u32 * digit;

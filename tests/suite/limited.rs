@@ -161,6 +161,19 @@ fn four_by_four_to_depth_20_is_a089484() {
 fn other_blank_cells_are_checked_against_their_published_distributions() {
     use npuzzle::published::{A089473, A090164_TO_26, A090165_TO_27};
     let dir = tempfile::tempdir().unwrap();
+    // The report, and the one folder the run wrote in `out`.
+    let run = |out: &Path, args: &[&str]| {
+        let a = npuzzle()
+            .arg("analyze")
+            .args(args)
+            .arg("--output")
+            .arg(out)
+            .assert()
+            .success();
+        let report = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+        let folder = fs::read_dir(out).unwrap().next().unwrap().unwrap().path();
+        (report, folder)
+    };
     for (goal, published, source) in [
         (
             "1 2 3 4 / 5 0 6 7 / 8 9 10 11 / 12 13 14 15",
@@ -173,54 +186,37 @@ fn other_blank_cells_are_checked_against_their_published_distributions() {
             "(OEIS A090165: from an edge cell, to depth 27)",
         ),
     ] {
-        let out = npuzzle()
-            .args([
-                "analyze",
-                "--size",
-                "4",
-                "--max-depth",
-                "18",
-                "--goal",
-                goal,
-            ])
-            .args(["--edges", "none", "--output"])
-            .arg(dir.path())
-            .assert()
-            .success();
-        let report = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let args = [
+            "--size",
+            "4",
+            "--max-depth",
+            "18",
+            "--goal",
+            goal,
+            "--edges",
+            "none",
+        ];
+        let (report, folder) = run(&dir.path().join(format!("four-{}", published[1])), &args);
         assert!(report.contains("verified: not complete: "), "{report}");
         let line = format!("depths 0..18 equal the published distribution {source}");
         assert!(report.contains(&line), "{report}");
-        let folder = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                p.join("summary.json").exists() && {
-                    let s = json(&p.join("summary.json"));
-                    s["verification"]["published_source"]
-                        .as_str()
-                        .is_some_and(|s| source.contains(s))
-                }
-            })
-            .expect("the run's summary names its published source");
+        let s = json(&folder.join("summary.json"));
+        let named = s["verification"]["published_source"].as_str();
+        assert!(
+            named.is_some_and(|n| source.contains(n)),
+            "the run's summary names its published source: {named:?}"
+        );
         assert_eq!(counts(&folder.join("depths.csv")), published[..19]);
     }
-    let three = dir.path().join("three");
-    let out = npuzzle()
-        .args([
-            "analyze",
-            "--size",
-            "3",
-            "--max-depth",
-            "100",
-            "--goal",
-            "0 1 2 / 3 4 5 / 6 7 8",
-        ])
-        .arg("--output")
-        .arg(&three)
-        .assert()
-        .success();
-    let report = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let args = [
+        "--size",
+        "3",
+        "--max-depth",
+        "100",
+        "--goal",
+        "0 1 2 / 3 4 5 / 6 7 8",
+    ];
+    let (report, folder) = run(&dir.path().join("three"), &args);
     assert!(
         report.contains(
             "verified: complete, all 181,440 boards of the component found; depths 0..31 equal \
@@ -228,12 +224,6 @@ fn other_blank_cells_are_checked_against_their_published_distributions() {
         ),
         "{report}"
     );
-    let folder = fs::read_dir(&three)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
     assert_eq!(counts(&folder.join("depths.csv")), A089473);
 }
 

@@ -102,49 +102,36 @@ struct Spill {
 }
 
 impl Spill {
-    /// Appends `items` (one list: `from_ref` of a `Vec`) to the file as one block, recorded
-    /// in `blocks` with its CRC-32: little-endian `u32`s, or with [`Spill::gaps`] the distinct
-    /// offsets ascending ([`radix_sort`]) as LEB128 gaps from 0 (the order of a segment's
-    /// incoming neighbours, and their repeats, change nothing of the layer built from them).
-    /// A block of 65,536 offsets spread over a segment of 4x4 (3.8 billion indices) takes
-    /// about 2.8 bytes an offset instead of 4.
-    fn write(&self, blocks: &mut Vec<ListBlock>, items: &[Vec<u32>]) -> std::io::Result<()> {
-        let count: usize = items.iter().map(Vec::len).sum();
-        let block = match self.gaps {
-            true => GAPS.with_borrow_mut(|(sorted, scratch)| {
-                let most = items.iter().flatten().copied().max().unwrap_or(0);
-                radix_sort(items, 32 - most.leading_zeros(), sorted, scratch);
+    /// Appends `items` to the file as one block, recorded in `blocks` with its CRC-32:
+    /// little-endian `u32`s, or with [`Spill::gaps`] the distinct offsets ascending
+    /// ([`radix_sort`]) as LEB128 gaps from 0 ([`push_gap`]; the order of a segment's incoming
+    /// neighbours, and their repeats, change nothing of the layer built from them). A block of
+    /// 65,536 offsets spread over a segment of 4x4 (3.8 billion indices) takes about 2.8 bytes
+    /// an offset instead of 4.
+    fn write(&self, blocks: &mut Vec<ListBlock>, items: &[u32]) -> std::io::Result<()> {
+        let (block, len, count) = match self.gaps {
+            true => GAPS.with_borrow_mut(|(sorted, scratch, coded)| {
+                let most = items.iter().copied().max().unwrap_or(0);
+                radix_sort(&[items], 32 - most.leading_zeros(), sorted, scratch);
                 sorted.dedup();
-                // At most 5 bytes a gap below 2^32.
-                let mut block = Aligned::new(5 * sorted.len());
-                let out = block.bytes_mut();
-                let (mut at, mut previous) = (0, 0u32);
+                coded.clear();
+                let mut previous = 0;
                 for &o in sorted.iter() {
-                    let mut gap = o - previous;
+                    push_gap(coded, u64::from(o - previous));
                     previous = o;
-                    while gap >= 0x80 {
-                        out[at] = gap as u8 | 0x80;
-                        gap >>= 7;
-                        at += 1;
-                    }
-                    out[at] = gap as u8;
-                    at += 1;
                 }
-                (block, at, sorted.len())
+                let mut block = Aligned::new(coded.len());
+                block.bytes_mut()[..coded.len()].copy_from_slice(coded);
+                (block, coded.len(), sorted.len())
             }),
             false => {
-                let mut block = Aligned::new(4 * count);
-                for (b, o) in block
-                    .bytes_mut()
-                    .chunks_exact_mut(4)
-                    .zip(items.iter().flatten())
-                {
+                let mut block = Aligned::new(4 * items.len());
+                for (b, o) in block.bytes_mut().chunks_exact_mut(4).zip(items) {
                     b.copy_from_slice(&o.to_le_bytes());
                 }
-                (block, 4 * count, count)
+                (block, 4 * items.len(), items.len())
             }
         };
-        let (block, len, count) = block;
         let extent = self.extent(len);
         let at = self
             .end
@@ -171,9 +158,9 @@ impl Spill {
 
 thread_local! {
     /// [`Spill::write`]'s buffers, reused by each thread: the sorted offsets, the sort's
-    /// scratch.
-    static GAPS: std::cell::RefCell<(Vec<u32>, Vec<u32>)> =
-        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// scratch, the gaps coded.
+    static GAPS: std::cell::RefCell<(Vec<u32>, Vec<u32>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// Appends to `out` the offsets of a block [`Spill::write`] gap-coded: LEB128 gaps from 0.
@@ -307,11 +294,11 @@ impl Incoming {
         };
         let part = &mut *part;
         if part.tail.len() + offsets.len() > self.spill_at && !part.tail.is_empty() {
-            spill.write(&mut part.blocks, std::slice::from_ref(&part.tail))?;
+            spill.write(&mut part.blocks, &part.tail)?;
             part.tail.clear();
         }
         if offsets.len() >= self.spill_at {
-            return spill.write(&mut part.blocks, &[offsets.to_vec()]);
+            return spill.write(&mut part.blocks, offsets);
         }
         // Grown by doubling up to the share, never past it.
         let need = part.tail.len() + offsets.len();
@@ -321,7 +308,7 @@ impl Incoming {
         }
         part.tail.extend_from_slice(offsets);
         if part.tail.len() == self.spill_at {
-            spill.write(&mut part.blocks, std::slice::from_ref(&part.tail))?;
+            spill.write(&mut part.blocks, &part.tail)?;
             part.tail.clear();
         }
         Ok(())
